@@ -1,0 +1,270 @@
+//! The Streamable HTTP transport of the reference server (protocol revisions 2025-03-26 and later).
+//!
+//! One endpoint, `/mcp`: POST carries messages, DELETE ends a session, GET is refused with 405
+//! (the server offers no standalone stream). A request is answered with JSON, or with an SSE
+//! stream when it produces notifications before its response. Origin is validated; sessions are
+//! minted on `initialize`.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Body, Frame, Incoming};
+use hyper::header::HeaderValue;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use crate::quirks::Quirk;
+use crate::server::{Server, Session, SUPPORTED};
+
+type HttpBody = BoxBody<Bytes, Infallible>;
+
+/// The largest POST body accepted.
+const MAX_BODY: usize = 4 << 20;
+
+struct State {
+    server: Arc<Server>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    counter: AtomicU64,
+}
+
+/// Listens on `addr` and serves until the process is stopped. Prints the endpoint URL on stdout.
+pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    let local = listener.local_addr()?;
+    println!("http://{local}/mcp");
+    eprintln!("reference-server: listening on http://{local}/mcp");
+    let state = Arc::new(State { server, sessions: Mutex::new(HashMap::new()), counter: AtomicU64::new(1) });
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let state = state.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let state = state.clone();
+                async move { Ok::<_, Infallible>(route(&state, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+        });
+    }
+}
+
+async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
+    if req.uri().path() != "/mcp" {
+        return plain(StatusCode::NOT_FOUND, "not found");
+    }
+    if let Some(origin) = req.headers().get("origin") {
+        if !origin_allowed(origin) {
+            return rpc_error(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin", None);
+        }
+    }
+    match *req.method() {
+        Method::POST => post(state, req).await,
+        Method::DELETE => match session_of(state, &req) {
+            Ok((id, _)) => {
+                state.sessions.lock().expect("sessions lock").remove(&id);
+                plain(StatusCode::OK, "")
+            }
+            Err(response) => response,
+        },
+        _ => {
+            let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+            response.headers_mut().insert("allow", HeaderValue::from_static("POST, DELETE"));
+            response
+        }
+    }
+}
+
+/// Only loopback origins are accepted (DNS-rebinding protection).
+fn origin_allowed(origin: &HeaderValue) -> bool {
+    let Ok(origin) = origin.to_str() else { return false };
+    let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).unwrap_or("");
+    let host = if rest.starts_with('[') {
+        rest.split(']').next().map(|h| format!("{h}]")).unwrap_or_default()
+    } else {
+        rest.split(':').next().unwrap_or("").to_string()
+    };
+    matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
+}
+
+fn session_of(state: &State, req: &Request<Incoming>) -> Result<(String, Arc<Session>), Response<HttpBody>> {
+    let Some(id) = req.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
+        return Err(rpc_error(StatusCode::BAD_REQUEST, -32600, "Bad Request: Mcp-Session-Id header is required", None));
+    };
+    match state.sessions.lock().expect("sessions lock").get(id) {
+        Some(session) => Ok((id.to_string(), session.clone())),
+        None => Err(rpc_error(StatusCode::NOT_FOUND, -32600, "Session not found", None)),
+    }
+}
+
+async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
+    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let accept = header("accept");
+    if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+        return rpc_error(StatusCode::NOT_ACCEPTABLE, -32600, "Not Acceptable: Accept must list application/json and text/event-stream", None);
+    }
+    if !header("content-type").starts_with("application/json") {
+        return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, "Unsupported Media Type: use application/json", None);
+    }
+    let protocol_version = header("mcp-protocol-version");
+    let session = session_of(state, &req);
+    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(_) => return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "Request body too large", None),
+    };
+    let parsed: Option<Value> = serde_json::from_slice(&body).ok();
+    let (sink, _) = mpsc::unbounded_channel();
+    let Some(parsed) = parsed else {
+        let handled = state.server.handle_frame(&Session::default(), &body, &sink).await;
+        if handled.stop {
+            if let Ok((id, _)) = &session {
+                state.sessions.lock().expect("sessions lock").remove(id);
+            }
+        }
+        return json_response(state, StatusCode::BAD_REQUEST, Value::Array(handled.replies).take_first(), None);
+    };
+    let is_initialize = parsed.get("method") == Some(&json!("initialize")) && parsed.get("id").is_some();
+    let (session_id, session) = if is_initialize {
+        let id = new_session_id(state);
+        let session = Arc::new(Session::default());
+        state.sessions.lock().expect("sessions lock").insert(id.clone(), session.clone());
+        (id, session)
+    } else {
+        match session {
+            Ok(found) => found,
+            Err(response) => return response,
+        }
+    };
+    if !is_initialize && !protocol_version.is_empty() && !SUPPORTED.contains(&protocol_version.as_str()) {
+        return rpc_error(StatusCode::BAD_REQUEST, -32600, "Bad Request: unsupported MCP-Protocol-Version", None);
+    }
+    let sse_allowed = session.version().is_some_and(|v| v.as_str() >= "2025-11-25");
+    let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
+    let server = state.server.clone();
+    let task_session = session.clone();
+    let mut work = tokio::spawn(async move { server.handle_frame(&task_session, &body, &sink).await });
+    let handled = tokio::select! {
+        handled = &mut work => handled.expect("handler task"),
+        Some(first) = notes.recv() => {
+            return sse_response(state, first, notes, work, sse_allowed);
+        }
+    };
+    let id_header = is_initialize.then_some(session_id);
+    if !handled.had_request {
+        if handled.replies.is_empty() {
+            let status = if state.server.quirks.has(Quirk::Notification200) { StatusCode::OK } else { StatusCode::ACCEPTED };
+            return plain(status, "");
+        }
+        return json_response(state, StatusCode::OK, Value::Array(handled.replies).take_first(), id_header);
+    }
+    let body = if handled.batch { Value::Array(handled.replies) } else { Value::Array(handled.replies).take_first() };
+    json_response(state, StatusCode::OK, body, id_header)
+}
+
+fn new_session_id(state: &State) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(state.counter.fetch_add(1, Ordering::Relaxed));
+    format!("{:016x}{:016x}", hasher.finish(), std::process::id())
+}
+
+/// Answers with an SSE stream: the notifications as they come, then the response, then the end.
+fn sse_response(
+    state: &Arc<State>,
+    first: Value,
+    mut notes: mpsc::UnboundedReceiver<Value>,
+    work: tokio::task::JoinHandle<crate::server::Handled>,
+    prime: bool,
+) -> Response<HttpBody> {
+    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let stream = state.counter.fetch_add(1, Ordering::Relaxed);
+    tokio::spawn(async move {
+        let mut n = 0u64;
+        let mut event = |data: &str| {
+            n += 1;
+            Bytes::from(format!("id: {stream}-{n}\nevent: message\ndata: {data}\n\n"))
+        };
+        if prime {
+            let _ = tx.send(Bytes::from(format!("id: {stream}-0\nretry: 1000\ndata:\n\n")));
+        }
+        let _ = tx.send(event(&first.to_string()));
+        while let Some(note) = notes.recv().await {
+            let _ = tx.send(event(&note.to_string()));
+        }
+        if let Ok(handled) = work.await {
+            let body = if handled.batch { Value::Array(handled.replies) } else { Value::Array(handled.replies).take_first() };
+            if !body.is_null() {
+                let _ = tx.send(event(&body.to_string()));
+            }
+        }
+    });
+    let mut response = Response::new(ChannelBody(rx).boxed());
+    let headers = response.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static("text/event-stream"));
+    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+fn json_response(state: &State, status: StatusCode, body: Value, session_id: Option<String>) -> Response<HttpBody> {
+    let content_type = if state.server.quirks.has(Quirk::ContentTypeTextPlain) { "text/plain" } else { "application/json" };
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert("content-type", HeaderValue::from_static(content_type));
+    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        response.headers_mut().insert("mcp-session-id", id);
+    }
+    response
+}
+
+fn rpc_error(status: StatusCode, code: i64, message: &str, id: Option<Value>) -> Response<HttpBody> {
+    let mut body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
+    if let Some(id) = id {
+        body["id"] = id;
+    }
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+/// A response body fed from a channel, for SSE streams.
+struct ChannelBody(mpsc::UnboundedReceiver<Bytes>);
+
+impl Body for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
+    }
+}
+
+/// The first element of an array (or null), for the single-message case.
+trait TakeFirst {
+    fn take_first(self) -> Value;
+}
+
+impl TakeFirst for Value {
+    fn take_first(self) -> Value {
+        match self {
+            Value::Array(mut items) if !items.is_empty() => items.swap_remove(0),
+            _ => Value::Null,
+        }
+    }
+}

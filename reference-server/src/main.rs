@@ -1,0 +1,76 @@
+//! `reference-server`: an independent, conformant MCP server with switchable quirks.
+//!
+//! It shares no code with mcpcheck, on purpose: a misreading of the spec mirrored on both sides
+//! would hide itself. Over stdio by default; `--http ADDR` serves Streamable HTTP instead.
+
+mod fixtures;
+mod http;
+mod quirks;
+mod server;
+mod stdio;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use quirks::Quirks;
+use server::Server;
+
+const USAGE: &str = "usage: reference-server [--http ADDR] [--quirk NAME]... | --list-quirks
+
+Serves MCP over stdio, or over Streamable HTTP at http://ADDR/mcp with --http
+(ADDR defaults to a loopback address; port 0 picks a free port, printed on stdout).
+
+  --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
+  --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
+  --list-quirks    print every quirk and the rule it breaks";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let mut quirks = Quirks::default();
+    let mut http: Option<SocketAddr> = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--list-quirks" => {
+                for (_, name, breaks) in quirks::ALL {
+                    println!("{name:32} {breaks}");
+                }
+                return ExitCode::SUCCESS;
+            }
+            "--quirk" => match args.next().as_deref().map(|n| (n.to_string(), quirks::parse(n))) {
+                Some((_, Some(quirk))) => quirks.insert(quirk),
+                Some((name, None)) => return usage_error(&format!("unknown quirk `{name}` (see --list-quirks)")),
+                None => return usage_error("--quirk needs a name"),
+            },
+            "--http" => match args.next().map(|a| a.parse()) {
+                Some(Ok(addr)) => http = Some(addr),
+                _ => return usage_error("--http needs an address such as 127.0.0.1:8080"),
+            },
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => return usage_error(&format!("unexpected argument `{other}`")),
+        }
+    }
+    let server = Arc::new(Server { quirks });
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    let result = runtime.block_on(async move {
+        match http {
+            Some(addr) => http::serve(server, addr).await,
+            None => stdio::serve(server).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("reference-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("reference-server: {message}\n\n{USAGE}");
+    ExitCode::from(2)
+}

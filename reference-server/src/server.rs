@@ -1,0 +1,380 @@
+//! The protocol logic of the reference server, written on plain JSON values.
+//!
+//! It knows nothing of stdio or HTTP: a transport hands it one frame (the bytes of a line or of a
+//! POST body) and sends on what it returns. Notifications produced while a request runs (progress,
+//! log messages) go to the sink the transport passes in. Quirks are applied here, and only here.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::fixtures::{self, PromptError, ToolOutcome, PAGE_SIZE};
+use crate::quirks::{Quirk, Quirks};
+
+/// The protocol versions this server speaks, newest first.
+pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Log levels in increasing severity (RFC 5424 order, as the spec uses them).
+const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// Where notifications produced during a request go.
+pub type Sink = UnboundedSender<Value>;
+
+/// The per-connection (stdio) or per-session (HTTP) state.
+#[derive(Debug, Default)]
+pub struct Session {
+    version: Mutex<Option<String>>,
+    log_level: Mutex<Option<usize>>,
+}
+
+impl Session {
+    /// The negotiated protocol version, once `initialize` has been answered.
+    pub fn version(&self) -> Option<String> {
+        self.version.lock().expect("version lock").clone()
+    }
+}
+
+/// What became of one incoming frame.
+#[derive(Debug, Default)]
+pub struct Handled {
+    /// The JSON-RPC responses to send back (several only for a batch).
+    pub replies: Vec<Value>,
+    /// Whether the replies form a batch and must be sent as one JSON array.
+    pub batch: bool,
+    /// Whether the frame held at least one request (as opposed to notifications or responses only).
+    pub had_request: bool,
+    /// Whether the transport should stop serving after sending the replies.
+    pub stop: bool,
+}
+
+/// The server: its quirks, shared by every connection.
+#[derive(Debug, Default)]
+pub struct Server {
+    /// The deviations switched on.
+    pub quirks: Quirks,
+}
+
+impl Server {
+    /// Handles one frame: a line on stdio or a POST body on HTTP.
+    pub async fn handle_frame(&self, session: &Session, bytes: &[u8], sink: &Sink) -> Handled {
+        let parsed: Value = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(e) => {
+                let code = if self.quirks.has(Quirk::ParseErrorWrongCode) { -32603 } else { -32700 };
+                return Handled {
+                    replies: vec![self.error(Value::Null, code, &format!("Parse error: {e}"), None)],
+                    had_request: true,
+                    stop: self.quirks.has(Quirk::ExitOnParseError),
+                    ..Handled::default()
+                };
+            }
+        };
+        match parsed {
+            Value::Array(items) if session.version().as_deref() == Some("2025-03-26") && !items.is_empty() => {
+                let mut handled = Handled { batch: true, ..Handled::default() };
+                for item in items {
+                    handled.had_request |= is_request(&item);
+                    if let Some(reply) = self.handle_message(session, item, sink).await {
+                        handled.replies.push(reply);
+                    }
+                }
+                handled
+            }
+            Value::Array(_) => Handled {
+                replies: vec![self.error(Value::Null, -32600, "Invalid Request: batches are not supported", None)],
+                had_request: true,
+                ..Handled::default()
+            },
+            message => {
+                let had_request = is_request(&message) || !message.is_object();
+                Handled {
+                    replies: self.handle_message(session, message, sink).await.into_iter().collect(),
+                    had_request,
+                    ..Handled::default()
+                }
+            }
+        }
+    }
+
+    /// Handles one JSON-RPC message; returns the response, if one is due.
+    async fn handle_message(&self, session: &Session, message: Value, sink: &Sink) -> Option<Value> {
+        let Value::Object(message) = message else {
+            return Some(self.error(Value::Null, -32600, "Invalid Request: not an object", None));
+        };
+        if message.is_empty() && self.quirks.has(Quirk::EmptyObjectMethodNotFound) {
+            return Some(self.error(Value::Null, -32601, "Method not found", None));
+        }
+        let id = message.get("id").cloned();
+        let id_ok = match &id {
+            None => true,
+            Some(Value::String(_)) => true,
+            Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
+            Some(Value::Object(_)) => self.quirks.has(Quirk::ObjectIdAccepted),
+            Some(_) => false,
+        };
+        let version_ok = message.get("jsonrpc") == Some(&json!("2.0"))
+            || (self.quirks.has(Quirk::AcceptJsonrpc1) && message.contains_key("jsonrpc"));
+        if !message.contains_key("method") && (message.contains_key("result") || message.contains_key("error")) {
+            // A response to a request of ours; this server sends none, so there is nothing to match.
+            return None;
+        }
+        let reply_id = if id_ok { id.clone().unwrap_or(Value::Null) } else { Value::Null };
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return Some(self.error(reply_id, -32600, "Invalid Request: no method", None));
+        };
+        if !version_ok || !id_ok {
+            return Some(self.error(reply_id, -32600, "Invalid Request", None));
+        }
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        if !(params.is_null() || params.is_object()) {
+            return match id {
+                Some(id) => Some(self.error(id, -32602, "Invalid params: params must be an object", None)),
+                None => None,
+            };
+        }
+        match id {
+            None => self.handle_notification(method),
+            Some(id) => Some(match self.handle_request(session, method, &params, sink).await {
+                Ok(result) => self.result(id, result),
+                Err((code, text, data)) => self.error(id, code, &text, data),
+            }),
+        }
+    }
+
+    fn handle_notification(&self, method: &str) -> Option<Value> {
+        match method {
+            "notifications/initialized" if self.quirks.has(Quirk::AnswerInitialized) => {
+                Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
+            }
+            "notifications/initialized" | "notifications/cancelled" | "notifications/roots/list_changed"
+            | "notifications/progress" => None,
+            _ if self.quirks.has(Quirk::AnswerUnknownNotification) => {
+                Some(self.error(Value::Null, -32601, "Method not found", None))
+            }
+            _ => None,
+        }
+    }
+
+    async fn handle_request(&self, session: &Session, method: &str, params: &Value, sink: &Sink) -> Outcome {
+        let version = session.version();
+        let known = matches!(
+            method,
+            "tools/list"
+                | "tools/call"
+                | "resources/list"
+                | "resources/read"
+                | "resources/templates/list"
+                | "prompts/list"
+                | "prompts/get"
+                | "logging/setLevel"
+                | "completion/complete"
+        );
+        match (method, version) {
+            ("initialize", _) => self.initialize(session, params),
+            ("ping", _) if self.quirks.has(Quirk::PingError) => Err((-32601, "Method not found".into(), None)),
+            ("ping", _) => Ok(json!({})),
+            (_, None) if known => Err((-32600, "Invalid Request: the session is not initialized".into(), None)),
+            ("tools/list", Some(v)) => list_page(fixtures::tools(&v), params, "tools"),
+            ("tools/call", Some(v)) => self.call_tool(&v, session, params, sink).await,
+            ("resources/list", _) => list_page(fixtures::resources(), params, "resources"),
+            ("resources/templates/list", _) => list_page(fixtures::resource_templates(), params, "resourceTemplates"),
+            ("resources/read", _) => self.read_resource(params),
+            ("prompts/list", _) => list_page(fixtures::prompts(), params, "prompts"),
+            ("prompts/get", _) => get_prompt(params),
+            ("logging/setLevel", _) => {
+                let level = params.get("level").and_then(Value::as_str).and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
+                match level {
+                    Some(level) => {
+                        *session.log_level.lock().expect("log level lock") = Some(level);
+                        Ok(json!({}))
+                    }
+                    None => Err((-32602, "Invalid params: unknown log level".into(), None)),
+                }
+            }
+            ("completion/complete", _) => complete(params),
+            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => Err((-32000, "Unknown method".into(), None)),
+            _ => Err((-32601, "Method not found".into(), Some(json!({"method": method})))),
+        }
+    }
+
+    fn initialize(&self, session: &Session, params: &Value) -> Outcome {
+        let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+            return Err((-32602, "Invalid params: protocolVersion is required".into(), None));
+        };
+        let version = match SUPPORTED.iter().position(|v| *v == requested) {
+            Some(i) if self.quirks.has(Quirk::VersionNoEcho) => SUPPORTED[(i + 1).min(SUPPORTED.len() - 1)].to_string(),
+            Some(_) => requested.to_string(),
+            None if self.quirks.has(Quirk::EchoUnsupportedVersion) => requested.to_string(),
+            None => SUPPORTED[0].to_string(),
+        };
+        let mut capabilities = json!({
+            "tools": {"listChanged": false},
+            "resources": {"subscribe": false, "listChanged": false},
+            "prompts": {"listChanged": false},
+            "logging": {}
+        });
+        if fixtures::at_least(&version, "2025-03-26") {
+            capabilities["completions"] = json!({});
+        }
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "A reference server for mcpcheck. Its tools are harmless."
+        });
+        if self.quirks.has(Quirk::InitMissingServerInfo) {
+            result.as_object_mut().expect("object").remove("serverInfo");
+        }
+        *session.version.lock().expect("version lock") = Some(version);
+        Ok(result)
+    }
+
+    async fn call_tool(&self, version: &str, session: &Session, params: &Value, sink: &Sink) -> Outcome {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err((-32602, "Invalid params: name must be a string".into(), None));
+        };
+        let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        if !args.is_object() {
+            return Err((-32602, "Invalid params: arguments must be an object".into(), None));
+        }
+        let level = *session.log_level.lock().expect("log level lock");
+        if level.is_some_and(|l| l <= 1) {
+            let _ = sink.send(json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "logger": "tools", "data": format!("calling {name}")}
+            }));
+        }
+        match fixtures::call_tool(name, &args, version) {
+            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolIsError) => Ok(json!({
+                "content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
+                "isError": true
+            })),
+            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolSuccess) => {
+                Ok(json!({"content": [{"type": "text", "text": "done"}]}))
+            }
+            ToolOutcome::Unknown => Err((-32602, format!("Unknown tool: {name}"), Some(json!({"name": name})))),
+            ToolOutcome::Result(_) if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) => {
+                Ok(json!({"content": null}))
+            }
+            ToolOutcome::Result(_) if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) => {
+                Ok(json!({"content": [], "isError": true}))
+            }
+            ToolOutcome::Result(result) => Ok(result),
+            ToolOutcome::Slow { steps, delay_ms } => {
+                let token = params.pointer("/_meta/progressToken").cloned();
+                for step in 1..=steps {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                    if let Some(token) = &token {
+                        let mut progress = json!({"progressToken": token, "progress": step, "total": steps});
+                        if fixtures::at_least(version, "2025-03-26") {
+                            progress["message"] = json!(format!("step {step} of {steps}"));
+                        }
+                        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}));
+                    }
+                }
+                Ok(json!({"content": [{"type": "text", "text": format!("done after {steps} steps")}]}))
+            }
+        }
+    }
+
+    fn read_resource(&self, params: &Value) -> Outcome {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err((-32602, "Invalid params: uri must be a string".into(), None));
+        };
+        match fixtures::read_resource(uri) {
+            Some(result) => Ok(result),
+            None if self.quirks.has(Quirk::MissingResourceEmptyContents) => Ok(json!({"contents": []})),
+            None if self.quirks.has(Quirk::MissingResourceInternalError) => {
+                Err((-32603, "Internal error".into(), None))
+            }
+            None if self.quirks.has(Quirk::MissingResourceNoDataUri) => Err((-32602, "Resource not found".into(), None)),
+            None => Err((-32602, "Resource not found".into(), Some(json!({"uri": uri})))),
+        }
+    }
+
+    fn result(&self, id: Value, result: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": self.reply_id(id), "result": result})
+    }
+
+    fn error(&self, id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+        let mut error = Map::new();
+        error.insert("code".into(), json!(code));
+        if !(code == -32601 && self.quirks.has(Quirk::MethodNotFoundNoMessage)) {
+            error.insert("message".into(), json!(message));
+        }
+        if let Some(data) = data {
+            error.insert("data".into(), data);
+        }
+        let mut reply = Map::new();
+        if !self.quirks.has(Quirk::JsonrpcMissingOnErrors) {
+            reply.insert("jsonrpc".into(), json!("2.0"));
+        }
+        reply.insert("id".into(), self.reply_id(id));
+        reply.insert("error".into(), Value::Object(error));
+        if self.quirks.has(Quirk::ErrorWithNullResult) {
+            reply.insert("result".into(), Value::Null);
+        }
+        Value::Object(reply)
+    }
+
+    fn reply_id(&self, id: Value) -> Value {
+        if self.quirks.has(Quirk::ZeroIdNull) && id == json!(0) {
+            Value::Null
+        } else {
+            id
+        }
+    }
+}
+
+/// A handler's answer: a result, or an error's code, message and data.
+type Outcome = Result<Value, (i64, String, Option<Value>)>;
+
+fn is_request(message: &Value) -> bool {
+    message.get("method").is_some() && message.get("id").is_some()
+}
+
+/// Serves one page of a list; cursors are `page:<offset>`.
+fn list_page(items: Vec<Value>, params: &Value, key: &str) -> Outcome {
+    let start = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(cursor) => cursor
+            .as_str()
+            .and_then(|c| c.strip_prefix("page:"))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n < items.len() && n % PAGE_SIZE == 0)
+            .ok_or((-32602, "Invalid params: invalid cursor".to_string(), None))?,
+    };
+    let end = (start + PAGE_SIZE).min(items.len());
+    let mut result = Map::new();
+    result.insert(key.into(), Value::Array(items[start..end].to_vec()));
+    if end < items.len() {
+        result.insert("nextCursor".into(), json!(format!("page:{end}")));
+    }
+    Ok(Value::Object(result))
+}
+
+fn get_prompt(params: &Value) -> Outcome {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err((-32602, "Invalid params: name must be a string".into(), None));
+    };
+    let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    fixtures::get_prompt(name, &args).map_err(|e| match e {
+        PromptError::Unknown => (-32602, format!("Unknown prompt: {name}"), None),
+        PromptError::MissingArgument(arg) => (-32602, format!("Missing required argument: {arg}"), None),
+    })
+}
+
+fn complete(params: &Value) -> Outcome {
+    let (Some(reference), Some(argument)) = (params.get("ref"), params.get("argument")) else {
+        return Err((-32602, "Invalid params: ref and argument are required".into(), None));
+    };
+    let name = argument.get("name").and_then(Value::as_str).unwrap_or_default();
+    let value = argument.get("value").and_then(Value::as_str).unwrap_or_default();
+    match fixtures::complete(reference, name, value) {
+        Some(values) => Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})),
+        None => Err((-32602, "Invalid params: unknown reference".into(), None)),
+    }
+}

@@ -1,0 +1,102 @@
+//! The stdio transport of the reference server: one JSON-RPC message per line on stdin and stdout.
+//!
+//! Requests are handled concurrently; the notifications a request produces are written before its
+//! response. Logs go to stderr only. The server exits when stdin closes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::quirks::Quirk;
+use crate::server::{Server, Session};
+
+/// Serves one client on stdin/stdout until stdin closes.
+pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = out_rx.recv().await {
+            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    if server.quirks.has(Quirk::StdoutBanner) {
+        let _ = out_tx.send("reference-server ready\n".to_string());
+    }
+    let session = Arc::new(Session::default());
+    let mut stdin = BufReader::new(tokio::io::stdin());
+    let mut tasks = JoinSet::new();
+    let (stop_tx, mut stop_rx) = mpsc::unbounded_channel::<()>();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = tokio::select! {
+            read = stdin.read_until(b'\n', &mut line) => read?,
+            _ = stop_rx.recv() => return stop(out_tx, writer, 1).await,
+        };
+        if read == 0 {
+            break;
+        }
+        let frame = line.strip_suffix(b"\n").unwrap_or(&line);
+        let frame = frame.strip_suffix(b"\r").unwrap_or(frame).to_vec();
+        if frame.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (server, session, out, stop_tx) = (server.clone(), session.clone(), out_tx.clone(), stop_tx.clone());
+        tasks.spawn(async move {
+            if handle_line(&server, &session, &frame, &out).await {
+                let _ = stop_tx.send(());
+            }
+        });
+        while tasks.try_join_next().is_some() {}
+    }
+    eprintln!("reference-server: stdin closed");
+    if server.quirks.has(Quirk::IgnoreStdinEof) {
+        loop {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(2), async { while tasks.join_next().await.is_some() {} }).await;
+    stop(out_tx, writer, 0).await
+}
+
+/// Handles one line; returns whether the server must stop serving.
+async fn handle_line(server: &Server, session: &Session, frame: &[u8], out: &mpsc::UnboundedSender<String>) -> bool {
+    let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
+    let forward = {
+        let out = out.clone();
+        tokio::spawn(async move {
+            while let Some(note) = notes.recv().await {
+                let _ = out.send(format!("{note}\n"));
+            }
+        })
+    };
+    let handled = server.handle_frame(session, frame, &sink).await;
+    drop(sink);
+    let _ = forward.await;
+    let pretty = server.quirks.has(Quirk::PrettyPrintPing)
+        && serde_json::from_slice::<Value>(frame).is_ok_and(|v| v.get("method") == Some(&Value::from("ping")));
+    let render = |v: &Value| if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
+    if handled.batch {
+        if !handled.replies.is_empty() {
+            let _ = out.send(format!("{}\n", Value::Array(handled.replies.clone())));
+        }
+    } else {
+        for reply in &handled.replies {
+            let _ = out.send(format!("{}\n", render(reply).expect("serializable")));
+        }
+    }
+    handled.stop
+}
+
+async fn stop(out: mpsc::UnboundedSender<String>, writer: tokio::task::JoinHandle<()>, code: i32) -> std::io::Result<()> {
+    drop(out);
+    // In-flight requests may still hold the writer open; what was queued before the stop is written.
+    let _ = tokio::time::timeout(Duration::from_millis(500), writer).await;
+    std::process::exit(code)
+}
