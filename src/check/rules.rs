@@ -1,0 +1,194 @@
+//! Evaluating a scenario check: its rules against the exchanges its steps recorded.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Status, Verdict};
+use crate::protocol::{Exchange, Reply};
+use crate::scenario::model::{Cond, ReplyKind, Test};
+use crate::scenario::template;
+use crate::scenario::ScenarioCheck;
+use crate::transport::transcript::cut;
+use crate::transport::TransportKind;
+
+/// What one step did.
+#[derive(Clone, Debug)]
+pub struct StepRecord {
+    /// The step's name.
+    pub name: String,
+    /// Whether it sent a request (so that silence is a timeout, not an observation).
+    pub is_request: bool,
+    /// The exchange, or why the step could not run.
+    pub outcome: Result<Exchange, String>,
+}
+
+/// What a check's evaluation may consult besides the exchange.
+pub struct Env<'a> {
+    /// The negotiated protocol version.
+    pub version: &'a str,
+    /// The transport.
+    pub transport: TransportKind,
+    /// Values captured by earlier steps.
+    pub captures: &'a HashMap<String, Value>,
+}
+
+/// Evaluates a check over its steps; the worst verdict wins.
+pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Verdict {
+    let mut worst: Option<Verdict> = None;
+    let many = check.steps.len() > 1;
+    for name in &check.steps {
+        let mut verdict = match records.iter().find(|r| &r.name == name) {
+            Some(record) => evaluate_step(check, record, env),
+            None => Verdict::new(Status::NotTestable, format!("step `{name}` did not run")),
+        };
+        if many {
+            verdict.message = format!("step `{name}`: {}", verdict.message);
+        }
+        if worst.as_ref().is_none_or(|w| verdict.status < w.status) {
+            worst = Some(verdict);
+        }
+    }
+    worst.unwrap_or_else(|| Verdict::new(Status::NotTestable, "the check names no step"))
+}
+
+fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdict {
+    let exchange = match &record.outcome {
+        Ok(exchange) => exchange,
+        Err(why) => return Verdict::new(Status::NotTestable, why.clone()),
+    };
+    let actual = describe(exchange, record.is_request);
+    let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
+    let message = reply_message(exchange);
+    let lookup = |name: &str| -> Option<Value> {
+        if let Some(pointer) = name.strip_prefix("sent") {
+            return sent.as_ref()?.pointer(pointer).cloned();
+        }
+        if let Some(pointer) = name.strip_prefix("reply") {
+            return message?.pointer(pointer).cloned();
+        }
+        if name == "protocolVersion" {
+            return Some(Value::from(env.version));
+        }
+        name.strip_prefix("capture.").and_then(|c| env.captures.get(c).cloned())
+    };
+    for rule in &check.rules {
+        if matches(&rule.when, exchange, env, &lookup) {
+            let text = rule
+                .message
+                .as_deref()
+                .map(|m| template::expand_str(m, &lookup).map(|v| v.as_str().unwrap_or_default().to_string()).unwrap_or_else(|_| m.to_string()))
+                .unwrap_or_else(|| default_message(rule.verdict, &check.def.expect));
+            let mut verdict = Verdict::new(rule.verdict, text).with_actual(actual);
+            verdict.note = rule.note.clone();
+            return verdict;
+        }
+    }
+    match &exchange.reply {
+        Reply::Closed { detail } => Verdict::new(Status::Error, format!("the check could not be made: {detail}")).with_actual(actual),
+        Reply::Nothing { waited_ms } if record.is_request => {
+            Verdict::new(Status::Error, format!("the check could not be made: no response within {waited_ms} ms")).with_actual(actual)
+        }
+        _ => Verdict::new(check.otherwise, default_message(check.otherwise, &check.def.expect)).with_actual(actual),
+    }
+}
+
+fn default_message(status: Status, expect: &str) -> String {
+    match status {
+        Status::Pass => expect.to_string(),
+        _ => format!("expected {expect}"),
+    }
+}
+
+/// The JSON-RPC message that answered, if one did.
+pub fn reply_message(exchange: &Exchange) -> Option<&Value> {
+    match &exchange.reply {
+        Reply::Message { message, .. } => Some(message),
+        _ => None,
+    }
+}
+
+fn is_error(message: &Value) -> bool {
+    message.get("error").is_some_and(|e| !e.is_null())
+}
+
+fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) -> Option<Value>) -> bool {
+    if let Some(window) = &cond.versions {
+        if !window.contains(env.version) {
+            return false;
+        }
+    }
+    if cond.transport.is_some_and(|t| t != env.transport) {
+        return false;
+    }
+    if let Some(statuses) = &cond.http_status {
+        if !exchange.http.as_ref().is_some_and(|h| statuses.contains(&h.status)) {
+            return false;
+        }
+    }
+    let message = reply_message(exchange);
+    if let Some(kinds) = &cond.reply {
+        let ok = kinds.iter().any(|kind| match (kind, &exchange.reply) {
+            (ReplyKind::Response, Reply::Message { .. }) => true,
+            (ReplyKind::Error, Reply::Message { message, .. }) => is_error(message),
+            (ReplyKind::Result, Reply::Message { message, .. }) => !is_error(message) && message.get("result").is_some(),
+            (ReplyKind::None, Reply::Nothing { .. }) => true,
+            (ReplyKind::Rejected, Reply::Rejected { .. }) => true,
+            (ReplyKind::Closed, Reply::Closed { .. }) => true,
+            _ => false,
+        });
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(codes) = &cond.code {
+        let code = message.filter(|m| is_error(m)).and_then(|m| m.pointer("/error/code")).and_then(Value::as_i64);
+        if !code.is_some_and(|c| codes.contains(&c)) {
+            return false;
+        }
+    }
+    cond.asserts.iter().all(|assert| {
+        let value = message.and_then(|m| m.pointer(&assert.at));
+        match &assert.test {
+            Test::Type(kind) => kind.matches(value),
+            Test::Equals(expected) => template::expand(expected, lookup).is_ok_and(|e| value == Some(&e)),
+            Test::NotEquals(expected) => template::expand(expected, lookup).is_ok_and(|e| value != Some(&e)),
+            Test::OneOf(options) => options.iter().any(|o| template::expand(o, lookup).is_ok_and(|e| value == Some(&e))),
+            Test::Len(n) => length(value) == Some(*n),
+            Test::MaxLen(n) => length(value).is_some_and(|l| l <= *n),
+            Test::Schema(validator) => value.is_some_and(|v| validator.is_valid(v)),
+        }
+    })
+}
+
+fn length(value: Option<&Value>) -> Option<usize> {
+    match value? {
+        Value::Array(a) => Some(a.len()),
+        Value::Object(o) => Some(o.len()),
+        Value::String(s) => Some(s.chars().count()),
+        _ => None,
+    }
+}
+
+/// What came back, in a few words.
+pub fn describe(exchange: &Exchange, is_request: bool) -> String {
+    let http = exchange.http.as_ref().map(|h| format!("HTTP {}, ", h.status)).unwrap_or_default();
+    match &exchange.reply {
+        Reply::Message { message, .. } if is_error(message) => {
+            let error = &message["error"];
+            let mut text = format!("{http}error {} {}", error.get("code").map(Value::to_string).unwrap_or_else(|| "(no code)".into()), error.get("message").map(Value::to_string).unwrap_or_else(|| "(no message)".into()));
+            if let Some(data) = error.get("data") {
+                text.push_str(&format!(" data={}", cut(&data.to_string(), 160)));
+            }
+            text
+        }
+        Reply::Message { message, .. } => match message.get("result") {
+            Some(result) => format!("{http}result {}", cut(&result.to_string(), 200)),
+            None => format!("{http}response without result or error: {}", cut(&message.to_string(), 200)),
+        },
+        Reply::Nothing { waited_ms } if is_request => format!("{http}no response within {waited_ms} ms"),
+        Reply::Nothing { waited_ms } => format!("{http}no response (waited {waited_ms} ms)").replace("(waited 0 ms)", "").trim_end().to_string(),
+        Reply::Rejected { status, body } => format!("HTTP {status} with no JSON-RPC message{}", if body.trim().is_empty() { String::new() } else { format!(": {}", cut(body.trim(), 160)) }),
+        Reply::Closed { detail } => detail.clone(),
+    }
+}

@@ -1,0 +1,736 @@
+//! One conversation with a server over either transport: sending frames, matching responses to
+//! requests, answering the server's own requests, the handshake and era detection.
+//!
+//! A session records everything in its [`Transcript`]. It judges nothing: it reports what came
+//! back (a message, nothing, an HTTP rejection, a closed connection) and leaves verdicts to checks.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::transport::http::{self, HttpRequest, HttpResponse};
+use crate::transport::stdio::{ExitReport, StdioProcess, StdoutEvent};
+use crate::transport::transcript::HttpRecord;
+use crate::transport::{Direction, HttpSpec, Limits, Target, Transcript};
+
+/// The client capabilities mcpcheck declares: roots (answered with an empty list), nothing else.
+pub fn client_capabilities() -> Value {
+    json!({"roots": {"listChanged": false}})
+}
+
+/// How mcpcheck introduces itself.
+pub fn client_info() -> Value {
+    json!({"name": "mcpcheck", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// A frame to send.
+#[derive(Clone, Debug)]
+pub enum Outgoing {
+    /// A request with the given id.
+    Request {
+        /// The id, of any JSON type the scenario chose.
+        id: Value,
+        /// The method.
+        method: String,
+        /// The params, if any.
+        params: Option<Value>,
+    },
+    /// A notification.
+    Notification {
+        /// The method.
+        method: String,
+        /// The params, if any.
+        params: Option<Value>,
+    },
+    /// Bytes exactly as written (a stdio line or an HTTP body).
+    Raw {
+        /// The text to send.
+        text: String,
+    },
+}
+
+impl Outgoing {
+    fn method(&self) -> Option<&str> {
+        match self {
+            Outgoing::Request { method, .. } | Outgoing::Notification { method, .. } => Some(method),
+            Outgoing::Raw { .. } => None,
+        }
+    }
+}
+
+/// Per-frame options.
+#[derive(Clone, Debug, Default)]
+pub struct SendOptions {
+    /// Headers to add or replace (HTTP).
+    pub headers: Vec<(String, String)>,
+    /// Headers to leave out (HTTP), including ones mcpcheck would send by default.
+    pub omit_headers: Vec<String>,
+    /// How long to wait for an unexpected reply to a notification or raw frame.
+    pub wait: Option<Duration>,
+    /// How long to wait for the response to a request (defaults to the session's timeout).
+    pub timeout: Option<Duration>,
+    /// Whether a response with an id that matches nothing counts as the reply (isolated sessions).
+    pub accept_unmatched: bool,
+}
+
+/// What came back for one frame.
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// A JSON-RPC response.
+    Message {
+        /// The message.
+        message: Value,
+        /// The text it came in.
+        text: String,
+    },
+    /// Nothing within the wait (for a request: a timeout).
+    Nothing {
+        /// How long mcpcheck waited.
+        waited_ms: u64,
+    },
+    /// HTTP: an error status with no JSON-RPC message in the body.
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The body, as text.
+        body: String,
+    },
+    /// The server is gone: the process exited, or the connection was refused or reset.
+    Closed {
+        /// What is known of why.
+        detail: String,
+    },
+}
+
+/// HTTP facts of one exchange.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct HttpFacts {
+    /// The status code.
+    pub status: u16,
+    /// The response headers.
+    pub headers: Vec<(String, String)>,
+    /// The SSE events, when the body was a stream.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<crate::transport::sse::SseEvent>,
+}
+
+/// One frame sent and what came back: the evidence behind a verdict.
+#[derive(Clone, Debug)]
+pub struct Exchange {
+    /// The text sent.
+    pub sent: String,
+    /// The HTTP request headers sent.
+    pub sent_headers: Vec<(String, String)>,
+    /// What came back.
+    pub reply: Reply,
+    /// Notifications received while waiting.
+    pub notifications: Vec<Value>,
+    /// HTTP facts, for HTTP.
+    pub http: Option<HttpFacts>,
+    /// How long the exchange took.
+    pub elapsed_ms: u64,
+}
+
+/// What the session learned about the server.
+#[derive(Clone, Debug, Default)]
+pub struct SessionInfo {
+    /// The wire era.
+    pub era: Option<Era>,
+    /// The negotiated protocol version.
+    pub version: Option<String>,
+    /// `serverInfo` (handshake era) or `_meta` server info (stateless era).
+    pub server_info: Option<Value>,
+    /// The server's capabilities.
+    pub capabilities: Option<Value>,
+    /// HTTP: the session id the server issued.
+    pub http_session: Option<String>,
+}
+
+/// A session with one server.
+pub struct Session {
+    link: Link,
+    /// Everything that crossed the wire.
+    pub transcript: Arc<Mutex<Transcript>>,
+    info: Mutex<SessionInfo>,
+    limits: Limits,
+    next_id: AtomicI64,
+}
+
+enum Link {
+    Stdio(Arc<StdioLink>),
+    Http(HttpLink),
+}
+
+struct StdioLink {
+    process: StdioProcess,
+    pending: Mutex<HashMap<String, oneshot::Sender<(Value, String)>>>,
+    unmatched: tokio::sync::Mutex<mpsc::Receiver<(Value, String)>>,
+    notifications: Mutex<Vec<Value>>,
+    closed: watch::Receiver<bool>,
+}
+
+struct HttpLink {
+    spec: HttpSpec,
+}
+
+/// How many notifications a session keeps.
+const MAX_NOTIFICATIONS: usize = 10_000;
+
+/// The key a response is matched on: ids compare by value, so a response whose id has the wrong
+/// JSON type is still matched (and then flagged by the id check) rather than lost.
+pub fn id_key(id: &Value) -> String {
+    match id {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Session {
+    /// Starts the server (stdio) or prepares the endpoint (HTTP). Nothing is sent yet.
+    pub fn open(target: &Target, limits: &Limits) -> Result<Session, String> {
+        let transcript = Arc::new(Mutex::new(Transcript::default()));
+        let link = match target {
+            Target::Stdio(spec) => {
+                let (process, events) = StdioProcess::spawn(spec, limits)?;
+                let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
+                let (closed_tx, closed_rx) = watch::channel(false);
+                let link = Arc::new(StdioLink {
+                    process,
+                    pending: Mutex::new(HashMap::new()),
+                    unmatched: tokio::sync::Mutex::new(unmatched_rx),
+                    notifications: Mutex::new(Vec::new()),
+                    closed: closed_rx,
+                });
+                tokio::spawn(dispatch_stdio(Arc::downgrade(&link), events, unmatched_tx, closed_tx, transcript.clone()));
+                Link::Stdio(link)
+            }
+            Target::Http(spec) => {
+                http::parse_url(&spec.url)?;
+                Link::Http(HttpLink { spec: spec.clone() })
+            }
+        };
+        Ok(Session { link, transcript, info: Mutex::new(SessionInfo::default()), limits: limits.clone(), next_id: AtomicI64::new(1) })
+    }
+
+    /// What the session knows about the server.
+    pub fn info(&self) -> SessionInfo {
+        self.info.lock().expect("info lock").clone()
+    }
+
+    /// Sets what the session knows (used when a scenario's session inherits the main one's era).
+    pub fn set_info(&self, info: SessionInfo) {
+        *self.info.lock().expect("info lock") = info;
+    }
+
+    /// The limits this session runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// The server's stderr so far (stdio).
+    pub fn stderr_tail(&self) -> Option<String> {
+        match &self.link {
+            Link::Stdio(link) => Some(link.process.stderr_tail()),
+            Link::Http(_) => None,
+        }
+    }
+
+    /// A fresh id for a request mcpcheck makes on its own account.
+    pub fn next_id(&self) -> Value {
+        json!(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Sends a request with a fresh id and returns the exchange.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Exchange {
+        let id = self.next_id();
+        self.send(Outgoing::Request { id, method: method.into(), params }, &SendOptions::default()).await
+    }
+
+    /// Sends one frame and waits for what comes back.
+    pub async fn send(&self, outgoing: Outgoing, options: &SendOptions) -> Exchange {
+        let outgoing = self.with_meta(outgoing);
+        let exchange = match &self.link {
+            Link::Stdio(link) => self.send_stdio(link, outgoing.clone(), options).await,
+            Link::Http(link) => self.send_http(link, outgoing.clone(), options).await,
+        };
+        self.learn_version(&outgoing, &exchange);
+        exchange
+    }
+
+    /// A session that runs its own `initialize` (a bare one) adopts the version it negotiated,
+    /// so that later requests carry the matching `MCP-Protocol-Version` header.
+    fn learn_version(&self, outgoing: &Outgoing, exchange: &Exchange) {
+        let (Outgoing::Request { method, .. }, Reply::Message { message, .. }) = (outgoing, &exchange.reply) else { return };
+        let Some(version) = message.pointer("/result/protocolVersion").and_then(Value::as_str) else { return };
+        let mut info = self.info.lock().expect("info lock");
+        if method == "initialize" && info.version.is_none() && Era::of(version) == Some(Era::Handshake) {
+            info.era = Some(Era::Handshake);
+            info.version = Some(version.to_string());
+        }
+    }
+
+    /// In the stateless era every request carries its version and capabilities in `_meta`.
+    fn with_meta(&self, outgoing: Outgoing) -> Outgoing {
+        let info = self.info();
+        let (Some(Era::Stateless), Some(version)) = (info.era, info.version) else { return outgoing };
+        match outgoing {
+            Outgoing::Request { id, method, params } => {
+                let mut params = params.unwrap_or_else(|| json!({}));
+                if let Some(object) = params.as_object_mut() {
+                    let meta = object.entry("_meta").or_insert_with(|| json!({}));
+                    if let Some(meta) = meta.as_object_mut() {
+                        meta.entry("io.modelcontextprotocol/protocolVersion").or_insert(json!(version));
+                        meta.entry("io.modelcontextprotocol/clientCapabilities").or_insert(client_capabilities());
+                        meta.entry("io.modelcontextprotocol/clientInfo").or_insert(client_info());
+                    }
+                }
+                Outgoing::Request { id, method, params: Some(params) }
+            }
+            other => other,
+        }
+    }
+
+    fn render(outgoing: &Outgoing) -> String {
+        let frame = |id: Option<&Value>, method: &str, params: &Option<Value>| {
+            let mut message = Map::new();
+            message.insert("jsonrpc".into(), json!("2.0"));
+            if let Some(id) = id {
+                message.insert("id".into(), id.clone());
+            }
+            message.insert("method".into(), json!(method));
+            if let Some(params) = params {
+                message.insert("params".into(), params.clone());
+            }
+            Value::Object(message).to_string()
+        };
+        match outgoing {
+            Outgoing::Request { id, method, params } => frame(Some(id), method, params),
+            Outgoing::Notification { method, params } => frame(None, method, params),
+            Outgoing::Raw { text } => text.clone(),
+        }
+    }
+
+    async fn send_stdio(&self, link: &Arc<StdioLink>, outgoing: Outgoing, options: &SendOptions) -> Exchange {
+        let started = Instant::now();
+        let text = Self::render(&outgoing);
+        let notes_before = link.notifications.lock().expect("notifications lock").len();
+        let mut line = text.clone();
+        if !line.ends_with('\n') {
+            line.push('\n');
+        }
+        let parsed = serde_json::from_str::<Value>(&text).ok();
+        self.transcript.lock().expect("transcript lock").push(Direction::Sent, &text, parsed, None, None);
+        let waiter = match &outgoing {
+            Outgoing::Request { id, .. } => {
+                let (tx, rx) = oneshot::channel();
+                link.pending.lock().expect("pending lock").insert(id_key(id), tx);
+                Some(rx)
+            }
+            _ => None,
+        };
+        let reply = if let Err(detail) = link.process.write(line.as_bytes()).await {
+            Reply::Closed { detail: self.closed_detail(link, &detail).await }
+        } else {
+            match (waiter, &outgoing) {
+                (Some(rx), Outgoing::Request { id, .. }) => {
+                    let timeout = options.timeout.unwrap_or(self.limits.request_timeout);
+                    let reply = self.await_response(link, rx, timeout, options.accept_unmatched).await;
+                    link.pending.lock().expect("pending lock").remove(&id_key(id));
+                    if let Reply::Message { message, .. } = &reply {
+                        if let Some(got) = message.get("id") {
+                            self.transcript.lock().expect("transcript lock").id_pairs.push((id.clone(), got.clone()));
+                        }
+                    }
+                    reply
+                }
+                (_, Outgoing::Raw { .. }) => self.await_unmatched(link, options.wait.unwrap_or(self.limits.request_timeout)).await,
+                _ => self.await_unmatched(link, options.wait.unwrap_or(Duration::from_millis(300))).await,
+            }
+        };
+        let notifications = link.notifications.lock().expect("notifications lock").get(notes_before..).unwrap_or_default().to_vec();
+        Exchange { sent: text, sent_headers: Vec::new(), reply, notifications, http: None, elapsed_ms: started.elapsed().as_millis() as u64 }
+    }
+
+    async fn await_response(&self, link: &Arc<StdioLink>, rx: oneshot::Receiver<(Value, String)>, timeout: Duration, accept_unmatched: bool) -> Reply {
+        enum Got {
+            Message(Value, String),
+            Closed,
+            Timeout,
+        }
+        let mut closed = link.closed.clone();
+        let mut rx = rx;
+        let got = {
+            let mut unmatched = if accept_unmatched { Some(link.unmatched.lock().await) } else { None };
+            tokio::select! {
+                got = &mut rx => match got {
+                    Ok((message, text)) => Got::Message(message, text),
+                    Err(_) => Got::Closed,
+                },
+                Some((message, text)) = async { match unmatched.as_mut() { Some(u) => u.recv().await, None => std::future::pending().await } } => {
+                    Got::Message(message, text)
+                }
+                _ = async { let _ = closed.wait_for(|c| *c).await; } => Got::Closed,
+                _ = tokio::time::sleep(timeout) => Got::Timeout,
+            }
+        };
+        match got {
+            Got::Message(message, text) => Reply::Message { message, text },
+            Got::Timeout => Reply::Nothing { waited_ms: timeout.as_millis() as u64 },
+            Got::Closed => {
+                // A response that came just before EOF may still be on its way to the waiter.
+                if let Ok(Ok((message, text))) = tokio::time::timeout(Duration::from_millis(50), &mut rx).await {
+                    return Reply::Message { message, text };
+                }
+                Reply::Closed { detail: self.closed_detail(link, "stdout closed").await }
+            }
+        }
+    }
+
+    async fn await_unmatched(&self, link: &Arc<StdioLink>, wait: Duration) -> Reply {
+        let mut closed = link.closed.clone();
+        let got = {
+            let mut unmatched = link.unmatched.lock().await;
+            tokio::select! {
+                got = unmatched.recv() => got,
+                _ = async { let _ = closed.wait_for(|c| *c).await; } => None,
+                _ = tokio::time::sleep(wait) => return Reply::Nothing { waited_ms: wait.as_millis() as u64 },
+            }
+        };
+        match got {
+            Some((message, text)) => Reply::Message { message, text },
+            None => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+        }
+    }
+
+    async fn closed_detail(&self, link: &StdioLink, what: &str) -> String {
+        for _ in 0..20 {
+            if let Some(status) = link.process.try_status().await {
+                return format!("the server exited ({status})");
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        format!("the server stopped talking: {what}")
+    }
+
+    fn http_headers(&self, spec: &HttpSpec, outgoing: &Outgoing, options: &SendOptions) -> Vec<(String, String)> {
+        let info = self.info();
+        let authority = http::parse_url(&spec.url).ok().and_then(|u| u.authority().map(|a| a.to_string())).unwrap_or_default();
+        let mut headers: Vec<(String, String)> = vec![
+            ("Host".into(), authority),
+            ("Content-Type".into(), "application/json".into()),
+            ("Accept".into(), "application/json, text/event-stream".into()),
+        ];
+        if let Some(id) = &info.http_session {
+            headers.push(("Mcp-Session-Id".into(), id.clone()));
+        }
+        match (info.era, &info.version) {
+            (Some(Era::Stateless), Some(version)) => {
+                headers.push(("MCP-Protocol-Version".into(), version.clone()));
+                if let Some(method) = outgoing.method() {
+                    headers.push(("Mcp-Method".into(), method.to_string()));
+                }
+                if let Outgoing::Request { params: Some(params), .. } = outgoing {
+                    if let Some(name) = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str) {
+                        headers.push(("Mcp-Name".into(), name.to_string()));
+                    }
+                }
+            }
+            (_, Some(version)) if version.as_str() >= "2025-06-18" => {
+                headers.push(("MCP-Protocol-Version".into(), version.clone()));
+            }
+            _ => {}
+        }
+        let mut set = |name: &str, value: &str| {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+            headers.push((name.to_string(), value.to_string()));
+        };
+        for (name, value) in spec.headers.iter().chain(&options.headers) {
+            set(name, value);
+        }
+        headers.retain(|(n, _)| !options.omit_headers.iter().any(|o| o.eq_ignore_ascii_case(n)));
+        headers
+    }
+
+    async fn send_http(&self, link: &HttpLink, outgoing: Outgoing, options: &SendOptions) -> Exchange {
+        let started = Instant::now();
+        let text = Self::render(&outgoing);
+        let headers = self.http_headers(&link.spec, &outgoing, options);
+        let request = HttpRequest { method: "POST".into(), url: link.spec.url.clone(), headers: headers.clone(), body: text.clone().into_bytes() };
+        let awaited = match &outgoing {
+            Outgoing::Request { id, .. } => Some(id_key(id)),
+            _ => None,
+        };
+        let is_response = |m: &Value| m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some());
+        let done = |m: &Value| is_response(m) && awaited.as_ref().is_none_or(|key| m.get("id").map(id_key).as_ref() == Some(key));
+        let (server_tx, mut server_rx) = mpsc::unbounded_channel::<Value>();
+        let timeout = match &outgoing {
+            Outgoing::Request { .. } => options.timeout.unwrap_or(self.limits.request_timeout),
+            _ => options.timeout.unwrap_or(self.limits.request_timeout).max(options.wait.unwrap_or_default()),
+        };
+        let result = tokio::time::timeout(timeout, http::send(&request, self.limits.max_frame_bytes, timeout, Some(&server_tx), &done)).await;
+        drop(server_tx);
+        // Server-initiated requests that arrived on the stream are answered on their own POSTs.
+        while let Ok(server_request) = server_rx.try_recv() {
+            if server_request.get("method").is_some() && server_request.get("id").is_some() {
+                let answer = answer_server_request(&server_request);
+                let body = answer.to_string();
+                let mut headers = self.http_headers(&link.spec, &Outgoing::Raw { text: body.clone() }, &SendOptions::default());
+                headers.retain(|(n, _)| !n.eq_ignore_ascii_case("mcp-method") && !n.eq_ignore_ascii_case("mcp-name"));
+                let post = HttpRequest { method: "POST".into(), url: link.spec.url.clone(), headers, body: body.into_bytes() };
+                let _ = http::send(&post, self.limits.max_frame_bytes, self.limits.request_timeout, None, &|_| false).await;
+            }
+        }
+        let carried = match &outgoing {
+            Outgoing::Request { .. } => "request",
+            Outgoing::Notification { .. } => "notification",
+            Outgoing::Raw { .. } => "raw",
+        };
+        let mut record = HttpRecord { method: "POST".into(), request_headers: headers.clone(), carried: carried.into(), ..HttpRecord::default() };
+        let (reply, notifications, facts) = match result {
+            Err(_) => {
+                record.error = Some(format!("no response within {} ms", timeout.as_millis()));
+                (Reply::Nothing { waited_ms: timeout.as_millis() as u64 }, Vec::new(), None)
+            }
+            Ok(Err(detail)) => {
+                record.error = Some(detail.clone());
+                (Reply::Closed { detail }, Vec::new(), None)
+            }
+            Ok(Ok(response)) => {
+                record.status = Some(response.status);
+                record.response_headers = response.headers.clone();
+                record.body_bytes = response.body_bytes;
+                self.learn_session(&outgoing, &response);
+                let (reply, notifications) = Self::http_reply(&response, &done);
+                let facts = HttpFacts { status: response.status, headers: response.headers.clone(), events: response.events.clone() };
+                (reply, notifications, Some((facts, response)))
+            }
+        };
+        {
+            let mut transcript = self.transcript.lock().expect("transcript lock");
+            let post = transcript.push_post(record);
+            let parsed = serde_json::from_str::<Value>(&text).ok();
+            transcript.push(Direction::Sent, &text, parsed, None, Some(post));
+            if let Some((_, response)) = &facts {
+                for (message, raw) in &response.messages {
+                    transcript.push(Direction::Received, raw, Some(message.clone()), None, Some(post));
+                }
+                if let Some(issue) = &response.issue {
+                    transcript.push(Direction::Received, &response.body, None, Some(issue.clone()), Some(post));
+                }
+            }
+            if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) = (&outgoing, &reply) {
+                if let Some(got) = message.get("id") {
+                    transcript.id_pairs.push((id.clone(), got.clone()));
+                }
+            }
+        }
+        Exchange {
+            sent: text,
+            sent_headers: headers,
+            reply,
+            notifications,
+            http: facts.map(|(facts, _)| facts),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    fn http_reply(response: &HttpResponse, done: &dyn Fn(&Value) -> bool) -> (Reply, Vec<Value>) {
+        let notifications: Vec<Value> =
+            response.messages.iter().filter(|(m, _)| m.get("method").is_some() && m.get("id").is_none()).map(|(m, _)| m.clone()).collect();
+        let answer = response.messages.iter().find(|(m, _)| done(m)).or_else(|| {
+            response.messages.iter().find(|(m, _)| m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some()))
+        });
+        let reply = match answer {
+            Some((message, text)) => Reply::Message { message: message.clone(), text: text.clone() },
+            None if response.status >= 400 => Reply::Rejected { status: response.status, body: response.body.clone() },
+            None => Reply::Nothing { waited_ms: 0 },
+        };
+        (reply, notifications)
+    }
+
+    fn learn_session(&self, outgoing: &Outgoing, response: &HttpResponse) {
+        let sent_initialize = match outgoing {
+            Outgoing::Request { method, .. } => method == "initialize",
+            Outgoing::Raw { text } => serde_json::from_str::<Value>(text).is_ok_and(|v| v.get("method") == Some(&json!("initialize"))),
+            Outgoing::Notification { .. } => false,
+        };
+        if sent_initialize {
+            if let Some(id) = response.header("mcp-session-id") {
+                self.info.lock().expect("info lock").http_session = Some(id.to_string());
+            }
+        }
+    }
+
+    /// Detects the era: probes `server/discover` (stateless era); anything else means handshake.
+    pub async fn discover(&self) -> (Option<Value>, Exchange) {
+        let params = json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": LATEST_STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": client_capabilities(),
+            "io.modelcontextprotocol/clientInfo": client_info(),
+        }});
+        let options = SendOptions {
+            headers: vec![("MCP-Protocol-Version".into(), LATEST_STATELESS.into()), ("Mcp-Method".into(), "server/discover".into())],
+            ..SendOptions::default()
+        };
+        let id = self.next_id();
+        let exchange = self.send(Outgoing::Request { id, method: "server/discover".into(), params: Some(params) }, &options).await;
+        let result = match &exchange.reply {
+            Reply::Message { message, .. } => message.get("result").filter(|r| r.get("supportedVersions").is_some_and(Value::is_array)).cloned(),
+            _ => None,
+        };
+        (result, exchange)
+    }
+
+    /// Adopts the stateless era after a successful discovery.
+    pub fn adopt_stateless(&self, discovered: &Value) -> Result<(), String> {
+        let supported: Vec<&str> = discovered["supportedVersions"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let version = KNOWN_VERSIONS
+            .iter()
+            .rev()
+            .find(|v| Era::of(v) == Some(Era::Stateless) && supported.contains(v))
+            .ok_or_else(|| format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})"))?;
+        let server_info = discovered.pointer("/_meta/io.modelcontextprotocol~1serverInfo").cloned();
+        self.set_info(SessionInfo {
+            era: Some(Era::Stateless),
+            version: Some(version.to_string()),
+            server_info,
+            capabilities: discovered.get("capabilities").cloned(),
+            http_session: None,
+        });
+        Ok(())
+    }
+
+    /// The handshake: `initialize` with `version`, then `notifications/initialized`.
+    pub async fn handshake(&self, version: &str) -> Result<Exchange, (String, Exchange)> {
+        let params = json!({"protocolVersion": version, "capabilities": client_capabilities(), "clientInfo": client_info()});
+        let exchange = self.request("initialize", Some(params)).await;
+        let result = match &exchange.reply {
+            Reply::Message { message, .. } => match (message.get("result"), message.get("error")) {
+                (Some(result), None) if result.is_object() => result.clone(),
+                (_, Some(error)) => return Err((format!("initialize was answered with an error: {error}"), exchange)),
+                _ => return Err(("initialize was answered without a result".into(), exchange)),
+            },
+            Reply::Nothing { waited_ms } => return Err((format!("no answer to initialize within {waited_ms} ms"), exchange)),
+            Reply::Rejected { status, body } => return Err((format!("initialize was rejected with HTTP {status}: {}", body.trim()), exchange)),
+            Reply::Closed { detail } => return Err((format!("{detail} before answering initialize"), exchange)),
+        };
+        let Some(negotiated) = result.get("protocolVersion").and_then(Value::as_str) else {
+            return Err(("the initialize result has no protocolVersion".into(), exchange));
+        };
+        if Era::of(negotiated) != Some(Era::Handshake) {
+            return Err((format!("the server chose protocol version `{negotiated}`, which mcpcheck does not know for the handshake era"), exchange));
+        }
+        {
+            let mut info = self.info.lock().expect("info lock");
+            info.era = Some(Era::Handshake);
+            info.version = Some(negotiated.to_string());
+            info.server_info = result.get("serverInfo").cloned();
+            info.capabilities = result.get("capabilities").cloned();
+        }
+        let options = SendOptions { wait: Some(Duration::from_millis(0)), ..SendOptions::default() };
+        self.send(Outgoing::Notification { method: "notifications/initialized".into(), params: None }, &options).await;
+        Ok(exchange)
+    }
+
+    /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.
+    pub async fn close(&self) -> Option<ExitReport> {
+        match &self.link {
+            Link::Stdio(link) => Some(link.process.shutdown(self.limits.exit_grace).await),
+            Link::Http(link) => {
+                let session = self.info().http_session?;
+                let mut headers = self.http_headers(&link.spec, &Outgoing::Raw { text: String::new() }, &SendOptions::default());
+                headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+                let _ = session;
+                let request = HttpRequest { method: "DELETE".into(), url: link.spec.url.clone(), headers: headers.clone(), body: Vec::new() };
+                let outcome = http::send(&request, self.limits.max_frame_bytes, self.limits.request_timeout, None, &|_| false).await;
+                let mut record = HttpRecord { method: "DELETE".into(), request_headers: headers, carried: "session end".into(), ..HttpRecord::default() };
+                match outcome {
+                    Ok(response) => {
+                        record.status = Some(response.status);
+                        record.response_headers = response.headers;
+                    }
+                    Err(e) => record.error = Some(e),
+                }
+                self.transcript.lock().expect("transcript lock").push_post(record);
+                None
+            }
+        }
+    }
+}
+
+/// mcpcheck's answer to a request from the server: `ping` and `roots/list` (declared) are served;
+/// anything else was not declared and gets -32601.
+pub fn answer_server_request(request: &Value) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    match request.get("method").and_then(Value::as_str) {
+        Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+        Some("roots/list") => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
+        _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+    }
+}
+
+/// Routes what the server's stdout produces: responses to their waiters, the server's requests to
+/// [`answer_server_request`], notifications to the session's list, everything to the transcript.
+async fn dispatch_stdio(
+    link: std::sync::Weak<StdioLink>,
+    mut events: mpsc::Receiver<StdoutEvent>,
+    unmatched: mpsc::Sender<(Value, String)>,
+    closed: watch::Sender<bool>,
+    transcript: Arc<Mutex<Transcript>>,
+) {
+    while let Some(event) = events.recv().await {
+        let Some(link) = link.upgrade() else { return };
+        match event {
+            StdoutEvent::Closed => break,
+            StdoutEvent::Noise { text, issue } => {
+                transcript.lock().expect("transcript lock").push(Direction::Received, &text, None, Some(issue), None);
+            }
+            StdoutEvent::Message { value, text, issue } => {
+                let single = value.is_object().then(|| value.clone());
+                transcript.lock().expect("transcript lock").push(Direction::Received, &text, single, issue, None);
+                let messages = match value {
+                    Value::Array(items) => items,
+                    other => vec![other],
+                };
+                for message in messages {
+                    route(&link, message, &text, &unmatched, &transcript).await;
+                }
+            }
+        }
+    }
+    let _ = closed.send(true);
+    if let Some(link) = link.upgrade() {
+        link.pending.lock().expect("pending lock").clear();
+    }
+}
+
+async fn route(link: &StdioLink, message: Value, text: &str, unmatched: &mpsc::Sender<(Value, String)>, transcript: &Arc<Mutex<Transcript>>) {
+    let has_method = message.get("method").is_some();
+    let has_id = message.get("id").is_some();
+    if has_method && has_id {
+        let answer = answer_server_request(&message).to_string();
+        let parsed = serde_json::from_str::<Value>(&answer).ok();
+        transcript.lock().expect("transcript lock").push(Direction::Sent, &answer, parsed, None, None);
+        let _ = link.process.write(format!("{answer}\n").as_bytes()).await;
+    } else if has_method {
+        let mut notes = link.notifications.lock().expect("notifications lock");
+        if notes.len() < MAX_NOTIFICATIONS {
+            notes.push(message);
+        }
+    } else {
+        let waiter = message.get("id").and_then(|id| link.pending.lock().expect("pending lock").remove(&id_key(id)));
+        match waiter {
+            Some(tx) => {
+                let _ = tx.send((message, text.to_string()));
+            }
+            None => {
+                let _ = unmatched.try_send((message, text.to_string()));
+            }
+        }
+    }
+}

@@ -1,0 +1,364 @@
+//! One report model for a run, rendered many ways: the terminal table and JSON (documented in
+//! docs/report-format.md). Secrets are redacted from the whole model before any rendering.
+
+pub mod terminal;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::check::{CheckDef, Level, SpecRef, Status, Verdict};
+use crate::protocol::{Exchange, Reply};
+use crate::transport::stdio::ExitReport;
+use crate::transport::transcript::cut;
+
+/// The version of the JSON report format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// How much of one message is kept as evidence.
+const EVIDENCE_TEXT: usize = 4096;
+
+/// Everything a run found.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The report format's version.
+    pub schema_version: u32,
+    /// mcpcheck's own version.
+    pub mcpcheck_version: String,
+    /// What was tested.
+    pub target: TargetInfo,
+    /// What was negotiated.
+    pub protocol: ProtocolInfo,
+    /// How the stdio server behaved as a process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerProcess>,
+    /// Set when the server could not be tested at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fatal: Option<String>,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// How long the run took.
+    pub duration_ms: u64,
+    /// Counts per status.
+    pub summary: Summary,
+    /// One entry per check.
+    pub checks: Vec<CheckResult>,
+}
+
+/// What was tested.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// `stdio` or `http`.
+    pub transport: String,
+    /// The command, for stdio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
+    /// The URL, for HTTP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// What was negotiated, and how.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolInfo {
+    /// `handshake` or `stateless`.
+    pub era: Option<String>,
+    /// The negotiated version.
+    pub version: Option<String>,
+    /// The version mcpcheck asked for.
+    pub requested_version: Option<String>,
+    /// How the era was determined.
+    pub detection: String,
+    /// The server's `serverInfo`.
+    pub server_info: Option<Value>,
+    /// The server's capabilities.
+    pub capabilities: Option<Value>,
+}
+
+/// How the stdio server behaved as a process.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerProcess {
+    /// How it ended.
+    pub exit: Option<ExitReport>,
+    /// The end of its stderr.
+    pub stderr_tail: String,
+}
+
+/// Counts per status.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// All checks.
+    pub total: usize,
+    /// Passed.
+    pub pass: usize,
+    /// Failed (a MUST broken).
+    pub fail: usize,
+    /// Warnings (a SHOULD broken).
+    pub warn: usize,
+    /// Observations.
+    pub info: usize,
+    /// Not applicable.
+    pub skip: usize,
+    /// Prerequisite missing.
+    pub not_testable: usize,
+    /// Harness trouble.
+    pub error: usize,
+}
+
+impl Summary {
+    /// Counts the statuses of `checks`.
+    pub fn of(checks: &[CheckResult]) -> Summary {
+        let mut s = Summary { total: checks.len(), ..Summary::default() };
+        for check in checks {
+            *s.slot(check.status) += 1;
+        }
+        s
+    }
+
+    fn slot(&mut self, status: Status) -> &mut usize {
+        match status {
+            Status::Pass => &mut self.pass,
+            Status::Fail => &mut self.fail,
+            Status::Warn => &mut self.warn,
+            Status::Info => &mut self.info,
+            Status::Skip => &mut self.skip,
+            Status::NotTestable => &mut self.not_testable,
+            Status::Error => &mut self.error,
+        }
+    }
+
+    /// The count for one status.
+    pub fn count(&self, status: Status) -> usize {
+        let mut copy = self.clone();
+        *copy.slot(status)
+    }
+}
+
+/// One check's result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckResult {
+    /// The stable id.
+    pub id: String,
+    /// What is checked.
+    pub title: String,
+    /// The spec area.
+    pub area: String,
+    /// The verdict.
+    pub status: Status,
+    /// The requirement level.
+    pub level: Level,
+    /// Whether the requirement is derived rather than stated.
+    pub derived: bool,
+    /// Citations.
+    pub spec: Vec<SpecRef>,
+    /// Why, in one sentence.
+    pub message: String,
+    /// What a conforming server does.
+    pub expected: String,
+    /// What was observed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// A remark that does not change the status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Where the check is defined.
+    pub source: String,
+    /// The exchanges behind the verdict.
+    pub evidence: Vec<Evidence>,
+}
+
+impl CheckResult {
+    /// Builds a result from a definition, a verdict and evidence.
+    pub fn new(def: &CheckDef, verdict: Verdict, evidence: Vec<Evidence>) -> CheckResult {
+        CheckResult {
+            id: def.id.clone(),
+            title: def.title.clone(),
+            area: def.area.clone(),
+            status: verdict.status,
+            level: def.level,
+            derived: def.derived,
+            spec: def.spec.clone(),
+            message: verdict.message,
+            expected: def.expect.clone(),
+            actual: verdict.actual,
+            note: verdict.note,
+            source: def.source.clone(),
+            evidence,
+        }
+    }
+}
+
+/// One piece of evidence: an exchange, a frame, or a remark.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    /// The step or thing it is about.
+    pub label: String,
+    /// What mcpcheck sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<String>,
+    /// HTTP request headers sent (`Name: value`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub sent_headers: Vec<String>,
+    /// What came back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub received: Option<String>,
+    /// The HTTP status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// HTTP response headers (`Name: value`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub response_headers: Vec<String>,
+    /// Notifications received meanwhile.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub notifications: Vec<Value>,
+    /// How long it took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    /// A remark.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remark: Option<String>,
+}
+
+impl Evidence {
+    /// Evidence of a step's exchange.
+    pub fn exchange(label: &str, exchange: &Exchange) -> Evidence {
+        let received = match &exchange.reply {
+            Reply::Message { text, .. } => Some(cut(text, EVIDENCE_TEXT)),
+            Reply::Rejected { body, .. } if !body.is_empty() => Some(cut(body, EVIDENCE_TEXT)),
+            _ => None,
+        };
+        let remark = match &exchange.reply {
+            Reply::Nothing { waited_ms } => Some(format!("no reply within {waited_ms} ms")),
+            Reply::Closed { detail } => Some(detail.clone()),
+            _ => None,
+        };
+        let headers = |h: &[(String, String)]| h.iter().map(|(n, v)| format!("{n}: {v}")).collect();
+        Evidence {
+            label: label.into(),
+            sent: Some(cut(&exchange.sent, EVIDENCE_TEXT)),
+            sent_headers: headers(&exchange.sent_headers),
+            received,
+            http_status: exchange.http.as_ref().map(|h| h.status),
+            response_headers: exchange.http.as_ref().map(|h| headers(&h.headers)).unwrap_or_default(),
+            notifications: exchange.notifications.iter().take(20).cloned().collect(),
+            elapsed_ms: Some(exchange.elapsed_ms),
+            remark,
+        }
+    }
+
+    /// Evidence of one received frame and what is wrong with it.
+    pub fn frame(text: &str, issue: &str) -> Evidence {
+        Evidence { label: "frame".into(), received: Some(cut(text, EVIDENCE_TEXT)), remark: Some(issue.into()), ..Evidence::default() }
+    }
+
+    /// A remark.
+    pub fn remark(label: &str, text: String) -> Evidence {
+        Evidence { label: label.into(), remark: Some(text), ..Evidence::default() }
+    }
+}
+
+impl Report {
+    /// Replaces every occurrence of every secret, anywhere in the report, with `[redacted]`.
+    pub fn redacted(self, secrets: &[String]) -> Report {
+        let secrets: Vec<&String> = secrets.iter().filter(|s| s.len() >= 3).collect();
+        if secrets.is_empty() {
+            return self;
+        }
+        let mut value = serde_json::to_value(&self).expect("a report serializes");
+        redact(&mut value, &secrets);
+        serde_json::from_value(value).expect("a redacted report deserializes")
+    }
+
+    /// Whether any check failed, and whether any could not be carried out.
+    pub fn exit_code(&self) -> u8 {
+        use crate::exit;
+        if self.fatal.is_some() {
+            exit::UNTESTABLE
+        } else if self.summary.fail > 0 {
+            exit::FAILURES
+        } else if self.summary.error > 0 {
+            exit::HARNESS_ERRORS
+        } else {
+            exit::SUCCESS
+        }
+    }
+
+    /// One sentence stating the result.
+    pub fn verdict_line(&self) -> String {
+        let version = self.protocol.version.as_deref().unwrap_or("(no version negotiated)");
+        if let Some(fatal) = &self.fatal {
+            return format!("could not be tested: {fatal}");
+        }
+        let s = &self.summary;
+        let mut parts = vec![format!("{} passed", s.pass)];
+        for (n, word) in [(s.fail, "failed"), (s.warn, "warnings"), (s.error, "errors"), (s.not_testable, "not testable"), (s.info, "info"), (s.skip, "not applicable")] {
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        let head = if s.fail > 0 {
+            format!("does not conform to MCP {version}")
+        } else if s.error > 0 {
+            format!("incomplete run against MCP {version}")
+        } else {
+            format!("conforms to MCP {version}")
+        };
+        format!("{head}: {}", parts.join(", "))
+    }
+}
+
+fn redact(value: &mut Value, secrets: &[&String]) {
+    match value {
+        Value::String(s) => {
+            for secret in secrets {
+                if s.contains(secret.as_str()) {
+                    *s = s.replace(secret.as_str(), "[redacted]");
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| redact(v, secrets)),
+        Value::Object(map) => map.values_mut().for_each(|v| redact(v, secrets)),
+        _ => {}
+    }
+}
+
+/// Formats a system time as RFC 3339 in UTC, to the second.
+pub fn rfc3339(time: std::time::SystemTime) -> String {
+    let secs = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+        assert_eq!(rfc3339(t), "2023-11-14T22:13:20Z");
+        assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn redaction_reaches_every_string() {
+        let mut value = serde_json::json!({"a": ["Bearer s3cret-token", {"b": "x s3cret-token y"}], "c": 1});
+        redact(&mut value, &[&"s3cret-token".to_string()]);
+        assert_eq!(value, serde_json::json!({"a": ["Bearer [redacted]", {"b": "x [redacted] y"}], "c": 1}));
+    }
+}

@@ -1,0 +1,388 @@
+//! The runner: connects, detects the era, negotiates, runs scenarios concurrently on shared or
+//! isolated sessions, evaluates the checks and assembles the report.
+//!
+//! Every session it opens is closed before it returns, whatever happened; a stdio server is
+//! always taken down its shutdown ladder.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use crate::check::rules::{self, Env, StepRecord};
+use crate::check::{wire, Status, Verdict};
+use crate::protocol::session::SendOptions;
+use crate::protocol::version::LATEST_HANDSHAKE;
+use crate::protocol::{Era, Outgoing, Reply, Session, SessionInfo};
+use crate::report::{rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION};
+use crate::scenario::{Scenario, SessionKind, StepSend};
+use crate::transport::{Limits, Target, Transcript, TransportKind};
+
+/// Everything a run needs, resolved from the command line.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// What to test.
+    pub target: Target,
+    /// Timeouts and caps.
+    pub limits: Limits,
+    /// A protocol version to force instead of negotiating the newest.
+    pub spec_version: Option<String>,
+    /// How many scenarios run at once.
+    pub jobs: usize,
+    /// The bound on the whole run.
+    pub run_timeout: Duration,
+    /// The scenarios.
+    pub scenarios: Vec<Scenario>,
+    /// Check ids (or `prefix*`) to run; empty means all.
+    pub only: Vec<String>,
+}
+
+impl RunConfig {
+    fn selected(&self, id: &str) -> bool {
+        self.only.is_empty()
+            || self.only.iter().any(|pattern| match pattern.strip_suffix('*') {
+                Some(prefix) => id.starts_with(prefix),
+                None => id == pattern,
+            })
+    }
+}
+
+/// What every scenario may consult.
+struct Context {
+    main: Arc<Session>,
+    target: Target,
+    limits: Limits,
+    info: SessionInfo,
+    tools: Option<HashSet<String>>,
+    token: String,
+}
+
+/// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
+pub async fn run(config: RunConfig) -> Report {
+    let started_at = rfc3339(SystemTime::now());
+    let clock = Instant::now();
+    let mut report = Report {
+        schema_version: SCHEMA_VERSION,
+        mcpcheck_version: env!("CARGO_PKG_VERSION").into(),
+        target: match &config.target {
+            Target::Stdio(spec) => TargetInfo { transport: "stdio".into(), command: Some(spec.argv.clone()), url: None },
+            Target::Http(spec) => TargetInfo { transport: "http".into(), command: None, url: Some(spec.url.clone()) },
+        },
+        protocol: ProtocolInfo::default(),
+        server: None,
+        fatal: None,
+        started_at,
+        duration_ms: 0,
+        summary: Summary::default(),
+        checks: Vec::new(),
+    };
+    let main = match Session::open(&config.target, &config.limits) {
+        Ok(session) => Arc::new(session),
+        Err(e) => {
+            report.fatal = Some(e);
+            report.duration_ms = clock.elapsed().as_millis() as u64;
+            return report;
+        }
+    };
+    let connected = tokio::time::timeout(config.run_timeout, connect(&main, &config, &mut report.protocol)).await;
+    let failure = match connected {
+        Ok(Ok(())) => None,
+        Ok(Err(e)) => Some(e),
+        Err(_) => Some(format!("the handshake did not finish within the run bound of {} s", config.run_timeout.as_secs())),
+    };
+    if let Some(fatal) = failure {
+        let exit = main.close().await;
+        report.server = main.stderr_tail().map(|stderr_tail| ServerProcess { exit, stderr_tail });
+        report.fatal = Some(fatal);
+        report.duration_ms = clock.elapsed().as_millis() as u64;
+        return report;
+    }
+    let info = main.info();
+    let needs_tools = config.scenarios.iter().any(|s| !s.requires.tools.is_empty());
+    let tools = if needs_tools && declares(&info, "tools") { Some(list_tools(&main).await) } else { None };
+    let context = Arc::new(Context { main: main.clone(), target: config.target.clone(), limits: config.limits.clone(), info, tools, token: token() });
+
+    let mut scenarios: Vec<(usize, Scenario)> = config
+        .scenarios
+        .iter()
+        .cloned()
+        .map(|mut s| {
+            s.checks.retain(|c| config.selected(&c.def.id));
+            s
+        })
+        .filter(|s| !s.checks.is_empty())
+        .enumerate()
+        .collect();
+    let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
+    let mut tasks = JoinSet::new();
+    for (index, scenario) in scenarios.iter().cloned() {
+        let (context, semaphore) = (context.clone(), semaphore.clone());
+        tasks.spawn(async move {
+            let _permit = semaphore.acquire_owned().await.expect("semaphore open");
+            let (results, transcript) = run_scenario(&context, &scenario, index).await;
+            (index, results, transcript)
+        });
+    }
+    let mut done: HashMap<usize, Vec<CheckResult>> = HashMap::new();
+    let mut transcripts: Vec<Transcript> = Vec::new();
+    let remaining = config.run_timeout.saturating_sub(clock.elapsed());
+    let _ = tokio::time::timeout(remaining, async {
+        while let Some(joined) = tasks.join_next().await {
+            if let Ok((index, results, transcript)) = joined {
+                done.insert(index, results);
+                transcripts.extend(transcript);
+            }
+        }
+    })
+    .await;
+    tasks.shutdown().await;
+    for (index, scenario) in scenarios.drain(..) {
+        let results = done.remove(&index).unwrap_or_else(|| {
+            let why = format!("the run exceeded its bound of {} s before this check finished", config.run_timeout.as_secs());
+            scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, why.clone()), Vec::new())).collect()
+        });
+        report.checks.extend(results);
+    }
+    let exit = main.close().await;
+    transcripts.push(std::mem::take(&mut *main.transcript.lock().expect("transcript lock")));
+    let input = wire::WireInput { transport: config.target.kind(), transcripts: &transcripts, main_exit: exit.as_ref() };
+    for def in wire::definitions().iter().filter(|d| config.selected(&d.id)) {
+        let (verdict, evidence) = wire::evaluate(def, &input);
+        report.checks.push(CheckResult::new(def, verdict, evidence));
+    }
+    report.server = main.stderr_tail().map(|stderr_tail| ServerProcess { exit, stderr_tail });
+    report.summary = Summary::of(&report.checks);
+    report.duration_ms = clock.elapsed().as_millis() as u64;
+    report
+}
+
+/// Detects the era and negotiates; fills in what was learned.
+async fn connect(main: &Session, config: &RunConfig, protocol: &mut ProtocolInfo) -> Result<(), String> {
+    let forced = config.spec_version.as_deref();
+    let era = match forced {
+        Some(version) => {
+            protocol.detection = format!("--spec-version {version}");
+            Era::of(version).ok_or_else(|| format!("unknown protocol version `{version}`"))?
+        }
+        None => {
+            let (discovered, probe) = main.discover().await;
+            match discovered {
+                Some(result) => {
+                    main.adopt_stateless(&result)?;
+                    protocol.detection = "server/discover answered".into();
+                    Era::Stateless
+                }
+                None => {
+                    protocol.detection = format!("server/discover not served ({}); initialize", rules::describe(&probe, true));
+                    if let Reply::Closed { detail } = &probe.reply {
+                        return Err(format!("{detail} (while probing server/discover)"));
+                    }
+                    Era::Handshake
+                }
+            }
+        }
+    };
+    match era {
+        Era::Stateless => {
+            if forced.is_some() {
+                let (discovered, probe) = main.discover().await;
+                let result = discovered.ok_or_else(|| format!("server/discover was not answered: {}", rules::describe(&probe, true)))?;
+                main.adopt_stateless(&result)?;
+            }
+            protocol.requested_version = Some(forced.unwrap_or(crate::protocol::version::LATEST_STATELESS).to_string());
+        }
+        Era::Handshake => {
+            let version = forced.unwrap_or(LATEST_HANDSHAKE);
+            protocol.requested_version = Some(version.to_string());
+            main.handshake(version).await.map_err(|(why, _)| format!("no handshake: {why}"))?;
+        }
+    }
+    let info = main.info();
+    protocol.era = info.era.map(|e| e.to_string());
+    protocol.version = info.version.clone();
+    protocol.server_info = info.server_info.clone();
+    protocol.capabilities = info.capabilities.clone();
+    Ok(())
+}
+
+fn declares(info: &SessionInfo, capability: &str) -> bool {
+    info.capabilities.as_ref().and_then(|c| c.get(capability)).is_some_and(|v| !v.is_null())
+}
+
+/// Lists every tool (following cursors, at most 50 pages); listing is always safe.
+async fn list_tools(session: &Session) -> HashSet<String> {
+    let mut names = HashSet::new();
+    let mut cursor: Option<Value> = None;
+    let mut seen_cursors = HashSet::new();
+    for _ in 0..50 {
+        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+        let exchange = session.request("tools/list", params).await;
+        let Reply::Message { message, .. } = &exchange.reply else { break };
+        let Some(result) = message.get("result") else { break };
+        for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+            if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                names.insert(name.to_string());
+            }
+        }
+        match result.get("nextCursor") {
+            Some(next) if !next.is_null() && seen_cursors.insert(next.to_string()) => cursor = Some(next.clone()),
+            _ => break,
+        }
+    }
+    names
+}
+
+fn token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    format!("{:016x}", hasher.finish())
+}
+
+/// Why a scenario does not apply, if it does not.
+fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
+    let requires = &scenario.requires;
+    let transport = context.target.kind();
+    let version = context.info.version.as_deref().unwrap_or("");
+    if let Some(t) = requires.transport.filter(|t| *t != transport) {
+        return Some(format!("applies to the {t} transport only"));
+    }
+    if let Some(era) = requires.era.filter(|e| Some(*e) != context.info.era) {
+        return Some(format!("applies to the {era} era only; the server speaks the {} era", context.info.era.map(|e| e.to_string()).unwrap_or_default()));
+    }
+    if !requires.versions.contains(version) {
+        return Some(format!("applies to protocol versions {}; the server negotiated {version}", requires.versions));
+    }
+    if let Some(missing) = requires.capabilities.iter().find(|c| !declares(&context.info, c)) {
+        return Some(format!("the server does not declare the `{missing}` capability"));
+    }
+    if let Some(missing) = requires.tools.iter().find(|t| !context.tools.as_ref().is_some_and(|tools| tools.contains(*t))) {
+        return Some(format!("the server lists no tool named `{missing}`, the fixture this scenario calls"));
+    }
+    None
+}
+
+/// Runs one scenario; returns its check results and, for an isolated session, its transcript.
+async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (Vec<CheckResult>, Option<Transcript>) {
+    if let Some(why) = not_applicable(context, scenario) {
+        let results = scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new())).collect();
+        return (results, None);
+    }
+    let session = match scenario.session {
+        SessionKind::Shared => context.main.clone(),
+        kind => match open_isolated(context, kind).await {
+            Ok(session) => Arc::new(session),
+            Err(why) => {
+                let results = scenario
+                    .checks
+                    .iter()
+                    .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, format!("could not open a session of its own: {why}")), Vec::new()))
+                    .collect();
+                return (results, None);
+            }
+        },
+    };
+    let version = context.info.version.clone().unwrap_or_default();
+    let mut captures: HashMap<String, Value> = HashMap::new();
+    let mut records: Vec<StepRecord> = Vec::new();
+    let base = 1000 * (index as i64 + 1);
+    for (n, step) in scenario.steps.iter().enumerate() {
+        let lookup = |name: &str| -> Option<Value> {
+            match name {
+                "protocolVersion" => Some(Value::from(version.clone())),
+                "token" => Some(Value::from(context.token.clone())),
+                _ => name.strip_prefix("capture.").and_then(|c| captures.get(c).cloned()),
+            }
+        };
+        let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
+            v.as_ref().map(|v| crate::scenario::template::expand(v, &lookup)).transpose().map_err(|name| format!("step `{}` was not run: `{{{{{name}}}}}` has no value", step.name))
+        };
+        let outgoing = match &step.send {
+            StepSend::Request { id, method, params } => expand(params).and_then(|params| {
+                let id = match expand(id)? {
+                    Some(id) => id,
+                    None => json!(base + n as i64),
+                };
+                Ok(Outgoing::Request { id, method: method.clone(), params })
+            }),
+            StepSend::Notification { method, params } => expand(params).map(|params| Outgoing::Notification { method: method.clone(), params }),
+            StepSend::Raw(text) => crate::scenario::template::expand_str(text, &lookup)
+                .map(|v| Outgoing::Raw { text: v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()) })
+                .map_err(|name| format!("step `{}` was not run: `{{{{{name}}}}}` has no value", step.name)),
+        };
+        let is_request = matches!(step.send, StepSend::Request { .. });
+        let outcome = match outgoing {
+            Err(why) => Err(why),
+            Ok(outgoing) => {
+                let options = SendOptions {
+                    headers: step.headers.clone(),
+                    omit_headers: step.omit_headers.clone(),
+                    wait: step.wait,
+                    timeout: step.timeout,
+                    accept_unmatched: scenario.session != SessionKind::Shared,
+                };
+                Ok(session.send(outgoing, &options).await)
+            }
+        };
+        if let Ok(exchange) = &outcome {
+            if let Some(message) = rules::reply_message(exchange) {
+                for (name, pointer) in &step.capture {
+                    if let Some(value) = message.pointer(pointer) {
+                        captures.insert(name.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        records.push(StepRecord { name: step.name.clone(), is_request, outcome });
+    }
+    let env = Env { version: &version, transport: context.target.kind(), captures: &captures };
+    let mut results = Vec::new();
+    for check in &scenario.checks {
+        let verdict = if !check.def.versions.contains(&version) {
+            Verdict::new(Status::Skip, format!("applies to protocol versions {}; the server negotiated {version}", check.def.versions))
+        } else {
+            rules::evaluate(check, &records, &env)
+        };
+        let evidence = check
+            .steps
+            .iter()
+            .filter_map(|name| records.iter().find(|r| &r.name == name))
+            .filter_map(|r| r.outcome.as_ref().ok().map(|e| Evidence::exchange(&r.name, e)))
+            .collect();
+        results.push(CheckResult::new(&check.def, verdict, evidence));
+    }
+    let transcript = if scenario.session == SessionKind::Shared {
+        None
+    } else {
+        session.close().await;
+        Some(std::mem::take(&mut *session.transcript.lock().expect("transcript lock")))
+    };
+    (results, transcript)
+}
+
+/// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
+/// era), `bare` sends nothing.
+async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, String> {
+    let session = Session::open(&context.target, &context.limits)?;
+    if kind == SessionKind::Fresh {
+        match context.info.era {
+            Some(Era::Stateless) => session.set_info(SessionInfo { http_session: None, ..context.info.clone() }),
+            _ => {
+                let version = context.info.version.clone().unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+                if let Err((why, _)) = session.handshake(&version).await {
+                    session.close().await;
+                    return Err(why);
+                }
+            }
+        }
+    }
+    Ok(session)
+}
+
+/// The transport a run uses, for callers that only have the config.
+pub fn transport_of(config: &RunConfig) -> TransportKind {
+    config.target.kind()
+}

@@ -1,0 +1,276 @@
+//! The on-disk scenario format (TOML), mirrored field by field. Unknown fields are errors, and
+//! spans are kept where later validation needs to point at a line.
+
+use indexmap_lite::OrderedMap;
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+/// Ordered string maps in the file (headers, captures) keep their written order.
+pub mod indexmap_lite {
+    use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+
+    /// A map that keeps insertion order; small, so a vector of pairs is enough.
+    #[derive(Clone, Debug, Default)]
+    pub struct OrderedMap(pub Vec<(String, String)>);
+
+    impl<'de> Deserialize<'de> for OrderedMap {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = OrderedMap;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a table of strings")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedMap, A::Error> {
+                    let mut pairs = Vec::new();
+                    while let Some((k, v)) = map.next_entry::<String, String>()? {
+                        pairs.push((k, v));
+                    }
+                    Ok(OrderedMap(pairs))
+                }
+            }
+            deserializer.deserialize_map(V)
+        }
+    }
+}
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// The scenario id (kebab-case).
+    pub id: Spanned<String>,
+    /// The spec area.
+    pub area: String,
+    /// One line saying what the scenario does.
+    pub title: String,
+    /// Longer prose, optional.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// `shared` (the main session), `fresh` (its own connection, after the handshake) or `bare`
+    /// (its own connection, no handshake).
+    #[serde(default)]
+    pub session: Option<Spanned<String>>,
+    /// When the scenario applies.
+    #[serde(default)]
+    pub requires: RequiresFile,
+    /// The steps, in order.
+    #[serde(default, rename = "step")]
+    pub steps: Vec<StepFile>,
+    /// The checks.
+    #[serde(default, rename = "check")]
+    pub checks: Vec<CheckFile>,
+}
+
+/// Applicability.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequiresFile {
+    /// Server capabilities that must be declared.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Tools that must be listed (fixture tools; calling a tool the user did not name is not done).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// A version window such as `>=2025-06-18`.
+    #[serde(default)]
+    pub versions: Option<Spanned<String>>,
+    /// `stdio` or `http`.
+    #[serde(default)]
+    pub transport: Option<Spanned<String>>,
+    /// `handshake` or `stateless`.
+    #[serde(default)]
+    pub era: Option<Spanned<String>>,
+}
+
+/// A JSON-RPC message to send.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageFile {
+    /// The method.
+    pub method: String,
+    /// The params.
+    #[serde(default)]
+    pub params: Option<Value>,
+}
+
+/// One step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepFile {
+    /// The step's name, referred to by checks.
+    pub name: Spanned<String>,
+    /// Send a request.
+    #[serde(default)]
+    pub request: Option<MessageFile>,
+    /// Send a notification.
+    #[serde(default)]
+    pub notification: Option<MessageFile>,
+    /// Send these bytes exactly (a newline is added on stdio if missing).
+    #[serde(default)]
+    pub raw: Option<String>,
+    /// The request id to use instead of a generated one (any JSON type).
+    #[serde(default)]
+    pub id: Option<Value>,
+    /// How long to wait for the response to a request, in milliseconds.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// How long to wait for an (unexpected) reply to a notification or raw frame, in milliseconds.
+    #[serde(default)]
+    pub wait_ms: Option<u64>,
+    /// HTTP headers to add or replace.
+    #[serde(default)]
+    pub headers: OrderedMap,
+    /// HTTP headers to leave out.
+    #[serde(default)]
+    pub omit_headers: Vec<String>,
+    /// Values to capture from the response: name = JSON pointer into the response message.
+    #[serde(default)]
+    pub capture: OrderedMap,
+}
+
+/// One check.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckFile {
+    /// The stable check id.
+    pub id: Spanned<String>,
+    /// What is checked, in one line.
+    pub title: String,
+    /// `MUST`, `SHOULD` or `MAY`.
+    pub level: Spanned<String>,
+    /// Whether the requirement is derived (JSON-RPC 2.0, the schema) rather than stated.
+    #[serde(default)]
+    pub derived: bool,
+    /// Citations.
+    pub spec: Vec<SpecFile>,
+    /// The step (or steps) the check judges.
+    #[serde(default)]
+    pub step: Option<Spanned<String>>,
+    /// Several steps, all judged; the worst verdict wins.
+    #[serde(default)]
+    pub steps: Vec<Spanned<String>>,
+    /// What a conforming server does, in words.
+    pub expect: String,
+    /// Why the requirement exists and how the check probes it.
+    #[serde(default)]
+    pub explain: Option<String>,
+    /// A version window narrower than the scenario's.
+    #[serde(default)]
+    pub versions: Option<Spanned<String>>,
+    /// The rules, tried in order; the first that matches gives the verdict.
+    #[serde(default, rename = "rule")]
+    pub rules: Vec<RuleFile>,
+    /// The verdict when no rule matches (default: what a violation of the level gets).
+    #[serde(default)]
+    pub otherwise: Option<Spanned<String>>,
+}
+
+/// A citation.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecFile {
+    /// The protocol version, or `jsonrpc-2.0`.
+    pub version: Spanned<String>,
+    /// The section path with anchor.
+    pub section: String,
+    /// A link, when the derived one is wrong.
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// A rule: a condition and the verdict it gives.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    /// The condition; every field given must hold.
+    pub when: CondFile,
+    /// `pass`, `fail`, `warn`, `info`, `not-testable` or `violation` (per the level).
+    pub verdict: Spanned<String>,
+    /// The message reported (templated).
+    #[serde(default)]
+    pub message: Option<String>,
+    /// A note that does not change the verdict.
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A condition on what came back. Every field given must hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CondFile {
+    /// What kind of reply, alternatives separated by `|`: `result`, `error`, `response`, `none`,
+    /// `rejected`, `closed`.
+    #[serde(default)]
+    pub reply: Option<Spanned<String>>,
+    /// The error code is one of these.
+    #[serde(default)]
+    pub code: Option<Vec<i64>>,
+    /// The negotiated version lies in this window.
+    #[serde(default)]
+    pub versions: Option<Spanned<String>>,
+    /// The transport is this one.
+    #[serde(default)]
+    pub transport: Option<Spanned<String>>,
+    /// The HTTP status is one of these.
+    #[serde(default)]
+    pub http_status: Option<Vec<u16>>,
+    /// A JSON pointer into the reply message, for an inline assertion.
+    #[serde(default)]
+    pub at: Option<Spanned<String>>,
+    /// The value there equals this (templated, type-strict).
+    #[serde(default)]
+    pub equals: Option<Value>,
+    /// The value there does not equal this.
+    #[serde(default)]
+    pub not_equals: Option<Value>,
+    /// The value there is one of these.
+    #[serde(default)]
+    pub one_of: Option<Vec<Value>>,
+    /// The JSON type there: string, number, integer, boolean, object, array, null, absent, present.
+    #[serde(default, rename = "type")]
+    pub kind: Option<Spanned<String>>,
+    /// The array, string or object there has exactly this many items.
+    #[serde(default)]
+    pub len: Option<usize>,
+    /// … at most this many.
+    #[serde(default)]
+    pub max_len: Option<usize>,
+    /// The value there validates against this JSON Schema (2020-12 unless `$schema` says otherwise).
+    #[serde(default)]
+    pub schema: Option<Value>,
+    /// More assertions.
+    #[serde(default)]
+    pub all: Vec<AssertFile>,
+}
+
+/// A standalone assertion.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssertFile {
+    /// A JSON pointer into the reply message.
+    pub at: Spanned<String>,
+    /// See [`CondFile::equals`].
+    #[serde(default)]
+    pub equals: Option<Value>,
+    /// See [`CondFile::not_equals`].
+    #[serde(default)]
+    pub not_equals: Option<Value>,
+    /// See [`CondFile::one_of`].
+    #[serde(default)]
+    pub one_of: Option<Vec<Value>>,
+    /// See [`CondFile::kind`].
+    #[serde(default, rename = "type")]
+    pub kind: Option<Spanned<String>>,
+    /// See [`CondFile::len`].
+    #[serde(default)]
+    pub len: Option<usize>,
+    /// See [`CondFile::max_len`].
+    #[serde(default)]
+    pub max_len: Option<usize>,
+    /// See [`CondFile::schema`].
+    #[serde(default)]
+    pub schema: Option<Value>,
+}
+

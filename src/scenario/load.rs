@@ -1,0 +1,506 @@
+//! Reading scenario files: TOML parsing, validation, and errors that point at file:line:column.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::file::{AssertFile, CheckFile, CondFile, RuleFile, ScenarioFile, StepFile};
+use super::model::{Assert, Cond, JsonType, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend, Test};
+use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
+use crate::protocol::version::KNOWN_VERSIONS;
+use crate::protocol::{Era, VersionRange};
+use crate::transport::TransportKind;
+
+/// A problem in a scenario file, with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    /// The file.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// The offending line with a caret under the column.
+    pub snippet: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path, self.line, self.column, self.message)?;
+        if !self.snippet.is_empty() {
+            write!(f, "\n{}", self.snippet)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+struct Source<'a> {
+    path: &'a str,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> LoadError {
+        let offset = span.map_or(0, |s| s.start).min(self.text.len());
+        let before = &self.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = self.text[line_start..offset].chars().count() + 1;
+        let line_text = self.text[line_start..].lines().next().unwrap_or("");
+        let gutter = " ".repeat(line.to_string().len());
+        let snippet = format!("{gutter} |\n{line} | {line_text}\n{gutter} | {}^", " ".repeat(column - 1));
+        LoadError { path: self.path.to_string(), line, column, message: message.into(), snippet }
+    }
+
+    fn at<T>(&self, spanned: &Spanned<T>, message: impl Into<String>) -> LoadError {
+        self.error(Some(spanned.span()), message)
+    }
+}
+
+/// Parses and validates one scenario file.
+pub fn parse(path: &str, text: &str) -> Result<Scenario, LoadError> {
+    let source = Source { path, text };
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| source.error(e.span(), e.message().trim_end().to_string()))?;
+    resolve(&source, file)
+}
+
+fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
+    let id = file.id.get_ref().clone();
+    if !is_kebab(&id) {
+        return Err(source.at(&file.id, "a scenario id must be kebab-case (lowercase letters, digits and `-`)"));
+    }
+    let session = match file.session.as_ref().map(|s| s.get_ref().as_str()) {
+        None | Some("shared") => SessionKind::Shared,
+        Some("fresh") => SessionKind::Fresh,
+        Some("bare") => SessionKind::Bare,
+        Some(other) => {
+            return Err(source.at(file.session.as_ref().expect("some"), format!("unknown session `{other}`; use `shared`, `fresh` or `bare`")))
+        }
+    };
+    let requires = Requires {
+        capabilities: file.requires.capabilities.clone(),
+        tools: file.requires.tools.clone(),
+        versions: match &file.requires.versions {
+            Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
+            None => VersionRange::default(),
+        },
+        transport: file.requires.transport.as_ref().map(|t| transport(source, t)).transpose()?,
+        era: match &file.requires.era {
+            None => None,
+            Some(e) => Some(match e.get_ref().as_str() {
+                "handshake" => Era::Handshake,
+                "stateless" => Era::Stateless,
+                other => return Err(source.at(e, format!("unknown era `{other}`; use `handshake` or `stateless`"))),
+            }),
+        },
+    };
+    let mut steps = Vec::new();
+    let mut names = HashSet::new();
+    for step in file.steps {
+        let resolved = resolve_step(source, step, session)?;
+        names.insert(resolved.name.clone());
+        steps.push(resolved);
+    }
+    let mut checks = Vec::new();
+    for check in file.checks {
+        checks.push(resolve_check(source, check, &file.area, &names, &requires)?);
+    }
+    if checks.is_empty() {
+        return Err(source.at(&file.id, "a scenario needs at least one [[check]]"));
+    }
+    Ok(Scenario { id, area: file.area, title: file.title, source: source.path.to_string(), session, requires, steps, checks })
+}
+
+fn is_kebab(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') && !s.starts_with('-')
+}
+
+fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, LoadError> {
+    match t.get_ref().as_str() {
+        "stdio" => Ok(TransportKind::Stdio),
+        "http" => Ok(TransportKind::Http),
+        other => Err(source.at(t, format!("unknown transport `{other}`; use `stdio` or `http`"))),
+    }
+}
+
+fn resolve_step(source: &Source, step: StepFile, session: SessionKind) -> Result<Step, LoadError> {
+    let name = step.name.get_ref().clone();
+    let send = match (step.request, step.notification, step.raw) {
+        (Some(m), None, None) => StepSend::Request { id: step.id.clone(), method: m.method, params: m.params },
+        (None, Some(m), None) => StepSend::Notification { method: m.method, params: m.params },
+        (None, None, Some(raw)) => StepSend::Raw(raw),
+        _ => return Err(source.at(&step.name, format!("step `{name}` must have exactly one of `request`, `notification` or `raw`"))),
+    };
+    if step.id.is_some() && !matches!(send, StepSend::Request { .. }) {
+        return Err(source.at(&step.name, format!("step `{name}`: `id` goes with `request` only")));
+    }
+    let needs_own = !matches!(send, StepSend::Request { id: None, .. });
+    if needs_own && session == SessionKind::Shared {
+        return Err(source.at(
+            &step.name,
+            format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
+        ));
+    }
+    for (capture, pointer) in &step.capture.0 {
+        if !(pointer.is_empty() || pointer.starts_with('/')) {
+            return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
+        }
+    }
+    Ok(Step {
+        name,
+        send,
+        timeout: step.timeout_ms.map(Duration::from_millis),
+        wait: step.wait_ms.map(Duration::from_millis),
+        headers: step.headers.0,
+        omit_headers: step.omit_headers,
+        capture: step.capture.0,
+    })
+}
+
+fn resolve_check(source: &Source, check: CheckFile, area: &str, steps: &HashSet<String>, requires: &Requires) -> Result<ScenarioCheck, LoadError> {
+    let id = check.id.get_ref().clone();
+    if !is_kebab(&id) {
+        return Err(source.at(&check.id, "a check id must be kebab-case (lowercase letters, digits and `-`)"));
+    }
+    let level = match check.level.get_ref().as_str() {
+        "MUST" => Level::Must,
+        "SHOULD" => Level::Should,
+        "MAY" => Level::May,
+        other => return Err(source.at(&check.level, format!("unknown level `{other}`; use `MUST`, `SHOULD` or `MAY`"))),
+    };
+    let mut spec = Vec::new();
+    for s in &check.spec {
+        let version = s.version.get_ref();
+        if version != "jsonrpc-2.0" && !KNOWN_VERSIONS.contains(&version.as_str()) {
+            return Err(source.at(&s.version, format!("unknown spec version `{version}`; use a protocol version or `jsonrpc-2.0`")));
+        }
+        spec.push(SpecRef { version: version.clone(), section: s.section.clone(), url: s.url.clone().unwrap_or_else(|| spec_url(version, &s.section)) });
+    }
+    if spec.is_empty() {
+        return Err(source.at(&check.id, "a check must cite the spec: add at least one `spec` entry"));
+    }
+    let mut judged = Vec::new();
+    for step in check.step.iter().chain(&check.steps) {
+        if !steps.contains(step.get_ref()) {
+            return Err(source.at(step, format!("no step is named `{}`", step.get_ref())));
+        }
+        judged.push(step.get_ref().clone());
+    }
+    if judged.is_empty() {
+        return Err(source.at(&check.id, "a check must name the `step` (or `steps`) it judges"));
+    }
+    let versions = match &check.versions {
+        Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
+        None => requires.versions.clone(),
+    };
+    let mut rules = Vec::new();
+    for rule in check.rules {
+        rules.push(resolve_rule(source, rule, level)?);
+    }
+    let otherwise = match &check.otherwise {
+        Some(v) => verdict(source, v, level)?,
+        None => level.violation(),
+    };
+    let line = source.error(Some(check.id.span()), "").line;
+    Ok(ScenarioCheck {
+        def: CheckDef {
+            id,
+            title: check.title,
+            area: area.to_string(),
+            level,
+            derived: check.derived,
+            spec,
+            expect: check.expect,
+            versions,
+            transport: requires.transport,
+            source: format!("{}:{line}", source.path),
+            explain: check.explain,
+        },
+        steps: judged,
+        rules,
+        otherwise,
+    })
+}
+
+fn verdict(source: &Source, v: &Spanned<String>, level: Level) -> Result<Status, LoadError> {
+    Ok(match v.get_ref().as_str() {
+        "pass" => Status::Pass,
+        "fail" => Status::Fail,
+        "warn" => Status::Warn,
+        "info" => Status::Info,
+        "not-testable" => Status::NotTestable,
+        "violation" => level.violation(),
+        other => {
+            return Err(source.at(v, format!("unknown verdict `{other}`; use `pass`, `fail`, `warn`, `info`, `not-testable` or `violation`")))
+        }
+    })
+}
+
+fn resolve_rule(source: &Source, rule: RuleFile, level: Level) -> Result<Rule, LoadError> {
+    let status = verdict(source, &rule.verdict, level)?;
+    let when = resolve_cond(source, rule.when)?;
+    Ok(Rule { when, verdict: status, message: rule.message, note: rule.note })
+}
+
+fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
+    let reply = match &cond.reply {
+        None => None,
+        Some(kinds) => {
+            let mut parsed = Vec::new();
+            for kind in kinds.get_ref().split('|').map(str::trim) {
+                parsed.push(match kind {
+                    "result" => ReplyKind::Result,
+                    "error" => ReplyKind::Error,
+                    "response" => ReplyKind::Response,
+                    "none" => ReplyKind::None,
+                    "rejected" => ReplyKind::Rejected,
+                    "closed" => ReplyKind::Closed,
+                    other => {
+                        return Err(source.at(
+                            kinds,
+                            format!("unknown reply kind `{other}`; use `result`, `error`, `response`, `none`, `rejected` or `closed` (alternatives joined with `|`)"),
+                        ))
+                    }
+                });
+            }
+            Some(parsed)
+        }
+    };
+    let versions = cond.versions.as_ref().map(|v| VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))).transpose()?;
+    let transport = cond.transport.as_ref().map(|t| transport(source, t)).transpose()?;
+    let mut asserts = Vec::new();
+    let inline = AssertFile {
+        at: cond.at.clone().unwrap_or_else(|| Spanned::new(0..0, String::new())),
+        equals: cond.equals,
+        not_equals: cond.not_equals,
+        one_of: cond.one_of,
+        kind: cond.kind,
+        len: cond.len,
+        max_len: cond.max_len,
+        schema: cond.schema,
+    };
+    let has_inline = inline.equals.is_some()
+        || inline.not_equals.is_some()
+        || inline.one_of.is_some()
+        || inline.kind.is_some()
+        || inline.len.is_some()
+        || inline.max_len.is_some()
+        || inline.schema.is_some();
+    match (&cond.at, has_inline) {
+        (Some(_), true) => asserts.extend(resolve_assert(source, inline)?),
+        (Some(at), false) => return Err(source.at(at, "`at` needs a test: `equals`, `not_equals`, `one_of`, `type`, `len`, `max_len` or `schema`")),
+        (None, true) => return Err(source.error(None, "an assertion in `when` needs `at`, the JSON pointer it tests")),
+        (None, false) => {}
+    }
+    for assert in cond.all {
+        asserts.extend(resolve_assert(source, assert)?);
+    }
+    Ok(Cond { reply, code: cond.code, versions, transport, http_status: cond.http_status, asserts })
+}
+
+fn resolve_assert(source: &Source, assert: AssertFile) -> Result<Vec<Assert>, LoadError> {
+    let at = assert.at.get_ref().clone();
+    if !(at.is_empty() || at.starts_with('/')) {
+        return Err(source.at(&assert.at, format!("`{at}` is not a JSON pointer (it must start with `/`)")));
+    }
+    let mut tests = Vec::new();
+    if let Some(v) = assert.equals {
+        tests.push(Test::Equals(v));
+    }
+    if let Some(v) = assert.not_equals {
+        tests.push(Test::NotEquals(v));
+    }
+    if let Some(v) = assert.one_of {
+        tests.push(Test::OneOf(v));
+    }
+    if let Some(kind) = &assert.kind {
+        tests.push(Test::Type(match kind.get_ref().as_str() {
+            "string" => JsonType::String,
+            "number" => JsonType::Number,
+            "integer" => JsonType::Integer,
+            "boolean" => JsonType::Boolean,
+            "object" => JsonType::Object,
+            "array" => JsonType::Array,
+            "null" => JsonType::Null,
+            "absent" => JsonType::Absent,
+            "present" => JsonType::Present,
+            other => {
+                return Err(source.at(
+                    kind,
+                    format!("unknown type `{other}`; use string, number, integer, boolean, object, array, null, absent or present"),
+                ))
+            }
+        }));
+    }
+    if let Some(n) = assert.len {
+        tests.push(Test::Len(n));
+    }
+    if let Some(n) = assert.max_len {
+        tests.push(Test::MaxLen(n));
+    }
+    if let Some(schema) = assert.schema {
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema)
+            .map_err(|e| source.at(&assert.at, format!("the schema does not compile: {e}")))?;
+        tests.push(Test::Schema(Arc::new(validator)));
+    }
+    Ok(tests.into_iter().map(|test| Assert { at: at.clone(), test }).collect())
+}
+
+/// The scenario library compiled into mcpcheck: (path, contents).
+pub fn library_files() -> &'static [(&'static str, &'static str)] {
+    include!(concat!(env!("OUT_DIR"), "/library.rs"))
+}
+
+/// Loads the built-in library.
+pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
+    collect(library_files().iter().map(|(path, text)| parse(path, text)))
+}
+
+/// Loads every `*.toml` file under a directory (recursively, in name order).
+pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
+    let mut files = Vec::new();
+    walk(dir, &mut files).map_err(|e| vec![LoadError { path: dir.display().to_string(), line: 1, column: 1, message: e, snippet: String::new() }])?;
+    files.sort();
+    collect(files.iter().map(|path| {
+        let shown = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => parse(&shown, &text),
+            Err(e) => Err(LoadError { path: shown, line: 1, column: 1, message: format!("cannot read the file: {e}"), snippet: String::new() }),
+        }
+    }))
+}
+
+fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read the scenario directory: {e}"))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            walk(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn collect(results: impl Iterator<Item = Result<Scenario, LoadError>>) -> Result<Vec<Scenario>, Vec<LoadError>> {
+    let (mut ok, mut errors) = (Vec::new(), Vec::new());
+    for result in results {
+        match result {
+            Ok(s) => ok.push(s),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(ok)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Rejects scenario ids and check ids used twice (also against the built-in check ids).
+pub fn check_unique(scenarios: &[Scenario], builtin: &[&str]) -> Result<(), Vec<LoadError>> {
+    let mut errors = Vec::new();
+    let mut seen_scenarios: HashMap<&str, &str> = HashMap::new();
+    let mut seen_checks: HashMap<&str, &str> = builtin.iter().map(|id| (*id, "built-in")).collect();
+    for scenario in scenarios {
+        if let Some(first) = seen_scenarios.insert(&scenario.id, &scenario.source) {
+            errors.push(LoadError {
+                path: scenario.source.clone(),
+                line: 1,
+                column: 1,
+                message: format!("scenario id `{}` is already used by {first}", scenario.id),
+                snippet: String::new(),
+            });
+        }
+        for check in &scenario.checks {
+            if let Some(first) = seen_checks.insert(&check.def.id, &check.def.source) {
+                let (path, line) = check.def.source.rsplit_once(':').unwrap_or((&check.def.source, "1"));
+                errors.push(LoadError {
+                    path: path.to_string(),
+                    line: line.parse().unwrap_or(1),
+                    column: 1,
+                    message: format!("check id `{}` is already used by {first}", check.def.id),
+                    snippet: String::new(),
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+id = "ping-demo"
+area = "lifecycle"
+title = "ping"
+
+[[step]]
+name = "ping"
+request = { method = "ping" }
+
+[[check]]
+id = "ping-demo-result"
+title = "ping gets a result"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic/utilities/ping" }]
+step = "ping"
+expect = "an empty result"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+"#;
+
+    #[test]
+    fn a_minimal_scenario_loads() {
+        let scenario = parse("demo.toml", MINIMAL).unwrap();
+        assert_eq!(scenario.checks[0].def.source, "demo.toml:13");
+        assert_eq!(scenario.checks[0].otherwise, Status::Fail);
+        assert_eq!(scenario.checks[0].def.spec[0].url, "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping");
+    }
+
+    #[test]
+    fn unknown_fields_point_at_their_line() {
+        let text = MINIMAL.replace("expect = \"an empty result\"", "expect = \"x\"\nexpcet = \"typo\"");
+        let err = parse("demo.toml", &text).unwrap_err();
+        assert_eq!((err.line, err.column), (19, 1), "{err}");
+        assert!(err.message.contains("expcet"), "{err}");
+        assert!(err.to_string().starts_with("demo.toml:19:1: "), "{err}");
+    }
+
+    #[test]
+    fn semantic_errors_point_at_the_value() {
+        let err = parse("demo.toml", &MINIMAL.replace("level = \"MUST\"", "level = \"MUSTN'T\"")).unwrap_err();
+        assert_eq!((err.line, err.column), (15, 9), "{err}");
+        assert!(err.message.contains("unknown level"));
+        let err = parse("demo.toml", &MINIMAL.replace("step = \"ping\"", "step = \"pong\"")).unwrap_err();
+        assert!(err.message.contains("no step is named `pong`"), "{err}");
+        let err = parse("demo.toml", &MINIMAL.replace("request = { method = \"ping\" }", "notification = { method = \"x\" }")).unwrap_err();
+        assert!(err.message.contains("connection of its own"), "{err}");
+        let err = parse("demo.toml", &MINIMAL.replace("reply = \"result\"", "reply = \"reslut\"")).unwrap_err();
+        assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+    }
+
+    #[test]
+    fn the_library_loads_and_ids_are_unique() {
+        let scenarios = library().unwrap_or_else(|errors| panic!("{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")));
+        assert!(!scenarios.is_empty());
+        check_unique(&scenarios, crate::check::wire::IDS).unwrap_or_else(|errors| panic!("{errors:?}"));
+    }
+}

@@ -1,0 +1,9 @@
+//! Scenarios: the on-disk TOML format, its validation, and the resolved model the runner uses.
+
+pub mod file;
+pub mod load;
+pub mod model;
+pub mod template;
+
+pub use load::LoadError;
+pub use model::{Scenario, ScenarioCheck, SessionKind, Step, StepSend};

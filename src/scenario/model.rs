@@ -1,0 +1,228 @@
+//! Scenarios as the runner uses them: validated, resolved, with compiled schemas.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::check::{CheckDef, Status};
+use crate::protocol::{Era, VersionRange};
+use crate::transport::TransportKind;
+
+/// A validated scenario.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The scenario id.
+    pub id: String,
+    /// The spec area.
+    pub area: String,
+    /// What it does.
+    pub title: String,
+    /// The file it came from (`scenarios/…` for the library).
+    pub source: String,
+    /// Which session its steps run on.
+    pub session: SessionKind,
+    /// When it applies.
+    pub requires: Requires,
+    /// The steps.
+    pub steps: Vec<Step>,
+    /// The checks.
+    pub checks: Vec<ScenarioCheck>,
+}
+
+/// Which session a scenario's steps run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionKind {
+    /// The run's main session, concurrently with other shared scenarios.
+    Shared,
+    /// A connection of its own, after the handshake.
+    Fresh,
+    /// A connection of its own, with no handshake.
+    Bare,
+}
+
+/// When a scenario applies.
+#[derive(Clone, Debug, Default)]
+pub struct Requires {
+    /// Capabilities the server must declare.
+    pub capabilities: Vec<String>,
+    /// Tools the server must list.
+    pub tools: Vec<String>,
+    /// The version window.
+    pub versions: VersionRange,
+    /// The transport.
+    pub transport: Option<TransportKind>,
+    /// The era.
+    pub era: Option<Era>,
+}
+
+/// One step.
+#[derive(Clone, Debug)]
+pub struct Step {
+    /// Its name.
+    pub name: String,
+    /// What it sends.
+    pub send: StepSend,
+    /// The response timeout, if not the run's.
+    pub timeout: Option<Duration>,
+    /// How long to wait for an unexpected reply to a notification or raw frame.
+    pub wait: Option<Duration>,
+    /// HTTP headers to add or replace.
+    pub headers: Vec<(String, String)>,
+    /// HTTP headers to leave out.
+    pub omit_headers: Vec<String>,
+    /// Captures: name and JSON pointer into the reply message.
+    pub capture: Vec<(String, String)>,
+}
+
+/// What a step sends (params and raw text may hold `{{…}}` placeholders).
+#[derive(Clone, Debug)]
+pub enum StepSend {
+    /// A request; `id` is generated when not given.
+    Request {
+        /// An explicit id.
+        id: Option<Value>,
+        /// The method.
+        method: String,
+        /// The params.
+        params: Option<Value>,
+    },
+    /// A notification.
+    Notification {
+        /// The method.
+        method: String,
+        /// The params.
+        params: Option<Value>,
+    },
+    /// Raw bytes.
+    Raw(String),
+}
+
+/// A check defined in a scenario.
+#[derive(Clone, Debug)]
+pub struct ScenarioCheck {
+    /// Identity and citation.
+    pub def: CheckDef,
+    /// The steps it judges.
+    pub steps: Vec<String>,
+    /// The rules, in order.
+    pub rules: Vec<Rule>,
+    /// The verdict when no rule matches.
+    pub otherwise: Status,
+}
+
+/// A rule.
+#[derive(Clone, Debug)]
+pub struct Rule {
+    /// The condition.
+    pub when: Cond,
+    /// The verdict.
+    pub verdict: Status,
+    /// The message (templated).
+    pub message: Option<String>,
+    /// A note.
+    pub note: Option<String>,
+}
+
+/// A condition; every part given must hold.
+#[derive(Clone, Debug, Default)]
+pub struct Cond {
+    /// The reply kinds, any of which matches.
+    pub reply: Option<Vec<ReplyKind>>,
+    /// The error codes, any of which matches.
+    pub code: Option<Vec<i64>>,
+    /// The negotiated version window.
+    pub versions: Option<VersionRange>,
+    /// The transport.
+    pub transport: Option<TransportKind>,
+    /// The HTTP statuses, any of which matches.
+    pub http_status: Option<Vec<u16>>,
+    /// Assertions on the reply message.
+    pub asserts: Vec<Assert>,
+}
+
+/// The kinds of reply a rule can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyKind {
+    /// A response with a result.
+    Result,
+    /// A response with an error.
+    Error,
+    /// Any JSON-RPC response.
+    Response,
+    /// Nothing within the wait.
+    None,
+    /// HTTP error status without a JSON-RPC body.
+    Rejected,
+    /// The server went away.
+    Closed,
+}
+
+/// An assertion on the value at a JSON pointer of the reply message.
+#[derive(Clone, Debug)]
+pub struct Assert {
+    /// The pointer.
+    pub at: String,
+    /// The test.
+    pub test: Test,
+}
+
+/// What an assertion tests.
+#[derive(Clone, Debug)]
+pub enum Test {
+    /// Equal (after templating), type-strict.
+    Equals(Value),
+    /// Not equal.
+    NotEquals(Value),
+    /// One of.
+    OneOf(Vec<Value>),
+    /// Of a JSON type.
+    Type(JsonType),
+    /// Exactly this many items.
+    Len(usize),
+    /// At most this many items.
+    MaxLen(usize),
+    /// Valid against a schema.
+    Schema(Arc<jsonschema::Validator>),
+}
+
+/// JSON types, plus presence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonType {
+    /// A string.
+    String,
+    /// Any number.
+    Number,
+    /// An integer.
+    Integer,
+    /// true or false.
+    Boolean,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+    /// null.
+    Null,
+    /// Not there at all.
+    Absent,
+    /// There, whatever it is.
+    Present,
+}
+
+impl JsonType {
+    /// Whether a value (or its absence) has this type.
+    pub fn matches(self, value: Option<&Value>) -> bool {
+        match (self, value) {
+            (JsonType::Absent, v) => v.is_none(),
+            (JsonType::Present, v) => v.is_some(),
+            (_, None) => false,
+            (JsonType::String, Some(v)) => v.is_string(),
+            (JsonType::Number, Some(v)) => v.is_number(),
+            (JsonType::Integer, Some(v)) => v.is_i64() || v.is_u64(),
+            (JsonType::Boolean, Some(v)) => v.is_boolean(),
+            (JsonType::Object, Some(v)) => v.is_object(),
+            (JsonType::Array, Some(v)) => v.is_array(),
+            (JsonType::Null, Some(v)) => v.is_null(),
+        }
+    }
+}

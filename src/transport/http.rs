@@ -1,0 +1,219 @@
+//! The HTTP client under the Streamable HTTP transport: one hyper connection per request, so the
+//! headers sent are exactly the ones set (nothing added, nothing normalised away), with TLS for
+//! https targets. Bodies are read as JSON or as an SSE stream.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Body as _;
+use hyper::Uri;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+use super::sse::{SseEvent, SseParser};
+
+/// One HTTP request to send.
+#[derive(Clone, Debug)]
+pub struct HttpRequest {
+    /// `POST`, `GET` or `DELETE`.
+    pub method: String,
+    /// The full URL.
+    pub url: String,
+    /// Headers, exactly as sent, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// What came back.
+#[derive(Clone, Debug, Default)]
+pub struct HttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// The response headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// For non-SSE bodies: the body as text (cut at the frame limit).
+    pub body: String,
+    /// Bytes of body read.
+    pub body_bytes: usize,
+    /// For SSE bodies: every event.
+    pub events: Vec<SseEvent>,
+    /// The JSON-RPC messages the body carried, each with the text it came from.
+    pub messages: Vec<(Value, String)>,
+    /// A problem with the body: not JSON, cut short, and so on.
+    pub issue: Option<String>,
+    /// For SSE: whether reading stopped at the awaited response while the stream was still open.
+    pub stopped_early: bool,
+}
+
+impl HttpResponse {
+    /// The value of a header (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+fn tls_connector() -> &'static tokio_rustls::TlsConnector {
+    static CONNECTOR: OnceLock<tokio_rustls::TlsConnector> = OnceLock::new();
+    CONNECTOR.get_or_init(|| {
+        let roots = tokio_rustls::rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+        let mut config = tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("ring supports the default TLS versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        tokio_rustls::TlsConnector::from(Arc::new(config))
+    })
+}
+
+/// Checks that a URL is an absolute http or https URL; returns it parsed.
+pub fn parse_url(url: &str) -> Result<Uri, String> {
+    let uri: Uri = url.parse().map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(format!("`{url}` is not an http or https URL")),
+    }
+    if uri.host().is_none() {
+        return Err(format!("`{url}` has no host"));
+    }
+    Ok(uri)
+}
+
+/// Sends one request. Messages are passed to `on_message` as they arrive (so that server requests
+/// on an SSE stream can be answered while it is open); reading an SSE stream stops once `done`
+/// says the awaited message has arrived.
+pub async fn send(
+    request: &HttpRequest,
+    max_body: usize,
+    connect_timeout: Duration,
+    on_message: Option<&mpsc::UnboundedSender<Value>>,
+    done: &(dyn Fn(&Value) -> bool + Send + Sync),
+) -> Result<HttpResponse, String> {
+    let uri = parse_url(&request.url)?;
+    let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+    let https = uri.scheme_str() == Some("https");
+    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let tcp = tokio::time::timeout(connect_timeout, TcpStream::connect((host.as_str(), port)))
+        .await
+        .map_err(|_| format!("connecting to {host}:{port} timed out"))?
+        .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+    let _ = tcp.set_nodelay(true);
+    if https {
+        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| format!("invalid TLS server name `{host}`: {e}"))?;
+        let tls = tls_connector().connect(name, tcp).await.map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
+        exchange(tls, &uri, request, max_body, on_message, done).await
+    } else {
+        exchange(tcp, &uri, request, max_body, on_message, done).await
+    }
+}
+
+async fn exchange<S>(
+    stream: S,
+    uri: &Uri,
+    request: &HttpRequest,
+    max_body: usize,
+    on_message: Option<&mpsc::UnboundedSender<Value>>,
+    done: &(dyn Fn(&Value) -> bool + Send + Sync),
+) -> Result<HttpResponse, String>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("HTTP handshake failed: {e}"))?;
+    let driver = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let mut builder = hyper::Request::builder().method(request.method.as_str()).uri(path);
+    for (name, value) in &request.headers {
+        builder = builder.header(name.as_str(), value.as_str());
+    }
+    let outgoing = builder.body(Full::new(Bytes::from(request.body.clone()))).map_err(|e| format!("invalid request: {e}"))?;
+    let response = sender.send_request(outgoing).await.map_err(|e| format!("the request failed: {e}"))?;
+    let mut result = HttpResponse {
+        status: response.status().as_u16(),
+        headers: response
+            .headers()
+            .iter()
+            .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect(),
+        ..HttpResponse::default()
+    };
+    let sse = result.header("content-type").is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+    let mut body = response.into_body();
+    let mut parser = SseParser::default();
+    let mut raw = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) => {
+                result.issue = Some(format!("the body ended with an error: {e}"));
+                break;
+            }
+        };
+        let Ok(chunk) = frame.into_data() else { continue };
+        result.body_bytes += chunk.len();
+        if !sse {
+            if raw.len() < max_body {
+                raw.extend_from_slice(&chunk[..chunk.len().min(max_body - raw.len())]);
+            }
+            continue;
+        }
+        let mut finished = false;
+        for event in parser.feed(&chunk) {
+            if !event.data.is_empty() {
+                match serde_json::from_str::<Value>(&event.data) {
+                    Ok(value) => {
+                        if let Some(tx) = on_message {
+                            let _ = tx.send(value.clone());
+                        }
+                        finished |= done(&value);
+                        result.messages.push((value, event.data.clone()));
+                    }
+                    Err(e) => result.issue = Some(format!("an SSE event's data is not JSON: {e}")),
+                }
+            }
+            result.events.push(event);
+        }
+        if finished {
+            result.stopped_early = !body.is_end_stream();
+            break;
+        }
+        if result.body_bytes > max_body.saturating_mul(4) {
+            result.issue = Some(format!("the SSE stream exceeded {} bytes; reading stopped", max_body.saturating_mul(4)));
+            break;
+        }
+    }
+    driver.abort();
+    if !sse {
+        result.body = String::from_utf8_lossy(&raw).into_owned();
+        if result.body_bytes > max_body {
+            result.issue = Some(format!("the body of {} bytes exceeds the limit of {max_body} bytes", result.body_bytes));
+        }
+        let text = result.body.trim();
+        if !text.is_empty() {
+            match serde_json::from_str::<Value>(text) {
+                Ok(Value::Array(items)) => {
+                    result.messages.extend(items.into_iter().map(|item| {
+                        let text = item.to_string();
+                        (item, text)
+                    }));
+                }
+                Ok(value) => result.messages.push((value, text.to_string())),
+                Err(e) => {
+                    if result.issue.is_none() {
+                        result.issue = Some(format!("the body is not JSON: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(result)
+}

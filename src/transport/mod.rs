@@ -1,0 +1,94 @@
+//! Bytes in and out: the stdio and Streamable HTTP transports, the SSE parser, and the transcript
+//! that records everything that crossed the wire. Nothing here knows about checks.
+
+pub mod http;
+pub mod sse;
+pub mod stdio;
+pub mod transcript;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use transcript::{Direction, Transcript, WireFrame};
+
+/// What to start or where to connect.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// A command spoken to over its stdin and stdout.
+    Stdio(StdioSpec),
+    /// A Streamable HTTP endpoint.
+    Http(HttpSpec),
+}
+
+impl Target {
+    /// `stdio` or `http`.
+    pub fn kind(&self) -> TransportKind {
+        match self {
+            Target::Stdio(_) => TransportKind::Stdio,
+            Target::Http(_) => TransportKind::Http,
+        }
+    }
+}
+
+/// The two transports, as named in scenario files and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TransportKind {
+    /// stdio.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+}
+
+impl std::fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TransportKind::Stdio => "stdio",
+            TransportKind::Http => "http",
+        })
+    }
+}
+
+/// How to start a stdio server.
+#[derive(Clone, Debug)]
+pub struct StdioSpec {
+    /// The program and its arguments.
+    pub argv: Vec<String>,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+    /// The working directory, if not the current one.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Where a Streamable HTTP server listens.
+#[derive(Clone, Debug)]
+pub struct HttpSpec {
+    /// The endpoint URL.
+    pub url: String,
+    /// Headers sent with every request (`--header`).
+    pub headers: Vec<(String, String)>,
+}
+
+/// Bounds that keep a hostile server from hanging or flooding the harness.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// How long to wait for the answer to one request.
+    pub request_timeout: Duration,
+    /// The largest frame (stdio line or HTTP body) read; larger ones are cut and reported.
+    pub max_frame_bytes: usize,
+    /// How much of the server's stderr is kept (the tail).
+    pub stderr_bytes: usize,
+    /// How long a stdio server may take to exit after its stdin closes, before SIGTERM.
+    pub exit_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            request_timeout: Duration::from_secs(5),
+            max_frame_bytes: 4 << 20,
+            stderr_bytes: 16 << 10,
+            exit_grace: Duration::from_secs(2),
+        }
+    }
+}

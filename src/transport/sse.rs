@@ -1,0 +1,126 @@
+//! A strict, incremental parser for `text/event-stream` (the WHATWG event-stream rules): fields
+//! `data`, `id`, `event`, `retry`, comment lines, and CRLF, LF or CR line ends.
+
+/// One dispatched event.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SseEvent {
+    /// The `id` field, if the event set one.
+    pub id: Option<String>,
+    /// The `event` field (the type), if set.
+    pub event: Option<String>,
+    /// The data lines joined with `\n`.
+    pub data: String,
+    /// The `retry` field in milliseconds, if set.
+    pub retry: Option<u64>,
+}
+
+/// Feeds bytes in, takes events out.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    buffer: Vec<u8>,
+    started: bool,
+    last_was_cr: bool,
+    current: SseEvent,
+    data_lines: Option<String>,
+    /// Comment lines seen (keep-alives).
+    pub comments: usize,
+}
+
+impl SseParser {
+    /// Feeds a chunk; returns the events it completed.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+        let mut events = Vec::new();
+        for &byte in chunk {
+            if self.last_was_cr {
+                self.last_was_cr = false;
+                if byte == b'\n' {
+                    continue;
+                }
+            }
+            match byte {
+                b'\r' => {
+                    self.last_was_cr = true;
+                    self.end_line(&mut events);
+                }
+                b'\n' => self.end_line(&mut events),
+                _ => self.buffer.push(byte),
+            }
+        }
+        events
+    }
+
+    fn end_line(&mut self, events: &mut Vec<SseEvent>) {
+        let mut line = std::mem::take(&mut self.buffer);
+        if !self.started {
+            self.started = true;
+            if line.starts_with("\u{feff}".as_bytes()) {
+                line.drain(..3);
+            }
+        }
+        let line = String::from_utf8_lossy(&line).into_owned();
+        if line.is_empty() {
+            if let Some(data) = self.data_lines.take() {
+                let mut event = std::mem::take(&mut self.current);
+                event.data = data;
+                events.push(event);
+            } else {
+                self.current = SseEvent::default();
+            }
+            return;
+        }
+        if line.starts_with(':') {
+            self.comments += 1;
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field.to_string(), value.strip_prefix(' ').unwrap_or(value).to_string()),
+            None => (line, String::new()),
+        };
+        match field.as_str() {
+            "data" => match &mut self.data_lines {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(&value);
+                }
+                None => self.data_lines = Some(value),
+            },
+            "event" => self.current.event = Some(value),
+            "id" if !value.contains('\0') => self.current.id = Some(value),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                self.current.retry = value.parse().ok();
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fields_comments_and_line_ends() {
+        let mut parser = SseParser::default();
+        let mut events = parser.feed(b": keep-alive\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n");
+        events.extend(parser.feed(b"retry: 1500\rdata:\r\r"));
+        assert_eq!(parser.comments, 1);
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0], SseEvent { id: Some("7".into()), event: Some("message".into()), data: "{\"a\":\n1}".into(), retry: None });
+        assert_eq!(events[1], SseEvent { id: None, event: None, data: String::new(), retry: Some(1500) });
+    }
+
+    #[test]
+    fn events_split_across_chunks() {
+        let mut parser = SseParser::default();
+        assert!(parser.feed(b"data: hel").is_empty());
+        assert!(parser.feed(b"lo\n").is_empty());
+        assert_eq!(parser.feed(b"\n")[0].data, "hello");
+    }
+
+    #[test]
+    fn block_without_data_is_not_dispatched() {
+        let mut parser = SseParser::default();
+        assert!(parser.feed(b"id: 3\n\n").is_empty());
+        assert!(parser.feed(b"retry: x1\ndata: a\n\n")[0].retry.is_none());
+    }
+}

@@ -1,0 +1,422 @@
+//! The stdio transport: a child process in its own process group, newline-delimited frames on
+//! stdin/stdout, stderr kept as evidence, and a shutdown ladder that always leaves nothing behind.
+//!
+//! The ladder: close stdin, wait; SIGTERM the group, wait; SIGKILL the group. Every group ever
+//! started is registered, so that Ctrl-C (or a panic) can still kill what is left.
+
+use std::collections::{HashSet, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+use super::{Limits, StdioSpec};
+
+/// Process groups started and not yet reaped, for emergency cleanup.
+fn groups() -> &'static Mutex<HashSet<i32>> {
+    static GROUPS: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
+    GROUPS.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Kills every process group mcpcheck started that is still registered (Ctrl-C, fatal errors).
+pub fn kill_all_groups() {
+    for pgid in groups().lock().expect("groups lock").drain() {
+        signal_group(pgid, libc::SIGKILL);
+    }
+}
+
+fn signal_group(pgid: i32, signal: i32) {
+    // SAFETY: killpg only sends a signal; an unknown or empty group makes it fail with ESRCH.
+    unsafe {
+        libc::killpg(pgid, signal);
+    }
+}
+
+/// What the server's stdout produced.
+#[derive(Debug)]
+pub enum StdoutEvent {
+    /// One JSON value read from stdout, with the text it came from and a framing problem, if any
+    /// (e.g. it spanned several lines).
+    Message { value: Value, text: String, issue: Option<String> },
+    /// Output that is not a JSON-RPC message: a banner, a log line, a blank line, an oversize frame.
+    Noise { text: String, issue: String },
+    /// stdout closed.
+    Closed,
+}
+
+/// How a server process ended.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExitReport {
+    /// How it was stopped: `exited-before-shutdown`, `stdin-eof`, `sigterm` or `sigkill`.
+    pub stopped_by: String,
+    /// Milliseconds from closing stdin to the process's exit.
+    pub exit_ms: Option<u64>,
+    /// The exit status as text (`exit 0`, `signal 15`).
+    pub status: String,
+}
+
+/// A running stdio server.
+pub struct StdioProcess {
+    child: tokio::sync::Mutex<Option<Child>>,
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    pgid: i32,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Set when the process is known to have exited.
+    exited: Arc<Mutex<Option<String>>>,
+    stopped: Mutex<bool>,
+}
+
+impl StdioProcess {
+    /// Starts the server and returns it with the stream of what its stdout produces.
+    pub fn spawn(spec: &StdioSpec, limits: &Limits) -> Result<(StdioProcess, mpsc::Receiver<StdoutEvent>), String> {
+        let (program, args) = spec.argv.split_first().ok_or("the --stdio command is empty")?;
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &spec.cwd {
+            command.current_dir(dir);
+        }
+        let mut child = command.spawn().map_err(|e| format!("failed to start `{program}`: {e}"))?;
+        let pgid = child.id().ok_or("the server exited before it could be registered")? as i32;
+        groups().lock().expect("groups lock").insert(pgid);
+        let stdout = child.stdout.take().expect("piped stdout");
+        let stderr_pipe = child.stderr.take().expect("piped stderr");
+        let stdin = child.stdin.take();
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let (tx, rx) = mpsc::channel(256);
+        tokio::spawn(read_stdout(stdout, tx, limits.max_frame_bytes));
+        tokio::spawn(read_stderr(stderr_pipe, stderr.clone(), limits.stderr_bytes));
+        let process = StdioProcess {
+            child: tokio::sync::Mutex::new(Some(child)),
+            stdin: tokio::sync::Mutex::new(stdin),
+            pgid,
+            stderr,
+            exited: Arc::new(Mutex::new(None)),
+            stopped: Mutex::new(false),
+        };
+        Ok((process, rx))
+    }
+
+    /// Writes bytes to the server's stdin.
+    pub async fn write(&self, bytes: &[u8]) -> Result<(), String> {
+        let mut stdin = self.stdin.lock().await;
+        let pipe = stdin.as_mut().ok_or("stdin is closed")?;
+        pipe.write_all(bytes).await.map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
+        pipe.flush().await.map_err(|e| format!("failed to flush the server's stdin: {e}"))
+    }
+
+    /// The exit status, if the process has exited.
+    pub async fn try_status(&self) -> Option<String> {
+        if let Some(status) = self.exited.lock().expect("exit lock").clone() {
+            return Some(status);
+        }
+        let mut child = self.child.lock().await;
+        let status = child.as_mut()?.try_wait().ok().flatten().map(describe)?;
+        *self.exited.lock().expect("exit lock") = Some(status.clone());
+        Some(status)
+    }
+
+    /// The last bytes the server wrote to stderr.
+    pub fn stderr_tail(&self) -> String {
+        let buffer = self.stderr.lock().expect("stderr lock");
+        String::from_utf8_lossy(&buffer.iter().copied().collect::<Vec<u8>>()).into_owned()
+    }
+
+    /// Stops the server: close stdin and wait `grace`; SIGTERM the group and wait; SIGKILL it.
+    pub async fn shutdown(&self, grace: Duration) -> ExitReport {
+        let already = self.try_status().await;
+        self.stdin.lock().await.take();
+        let started = Instant::now();
+        let mut child = self.child.lock().await;
+        let report = match (already, child.as_mut()) {
+            (Some(status), _) => ExitReport { stopped_by: "exited-before-shutdown".into(), exit_ms: None, status },
+            (None, None) => ExitReport { stopped_by: "exited-before-shutdown".into(), exit_ms: None, status: "unknown".into() },
+            (None, Some(process)) => match tokio::time::timeout(grace, process.wait()).await {
+                Ok(status) => ExitReport {
+                    stopped_by: "stdin-eof".into(),
+                    exit_ms: Some(started.elapsed().as_millis() as u64),
+                    status: status.map(describe).unwrap_or_else(|e| e.to_string()),
+                },
+                Err(_) => {
+                    signal_group(self.pgid, libc::SIGTERM);
+                    match tokio::time::timeout(Duration::from_secs(2), process.wait()).await {
+                        Ok(status) => ExitReport {
+                            stopped_by: "sigterm".into(),
+                            exit_ms: Some(started.elapsed().as_millis() as u64),
+                            status: status.map(describe).unwrap_or_else(|e| e.to_string()),
+                        },
+                        Err(_) => {
+                            signal_group(self.pgid, libc::SIGKILL);
+                            let status = process.wait().await;
+                            ExitReport {
+                                stopped_by: "sigkill".into(),
+                                exit_ms: Some(started.elapsed().as_millis() as u64),
+                                status: status.map(describe).unwrap_or_else(|e| e.to_string()),
+                            }
+                        }
+                    }
+                }
+            },
+        };
+        // Whatever the server left behind in its group (grandchildren) goes too.
+        signal_group(self.pgid, libc::SIGKILL);
+        groups().lock().expect("groups lock").remove(&self.pgid);
+        *self.stopped.lock().expect("stopped lock") = true;
+        child.take();
+        report
+    }
+}
+
+impl Drop for StdioProcess {
+    fn drop(&mut self) {
+        if !*self.stopped.lock().expect("stopped lock") {
+            signal_group(self.pgid, libc::SIGKILL);
+            groups().lock().expect("groups lock").remove(&self.pgid);
+        }
+    }
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        _ => status.to_string(),
+    }
+}
+
+async fn read_stderr(mut pipe: tokio::process::ChildStderr, buffer: Arc<Mutex<VecDeque<u8>>>, cap: usize) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = pipe.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        let mut buffer = buffer.lock().expect("stderr lock");
+        buffer.extend(&chunk[..n]);
+        let excess = buffer.len().saturating_sub(cap);
+        buffer.drain(..excess);
+    }
+}
+
+/// Reads stdout line by line and turns lines into messages, recovering multi-line JSON so that
+/// the problem can be reported precisely rather than as a timeout.
+async fn read_stdout(stdout: tokio::process::ChildStdout, tx: mpsc::Sender<StdoutEvent>, max_frame: usize) {
+    let mut reader = BufReader::new(stdout);
+    let mut framer = Framer::new(max_frame);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = read_line_capped(&mut reader, &mut line, max_frame).await;
+        let events = match read {
+            Ok(LineRead::Eof) => {
+                for event in framer.finish() {
+                    let _ = tx.send(event).await;
+                }
+                let _ = tx.send(StdoutEvent::Closed).await;
+                return;
+            }
+            Ok(LineRead::Line) => framer.line(&line),
+            Ok(LineRead::Oversize(total)) => vec![StdoutEvent::Noise {
+                text: String::from_utf8_lossy(&line[..line.len().min(256)]).into_owned(),
+                issue: format!("a frame of {total} bytes exceeds the limit of {max_frame} bytes; it was discarded"),
+            }],
+            Err(_) => {
+                let _ = tx.send(StdoutEvent::Closed).await;
+                return;
+            }
+        };
+        for event in events {
+            if tx.send(event).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+enum LineRead {
+    Line,
+    Eof,
+    Oversize(usize),
+}
+
+/// Reads up to and including `\n`, keeping at most `max` bytes; longer lines are drained.
+async fn read_line_capped<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, max: usize) -> std::io::Result<LineRead> {
+    let mut total = 0usize;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if total == 0 { LineRead::Eof } else if total > max { LineRead::Oversize(total) } else { LineRead::Line });
+        }
+        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (&available[..=i], true),
+            None => (available, false),
+        };
+        let take = chunk.len();
+        if line.len() < max {
+            let room = max - line.len();
+            line.extend_from_slice(&chunk[..take.min(room)]);
+        }
+        total += take;
+        reader.consume(take);
+        if done {
+            return Ok(if total > max { LineRead::Oversize(total) } else { LineRead::Line });
+        }
+    }
+}
+
+/// Turns stdout lines into events; holds unparsable lines in case they are one pretty-printed
+/// message spread over several lines.
+struct Framer {
+    pending: Vec<String>,
+    pending_bytes: usize,
+    max_frame: usize,
+}
+
+/// How many lines a multi-line message may span before the lines are given up on as noise.
+const MAX_PENDING_LINES: usize = 512;
+
+impl Framer {
+    fn new(max_frame: usize) -> Framer {
+        Framer { pending: Vec::new(), pending_bytes: 0, max_frame }
+    }
+
+    fn line(&mut self, raw: &[u8]) -> Vec<StdoutEvent> {
+        let mut events = Vec::new();
+        let body = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let (body, crlf) = match body.strip_suffix(b"\r") {
+            Some(b) => (b, true),
+            None => (body, false),
+        };
+        let text = match std::str::from_utf8(body) {
+            Ok(text) => text.to_string(),
+            Err(_) => {
+                events.extend(self.flush());
+                events.push(StdoutEvent::Noise {
+                    text: String::from_utf8_lossy(body).into_owned(),
+                    issue: "a line on stdout is not valid UTF-8".into(),
+                });
+                return events;
+            }
+        };
+        if let Ok(value) = serde_json::from_str::<Value>(&text) {
+            events.extend(self.flush());
+            events.push(classify(value, text, crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string())));
+            return events;
+        }
+        if !self.pending.is_empty() || text.trim_start().starts_with(['{', '[']) {
+            self.pending_bytes += text.len() + 1;
+            self.pending.push(text);
+            let joined = self.pending.join("\n");
+            if let Ok(value) = serde_json::from_str::<Value>(&joined) {
+                let lines = self.pending.len();
+                self.pending.clear();
+                self.pending_bytes = 0;
+                events.push(classify(value, joined, Some(format!("one message spans {lines} lines; each message must be a single line"))));
+            } else if self.pending.len() > MAX_PENDING_LINES || self.pending_bytes > self.max_frame {
+                events.extend(self.flush());
+            }
+            return events;
+        }
+        let issue = if text.trim().is_empty() {
+            "a blank line on stdout; stdout must carry only MCP messages".to_string()
+        } else {
+            "a line on stdout that is not JSON; stdout must carry only MCP messages".to_string()
+        };
+        events.push(StdoutEvent::Noise { text, issue });
+        events
+    }
+
+    fn flush(&mut self) -> Vec<StdoutEvent> {
+        self.pending_bytes = 0;
+        self.pending
+            .drain(..)
+            .map(|text| StdoutEvent::Noise { text, issue: "a line on stdout that is not a JSON-RPC message".into() })
+            .collect()
+    }
+
+    fn finish(&mut self) -> Vec<StdoutEvent> {
+        self.flush()
+    }
+}
+
+fn classify(value: Value, text: String, issue: Option<String>) -> StdoutEvent {
+    if value.is_object() || value.is_array() {
+        StdoutEvent::Message { value, text, issue }
+    } else {
+        StdoutEvent::Noise { text, issue: "a JSON value on stdout that is not a JSON-RPC message".into() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(events: &[StdoutEvent]) -> Vec<&'static str> {
+        events
+            .iter()
+            .map(|e| match e {
+                StdoutEvent::Message { issue: None, .. } => "message",
+                StdoutEvent::Message { issue: Some(_), .. } => "message-with-issue",
+                StdoutEvent::Noise { .. } => "noise",
+                StdoutEvent::Closed => "closed",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_line_one_message() {
+        let mut framer = Framer::new(1 << 20);
+        assert_eq!(kinds(&framer.line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")), ["message"]);
+    }
+
+    #[test]
+    fn banner_is_noise_and_the_next_message_survives() {
+        let mut framer = Framer::new(1 << 20);
+        assert_eq!(kinds(&framer.line(b"server ready\n")), ["noise"]);
+        assert_eq!(kinds(&framer.line(b"\n")), ["noise"]);
+        assert_eq!(kinds(&framer.line(b"{\"id\":1}\n")), ["message"]);
+    }
+
+    #[test]
+    fn pretty_printed_message_is_recovered_and_flagged() {
+        let mut framer = Framer::new(1 << 20);
+        let mut events = Vec::new();
+        for line in ["{", "  \"jsonrpc\": \"2.0\",", "  \"id\": 1,", "  \"result\": {}", "}"] {
+            events.extend(framer.line(format!("{line}\n").as_bytes()));
+        }
+        assert_eq!(kinds(&events), ["message-with-issue"]);
+        let StdoutEvent::Message { value, issue, .. } = &events[0] else { unreachable!() };
+        assert_eq!(value["id"], 1);
+        assert!(issue.as_deref().unwrap().contains("spans 5 lines"));
+    }
+
+    #[test]
+    fn unfinished_json_is_noise_at_the_end() {
+        let mut framer = Framer::new(1 << 20);
+        assert!(framer.line(b"{\"truncated\":\n").is_empty());
+        assert_eq!(kinds(&framer.finish()), ["noise"]);
+    }
+
+    #[tokio::test]
+    async fn oversize_lines_are_drained_not_kept() {
+        let data = [vec![b'x'; 100], b"\n{}\n".to_vec()].concat();
+        let mut reader = BufReader::new(&data[..]);
+        let mut line = Vec::new();
+        assert!(matches!(read_line_capped(&mut reader, &mut line, 10).await.unwrap(), LineRead::Oversize(101)));
+        assert_eq!(line.len(), 10);
+        line.clear();
+        assert!(matches!(read_line_capped(&mut reader, &mut line, 10).await.unwrap(), LineRead::Line));
+        assert_eq!(line, b"{}\n");
+    }
+}

@@ -1,0 +1,120 @@
+//! The transcript of one connection: every frame sent and received, with framing problems,
+//! bounded so that a flooding server cannot exhaust memory.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+/// How many frames a transcript keeps; later ones are counted, not stored.
+const MAX_FRAMES: usize = 2000;
+
+/// How many bytes of one frame are kept as text.
+pub const MAX_FRAME_TEXT: usize = 16 << 10;
+
+/// Which way a frame went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From mcpcheck to the server.
+    Sent,
+    /// From the server to mcpcheck.
+    Received,
+}
+
+/// One frame on the wire.
+#[derive(Clone, Debug)]
+pub struct WireFrame {
+    /// Which way it went.
+    pub direction: Direction,
+    /// Milliseconds since the connection opened.
+    pub at_ms: u64,
+    /// The text, cut at [`MAX_FRAME_TEXT`].
+    pub text: String,
+    /// The JSON-RPC message, when the frame held exactly one parsable message.
+    pub message: Option<Value>,
+    /// A framing problem, when there was one.
+    pub issue: Option<String>,
+    /// For HTTP: the index of the POST (in [`Transcript::posts`]) this frame belongs to.
+    pub post: Option<usize>,
+}
+
+/// One HTTP exchange at the HTTP level.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct HttpRecord {
+    /// The HTTP method.
+    pub method: String,
+    /// The request headers as sent (values redacted later).
+    pub request_headers: Vec<(String, String)>,
+    /// What the body carried: `request`, `notification`, `response` or `raw`.
+    pub carried: String,
+    /// The status code, if a response came.
+    pub status: Option<u16>,
+    /// The response headers.
+    pub response_headers: Vec<(String, String)>,
+    /// The response body's length in bytes (for SSE: what was read).
+    pub body_bytes: usize,
+    /// A transport failure, if the exchange did not complete.
+    pub error: Option<String>,
+}
+
+impl HttpRecord {
+    /// The value of a response header (case-insensitive).
+    pub fn response_header(&self, name: &str) -> Option<&str> {
+        self.response_headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Everything that crossed one connection.
+#[derive(Debug)]
+pub struct Transcript {
+    started: Instant,
+    /// The frames, in order.
+    pub frames: Vec<WireFrame>,
+    /// Frames that arrived after the cap and were not stored.
+    pub dropped: usize,
+    /// For HTTP: one record per HTTP request.
+    pub posts: Vec<HttpRecord>,
+    /// Pairs of (id sent, id received) for every request mcpcheck built and got a response to.
+    pub id_pairs: Vec<(Value, Value)>,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Transcript { started: Instant::now(), frames: Vec::new(), dropped: 0, posts: Vec::new(), id_pairs: Vec::new() }
+    }
+}
+
+impl Transcript {
+    /// Records a frame.
+    pub fn push(&mut self, direction: Direction, text: &str, message: Option<Value>, issue: Option<String>, post: Option<usize>) {
+        if self.frames.len() >= MAX_FRAMES {
+            self.dropped += 1;
+            return;
+        }
+        self.frames.push(WireFrame {
+            direction,
+            at_ms: self.started.elapsed().as_millis() as u64,
+            text: cut(text, MAX_FRAME_TEXT),
+            message,
+            issue,
+            post,
+        });
+    }
+
+    /// Records an HTTP exchange and returns its index.
+    pub fn push_post(&mut self, record: HttpRecord) -> usize {
+        self.posts.push(record);
+        self.posts.len() - 1
+    }
+}
+
+/// Cuts text to at most `max` bytes on a character boundary, marking the cut.
+pub fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [{} more bytes]", &text[..end], text.len() - end)
+}
