@@ -61,6 +61,8 @@ pub enum Quirk {
     MethodNotFoundNoMessage,
     /// stdio: the server keeps running after its stdin is closed.
     IgnoreStdinEof,
+    /// A request with a string id is refused with -32600.
+    StringIdRejected,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -95,6 +97,7 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
     (Quirk::ErrorWithNullResult, "error-with-null-result", "a response MUST carry exactly one of result and error"),
     (Quirk::MethodNotFoundNoMessage, "method-not-found-no-message", "an error MUST carry an integer code and a string message"),
     (Quirk::IgnoreStdinEof, "ignore-stdin-eof", "a stdio server SHOULD exit when its stdin closes"),
+    (Quirk::StringIdRejected, "string-id-rejected", "a request id MAY be a string; refusing string ids breaks clients"),
     (Quirk::Notification200, "notification-200", "an accepted notification MUST get HTTP 202 (Streamable HTTP)"),
     (Quirk::ContentTypeTextPlain, "content-type-text-plain", "a response MUST be application/json or text/event-stream (Streamable HTTP)"),
 ];

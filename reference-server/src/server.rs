@@ -127,6 +127,9 @@ impl Server {
         if !version_ok || !id_ok {
             return Some(self.error(reply_id, -32600, "Invalid Request", None));
         }
+        if self.quirks.has(Quirk::StringIdRejected) && id.as_ref().is_some_and(Value::is_string) {
+            return Some(self.error(reply_id, -32600, "Invalid Request: string ids are not supported", None));
+        }
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         if !(params.is_null() || params.is_object()) {
             return match id {

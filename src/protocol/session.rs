@@ -325,6 +325,11 @@ impl Session {
         }
         let parsed = serde_json::from_str::<Value>(&text).ok();
         self.transcript.lock().expect("transcript lock").push(Direction::Sent, &text, parsed, None, None);
+        if options.accept_unmatched || !matches!(outgoing, Outgoing::Request { .. }) {
+            // Replies that nobody claimed belong to earlier frames, not to this one.
+            let mut unmatched = link.unmatched.lock().await;
+            while unmatched.try_recv().is_ok() {}
+        }
         let waiter = match &outgoing {
             Outgoing::Request { id, .. } => {
                 let (tx, rx) = oneshot::channel();
@@ -359,7 +364,8 @@ impl Session {
     async fn await_response(&self, link: &Arc<StdioLink>, rx: oneshot::Receiver<(Value, String)>, timeout: Duration, accept_unmatched: bool) -> Reply {
         enum Got {
             Message(Value, String),
-            Closed,
+            Dropped,
+            Eof,
             Timeout,
         }
         let mut closed = link.closed.clone();
@@ -367,21 +373,23 @@ impl Session {
         let got = {
             let mut unmatched = if accept_unmatched { Some(link.unmatched.lock().await) } else { None };
             tokio::select! {
+                biased;
                 got = &mut rx => match got {
                     Ok((message, text)) => Got::Message(message, text),
-                    Err(_) => Got::Closed,
+                    Err(_) => Got::Dropped,
                 },
                 Some((message, text)) = async { match unmatched.as_mut() { Some(u) => u.recv().await, None => std::future::pending().await } } => {
                     Got::Message(message, text)
                 }
-                _ = async { let _ = closed.wait_for(|c| *c).await; } => Got::Closed,
+                _ = async { let _ = closed.wait_for(|c| *c).await; } => Got::Eof,
                 _ = tokio::time::sleep(timeout) => Got::Timeout,
             }
         };
         match got {
             Got::Message(message, text) => Reply::Message { message, text },
             Got::Timeout => Reply::Nothing { waited_ms: timeout.as_millis() as u64 },
-            Got::Closed => {
+            Got::Dropped => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+            Got::Eof => {
                 // A response that came just before EOF may still be on its way to the waiter.
                 if let Ok(Ok((message, text))) = tokio::time::timeout(Duration::from_millis(50), &mut rx).await {
                     return Reply::Message { message, text };
@@ -396,8 +404,12 @@ impl Session {
         let got = {
             let mut unmatched = link.unmatched.lock().await;
             tokio::select! {
+                biased;
                 got = unmatched.recv() => got,
-                _ = async { let _ = closed.wait_for(|c| *c).await; } => None,
+                _ = async { let _ = closed.wait_for(|c| *c).await; } => {
+                    // The server may have answered just before it went away.
+                    tokio::time::timeout(Duration::from_millis(50), unmatched.recv()).await.ok().flatten()
+                }
                 _ = tokio::time::sleep(wait) => return Reply::Nothing { waited_ms: wait.as_millis() as u64 },
             }
         };
@@ -635,6 +647,17 @@ impl Session {
         let options = SendOptions { wait: Some(Duration::from_millis(0)), ..SendOptions::default() };
         self.send(Outgoing::Notification { method: "notifications/initialized".into(), params: None }, &options).await;
         Ok(exchange)
+    }
+
+    /// Waits until the server has answered everything sent so far, by sending a `ping` and waiting
+    /// (briefly) for its answer: a stdio server answers in order, so stray replies to earlier
+    /// frames arrive before it and cannot be mistaken for the answer to a later frame.
+    pub async fn barrier(&self) {
+        if let Link::Stdio(_) = &self.link {
+            let id = self.next_id();
+            let options = SendOptions { timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))), ..SendOptions::default() };
+            self.send(Outgoing::Request { id, method: "ping".into(), params: None }, &options).await;
+        }
     }
 
     /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.

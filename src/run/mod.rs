@@ -129,19 +129,28 @@ pub async fn run(config: RunConfig) -> Report {
     let mut done: HashMap<usize, Vec<CheckResult>> = HashMap::new();
     let mut transcripts: Vec<Transcript> = Vec::new();
     let remaining = config.run_timeout.saturating_sub(clock.elapsed());
-    let _ = tokio::time::timeout(remaining, async {
+    let mut crashed = false;
+    let finished = tokio::time::timeout(remaining, async {
         while let Some(joined) = tasks.join_next().await {
-            if let Ok((index, results, transcript)) = joined {
-                done.insert(index, results);
-                transcripts.extend(transcript);
+            match joined {
+                Ok((index, results, transcript)) => {
+                    done.insert(index, results);
+                    transcripts.extend(transcript);
+                }
+                Err(_) => crashed = true,
             }
         }
     })
-    .await;
+    .await
+    .is_ok();
     tasks.shutdown().await;
     for (index, scenario) in scenarios.drain(..) {
         let results = done.remove(&index).unwrap_or_else(|| {
-            let why = format!("the run exceeded its bound of {} s before this check finished", config.run_timeout.as_secs());
+            let why = if finished && crashed {
+                "mcpcheck itself failed while running this scenario (an internal error; please report it)".to_string()
+            } else {
+                format!("the run exceeded its bound of {} s before this check finished", config.run_timeout.as_secs())
+            };
             scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, why.clone()), Vec::new())).collect()
         });
         report.checks.extend(results);
@@ -376,6 +385,7 @@ async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, 
                     session.close().await;
                     return Err(why);
                 }
+                session.barrier().await;
             }
         }
     }
