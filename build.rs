@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -24,8 +26,15 @@ fn main() {
     let mut out = String::from("&[\n");
     for file in &files {
         println!("cargo:rerun-if-changed={}", file.display());
-        let shown = file.strip_prefix(&root).expect("under the root").display().to_string();
-        out.push_str(&format!("    ({shown:?}, include_str!({:?})),\n", file.display().to_string()));
+        let shown = file
+            .strip_prefix(&root)
+            .expect("under the root")
+            .display()
+            .to_string();
+        out.push_str(&format!(
+            "    ({shown:?}, include_str!({:?})),\n",
+            file.display().to_string()
+        ));
     }
     out.push(']');
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("out dir")).join("library.rs");

@@ -25,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the scenario library against a server.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the checks.
     List(ListArgs),
 }
@@ -45,7 +45,12 @@ pub struct ScenarioArgs {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Start the server with this command and speak to it over stdio (shell-style quoting).
-    #[arg(long, value_name = "COMMAND", required_unless_present = "url", conflicts_with = "url")]
+    #[arg(
+        long,
+        value_name = "COMMAND",
+        required_unless_present = "url",
+        conflicts_with = "url"
+    )]
     pub stdio: Option<String>,
     /// Speak Streamable HTTP to the server at this URL.
     #[arg(long, value_name = "URL")]
@@ -117,11 +122,15 @@ pub enum UsageError {
 
 /// Loads the built-in library and the user's directories, and checks ids are unique.
 pub fn load_scenarios(args: &ScenarioArgs) -> Result<Vec<Scenario>, UsageError> {
-    let mut scenarios = if args.no_builtin { Vec::new() } else { load::library().map_err(UsageError::Scenarios)? };
+    let mut scenarios = if args.no_builtin {
+        Vec::new()
+    } else {
+        load::library().map_err(UsageError::Scenarios)?
+    };
     for dir in &args.scenarios {
         scenarios.extend(load::load_dir(dir).map_err(UsageError::Scenarios)?);
     }
-    load::check_unique(&scenarios, crate::check::wire::IDS).map_err(UsageError::Scenarios)?;
+    load::check_unique(&scenarios, &crate::check::wire::ids()).map_err(UsageError::Scenarios)?;
     Ok(scenarios)
 }
 
@@ -137,16 +146,24 @@ fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
         let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
             match braced.find('}') {
                 Some(end) => (&braced[..end], &braced[end + 1..]),
-                None => return Err(UsageError::Flag(format!("{what}: unclosed `${{` in `{text}`"))),
+                None => {
+                    return Err(UsageError::Flag(format!(
+                        "{what}: unclosed `${{` in `{text}`"
+                    )))
+                }
             }
         } else {
-            let end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
             (&after[..end], &after[end..])
         };
         if name.is_empty() {
             out.push('$');
         } else {
-            let value = std::env::var(name).map_err(|_| UsageError::Flag(format!("{what}: environment variable `{name}` is not set")))?;
+            let value = std::env::var(name).map_err(|_| {
+                UsageError::Flag(format!("{what}: environment variable `{name}` is not set"))
+            })?;
             out.push_str(&value);
             used = true;
         }
@@ -158,40 +175,61 @@ fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
 
 impl RunArgs {
     /// Resolves the arguments; returns the config and the secrets to redact from all output.
-    pub fn resolve(&self, scenarios: Vec<Scenario>) -> Result<(RunConfig, Vec<String>), UsageError> {
+    pub fn resolve(
+        &self,
+        scenarios: Vec<Scenario>,
+    ) -> Result<(RunConfig, Vec<String>), UsageError> {
         let mut secrets = Vec::new();
         let seconds = |value: f64, flag: &str| -> Result<Duration, UsageError> {
             if value.is_finite() && value > 0.0 {
                 Ok(Duration::from_secs_f64(value))
             } else {
-                Err(UsageError::Flag(format!("{flag} must be a positive number of seconds")))
+                Err(UsageError::Flag(format!(
+                    "{flag} must be a positive number of seconds"
+                )))
             }
         };
         let target = match (&self.stdio, &self.url) {
             (Some(command), None) => {
-                let argv = shell_words::split(command).map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
+                let argv = shell_words::split(command)
+                    .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
                 if argv.is_empty() {
                     return Err(UsageError::Flag("--stdio needs a command".into()));
                 }
                 let mut env = Vec::new();
                 for pair in &self.env {
-                    let (key, value) = pair.split_once('=').ok_or_else(|| UsageError::Flag(format!("--env `{pair}`: expected K=V")))?;
+                    let (key, value) = pair
+                        .split_once('=')
+                        .ok_or_else(|| UsageError::Flag(format!("--env `{pair}`: expected K=V")))?;
                     let (value, from_env) = expand_env(value, "--env")?;
                     if from_env {
                         secrets.push(value.clone());
                     }
                     env.push((key.to_string(), value));
                 }
-                Target::Stdio(StdioSpec { argv, env, cwd: self.cwd.clone() })
+                Target::Stdio(StdioSpec {
+                    argv,
+                    env,
+                    cwd: self.cwd.clone(),
+                })
             }
             (None, Some(url)) => {
-                crate::transport::http::parse_url(url).map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
+                crate::transport::http::parse_url(url)
+                    .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
                 let mut headers = Vec::new();
                 for header in &self.headers {
-                    let (name, value) = header.split_once(':').ok_or_else(|| UsageError::Flag(format!("--header `{header}`: expected `Name: value`")))?;
+                    let (name, value) = header.split_once(':').ok_or_else(|| {
+                        UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
+                    })?;
                     let name = name.trim();
-                    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
-                        return Err(UsageError::Flag(format!("--header `{header}`: `{name}` is not a valid header name")));
+                    if name.is_empty()
+                        || !name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+                    {
+                        return Err(UsageError::Flag(format!(
+                            "--header `{header}`: `{name}` is not a valid header name"
+                        )));
                     }
                     let (value, _) = expand_env(value.trim(), "--header")?;
                     secrets.push(value.clone());
@@ -200,9 +238,16 @@ impl RunArgs {
                     }
                     headers.push((name.to_string(), value));
                 }
-                Target::Http(HttpSpec { url: url.clone(), headers })
+                Target::Http(HttpSpec {
+                    url: url.clone(),
+                    headers,
+                })
             }
-            _ => return Err(UsageError::Flag("give exactly one of --stdio and --url".into())),
+            _ => {
+                return Err(UsageError::Flag(
+                    "give exactly one of --stdio and --url".into(),
+                ))
+            }
         };
         if matches!(target, Target::Stdio(_)) && !self.headers.is_empty() {
             return Err(UsageError::Flag("--header goes with --url".into()));
@@ -212,7 +257,10 @@ impl RunArgs {
         }
         if let Some(version) = &self.spec_version {
             if !KNOWN_VERSIONS.contains(&version.as_str()) {
-                return Err(UsageError::Flag(format!("--spec-version `{version}` is not a known protocol version ({})", KNOWN_VERSIONS.join(", "))));
+                return Err(UsageError::Flag(format!(
+                    "--spec-version `{version}` is not a known protocol version ({})",
+                    KNOWN_VERSIONS.join(", ")
+                )));
             }
         }
         if self.jobs == Some(0) {
@@ -224,7 +272,11 @@ impl RunArgs {
             exit_grace: seconds(self.exit_grace, "--exit-grace")?,
             ..Limits::default()
         };
-        let jobs = self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2));
+        let jobs = self.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        });
         let config = RunConfig {
             target,
             limits,
@@ -246,35 +298,64 @@ mod tests {
         let mut argv = vec!["mcpcheck", "run"];
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
-            Command::Run(run) => run,
+            Command::Run(run) => *run,
             _ => unreachable!(),
         }
     }
 
     #[test]
     fn stdio_commands_split_like_a_shell() {
-        let (config, _) = args(&["--stdio", "python -m 'my server' --flag"]).resolve(Vec::new()).unwrap();
-        let Target::Stdio(spec) = config.target else { panic!() };
+        let (config, _) = args(&["--stdio", "python -m 'my server' --flag"])
+            .resolve(Vec::new())
+            .unwrap();
+        let Target::Stdio(spec) = config.target else {
+            panic!()
+        };
         assert_eq!(spec.argv, ["python", "-m", "my server", "--flag"]);
     }
 
     #[test]
     fn header_values_from_the_environment_are_secrets() {
         std::env::set_var("MCPCHECK_TEST_TOKEN", "tok-123456");
-        let (config, secrets) = args(&["--url", "http://127.0.0.1:1/mcp", "-H", "Authorization: Bearer $MCPCHECK_TEST_TOKEN"]).resolve(Vec::new()).unwrap();
-        let Target::Http(spec) = config.target else { panic!() };
-        assert_eq!(spec.headers, [("Authorization".to_string(), "Bearer tok-123456".to_string())]);
+        let (config, secrets) = args(&[
+            "--url",
+            "http://127.0.0.1:1/mcp",
+            "-H",
+            "Authorization: Bearer $MCPCHECK_TEST_TOKEN",
+        ])
+        .resolve(Vec::new())
+        .unwrap();
+        let Target::Http(spec) = config.target else {
+            panic!()
+        };
+        assert_eq!(
+            spec.headers,
+            [("Authorization".to_string(), "Bearer tok-123456".to_string())]
+        );
         assert!(secrets.contains(&"tok-123456".to_string()));
-        let err = args(&["--url", "http://127.0.0.1:1/mcp", "-H", "X: $MCPCHECK_SURELY_UNSET"]).resolve(Vec::new()).unwrap_err();
+        let err = args(&[
+            "--url",
+            "http://127.0.0.1:1/mcp",
+            "-H",
+            "X: $MCPCHECK_SURELY_UNSET",
+        ])
+        .resolve(Vec::new())
+        .unwrap_err();
         assert!(err.to_string().contains("MCPCHECK_SURELY_UNSET"));
     }
 
     #[test]
     fn bad_values_are_usage_errors() {
         assert!(args(&["--url", "ftp://x/mcp"]).resolve(Vec::new()).is_err());
-        assert!(args(&["--stdio", "x", "--spec-version", "2025-13-01"]).resolve(Vec::new()).is_err());
-        assert!(args(&["--stdio", "x", "--timeout", "0"]).resolve(Vec::new()).is_err());
+        assert!(args(&["--stdio", "x", "--spec-version", "2025-13-01"])
+            .resolve(Vec::new())
+            .is_err());
+        assert!(args(&["--stdio", "x", "--timeout", "0"])
+            .resolve(Vec::new())
+            .is_err());
         assert!(Cli::try_parse_from(["mcpcheck", "run"]).is_err());
-        assert!(Cli::try_parse_from(["mcpcheck", "run", "--stdio", "x", "--url", "http://a/"]).is_err());
+        assert!(
+            Cli::try_parse_from(["mcpcheck", "run", "--stdio", "x", "--url", "http://a/"]).is_err()
+        );
     }
 }

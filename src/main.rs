@@ -18,7 +18,9 @@ fn main() -> ExitCode {
 /// Writes to stdout; a closed pipe (`mcpcheck list | head`) is not an error.
 fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush());
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
 }
 
 fn usage(error: cli::UsageError) -> ExitCode {
@@ -31,11 +33,17 @@ fn list(args: &cli::ListArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
-    let mut defs: Vec<_> = scenarios.iter().flat_map(|s| s.checks.iter().map(|c| c.def.clone())).collect();
+    let mut defs: Vec<_> = scenarios
+        .iter()
+        .flat_map(|s| s.checks.iter().map(|c| c.def.clone()))
+        .collect();
     defs.extend(mcpcheck::check::wire::definitions());
     defs.sort_by(|a, b| a.area.cmp(&b.area).then(a.id.cmp(&b.id)));
     if args.json {
-        emit(&format!("{}\n", serde_json::to_string_pretty(&defs).expect("serializable")));
+        emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&defs).expect("serializable")
+        ));
         return ExitCode::SUCCESS;
     }
     let mut table = comfy_table::Table::new();
@@ -43,10 +51,26 @@ fn list(args: &cli::ListArgs) -> ExitCode {
     table.force_no_tty();
     table.set_header(["check", "level", "area", "versions", "transport", "title"]);
     for def in &defs {
-        let level = if def.derived { format!("{}*", def.level) } else { def.level.to_string() };
-        table.add_row([def.id.clone(), level, def.area.clone(), def.versions.to_string(), def.transport.map(|t| t.to_string()).unwrap_or_else(|| "any".into()), def.title.clone()]);
+        let level = if def.derived {
+            format!("{}*", def.level)
+        } else {
+            def.level.to_string()
+        };
+        table.add_row([
+            def.id.clone(),
+            level,
+            def.area.clone(),
+            def.versions.to_string(),
+            def.transport
+                .map(|t| t.to_string())
+                .unwrap_or_else(|| "any".into()),
+            def.title.clone(),
+        ]);
     }
-    emit(&format!("{table}\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n", defs.len()));
+    emit(&format!(
+        "{table}\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n",
+        defs.len()
+    ));
     ExitCode::SUCCESS
 }
 
@@ -59,11 +83,24 @@ fn run_command(args: &cli::RunArgs) -> ExitCode {
         Ok(resolved) => resolved,
         Err(e) => return usage(e),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("tokio runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     let outcome = runtime.block_on(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        // Registered before any server starts, so an early Ctrl-C still stops them all.
+        let (mut interrupt, mut terminate) = match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(i), Ok(t)) => (i, t),
+            _ => return Some(run::run(config).await),
+        };
         tokio::select! {
             report = run::run(config) => Some(report),
-            _ = tokio::signal::ctrl_c() => None,
+            _ = interrupt.recv() => None,
+            _ = terminate.recv() => None,
         }
     });
     let Some(report) = outcome else {
@@ -83,10 +120,21 @@ fn run_command(args: &cli::RunArgs) -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     }
-    let to_terminal = if json_to_stdout { std::io::stderr().is_terminal() } else { std::io::stdout().is_terminal() };
+    let to_terminal = if json_to_stdout {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
     let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let width = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(120);
-    let text = if args.quiet { format!("{}\n", report.verdict_line()) } else { report::terminal::render(&report, color, width) };
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(120);
+    let text = if args.quiet {
+        format!("{}\n", report.verdict_line())
+    } else {
+        report::terminal::render(&report, color, width)
+    };
     if json_to_stdout {
         eprint!("{text}");
     } else {

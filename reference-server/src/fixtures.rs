@@ -95,7 +95,10 @@ pub fn call_tool(name: &str, args: &Value, version: &str) -> ToolOutcome {
             "isError": true
         })),
         "mcpcheck_structured" => {
-            let (Some(a), Some(b)) = (args.get("a").and_then(Value::as_f64), args.get("b").and_then(Value::as_f64)) else {
+            let (Some(a), Some(b)) = (
+                args.get("a").and_then(Value::as_f64),
+                args.get("b").and_then(Value::as_f64),
+            ) else {
                 return ToolOutcome::Result(json!({
                     "content": [text("invalid arguments: `a` and `b` must be numbers")],
                     "isError": true
@@ -109,8 +112,16 @@ pub fn call_tool(name: &str, args: &Value, version: &str) -> ToolOutcome {
             ToolOutcome::Result(result)
         }
         "mcpcheck_slow" => ToolOutcome::Slow {
-            steps: args.get("steps").and_then(Value::as_u64).unwrap_or(3).clamp(1, 20),
-            delay_ms: args.get("delayMs").and_then(Value::as_u64).unwrap_or(20).min(1000),
+            steps: args
+                .get("steps")
+                .and_then(Value::as_u64)
+                .unwrap_or(3)
+                .clamp(1, 20),
+            delay_ms: args
+                .get("delayMs")
+                .and_then(Value::as_u64)
+                .unwrap_or(20)
+                .min(1000),
         },
         _ => ToolOutcome::Unknown,
     }
@@ -126,13 +137,17 @@ pub fn resources() -> Vec<Value> {
 
 /// The resource templates.
 pub fn resource_templates() -> Vec<Value> {
-    vec![json!({"uriTemplate": "ref://items/{id}", "name": "item", "mimeType": "text/plain", "description": "An item by id."})]
+    vec![
+        json!({"uriTemplate": "ref://items/{id}", "name": "item", "mimeType": "text/plain", "description": "An item by id."}),
+    ]
 }
 
 /// Reads a resource; `None` when there is no such resource.
 pub fn read_resource(uri: &str) -> Option<Value> {
     let contents = match uri {
-        "ref://docs/readme" => json!({"uri": uri, "mimeType": "text/plain", "text": "mcpcheck reference server\n"}),
+        "ref://docs/readme" => {
+            json!({"uri": uri, "mimeType": "text/plain", "text": "mcpcheck reference server\n"})
+        }
         "ref://images/pixel" => json!({"uri": uri, "mimeType": "image/png", "blob": PIXEL_PNG}),
         _ => {
             let id = uri.strip_prefix("ref://items/")?;
@@ -169,7 +184,10 @@ pub enum PromptError {
 pub fn get_prompt(name: &str, args: &Value) -> Result<Value, PromptError> {
     match name {
         "greeting" => {
-            let who = args.get("name").and_then(Value::as_str).ok_or(PromptError::MissingArgument("name"))?;
+            let who = args
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or(PromptError::MissingArgument("name"))?;
             Ok(json!({
                 "description": "A greeting",
                 "messages": [{"role": "user", "content": {"type": "text", "text": format!("Say hello to {who}.")}}]
@@ -185,12 +203,26 @@ pub fn get_prompt(name: &str, args: &Value) -> Result<Value, PromptError> {
 /// Completion candidates for an argument of a prompt or template; `None` for an unknown reference.
 pub fn complete(reference: &Value, argument: &str, prefix: &str) -> Option<Vec<String>> {
     let candidates: &[&str] = match (reference.get("type").and_then(Value::as_str), argument) {
-        (Some("ref/prompt"), "name") if reference.get("name") == Some(&json!("greeting")) => &["Ada", "Alan", "Grace", "Linus"],
+        (Some("ref/prompt"), "name") if reference.get("name") == Some(&json!("greeting")) => {
+            &["Ada", "Alan", "Grace", "Linus"]
+        }
         (Some("ref/prompt"), _) if reference.get("name") == Some(&json!("greeting")) => &[],
-        (Some("ref/resource"), "id") if reference.get("uri") == Some(&json!("ref://items/{id}")) => &["1", "2", "42"],
-        (Some("ref/resource"), _) if reference.get("uri") == Some(&json!("ref://items/{id}")) => &[],
+        (Some("ref/resource"), "id")
+            if reference.get("uri") == Some(&json!("ref://items/{id}")) =>
+        {
+            &["1", "2", "42"]
+        }
+        (Some("ref/resource"), _) if reference.get("uri") == Some(&json!("ref://items/{id}")) => {
+            &[]
+        }
         _ => return None,
     };
     let lower = prefix.to_lowercase();
-    Some(candidates.iter().filter(|c| c.to_lowercase().starts_with(&lower)).map(|c| c.to_string()).collect())
+    Some(
+        candidates
+            .iter()
+            .filter(|c| c.to_lowercase().starts_with(&lower))
+            .map(|c| c.to_string())
+            .collect(),
+    )
 }

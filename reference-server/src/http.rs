@@ -44,7 +44,11 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
     let local = listener.local_addr()?;
     println!("http://{local}/mcp");
     eprintln!("reference-server: listening on http://{local}/mcp");
-    let state = Arc::new(State { server, sessions: Mutex::new(HashMap::new()), counter: AtomicU64::new(1) });
+    let state = Arc::new(State {
+        server,
+        sessions: Mutex::new(HashMap::new()),
+        counter: AtomicU64::new(1),
+    });
     loop {
         let (stream, _) = listener.accept().await?;
         let state = state.clone();
@@ -53,7 +57,9 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
                 let state = state.clone();
                 async move { Ok::<_, Infallible>(route(&state, req).await) }
             });
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
         });
     }
 }
@@ -64,7 +70,12 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     }
     if let Some(origin) = req.headers().get("origin") {
         if !origin_allowed(origin) {
-            return rpc_error(StatusCode::FORBIDDEN, -32600, "Forbidden: invalid Origin", None);
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                -32600,
+                "Forbidden: invalid Origin",
+                None,
+            );
         }
     }
     match *req.method() {
@@ -78,7 +89,9 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         },
         _ => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
-            response.headers_mut().insert("allow", HeaderValue::from_static("POST, DELETE"));
+            response
+                .headers_mut()
+                .insert("allow", HeaderValue::from_static("POST, DELETE"));
             response
         }
     }
@@ -86,57 +99,122 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
 
 /// Only loopback origins are accepted (DNS-rebinding protection).
 fn origin_allowed(origin: &HeaderValue) -> bool {
-    let Ok(origin) = origin.to_str() else { return false };
-    let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).unwrap_or("");
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
     let host = if rest.starts_with('[') {
-        rest.split(']').next().map(|h| format!("{h}]")).unwrap_or_default()
+        rest.split(']')
+            .next()
+            .map(|h| format!("{h}]"))
+            .unwrap_or_default()
     } else {
         rest.split(':').next().unwrap_or("").to_string()
     };
     matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]")
 }
 
-fn session_of(state: &State, req: &Request<Incoming>) -> Result<(String, Arc<Session>), Response<HttpBody>> {
-    let Some(id) = req.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
-        return Err(rpc_error(StatusCode::BAD_REQUEST, -32600, "Bad Request: Mcp-Session-Id header is required", None));
+#[expect(
+    clippy::result_large_err,
+    reason = "the error is the HTTP response to send, built once per request"
+)]
+fn session_of(
+    state: &State,
+    req: &Request<Incoming>,
+) -> Result<(String, Arc<Session>), Response<HttpBody>> {
+    let Some(id) = req
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Err(rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Bad Request: Mcp-Session-Id header is required",
+            None,
+        ));
     };
     match state.sessions.lock().expect("sessions lock").get(id) {
         Some(session) => Ok((id.to_string(), session.clone())),
-        None => Err(rpc_error(StatusCode::NOT_FOUND, -32600, "Session not found", None)),
+        None => Err(rpc_error(
+            StatusCode::NOT_FOUND,
+            -32600,
+            "Session not found",
+            None,
+        )),
     }
 }
 
 async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
-    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
     let accept = header("accept");
     if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
-        return rpc_error(StatusCode::NOT_ACCEPTABLE, -32600, "Not Acceptable: Accept must list application/json and text/event-stream", None);
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            -32600,
+            "Not Acceptable: Accept must list application/json and text/event-stream",
+            None,
+        );
     }
     if !header("content-type").starts_with("application/json") {
-        return rpc_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, -32600, "Unsupported Media Type: use application/json", None);
+        return rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            -32600,
+            "Unsupported Media Type: use application/json",
+            None,
+        );
     }
     let protocol_version = header("mcp-protocol-version");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
-        Err(_) => return rpc_error(StatusCode::PAYLOAD_TOO_LARGE, -32600, "Request body too large", None),
+        Err(_) => {
+            return rpc_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                -32600,
+                "Request body too large",
+                None,
+            )
+        }
     };
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
     let (sink, _) = mpsc::unbounded_channel();
     let Some(parsed) = parsed else {
-        let handled = state.server.handle_frame(&Session::default(), &body, &sink).await;
+        let handled = state
+            .server
+            .handle_frame(&Session::default(), &body, &sink)
+            .await;
         if handled.stop {
             if let Ok((id, _)) = &session {
                 state.sessions.lock().expect("sessions lock").remove(id);
             }
         }
-        return json_response(state, StatusCode::BAD_REQUEST, Value::Array(handled.replies).take_first(), None);
+        return json_response(
+            state,
+            StatusCode::BAD_REQUEST,
+            Value::Array(handled.replies).take_first(),
+            None,
+        );
     };
-    let is_initialize = parsed.get("method") == Some(&json!("initialize")) && parsed.get("id").is_some();
+    let is_initialize =
+        parsed.get("method") == Some(&json!("initialize")) && parsed.get("id").is_some();
     let (session_id, session) = if is_initialize {
         let id = new_session_id(state);
         let session = Arc::new(Session::default());
-        state.sessions.lock().expect("sessions lock").insert(id.clone(), session.clone());
+        state
+            .sessions
+            .lock()
+            .expect("sessions lock")
+            .insert(id.clone(), session.clone());
         (id, session)
     } else {
         match session {
@@ -144,14 +222,25 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             Err(response) => return response,
         }
     };
-    if !is_initialize && !protocol_version.is_empty() && !SUPPORTED.contains(&protocol_version.as_str()) {
-        return rpc_error(StatusCode::BAD_REQUEST, -32600, "Bad Request: unsupported MCP-Protocol-Version", None);
+    if !is_initialize
+        && !protocol_version.is_empty()
+        && !SUPPORTED.contains(&protocol_version.as_str())
+    {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Bad Request: unsupported MCP-Protocol-Version",
+            None,
+        );
     }
-    let sse_allowed = session.version().is_some_and(|v| v.as_str() >= "2025-11-25");
+    let sse_allowed = session
+        .version()
+        .is_some_and(|v| v.as_str() >= "2025-11-25");
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
     let server = state.server.clone();
     let task_session = session.clone();
-    let mut work = tokio::spawn(async move { server.handle_frame(&task_session, &body, &sink).await });
+    let mut work =
+        tokio::spawn(async move { server.handle_frame(&task_session, &body, &sink).await });
     let handled = tokio::select! {
         handled = &mut work => handled.expect("handler task"),
         Some(first) = notes.recv() => {
@@ -161,12 +250,25 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     let id_header = is_initialize.then_some(session_id);
     if !handled.had_request {
         if handled.replies.is_empty() {
-            let status = if state.server.quirks.has(Quirk::Notification200) { StatusCode::OK } else { StatusCode::ACCEPTED };
+            let status = if state.server.quirks.has(Quirk::Notification200) {
+                StatusCode::OK
+            } else {
+                StatusCode::ACCEPTED
+            };
             return plain(status, "");
         }
-        return json_response(state, StatusCode::OK, Value::Array(handled.replies).take_first(), id_header);
+        return json_response(
+            state,
+            StatusCode::OK,
+            Value::Array(handled.replies).take_first(),
+            id_header,
+        );
     }
-    let body = if handled.batch { Value::Array(handled.replies) } else { Value::Array(handled.replies).take_first() };
+    let body = if handled.batch {
+        Value::Array(handled.replies)
+    } else {
+        Value::Array(handled.replies).take_first()
+    };
     json_response(state, StatusCode::OK, body, id_header)
 }
 
@@ -191,17 +293,25 @@ fn sse_response(
         let mut n = 0u64;
         let mut event = |data: &str| {
             n += 1;
-            Bytes::from(format!("id: {stream}-{n}\nevent: message\ndata: {data}\n\n"))
+            Bytes::from(format!(
+                "id: {stream}-{n}\nevent: message\ndata: {data}\n\n"
+            ))
         };
         if prime {
-            let _ = tx.send(Bytes::from(format!("id: {stream}-0\nretry: 1000\ndata:\n\n")));
+            let _ = tx.send(Bytes::from(format!(
+                "id: {stream}-0\nretry: 1000\ndata:\n\n"
+            )));
         }
         let _ = tx.send(event(&first.to_string()));
         while let Some(note) = notes.recv().await {
             let _ = tx.send(event(&note.to_string()));
         }
         if let Ok(handled) = work.await {
-            let body = if handled.batch { Value::Array(handled.replies) } else { Value::Array(handled.replies).take_first() };
+            let body = if handled.batch {
+                Value::Array(handled.replies)
+            } else {
+                Value::Array(handled.replies).take_first()
+            };
             if !body.is_null() {
                 let _ = tx.send(event(&body.to_string()));
             }
@@ -209,31 +319,52 @@ fn sse_response(
     });
     let mut response = Response::new(ChannelBody(rx).boxed());
     let headers = response.headers_mut();
-    headers.insert("content-type", HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
 }
 
-fn json_response(state: &State, status: StatusCode, body: Value, session_id: Option<String>) -> Response<HttpBody> {
-    let content_type = if state.server.quirks.has(Quirk::ContentTypeTextPlain) { "text/plain" } else { "application/json" };
+fn json_response(
+    state: &State,
+    status: StatusCode,
+    body: Value,
+    session_id: Option<String>,
+) -> Response<HttpBody> {
+    let content_type = if state.server.quirks.has(Quirk::ContentTypeTextPlain) {
+        "text/plain"
+    } else {
+        "application/json"
+    };
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert("content-type", HeaderValue::from_static(content_type));
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static(content_type));
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert("mcp-session-id", id);
     }
     response
 }
 
-fn rpc_error(status: StatusCode, code: i64, message: &str, id: Option<Value>) -> Response<HttpBody> {
+fn rpc_error(
+    status: StatusCode,
+    code: i64,
+    message: &str,
+    id: Option<Value>,
+) -> Response<HttpBody> {
     let mut body = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
     if let Some(id) = id {
         body["id"] = id;
     }
     let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
     response
 }
 
@@ -250,8 +381,13 @@ impl Body for ChannelBody {
     type Data = Bytes;
     type Error = Infallible;
 
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0.poll_recv(cx).map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        self.0
+            .poll_recv(cx)
+            .map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
     }
 }
 

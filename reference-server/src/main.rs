@@ -37,9 +37,15 @@ fn main() -> ExitCode {
                 }
                 return ExitCode::SUCCESS;
             }
-            "--quirk" => match args.next().as_deref().map(|n| (n.to_string(), quirks::parse(n))) {
+            "--quirk" => match args
+                .next()
+                .as_deref()
+                .map(|n| (n.to_string(), quirks::parse(n)))
+            {
                 Some((_, Some(quirk))) => quirks.insert(quirk),
-                Some((name, None)) => return usage_error(&format!("unknown quirk `{name}` (see --list-quirks)")),
+                Some((name, None)) => {
+                    return usage_error(&format!("unknown quirk `{name}` (see --list-quirks)"))
+                }
                 None => return usage_error("--quirk needs a name"),
             },
             "--http" => match args.next().map(|a| a.parse()) {
@@ -54,7 +60,11 @@ fn main() -> ExitCode {
         }
     }
     let server = Arc::new(Server { quirks });
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
     let result = runtime.block_on(async move {
         match http {
             Some(addr) => http::serve(server, addr).await,

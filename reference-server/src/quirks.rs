@@ -71,35 +71,151 @@ pub enum Quirk {
 
 /// Every quirk with its command-line name and the rule it breaks.
 pub const ALL: &[(Quirk, &str, &str)] = &[
-    (Quirk::InitMissingServerInfo, "init-missing-server-info", "initialize result MUST carry serverInfo (schema)"),
-    (Quirk::VersionNoEcho, "version-no-echo", "a supported requested version MUST be echoed (lifecycle)"),
-    (Quirk::EchoUnsupportedVersion, "echo-unsupported-version", "an unsupported version MUST be answered with a supported one (lifecycle)"),
-    (Quirk::AnswerInitialized, "answer-initialized", "notifications/initialized MUST NOT be answered"),
-    (Quirk::PingError, "ping-error", "ping MUST be answered with an empty result"),
-    (Quirk::MissingResourceEmptyContents, "missing-resource-empty-contents", "an unknown resource MUST NOT be read as empty contents (SEP-2164)"),
-    (Quirk::MissingResourceInternalError, "missing-resource-internal-error", "an unknown resource MUST give -32602 (SEP-2164)"),
-    (Quirk::MissingResourceNoDataUri, "missing-resource-no-data-uri", "the not-found error SHOULD carry data.uri (SEP-2164)"),
-    (Quirk::UnknownToolIsError, "unknown-tool-is-error", "an unknown tool SHOULD be a protocol error, not isError"),
-    (Quirk::UnknownToolSuccess, "unknown-tool-success", "an unknown tool MUST NOT succeed"),
-    (Quirk::EmptyResultNullContent, "empty-result-null-content", "a tool result MUST have a content array"),
-    (Quirk::EmptyResultIsError, "empty-result-is-error", "a tool that succeeded MUST NOT set isError"),
-    (Quirk::ParseErrorWrongCode, "parse-error-wrong-code", "an unparsable frame MUST get -32700 (JSON-RPC 2.0)"),
-    (Quirk::ExitOnParseError, "exit-on-parse-error", "the server MUST keep serving after a malformed frame"),
-    (Quirk::AcceptJsonrpc1, "accept-jsonrpc-1", "jsonrpc MUST be \"2.0\"; anything else is -32600"),
-    (Quirk::EmptyObjectMethodNotFound, "empty-object-method-not-found", "{} is not a request and MUST get -32600"),
-    (Quirk::ObjectIdAccepted, "object-id-accepted", "an id MUST be a string or integer; an object id is -32600"),
-    (Quirk::UnknownMethodWrongCode, "unknown-method-wrong-code", "an unknown method MUST get -32601"),
-    (Quirk::AnswerUnknownNotification, "answer-unknown-notification", "a notification MUST NOT be answered"),
-    (Quirk::StdoutBanner, "stdout-banner", "stdout MUST carry only MCP messages (stdio)"),
-    (Quirk::PrettyPrintPing, "pretty-print-ping", "messages MUST NOT contain embedded newlines (stdio)"),
-    (Quirk::JsonrpcMissingOnErrors, "jsonrpc-missing-on-errors", "every message MUST carry \"jsonrpc\": \"2.0\""),
-    (Quirk::ZeroIdNull, "zero-id-null", "a response MUST echo the request id with its type"),
-    (Quirk::ErrorWithNullResult, "error-with-null-result", "a response MUST carry exactly one of result and error"),
-    (Quirk::MethodNotFoundNoMessage, "method-not-found-no-message", "an error MUST carry an integer code and a string message"),
-    (Quirk::IgnoreStdinEof, "ignore-stdin-eof", "a stdio server SHOULD exit when its stdin closes"),
-    (Quirk::StringIdRejected, "string-id-rejected", "a request id MAY be a string; refusing string ids breaks clients"),
-    (Quirk::Notification200, "notification-200", "an accepted notification MUST get HTTP 202 (Streamable HTTP)"),
-    (Quirk::ContentTypeTextPlain, "content-type-text-plain", "a response MUST be application/json or text/event-stream (Streamable HTTP)"),
+    (
+        Quirk::InitMissingServerInfo,
+        "init-missing-server-info",
+        "initialize result MUST carry serverInfo (schema)",
+    ),
+    (
+        Quirk::VersionNoEcho,
+        "version-no-echo",
+        "a supported requested version MUST be echoed (lifecycle)",
+    ),
+    (
+        Quirk::EchoUnsupportedVersion,
+        "echo-unsupported-version",
+        "an unsupported version MUST be answered with a supported one (lifecycle)",
+    ),
+    (
+        Quirk::AnswerInitialized,
+        "answer-initialized",
+        "notifications/initialized MUST NOT be answered",
+    ),
+    (
+        Quirk::PingError,
+        "ping-error",
+        "ping MUST be answered with an empty result",
+    ),
+    (
+        Quirk::MissingResourceEmptyContents,
+        "missing-resource-empty-contents",
+        "an unknown resource MUST NOT be read as empty contents (SEP-2164)",
+    ),
+    (
+        Quirk::MissingResourceInternalError,
+        "missing-resource-internal-error",
+        "an unknown resource MUST give -32602 (SEP-2164)",
+    ),
+    (
+        Quirk::MissingResourceNoDataUri,
+        "missing-resource-no-data-uri",
+        "the not-found error SHOULD carry data.uri (SEP-2164)",
+    ),
+    (
+        Quirk::UnknownToolIsError,
+        "unknown-tool-is-error",
+        "an unknown tool SHOULD be a protocol error, not isError",
+    ),
+    (
+        Quirk::UnknownToolSuccess,
+        "unknown-tool-success",
+        "an unknown tool MUST NOT succeed",
+    ),
+    (
+        Quirk::EmptyResultNullContent,
+        "empty-result-null-content",
+        "a tool result MUST have a content array",
+    ),
+    (
+        Quirk::EmptyResultIsError,
+        "empty-result-is-error",
+        "a tool that succeeded MUST NOT set isError",
+    ),
+    (
+        Quirk::ParseErrorWrongCode,
+        "parse-error-wrong-code",
+        "an unparsable frame MUST get -32700 (JSON-RPC 2.0)",
+    ),
+    (
+        Quirk::ExitOnParseError,
+        "exit-on-parse-error",
+        "the server MUST keep serving after a malformed frame",
+    ),
+    (
+        Quirk::AcceptJsonrpc1,
+        "accept-jsonrpc-1",
+        "jsonrpc MUST be \"2.0\"; anything else is -32600",
+    ),
+    (
+        Quirk::EmptyObjectMethodNotFound,
+        "empty-object-method-not-found",
+        "{} is not a request and MUST get -32600",
+    ),
+    (
+        Quirk::ObjectIdAccepted,
+        "object-id-accepted",
+        "an id MUST be a string or integer; an object id is -32600",
+    ),
+    (
+        Quirk::UnknownMethodWrongCode,
+        "unknown-method-wrong-code",
+        "an unknown method MUST get -32601",
+    ),
+    (
+        Quirk::AnswerUnknownNotification,
+        "answer-unknown-notification",
+        "a notification MUST NOT be answered",
+    ),
+    (
+        Quirk::StdoutBanner,
+        "stdout-banner",
+        "stdout MUST carry only MCP messages (stdio)",
+    ),
+    (
+        Quirk::PrettyPrintPing,
+        "pretty-print-ping",
+        "messages MUST NOT contain embedded newlines (stdio)",
+    ),
+    (
+        Quirk::JsonrpcMissingOnErrors,
+        "jsonrpc-missing-on-errors",
+        "every message MUST carry \"jsonrpc\": \"2.0\"",
+    ),
+    (
+        Quirk::ZeroIdNull,
+        "zero-id-null",
+        "a response MUST echo the request id with its type",
+    ),
+    (
+        Quirk::ErrorWithNullResult,
+        "error-with-null-result",
+        "a response MUST carry exactly one of result and error",
+    ),
+    (
+        Quirk::MethodNotFoundNoMessage,
+        "method-not-found-no-message",
+        "an error MUST carry an integer code and a string message",
+    ),
+    (
+        Quirk::IgnoreStdinEof,
+        "ignore-stdin-eof",
+        "a stdio server SHOULD exit when its stdin closes",
+    ),
+    (
+        Quirk::StringIdRejected,
+        "string-id-rejected",
+        "a request id MAY be a string; refusing string ids breaks clients",
+    ),
+    (
+        Quirk::Notification200,
+        "notification-200",
+        "an accepted notification MUST get HTTP 202 (Streamable HTTP)",
+    ),
+    (
+        Quirk::ContentTypeTextPlain,
+        "content-type-text-plain",
+        "a response MUST be application/json or text/event-stream (Streamable HTTP)",
+    ),
 ];
 
 /// Looks a quirk up by its command-line name.

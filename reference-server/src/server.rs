@@ -17,7 +17,16 @@ use crate::quirks::{Quirk, Quirks};
 pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// Log levels in increasing severity (RFC 5424 order, as the spec uses them).
-const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// Where notifications produced during a request go.
 pub type Sink = UnboundedSender<Value>;
@@ -62,9 +71,18 @@ impl Server {
         let parsed: Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
             Err(e) => {
-                let code = if self.quirks.has(Quirk::ParseErrorWrongCode) { -32603 } else { -32700 };
+                let code = if self.quirks.has(Quirk::ParseErrorWrongCode) {
+                    -32603
+                } else {
+                    -32700
+                };
                 return Handled {
-                    replies: vec![self.error(Value::Null, code, &format!("Parse error: {e}"), None)],
+                    replies: vec![self.error(
+                        Value::Null,
+                        code,
+                        &format!("Parse error: {e}"),
+                        None,
+                    )],
                     had_request: true,
                     stop: self.quirks.has(Quirk::ExitOnParseError),
                     ..Handled::default()
@@ -72,8 +90,13 @@ impl Server {
             }
         };
         match parsed {
-            Value::Array(items) if session.version().as_deref() == Some("2025-03-26") && !items.is_empty() => {
-                let mut handled = Handled { batch: true, ..Handled::default() };
+            Value::Array(items)
+                if session.version().as_deref() == Some("2025-03-26") && !items.is_empty() =>
+            {
+                let mut handled = Handled {
+                    batch: true,
+                    ..Handled::default()
+                };
                 for item in items {
                     handled.had_request |= is_request(&item);
                     if let Some(reply) = self.handle_message(session, item, sink).await {
@@ -83,14 +106,23 @@ impl Server {
                 handled
             }
             Value::Array(_) => Handled {
-                replies: vec![self.error(Value::Null, -32600, "Invalid Request: batches are not supported", None)],
+                replies: vec![self.error(
+                    Value::Null,
+                    -32600,
+                    "Invalid Request: batches are not supported",
+                    None,
+                )],
                 had_request: true,
                 ..Handled::default()
             },
             message => {
                 let had_request = is_request(&message) || !message.is_object();
                 Handled {
-                    replies: self.handle_message(session, message, sink).await.into_iter().collect(),
+                    replies: self
+                        .handle_message(session, message, sink)
+                        .await
+                        .into_iter()
+                        .collect(),
                     had_request,
                     ..Handled::default()
                 }
@@ -99,7 +131,12 @@ impl Server {
     }
 
     /// Handles one JSON-RPC message; returns the response, if one is due.
-    async fn handle_message(&self, session: &Session, message: Value, sink: &Sink) -> Option<Value> {
+    async fn handle_message(
+        &self,
+        session: &Session,
+        message: Value,
+        sink: &Sink,
+    ) -> Option<Value> {
         let Value::Object(message) = message else {
             return Some(self.error(Value::Null, -32600, "Invalid Request: not an object", None));
         };
@@ -116,11 +153,17 @@ impl Server {
         };
         let version_ok = message.get("jsonrpc") == Some(&json!("2.0"))
             || (self.quirks.has(Quirk::AcceptJsonrpc1) && message.contains_key("jsonrpc"));
-        if !message.contains_key("method") && (message.contains_key("result") || message.contains_key("error")) {
+        if !message.contains_key("method")
+            && (message.contains_key("result") || message.contains_key("error"))
+        {
             // A response to a request of ours; this server sends none, so there is nothing to match.
             return None;
         }
-        let reply_id = if id_ok { id.clone().unwrap_or(Value::Null) } else { Value::Null };
+        let reply_id = if id_ok {
+            id.clone().unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
         let Some(method) = message.get("method").and_then(Value::as_str) else {
             return Some(self.error(reply_id, -32600, "Invalid Request: no method", None));
         };
@@ -128,21 +171,27 @@ impl Server {
             return Some(self.error(reply_id, -32600, "Invalid Request", None));
         }
         if self.quirks.has(Quirk::StringIdRejected) && id.as_ref().is_some_and(Value::is_string) {
-            return Some(self.error(reply_id, -32600, "Invalid Request: string ids are not supported", None));
+            return Some(self.error(
+                reply_id,
+                -32600,
+                "Invalid Request: string ids are not supported",
+                None,
+            ));
         }
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         if !(params.is_null() || params.is_object()) {
-            return match id {
-                Some(id) => Some(self.error(id, -32602, "Invalid params: params must be an object", None)),
-                None => None,
-            };
+            return id.map(|id| {
+                self.error(id, -32602, "Invalid params: params must be an object", None)
+            });
         }
         match id {
             None => self.handle_notification(method),
-            Some(id) => Some(match self.handle_request(session, method, &params, sink).await {
-                Ok(result) => self.result(id, result),
-                Err((code, text, data)) => self.error(id, code, &text, data),
-            }),
+            Some(id) => Some(
+                match self.handle_request(session, method, &params, sink).await {
+                    Ok(result) => self.result(id, result),
+                    Err((code, text, data)) => self.error(id, code, &text, data),
+                },
+            ),
         }
     }
 
@@ -151,7 +200,9 @@ impl Server {
             "notifications/initialized" if self.quirks.has(Quirk::AnswerInitialized) => {
                 Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
             }
-            "notifications/initialized" | "notifications/cancelled" | "notifications/roots/list_changed"
+            "notifications/initialized"
+            | "notifications/cancelled"
+            | "notifications/roots/list_changed"
             | "notifications/progress" => None,
             _ if self.quirks.has(Quirk::AnswerUnknownNotification) => {
                 Some(self.error(Value::Null, -32601, "Method not found", None))
@@ -160,7 +211,13 @@ impl Server {
         }
     }
 
-    async fn handle_request(&self, session: &Session, method: &str, params: &Value, sink: &Sink) -> Outcome {
+    async fn handle_request(
+        &self,
+        session: &Session,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
         let version = session.version();
         let known = matches!(
             method,
@@ -176,18 +233,29 @@ impl Server {
         );
         match (method, version) {
             ("initialize", _) => self.initialize(session, params),
-            ("ping", _) if self.quirks.has(Quirk::PingError) => Err((-32601, "Method not found".into(), None)),
+            ("ping", _) if self.quirks.has(Quirk::PingError) => {
+                Err((-32601, "Method not found".into(), None))
+            }
             ("ping", _) => Ok(json!({})),
-            (_, None) if known => Err((-32600, "Invalid Request: the session is not initialized".into(), None)),
+            (_, None) if known => Err((
+                -32600,
+                "Invalid Request: the session is not initialized".into(),
+                None,
+            )),
             ("tools/list", Some(v)) => list_page(fixtures::tools(&v), params, "tools"),
             ("tools/call", Some(v)) => self.call_tool(&v, session, params, sink).await,
             ("resources/list", _) => list_page(fixtures::resources(), params, "resources"),
-            ("resources/templates/list", _) => list_page(fixtures::resource_templates(), params, "resourceTemplates"),
+            ("resources/templates/list", _) => {
+                list_page(fixtures::resource_templates(), params, "resourceTemplates")
+            }
             ("resources/read", _) => self.read_resource(params),
             ("prompts/list", _) => list_page(fixtures::prompts(), params, "prompts"),
             ("prompts/get", _) => get_prompt(params),
             ("logging/setLevel", _) => {
-                let level = params.get("level").and_then(Value::as_str).and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
+                let level = params
+                    .get("level")
+                    .and_then(Value::as_str)
+                    .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
                 match level {
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
@@ -197,17 +265,29 @@ impl Server {
                 }
             }
             ("completion/complete", _) => complete(params),
-            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => Err((-32000, "Unknown method".into(), None)),
-            _ => Err((-32601, "Method not found".into(), Some(json!({"method": method})))),
+            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => {
+                Err((-32000, "Unknown method".into(), None))
+            }
+            _ => Err((
+                -32601,
+                "Method not found".into(),
+                Some(json!({"method": method})),
+            )),
         }
     }
 
     fn initialize(&self, session: &Session, params: &Value) -> Outcome {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
-            return Err((-32602, "Invalid params: protocolVersion is required".into(), None));
+            return Err((
+                -32602,
+                "Invalid params: protocolVersion is required".into(),
+                None,
+            ));
         };
         let version = match SUPPORTED.iter().position(|v| *v == requested) {
-            Some(i) if self.quirks.has(Quirk::VersionNoEcho) => SUPPORTED[(i + 1).min(SUPPORTED.len() - 1)].to_string(),
+            Some(i) if self.quirks.has(Quirk::VersionNoEcho) => {
+                SUPPORTED[(i + 1).min(SUPPORTED.len() - 1)].to_string()
+            }
             Some(_) => requested.to_string(),
             None if self.quirks.has(Quirk::EchoUnsupportedVersion) => requested.to_string(),
             None => SUPPORTED[0].to_string(),
@@ -234,13 +314,26 @@ impl Server {
         Ok(result)
     }
 
-    async fn call_tool(&self, version: &str, session: &Session, params: &Value, sink: &Sink) -> Outcome {
+    async fn call_tool(
+        &self,
+        version: &str,
+        session: &Session,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: name must be a string".into(), None));
         };
-        let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let args = params
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         if !args.is_object() {
-            return Err((-32602, "Invalid params: arguments must be an object".into(), None));
+            return Err((
+                -32602,
+                "Invalid params: arguments must be an object".into(),
+                None,
+            ));
         }
         let level = *session.log_level.lock().expect("log level lock");
         if level.is_some_and(|l| l <= 1) {
@@ -258,11 +351,19 @@ impl Server {
             ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolSuccess) => {
                 Ok(json!({"content": [{"type": "text", "text": "done"}]}))
             }
-            ToolOutcome::Unknown => Err((-32602, format!("Unknown tool: {name}"), Some(json!({"name": name})))),
-            ToolOutcome::Result(_) if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) => {
+            ToolOutcome::Unknown => Err((
+                -32602,
+                format!("Unknown tool: {name}"),
+                Some(json!({"name": name})),
+            )),
+            ToolOutcome::Result(_)
+                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) =>
+            {
                 Ok(json!({"content": null}))
             }
-            ToolOutcome::Result(_) if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) => {
+            ToolOutcome::Result(_)
+                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) =>
+            {
                 Ok(json!({"content": [], "isError": true}))
             }
             ToolOutcome::Result(result) => Ok(result),
@@ -271,14 +372,17 @@ impl Server {
                 for step in 1..=steps {
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                     if let Some(token) = &token {
-                        let mut progress = json!({"progressToken": token, "progress": step, "total": steps});
+                        let mut progress =
+                            json!({"progressToken": token, "progress": step, "total": steps});
                         if fixtures::at_least(version, "2025-03-26") {
                             progress["message"] = json!(format!("step {step} of {steps}"));
                         }
                         let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}));
                     }
                 }
-                Ok(json!({"content": [{"type": "text", "text": format!("done after {steps} steps")}]}))
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("done after {steps} steps")}]}),
+                )
             }
         }
     }
@@ -289,12 +393,20 @@ impl Server {
         };
         match fixtures::read_resource(uri) {
             Some(result) => Ok(result),
-            None if self.quirks.has(Quirk::MissingResourceEmptyContents) => Ok(json!({"contents": []})),
+            None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
+                Ok(json!({"contents": []}))
+            }
             None if self.quirks.has(Quirk::MissingResourceInternalError) => {
                 Err((-32603, "Internal error".into(), None))
             }
-            None if self.quirks.has(Quirk::MissingResourceNoDataUri) => Err((-32602, "Resource not found".into(), None)),
-            None => Err((-32602, "Resource not found".into(), Some(json!({"uri": uri})))),
+            None if self.quirks.has(Quirk::MissingResourceNoDataUri) => {
+                Err((-32602, "Resource not found".into(), None))
+            }
+            None => Err((
+                -32602,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
         }
     }
 
@@ -363,21 +475,38 @@ fn get_prompt(params: &Value) -> Outcome {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err((-32602, "Invalid params: name must be a string".into(), None));
     };
-    let args = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    let args = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
     fixtures::get_prompt(name, &args).map_err(|e| match e {
         PromptError::Unknown => (-32602, format!("Unknown prompt: {name}"), None),
-        PromptError::MissingArgument(arg) => (-32602, format!("Missing required argument: {arg}"), None),
+        PromptError::MissingArgument(arg) => {
+            (-32602, format!("Missing required argument: {arg}"), None)
+        }
     })
 }
 
 fn complete(params: &Value) -> Outcome {
     let (Some(reference), Some(argument)) = (params.get("ref"), params.get("argument")) else {
-        return Err((-32602, "Invalid params: ref and argument are required".into(), None));
+        return Err((
+            -32602,
+            "Invalid params: ref and argument are required".into(),
+            None,
+        ));
     };
-    let name = argument.get("name").and_then(Value::as_str).unwrap_or_default();
-    let value = argument.get("value").and_then(Value::as_str).unwrap_or_default();
+    let name = argument
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let value = argument
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     match fixtures::complete(reference, name, value) {
-        Some(values) => Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}})),
+        Some(values) => {
+            Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+        }
         None => Err((-32602, "Invalid params: unknown reference".into(), None)),
     }
 }

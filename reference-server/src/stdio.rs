@@ -47,7 +47,12 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
         if frame.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let (server, session, out, stop_tx) = (server.clone(), session.clone(), out_tx.clone(), stop_tx.clone());
+        let (server, session, out, stop_tx) = (
+            server.clone(),
+            session.clone(),
+            out_tx.clone(),
+            stop_tx.clone(),
+        );
         tasks.spawn(async move {
             if handle_line(&server, &session, &frame, &out).await {
                 let _ = stop_tx.send(());
@@ -61,12 +66,20 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
     }
-    let _ = tokio::time::timeout(Duration::from_secs(2), async { while tasks.join_next().await.is_some() {} }).await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
     stop(out_tx, writer, 0).await
 }
 
 /// Handles one line; returns whether the server must stop serving.
-async fn handle_line(server: &Server, session: &Session, frame: &[u8], out: &mpsc::UnboundedSender<String>) -> bool {
+async fn handle_line(
+    server: &Server,
+    session: &Session,
+    frame: &[u8],
+    out: &mpsc::UnboundedSender<String>,
+) -> bool {
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
     let forward = {
         let out = out.clone();
@@ -80,8 +93,15 @@ async fn handle_line(server: &Server, session: &Session, frame: &[u8], out: &mps
     drop(sink);
     let _ = forward.await;
     let pretty = server.quirks.has(Quirk::PrettyPrintPing)
-        && serde_json::from_slice::<Value>(frame).is_ok_and(|v| v.get("method") == Some(&Value::from("ping")));
-    let render = |v: &Value| if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) };
+        && serde_json::from_slice::<Value>(frame)
+            .is_ok_and(|v| v.get("method") == Some(&Value::from("ping")));
+    let render = |v: &Value| {
+        if pretty {
+            serde_json::to_string_pretty(v)
+        } else {
+            serde_json::to_string(v)
+        }
+    };
     if handled.batch {
         if !handled.replies.is_empty() {
             let _ = out.send(format!("{}\n", Value::Array(handled.replies.clone())));
@@ -94,7 +114,11 @@ async fn handle_line(server: &Server, session: &Session, frame: &[u8], out: &mps
     handled.stop
 }
 
-async fn stop(out: mpsc::UnboundedSender<String>, writer: tokio::task::JoinHandle<()>, code: i32) -> std::io::Result<()> {
+async fn stop(
+    out: mpsc::UnboundedSender<String>,
+    writer: tokio::task::JoinHandle<()>,
+    code: i32,
+) -> std::io::Result<()> {
     drop(out);
     // In-flight requests may still hold the writer open; what was queued before the stop is written.
     let _ = tokio::time::timeout(Duration::from_millis(500), writer).await;

@@ -62,18 +62,29 @@ pub struct SpecRef {
 impl SpecRef {
     /// A citation of the MCP spec; the URL is derived from version and section.
     pub fn mcp(version: &str, section: &str) -> SpecRef {
-        SpecRef { version: version.into(), section: section.into(), url: spec_url(version, section) }
+        SpecRef {
+            version: version.into(),
+            section: section.into(),
+            url: spec_url(version, section),
+        }
     }
 }
 
 /// The URL of a section: MCP sections under modelcontextprotocol.io, JSON-RPC under jsonrpc.org.
 pub fn spec_url(version: &str, section: &str) -> String {
     if version == "jsonrpc-2.0" {
-        format!("https://www.jsonrpc.org/specification#{}", section.trim_start_matches('#'))
+        format!(
+            "https://www.jsonrpc.org/specification#{}",
+            section.trim_start_matches('#')
+        )
     } else {
-        let (path, anchor) = section.split_once('#').map_or((section, None), |(p, a)| (p, Some(a)));
+        let (path, anchor) = section
+            .split_once('#')
+            .map_or((section, None), |(p, a)| (p, Some(a)));
         match anchor {
-            Some(anchor) => format!("https://modelcontextprotocol.io/specification/{version}/{path}#{anchor}"),
+            Some(anchor) => {
+                format!("https://modelcontextprotocol.io/specification/{version}/{path}#{anchor}")
+            }
             None => format!("https://modelcontextprotocol.io/specification/{version}/{path}"),
         }
     }
@@ -133,7 +144,15 @@ pub enum Status {
 
 impl Status {
     /// Every status, most severe first (the order reports use).
-    pub const ALL: [Status; 7] = [Status::Fail, Status::Error, Status::Warn, Status::NotTestable, Status::Info, Status::Skip, Status::Pass];
+    pub const ALL: [Status; 7] = [
+        Status::Fail,
+        Status::Error,
+        Status::Warn,
+        Status::NotTestable,
+        Status::Info,
+        Status::Skip,
+        Status::Pass,
+    ];
 
     /// The name used in reports.
     pub fn as_str(self) -> &'static str {
@@ -171,7 +190,12 @@ pub struct Verdict {
 impl Verdict {
     /// A verdict with a status and a message.
     pub fn new(status: Status, message: impl Into<String>) -> Verdict {
-        Verdict { status, message: message.into(), actual: None, note: None }
+        Verdict {
+            status,
+            message: message.into(),
+            actual: None,
+            note: None,
+        }
     }
 
     /// Adds what was observed.

@@ -70,14 +70,19 @@ fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdi
         if name == "protocolVersion" {
             return Some(Value::from(env.version));
         }
-        name.strip_prefix("capture.").and_then(|c| env.captures.get(c).cloned())
+        name.strip_prefix("capture.")
+            .and_then(|c| env.captures.get(c).cloned())
     };
     for rule in &check.rules {
         if matches(&rule.when, exchange, env, &lookup) {
             let text = rule
                 .message
                 .as_deref()
-                .map(|m| template::expand_str(m, &lookup).map(|v| v.as_str().unwrap_or_default().to_string()).unwrap_or_else(|_| m.to_string()))
+                .map(|m| {
+                    template::expand_str(m, &lookup)
+                        .map(|v| v.as_str().unwrap_or_default().to_string())
+                        .unwrap_or_else(|_| m.to_string())
+                })
                 .unwrap_or_else(|| default_message(rule.verdict, &check.def.expect));
             let mut verdict = Verdict::new(rule.verdict, text).with_actual(actual);
             verdict.note = rule.note.clone();
@@ -85,11 +90,21 @@ fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdi
         }
     }
     match &exchange.reply {
-        Reply::Closed { detail } => Verdict::new(Status::Error, format!("the check could not be made: {detail}")).with_actual(actual),
-        Reply::Nothing { waited_ms } if record.is_request => {
-            Verdict::new(Status::Error, format!("the check could not be made: no response within {waited_ms} ms")).with_actual(actual)
-        }
-        _ => Verdict::new(check.otherwise, default_message(check.otherwise, &check.def.expect)).with_actual(actual),
+        Reply::Closed { detail } => Verdict::new(
+            Status::Error,
+            format!("the check could not be made: {detail}"),
+        )
+        .with_actual(actual),
+        Reply::Nothing { waited_ms } if record.is_request => Verdict::new(
+            Status::Error,
+            format!("the check could not be made: no response within {waited_ms} ms"),
+        )
+        .with_actual(actual),
+        _ => Verdict::new(
+            check.otherwise,
+            default_message(check.otherwise, &check.def.expect),
+        )
+        .with_actual(actual),
     }
 }
 
@@ -112,7 +127,12 @@ fn is_error(message: &Value) -> bool {
     message.get("error").is_some_and(|e| !e.is_null())
 }
 
-fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) -> Option<Value>) -> bool {
+fn matches(
+    cond: &Cond,
+    exchange: &Exchange,
+    env: &Env,
+    lookup: &dyn Fn(&str) -> Option<Value>,
+) -> bool {
     if let Some(window) = &cond.versions {
         if !window.contains(env.version) {
             return false;
@@ -122,7 +142,11 @@ fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) ->
         return false;
     }
     if let Some(statuses) = &cond.http_status {
-        if !exchange.http.as_ref().is_some_and(|h| statuses.contains(&h.status)) {
+        if !exchange
+            .http
+            .as_ref()
+            .is_some_and(|h| statuses.contains(&h.status))
+        {
             return false;
         }
     }
@@ -131,7 +155,9 @@ fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) ->
         let ok = kinds.iter().any(|kind| match (kind, &exchange.reply) {
             (ReplyKind::Response, Reply::Message { .. }) => true,
             (ReplyKind::Error, Reply::Message { message, .. }) => is_error(message),
-            (ReplyKind::Result, Reply::Message { message, .. }) => !is_error(message) && message.get("result").is_some(),
+            (ReplyKind::Result, Reply::Message { message, .. }) => {
+                !is_error(message) && message.get("result").is_some()
+            }
             (ReplyKind::None, Reply::Nothing { .. }) => true,
             (ReplyKind::Rejected, Reply::Rejected { .. }) => true,
             (ReplyKind::Closed, Reply::Closed { .. }) => true,
@@ -142,7 +168,10 @@ fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) ->
         }
     }
     if let Some(codes) = &cond.code {
-        let code = message.filter(|m| is_error(m)).and_then(|m| m.pointer("/error/code")).and_then(Value::as_i64);
+        let code = message
+            .filter(|m| is_error(m))
+            .and_then(|m| m.pointer("/error/code"))
+            .and_then(Value::as_i64);
         if !code.is_some_and(|c| codes.contains(&c)) {
             return false;
         }
@@ -151,9 +180,15 @@ fn matches(cond: &Cond, exchange: &Exchange, env: &Env, lookup: &dyn Fn(&str) ->
         let value = message.and_then(|m| m.pointer(&assert.at));
         match &assert.test {
             Test::Type(kind) => kind.matches(value),
-            Test::Equals(expected) => template::expand(expected, lookup).is_ok_and(|e| value == Some(&e)),
-            Test::NotEquals(expected) => template::expand(expected, lookup).is_ok_and(|e| value != Some(&e)),
-            Test::OneOf(options) => options.iter().any(|o| template::expand(o, lookup).is_ok_and(|e| value == Some(&e))),
+            Test::Equals(expected) => {
+                template::expand(expected, lookup).is_ok_and(|e| value == Some(&e))
+            }
+            Test::NotEquals(expected) => {
+                template::expand(expected, lookup).is_ok_and(|e| value != Some(&e))
+            }
+            Test::OneOf(options) => options
+                .iter()
+                .any(|o| template::expand(o, lookup).is_ok_and(|e| value == Some(&e))),
             Test::Len(n) => length(value) == Some(*n),
             Test::MaxLen(n) => length(value).is_some_and(|l| l <= *n),
             Test::Schema(validator) => value.is_some_and(|v| validator.is_valid(v)),
@@ -172,11 +207,25 @@ fn length(value: Option<&Value>) -> Option<usize> {
 
 /// What came back, in a few words.
 pub fn describe(exchange: &Exchange, is_request: bool) -> String {
-    let http = exchange.http.as_ref().map(|h| format!("HTTP {}, ", h.status)).unwrap_or_default();
+    let http = exchange
+        .http
+        .as_ref()
+        .map(|h| format!("HTTP {}, ", h.status))
+        .unwrap_or_default();
     match &exchange.reply {
         Reply::Message { message, .. } if is_error(message) => {
             let error = &message["error"];
-            let mut text = format!("{http}error {} {}", error.get("code").map(Value::to_string).unwrap_or_else(|| "(no code)".into()), error.get("message").map(Value::to_string).unwrap_or_else(|| "(no message)".into()));
+            let mut text = format!(
+                "{http}error {} {}",
+                error
+                    .get("code")
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "(no code)".into()),
+                error
+                    .get("message")
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| "(no message)".into())
+            );
             if let Some(data) = error.get("data") {
                 text.push_str(&format!(" data={}", cut(&data.to_string(), 160)));
             }
@@ -184,11 +233,26 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
         }
         Reply::Message { message, .. } => match message.get("result") {
             Some(result) => format!("{http}result {}", cut(&result.to_string(), 200)),
-            None => format!("{http}response without result or error: {}", cut(&message.to_string(), 200)),
+            None => format!(
+                "{http}response without result or error: {}",
+                cut(&message.to_string(), 200)
+            ),
         },
-        Reply::Nothing { waited_ms } if is_request => format!("{http}no response within {waited_ms} ms"),
-        Reply::Nothing { waited_ms } => format!("{http}no response (waited {waited_ms} ms)").replace("(waited 0 ms)", "").trim_end().to_string(),
-        Reply::Rejected { status, body } => format!("HTTP {status} with no JSON-RPC message{}", if body.trim().is_empty() { String::new() } else { format!(": {}", cut(body.trim(), 160)) }),
+        Reply::Nothing { waited_ms } if is_request => {
+            format!("{http}no response within {waited_ms} ms")
+        }
+        Reply::Nothing { waited_ms } => format!("{http}no response (waited {waited_ms} ms)")
+            .replace("(waited 0 ms)", "")
+            .trim_end()
+            .to_string(),
+        Reply::Rejected { status, body } => format!(
+            "HTTP {status} with no JSON-RPC message{}",
+            if body.trim().is_empty() {
+                String::new()
+            } else {
+                format!(": {}", cut(body.trim(), 160))
+            }
+        ),
         Reply::Closed { detail } => detail.clone(),
     }
 }

@@ -10,129 +10,140 @@ use crate::transport::stdio::ExitReport;
 use crate::transport::transcript::cut;
 use crate::transport::{Direction, Transcript, TransportKind};
 
-/// The ids of the built-in checks.
-pub const IDS: &[&str] = &[
-    "stdio-framing",
-    "stdio-exit-on-stdin-eof",
-    "jsonrpc-version-field",
-    "jsonrpc-response-id",
-    "jsonrpc-response-result-xor-error",
-    "jsonrpc-error-shape",
-    "http-notification-accepted",
-    "http-response-content-type",
+/// A built-in check's definition, as data.
+struct Builtin {
+    id: &'static str,
+    area: &'static str,
+    title: &'static str,
+    level: Level,
+    derived: bool,
+    spec: &'static [(&'static str, &'static str)],
+    expect: &'static str,
+    transport: Option<TransportKind>,
+    explain: &'static str,
+}
+
+const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "stdio-framing",
+        area: "stdio",
+        title: "stdout carries only MCP messages, one per line",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#stdio")],
+        expect: "every line on stdout to be exactly one JSON-RPC message, with no banner, log line, blank line or pretty-printed JSON",
+        transport: Some(TransportKind::Stdio),
+        explain: "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
+    },
+    Builtin {
+        id: "stdio-exit-on-stdin-eof",
+        area: "stdio",
+        title: "the server exits when its stdin is closed",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#stdio")],
+        expect: "the server to exit within the grace period after mcpcheck closes its stdin, without needing SIGTERM",
+        transport: Some(TransportKind::Stdio),
+        explain: "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
+    },
+    Builtin {
+        id: "jsonrpc-version-field",
+        area: "jsonrpc",
+        title: "every message carries \"jsonrpc\": \"2.0\"",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "basic/index#messages"), ("jsonrpc-2.0", "request_object")],
+        expect: "every message from the server to have the member \"jsonrpc\" with the value \"2.0\"",
+        transport: None,
+        explain: "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
+    },
+    Builtin {
+        id: "jsonrpc-response-id",
+        area: "jsonrpc",
+        title: "every response echoes its request's id, with the same JSON type",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#responses")],
+        expect: "each response's id to equal the id of the request it answers, with the same JSON type (a string stays a string)",
+        transport: None,
+        explain: "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
+    },
+    Builtin {
+        id: "jsonrpc-response-result-xor-error",
+        area: "jsonrpc",
+        title: "every response carries exactly one of result and error",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2024-11-05", "basic/messages#responses"), ("jsonrpc-2.0", "response_object")],
+        expect: "each response to have either `result` or `error`, never both and never neither",
+        transport: None,
+        explain: "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
+    },
+    Builtin {
+        id: "jsonrpc-error-shape",
+        area: "jsonrpc",
+        title: "every error has an integer code and a string message",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#responses"), ("jsonrpc-2.0", "error_object")],
+        expect: "each `error` to be an object with an integer `code` and a string `message`",
+        transport: None,
+        explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
+    },
+    Builtin {
+        id: "http-notification-accepted",
+        area: "http",
+        title: "a notification POST is answered 202 with no body",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "HTTP 202 Accepted with an empty body for an accepted notification, or an HTTP error status if the server cannot accept it",
+        transport: Some(TransportKind::Http),
+        explain: "If the input is a JSON-RPC notification and the server accepts it, the server MUST return 202 Accepted with no body; if it cannot accept it, an HTTP error status. Every notification mcpcheck POSTs during the run is examined.",
+    },
+    Builtin {
+        id: "http-response-content-type",
+        area: "http",
+        title: "a request POST is answered as application/json or text/event-stream",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "Content-Type application/json (one JSON object) or text/event-stream on every successful answer to a request",
+        transport: Some(TransportKind::Http),
+        explain: "If the input is a JSON-RPC request, the server MUST return either Content-Type: text/event-stream or Content-Type: application/json. Every successful (2xx) answer to a request during the run is examined.",
+    },
 ];
 
 /// How many offending items are kept as evidence.
 const MAX_EVIDENCE: usize = 5;
 
-fn def(id: &str, area: &str, title: &str, level: Level, derived: bool, spec: Vec<SpecRef>, expect: &str, transport: Option<TransportKind>, explain: &str) -> CheckDef {
-    CheckDef {
-        id: id.into(),
-        title: title.into(),
-        area: area.into(),
-        level,
-        derived,
-        spec,
-        expect: expect.into(),
-        versions: VersionRange::default(),
-        transport,
-        source: "built-in".into(),
-        explain: Some(explain.into()),
-    }
+/// The ids of the built-in checks.
+pub fn ids() -> Vec<&'static str> {
+    BUILTINS.iter().map(|b| b.id).collect()
 }
 
-/// The definitions of the built-in checks, in [`IDS`] order.
+/// The definitions of the built-in checks.
 pub fn definitions() -> Vec<CheckDef> {
-    vec![
-        def(
-            "stdio-framing",
-            "stdio",
-            "stdout carries only MCP messages, one per line",
-            Level::Must,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/transports#stdio")],
-            "every line on stdout to be exactly one JSON-RPC message, with no banner, log line, blank line or pretty-printed JSON",
-            Some(TransportKind::Stdio),
-            "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
-        ),
-        def(
-            "stdio-exit-on-stdin-eof",
-            "stdio",
-            "the server exits when its stdin is closed",
-            Level::Should,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/lifecycle#stdio")],
-            "the server to exit within the grace period after mcpcheck closes its stdin, without needing SIGTERM",
-            Some(TransportKind::Stdio),
-            "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
-        ),
-        def(
-            "jsonrpc-version-field",
-            "jsonrpc",
-            "every message carries \"jsonrpc\": \"2.0\"",
-            Level::Must,
-            true,
-            vec![SpecRef::mcp("2025-11-25", "basic/index#messages"), SpecRef::mcp("jsonrpc-2.0", "request_object")],
-            "every message from the server to have the member \"jsonrpc\" with the value \"2.0\"",
-            None,
-            "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
-        ),
-        def(
-            "jsonrpc-response-id",
-            "jsonrpc",
-            "every response echoes its request's id, with the same JSON type",
-            Level::Must,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/index#responses")],
-            "each response's id to equal the id of the request it answers, with the same JSON type (a string stays a string)",
-            None,
-            "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
-        ),
-        def(
-            "jsonrpc-response-result-xor-error",
-            "jsonrpc",
-            "every response carries exactly one of result and error",
-            Level::Must,
-            true,
-            vec![SpecRef::mcp("2024-11-05", "basic/messages#responses"), SpecRef::mcp("jsonrpc-2.0", "response_object")],
-            "each response to have either `result` or `error`, never both and never neither",
-            None,
-            "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
-        ),
-        def(
-            "jsonrpc-error-shape",
-            "jsonrpc",
-            "every error has an integer code and a string message",
-            Level::Must,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/index#responses"), SpecRef::mcp("jsonrpc-2.0", "error_object")],
-            "each `error` to be an object with an integer `code` and a string `message`",
-            None,
-            "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
-        ),
-        def(
-            "http-notification-accepted",
-            "http",
-            "a notification POST is answered 202 with no body",
-            Level::Must,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/transports#sending-messages-to-the-server")],
-            "HTTP 202 Accepted with an empty body for an accepted notification, or an HTTP error status if the server cannot accept it",
-            Some(TransportKind::Http),
-            "If the input is a JSON-RPC notification and the server accepts it, the server MUST return 202 Accepted with no body; if it cannot accept it, an HTTP error status. Every notification mcpcheck POSTs during the run is examined.",
-        ),
-        def(
-            "http-response-content-type",
-            "http",
-            "a request POST is answered as application/json or text/event-stream",
-            Level::Must,
-            false,
-            vec![SpecRef::mcp("2025-11-25", "basic/transports#sending-messages-to-the-server")],
-            "Content-Type application/json (one JSON object) or text/event-stream on every successful answer to a request",
-            Some(TransportKind::Http),
-            "If the input is a JSON-RPC request, the server MUST return either Content-Type: text/event-stream or Content-Type: application/json. Every successful (2xx) answer to a request during the run is examined.",
-        ),
-    ]
+    BUILTINS
+        .iter()
+        .map(|b| CheckDef {
+            id: b.id.into(),
+            title: b.title.into(),
+            area: b.area.into(),
+            level: b.level,
+            derived: b.derived,
+            spec: b
+                .spec
+                .iter()
+                .map(|(version, section)| SpecRef::mcp(version, section))
+                .collect(),
+            expect: b.expect.into(),
+            versions: VersionRange::default(),
+            transport: b.transport,
+            source: "built-in".into(),
+            explain: Some(b.explain.into()),
+        })
+        .collect()
 }
 
 /// What the wire checks look at.
@@ -149,7 +160,13 @@ pub struct WireInput<'a> {
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     if let Some(transport) = def.transport {
         if transport != input.transport {
-            return (Verdict::new(Status::Skip, format!("applies to the {transport} transport only")), Vec::new());
+            return (
+                Verdict::new(
+                    Status::Skip,
+                    format!("applies to the {transport} transport only"),
+                ),
+                Vec::new(),
+            );
         }
     }
     let received = || {
@@ -166,7 +183,12 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut note = None;
     match def.id.as_str() {
         "stdio-framing" => {
-            for frame in input.transcripts.iter().flat_map(|t| t.frames.iter()).filter(|f| f.direction == Direction::Received) {
+            for frame in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.frames.iter())
+                .filter(|f| f.direction == Direction::Received)
+            {
                 seen += 1;
                 if let Some(issue) = &frame.issue {
                     bad.push(Evidence::frame(&frame.text, issue));
@@ -175,14 +197,55 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         }
         "stdio-exit-on-stdin-eof" => {
             let Some(exit) = input.main_exit else {
-                return (Verdict::new(Status::NotTestable, "the server was not shut down by mcpcheck"), Vec::new());
+                return (
+                    Verdict::new(
+                        Status::NotTestable,
+                        "the server was not shut down by mcpcheck",
+                    ),
+                    Vec::new(),
+                );
             };
-            let evidence = vec![Evidence::remark("shutdown", format!("stopped by {}; {}{}", exit.stopped_by, exit.status, exit.exit_ms.map(|ms| format!(" after {ms} ms")).unwrap_or_default()))];
+            let evidence = vec![Evidence::remark(
+                "shutdown",
+                format!(
+                    "stopped by {}; {}{}",
+                    exit.stopped_by,
+                    exit.status,
+                    exit.exit_ms
+                        .map(|ms| format!(" after {ms} ms"))
+                        .unwrap_or_default()
+                ),
+            )];
             return match exit.stopped_by.as_str() {
-                "stdin-eof" => (Verdict::new(Status::Pass, format!("exited {} ms after stdin closed ({})", exit.exit_ms.unwrap_or(0), exit.status)), evidence),
-                "exited-before-shutdown" => (Verdict::new(Status::NotTestable, format!("the server had already exited before stdin was closed ({})", exit.status)), evidence),
+                "stdin-eof" => (
+                    Verdict::new(
+                        Status::Pass,
+                        format!(
+                            "exited {} ms after stdin closed ({})",
+                            exit.exit_ms.unwrap_or(0),
+                            exit.status
+                        ),
+                    ),
+                    evidence,
+                ),
+                "exited-before-shutdown" => (
+                    Verdict::new(
+                        Status::NotTestable,
+                        format!(
+                            "the server had already exited before stdin was closed ({})",
+                            exit.status
+                        ),
+                    ),
+                    evidence,
+                ),
                 other => (
-                    Verdict::new(Status::Warn, format!("the server did not exit after stdin closed; it was stopped by {other}")).with_actual(format!("stopped by {other}")),
+                    Verdict::new(
+                        Status::Warn,
+                        format!(
+                            "the server did not exit after stdin closed; it was stopped by {other}"
+                        ),
+                    )
+                    .with_actual(format!("stopped by {other}")),
                     evidence,
                 ),
             };
@@ -191,7 +254,10 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             for (message, frame) in received() {
                 seen += 1;
                 if message.get("jsonrpc") != Some(&Value::from("2.0")) {
-                    bad.push(Evidence::frame(&frame.text, "`jsonrpc` is missing or not \"2.0\""));
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        "`jsonrpc` is missing or not \"2.0\"",
+                    ));
                 }
             }
         }
@@ -199,22 +265,37 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             for (sent, got) in input.transcripts.iter().flat_map(|t| t.id_pairs.iter()) {
                 seen += 1;
                 if sent != got {
-                    bad.push(Evidence::remark("id", format!("request id {sent} was answered with id {got}")));
+                    bad.push(Evidence::remark(
+                        "id",
+                        format!("request id {sent} was answered with id {got}"),
+                    ));
                 }
             }
         }
         "jsonrpc-response-result-xor-error" => {
             for (message, frame) in received().filter(|(m, _)| is_response(m)) {
                 seen += 1;
-                let (r, e) = (message.get("result").is_some(), message.get("error").is_some());
+                let (r, e) = (
+                    message.get("result").is_some(),
+                    message.get("error").is_some(),
+                );
                 if r == e {
-                    bad.push(Evidence::frame(&frame.text, if r { "both `result` and `error`" } else { "neither `result` nor `error`" }));
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        if r {
+                            "both `result` and `error`"
+                        } else {
+                            "neither `result` nor `error`"
+                        },
+                    ));
                 }
             }
         }
         "jsonrpc-error-shape" => {
             for (message, frame) in received().filter(|(m, _)| is_response(m)) {
-                let Some(error) = message.get("error") else { continue };
+                let Some(error) = message.get("error") else {
+                    continue;
+                };
                 seen += 1;
                 let code_ok = error.get("code").is_some_and(|c| c.is_i64());
                 let message_ok = error.get("message").is_some_and(Value::is_string);
@@ -229,7 +310,12 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             }
         }
         "http-notification-accepted" => {
-            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()).filter(|p| p.carried == "notification") {
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.carried == "notification")
+            {
                 let Some(status) = post.status else { continue };
                 seen += 1;
                 let ok = (status == 202 && post.body_bytes == 0) || (400..500).contains(&status);
@@ -237,33 +323,66 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                     note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
                 }
                 if !ok {
-                    bad.push(Evidence::remark("POST notification", format!("HTTP {status} with a body of {} bytes", post.body_bytes)));
+                    bad.push(Evidence::remark(
+                        "POST notification",
+                        format!("HTTP {status} with a body of {} bytes", post.body_bytes),
+                    ));
                 }
             }
         }
         "http-response-content-type" => {
-            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()).filter(|p| p.carried == "request") {
-                let Some(status) = post.status.filter(|s| (200..300).contains(s)) else { continue };
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.carried == "request")
+            {
+                let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
+                    continue;
+                };
                 seen += 1;
-                let content_type = post.response_header("content-type").unwrap_or("").to_ascii_lowercase();
-                if !(content_type.starts_with("application/json") || content_type.starts_with("text/event-stream")) {
-                    bad.push(Evidence::remark("POST request", format!("HTTP {status} with Content-Type `{content_type}`")));
+                let content_type = post
+                    .response_header("content-type")
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                if !(content_type.starts_with("application/json")
+                    || content_type.starts_with("text/event-stream"))
+                {
+                    bad.push(Evidence::remark(
+                        "POST request",
+                        format!("HTTP {status} with Content-Type `{content_type}`"),
+                    ));
                 }
             }
         }
-        other => return (Verdict::new(Status::Error, format!("unknown built-in check `{other}`")), Vec::new()),
+        other => {
+            return (
+                Verdict::new(Status::Error, format!("unknown built-in check `{other}`")),
+                Vec::new(),
+            )
+        }
     }
     let count = bad.len();
     bad.truncate(MAX_EVIDENCE);
     let verdict = if seen == 0 {
-        Verdict::new(Status::NotTestable, "nothing this check examines crossed the wire during the run")
+        Verdict::new(
+            Status::NotTestable,
+            "nothing this check examines crossed the wire during the run",
+        )
     } else if count == 0 {
         let mut v = Verdict::new(Status::Pass, format!("{seen} examined, all conform"));
         v.note = note;
         v
     } else {
-        let first = bad.first().and_then(|e| e.remark.clone()).unwrap_or_default();
-        Verdict::new(def.level.violation(), format!("expected {}; {count} of {seen} do not", def.expect)).with_actual(cut(&first, 200))
+        let first = bad
+            .first()
+            .and_then(|e| e.remark.clone())
+            .unwrap_or_default();
+        Verdict::new(
+            def.level.violation(),
+            format!("{count} of {seen} examined do not conform"),
+        )
+        .with_actual(cut(&first, 200))
     };
     (verdict, bad)
 }

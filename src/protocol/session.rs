@@ -57,7 +57,9 @@ pub enum Outgoing {
 impl Outgoing {
     fn method(&self) -> Option<&str> {
         match self {
-            Outgoing::Request { method, .. } | Outgoing::Notification { method, .. } => Some(method),
+            Outgoing::Request { method, .. } | Outgoing::Notification { method, .. } => {
+                Some(method)
+            }
             Outgoing::Raw { .. } => None,
         }
     }
@@ -206,7 +208,13 @@ impl Session {
                     notifications: Mutex::new(Vec::new()),
                     closed: closed_rx,
                 });
-                tokio::spawn(dispatch_stdio(Arc::downgrade(&link), events, unmatched_tx, closed_tx, transcript.clone()));
+                tokio::spawn(dispatch_stdio(
+                    Arc::downgrade(&link),
+                    events,
+                    unmatched_tx,
+                    closed_tx,
+                    transcript.clone(),
+                ));
                 Link::Stdio(link)
             }
             Target::Http(spec) => {
@@ -214,7 +222,13 @@ impl Session {
                 Link::Http(HttpLink { spec: spec.clone() })
             }
         };
-        Ok(Session { link, transcript, info: Mutex::new(SessionInfo::default()), limits: limits.clone(), next_id: AtomicI64::new(1) })
+        Ok(Session {
+            link,
+            transcript,
+            info: Mutex::new(SessionInfo::default()),
+            limits: limits.clone(),
+            next_id: AtomicI64::new(1),
+        })
     }
 
     /// What the session knows about the server.
@@ -248,7 +262,15 @@ impl Session {
     /// Sends a request with a fresh id and returns the exchange.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Exchange {
         let id = self.next_id();
-        self.send(Outgoing::Request { id, method: method.into(), params }, &SendOptions::default()).await
+        self.send(
+            Outgoing::Request {
+                id,
+                method: method.into(),
+                params,
+            },
+            &SendOptions::default(),
+        )
+        .await
     }
 
     /// Sends one frame and waits for what comes back.
@@ -265,10 +287,22 @@ impl Session {
     /// A session that runs its own `initialize` (a bare one) adopts the version it negotiated,
     /// so that later requests carry the matching `MCP-Protocol-Version` header.
     fn learn_version(&self, outgoing: &Outgoing, exchange: &Exchange) {
-        let (Outgoing::Request { method, .. }, Reply::Message { message, .. }) = (outgoing, &exchange.reply) else { return };
-        let Some(version) = message.pointer("/result/protocolVersion").and_then(Value::as_str) else { return };
+        let (Outgoing::Request { method, .. }, Reply::Message { message, .. }) =
+            (outgoing, &exchange.reply)
+        else {
+            return;
+        };
+        let Some(version) = message
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+        else {
+            return;
+        };
         let mut info = self.info.lock().expect("info lock");
-        if method == "initialize" && info.version.is_none() && Era::of(version) == Some(Era::Handshake) {
+        if method == "initialize"
+            && info.version.is_none()
+            && Era::of(version) == Some(Era::Handshake)
+        {
             info.era = Some(Era::Handshake);
             info.version = Some(version.to_string());
         }
@@ -277,19 +311,28 @@ impl Session {
     /// In the stateless era every request carries its version and capabilities in `_meta`.
     fn with_meta(&self, outgoing: Outgoing) -> Outgoing {
         let info = self.info();
-        let (Some(Era::Stateless), Some(version)) = (info.era, info.version) else { return outgoing };
+        let (Some(Era::Stateless), Some(version)) = (info.era, info.version) else {
+            return outgoing;
+        };
         match outgoing {
             Outgoing::Request { id, method, params } => {
                 let mut params = params.unwrap_or_else(|| json!({}));
                 if let Some(object) = params.as_object_mut() {
                     let meta = object.entry("_meta").or_insert_with(|| json!({}));
                     if let Some(meta) = meta.as_object_mut() {
-                        meta.entry("io.modelcontextprotocol/protocolVersion").or_insert(json!(version));
-                        meta.entry("io.modelcontextprotocol/clientCapabilities").or_insert(client_capabilities());
-                        meta.entry("io.modelcontextprotocol/clientInfo").or_insert(client_info());
+                        meta.entry("io.modelcontextprotocol/protocolVersion")
+                            .or_insert(json!(version));
+                        meta.entry("io.modelcontextprotocol/clientCapabilities")
+                            .or_insert(client_capabilities());
+                        meta.entry("io.modelcontextprotocol/clientInfo")
+                            .or_insert(client_info());
                     }
                 }
-                Outgoing::Request { id, method, params: Some(params) }
+                Outgoing::Request {
+                    id,
+                    method,
+                    params: Some(params),
+                }
             }
             other => other,
         }
@@ -315,7 +358,12 @@ impl Session {
         }
     }
 
-    async fn send_stdio(&self, link: &Arc<StdioLink>, outgoing: Outgoing, options: &SendOptions) -> Exchange {
+    async fn send_stdio(
+        &self,
+        link: &Arc<StdioLink>,
+        outgoing: Outgoing,
+        options: &SendOptions,
+    ) -> Exchange {
         let started = Instant::now();
         let text = Self::render(&outgoing);
         let notes_before = link.notifications.lock().expect("notifications lock").len();
@@ -324,7 +372,13 @@ impl Session {
             line.push('\n');
         }
         let parsed = serde_json::from_str::<Value>(&text).ok();
-        self.transcript.lock().expect("transcript lock").push(Direction::Sent, &text, parsed, None, None);
+        self.transcript.lock().expect("transcript lock").push(
+            Direction::Sent,
+            &text,
+            parsed,
+            None,
+            None,
+        );
         if options.accept_unmatched || !matches!(outgoing, Outgoing::Request { .. }) {
             // Replies that nobody claimed belong to earlier frames, not to this one.
             let mut unmatched = link.unmatched.lock().await;
@@ -333,35 +387,74 @@ impl Session {
         let waiter = match &outgoing {
             Outgoing::Request { id, .. } => {
                 let (tx, rx) = oneshot::channel();
-                link.pending.lock().expect("pending lock").insert(id_key(id), tx);
+                link.pending
+                    .lock()
+                    .expect("pending lock")
+                    .insert(id_key(id), tx);
                 Some(rx)
             }
             _ => None,
         };
         let reply = if let Err(detail) = link.process.write(line.as_bytes()).await {
-            Reply::Closed { detail: self.closed_detail(link, &detail).await }
+            Reply::Closed {
+                detail: self.closed_detail(link, &detail).await,
+            }
         } else {
             match (waiter, &outgoing) {
                 (Some(rx), Outgoing::Request { id, .. }) => {
                     let timeout = options.timeout.unwrap_or(self.limits.request_timeout);
-                    let reply = self.await_response(link, rx, timeout, options.accept_unmatched).await;
-                    link.pending.lock().expect("pending lock").remove(&id_key(id));
+                    let reply = self
+                        .await_response(link, rx, timeout, options.accept_unmatched)
+                        .await;
+                    link.pending
+                        .lock()
+                        .expect("pending lock")
+                        .remove(&id_key(id));
                     if let Reply::Message { message, .. } = &reply {
                         if let Some(got) = message.get("id") {
-                            self.transcript.lock().expect("transcript lock").id_pairs.push((id.clone(), got.clone()));
+                            self.transcript
+                                .lock()
+                                .expect("transcript lock")
+                                .id_pairs
+                                .push((id.clone(), got.clone()));
                         }
                     }
                     reply
                 }
-                (_, Outgoing::Raw { .. }) => self.await_unmatched(link, options.wait.unwrap_or(self.limits.request_timeout)).await,
-                _ => self.await_unmatched(link, options.wait.unwrap_or(Duration::from_millis(300))).await,
+                (_, Outgoing::Raw { .. }) => {
+                    self.await_unmatched(link, options.wait.unwrap_or(self.limits.request_timeout))
+                        .await
+                }
+                _ => {
+                    self.await_unmatched(link, options.wait.unwrap_or(Duration::from_millis(300)))
+                        .await
+                }
             }
         };
-        let notifications = link.notifications.lock().expect("notifications lock").get(notes_before..).unwrap_or_default().to_vec();
-        Exchange { sent: text, sent_headers: Vec::new(), reply, notifications, http: None, elapsed_ms: started.elapsed().as_millis() as u64 }
+        let notifications = link
+            .notifications
+            .lock()
+            .expect("notifications lock")
+            .get(notes_before..)
+            .unwrap_or_default()
+            .to_vec();
+        Exchange {
+            sent: text,
+            sent_headers: Vec::new(),
+            reply,
+            notifications,
+            http: None,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }
     }
 
-    async fn await_response(&self, link: &Arc<StdioLink>, rx: oneshot::Receiver<(Value, String)>, timeout: Duration, accept_unmatched: bool) -> Reply {
+    async fn await_response(
+        &self,
+        link: &Arc<StdioLink>,
+        rx: oneshot::Receiver<(Value, String)>,
+        timeout: Duration,
+        accept_unmatched: bool,
+    ) -> Reply {
         enum Got {
             Message(Value, String),
             Dropped,
@@ -371,7 +464,11 @@ impl Session {
         let mut closed = link.closed.clone();
         let mut rx = rx;
         let got = {
-            let mut unmatched = if accept_unmatched { Some(link.unmatched.lock().await) } else { None };
+            let mut unmatched = if accept_unmatched {
+                Some(link.unmatched.lock().await)
+            } else {
+                None
+            };
             tokio::select! {
                 biased;
                 got = &mut rx => match got {
@@ -387,14 +484,22 @@ impl Session {
         };
         match got {
             Got::Message(message, text) => Reply::Message { message, text },
-            Got::Timeout => Reply::Nothing { waited_ms: timeout.as_millis() as u64 },
-            Got::Dropped => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+            Got::Timeout => Reply::Nothing {
+                waited_ms: timeout.as_millis() as u64,
+            },
+            Got::Dropped => Reply::Closed {
+                detail: self.closed_detail(link, "stdout closed").await,
+            },
             Got::Eof => {
                 // A response that came just before EOF may still be on its way to the waiter.
-                if let Ok(Ok((message, text))) = tokio::time::timeout(Duration::from_millis(50), &mut rx).await {
+                if let Ok(Ok((message, text))) =
+                    tokio::time::timeout(Duration::from_millis(50), &mut rx).await
+                {
                     return Reply::Message { message, text };
                 }
-                Reply::Closed { detail: self.closed_detail(link, "stdout closed").await }
+                Reply::Closed {
+                    detail: self.closed_detail(link, "stdout closed").await,
+                }
             }
         }
     }
@@ -415,7 +520,9 @@ impl Session {
         };
         match got {
             Some((message, text)) => Reply::Message { message, text },
-            None => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+            None => Reply::Closed {
+                detail: self.closed_detail(link, "stdout closed").await,
+            },
         }
     }
 
@@ -429,13 +536,24 @@ impl Session {
         format!("the server stopped talking: {what}")
     }
 
-    fn http_headers(&self, spec: &HttpSpec, outgoing: &Outgoing, options: &SendOptions) -> Vec<(String, String)> {
+    fn http_headers(
+        &self,
+        spec: &HttpSpec,
+        outgoing: &Outgoing,
+        options: &SendOptions,
+    ) -> Vec<(String, String)> {
         let info = self.info();
-        let authority = http::parse_url(&spec.url).ok().and_then(|u| u.authority().map(|a| a.to_string())).unwrap_or_default();
+        let authority = http::parse_url(&spec.url)
+            .ok()
+            .and_then(|u| u.authority().map(|a| a.to_string()))
+            .unwrap_or_default();
         let mut headers: Vec<(String, String)> = vec![
             ("Host".into(), authority),
             ("Content-Type".into(), "application/json".into()),
-            ("Accept".into(), "application/json, text/event-stream".into()),
+            (
+                "Accept".into(),
+                "application/json, text/event-stream".into(),
+            ),
         ];
         if let Some(id) = &info.http_session {
             headers.push(("Mcp-Session-Id".into(), id.clone()));
@@ -446,8 +564,16 @@ impl Session {
                 if let Some(method) = outgoing.method() {
                     headers.push(("Mcp-Method".into(), method.to_string()));
                 }
-                if let Outgoing::Request { params: Some(params), .. } = outgoing {
-                    if let Some(name) = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str) {
+                if let Outgoing::Request {
+                    params: Some(params),
+                    ..
+                } = outgoing
+                {
+                    if let Some(name) = params
+                        .get("name")
+                        .or_else(|| params.get("uri"))
+                        .and_then(Value::as_str)
+                    {
                         headers.push(("Mcp-Name".into(), name.to_string()));
                     }
                 }
@@ -464,37 +590,90 @@ impl Session {
         for (name, value) in spec.headers.iter().chain(&options.headers) {
             set(name, value);
         }
-        headers.retain(|(n, _)| !options.omit_headers.iter().any(|o| o.eq_ignore_ascii_case(n)));
+        headers.retain(|(n, _)| {
+            !options
+                .omit_headers
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(n))
+        });
         headers
     }
 
-    async fn send_http(&self, link: &HttpLink, outgoing: Outgoing, options: &SendOptions) -> Exchange {
+    async fn send_http(
+        &self,
+        link: &HttpLink,
+        outgoing: Outgoing,
+        options: &SendOptions,
+    ) -> Exchange {
         let started = Instant::now();
         let text = Self::render(&outgoing);
         let headers = self.http_headers(&link.spec, &outgoing, options);
-        let request = HttpRequest { method: "POST".into(), url: link.spec.url.clone(), headers: headers.clone(), body: text.clone().into_bytes() };
+        let request = HttpRequest {
+            method: "POST".into(),
+            url: link.spec.url.clone(),
+            headers: headers.clone(),
+            body: text.clone().into_bytes(),
+        };
         let awaited = match &outgoing {
             Outgoing::Request { id, .. } => Some(id_key(id)),
             _ => None,
         };
-        let is_response = |m: &Value| m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some());
-        let done = |m: &Value| is_response(m) && awaited.as_ref().is_none_or(|key| m.get("id").map(id_key).as_ref() == Some(key));
+        let is_response = |m: &Value| {
+            m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+        };
+        let done = |m: &Value| {
+            is_response(m)
+                && awaited
+                    .as_ref()
+                    .is_none_or(|key| m.get("id").map(id_key).as_ref() == Some(key))
+        };
         let (server_tx, mut server_rx) = mpsc::unbounded_channel::<Value>();
         let timeout = match &outgoing {
             Outgoing::Request { .. } => options.timeout.unwrap_or(self.limits.request_timeout),
-            _ => options.timeout.unwrap_or(self.limits.request_timeout).max(options.wait.unwrap_or_default()),
+            _ => options
+                .timeout
+                .unwrap_or(self.limits.request_timeout)
+                .max(options.wait.unwrap_or_default()),
         };
-        let result = tokio::time::timeout(timeout, http::send(&request, self.limits.max_frame_bytes, timeout, Some(&server_tx), &done)).await;
+        let result = tokio::time::timeout(
+            timeout,
+            http::send(
+                &request,
+                self.limits.max_frame_bytes,
+                timeout,
+                Some(&server_tx),
+                &done,
+            ),
+        )
+        .await;
         drop(server_tx);
         // Server-initiated requests that arrived on the stream are answered on their own POSTs.
         while let Ok(server_request) = server_rx.try_recv() {
             if server_request.get("method").is_some() && server_request.get("id").is_some() {
                 let answer = answer_server_request(&server_request);
                 let body = answer.to_string();
-                let mut headers = self.http_headers(&link.spec, &Outgoing::Raw { text: body.clone() }, &SendOptions::default());
-                headers.retain(|(n, _)| !n.eq_ignore_ascii_case("mcp-method") && !n.eq_ignore_ascii_case("mcp-name"));
-                let post = HttpRequest { method: "POST".into(), url: link.spec.url.clone(), headers, body: body.into_bytes() };
-                let _ = http::send(&post, self.limits.max_frame_bytes, self.limits.request_timeout, None, &|_| false).await;
+                let mut headers = self.http_headers(
+                    &link.spec,
+                    &Outgoing::Raw { text: body.clone() },
+                    &SendOptions::default(),
+                );
+                headers.retain(|(n, _)| {
+                    !n.eq_ignore_ascii_case("mcp-method") && !n.eq_ignore_ascii_case("mcp-name")
+                });
+                let post = HttpRequest {
+                    method: "POST".into(),
+                    url: link.spec.url.clone(),
+                    headers,
+                    body: body.into_bytes(),
+                };
+                let _ = http::send(
+                    &post,
+                    self.limits.max_frame_bytes,
+                    self.limits.request_timeout,
+                    None,
+                    &|_| false,
+                )
+                .await;
             }
         }
         let carried = match &outgoing {
@@ -502,11 +681,22 @@ impl Session {
             Outgoing::Notification { .. } => "notification",
             Outgoing::Raw { .. } => "raw",
         };
-        let mut record = HttpRecord { method: "POST".into(), request_headers: headers.clone(), carried: carried.into(), ..HttpRecord::default() };
+        let mut record = HttpRecord {
+            method: "POST".into(),
+            request_headers: headers.clone(),
+            carried: carried.into(),
+            ..HttpRecord::default()
+        };
         let (reply, notifications, facts) = match result {
             Err(_) => {
                 record.error = Some(format!("no response within {} ms", timeout.as_millis()));
-                (Reply::Nothing { waited_ms: timeout.as_millis() as u64 }, Vec::new(), None)
+                (
+                    Reply::Nothing {
+                        waited_ms: timeout.as_millis() as u64,
+                    },
+                    Vec::new(),
+                    None,
+                )
             }
             Ok(Err(detail)) => {
                 record.error = Some(detail.clone());
@@ -518,7 +708,11 @@ impl Session {
                 record.body_bytes = response.body_bytes;
                 self.learn_session(&outgoing, &response);
                 let (reply, notifications) = Self::http_reply(&response, &done);
-                let facts = HttpFacts { status: response.status, headers: response.headers.clone(), events: response.events.clone() };
+                let facts = HttpFacts {
+                    status: response.status,
+                    headers: response.headers.clone(),
+                    events: response.events.clone(),
+                };
                 (reply, notifications, Some((facts, response)))
             }
         };
@@ -529,13 +723,27 @@ impl Session {
             transcript.push(Direction::Sent, &text, parsed, None, Some(post));
             if let Some((_, response)) = &facts {
                 for (message, raw) in &response.messages {
-                    transcript.push(Direction::Received, raw, Some(message.clone()), None, Some(post));
+                    transcript.push(
+                        Direction::Received,
+                        raw,
+                        Some(message.clone()),
+                        None,
+                        Some(post),
+                    );
                 }
                 if let Some(issue) = &response.issue {
-                    transcript.push(Direction::Received, &response.body, None, Some(issue.clone()), Some(post));
+                    transcript.push(
+                        Direction::Received,
+                        &response.body,
+                        None,
+                        Some(issue.clone()),
+                        Some(post),
+                    );
                 }
             }
-            if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) = (&outgoing, &reply) {
+            if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) =
+                (&outgoing, &reply)
+            {
                 if let Some(got) = message.get("id") {
                     transcript.id_pairs.push((id.clone(), got.clone()));
                 }
@@ -552,14 +760,26 @@ impl Session {
     }
 
     fn http_reply(response: &HttpResponse, done: &dyn Fn(&Value) -> bool) -> (Reply, Vec<Value>) {
-        let notifications: Vec<Value> =
-            response.messages.iter().filter(|(m, _)| m.get("method").is_some() && m.get("id").is_none()).map(|(m, _)| m.clone()).collect();
+        let notifications: Vec<Value> = response
+            .messages
+            .iter()
+            .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_none())
+            .map(|(m, _)| m.clone())
+            .collect();
         let answer = response.messages.iter().find(|(m, _)| done(m)).or_else(|| {
-            response.messages.iter().find(|(m, _)| m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some()))
+            response.messages.iter().find(|(m, _)| {
+                m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+            })
         });
         let reply = match answer {
-            Some((message, text)) => Reply::Message { message: message.clone(), text: text.clone() },
-            None if response.status >= 400 => Reply::Rejected { status: response.status, body: response.body.clone() },
+            Some((message, text)) => Reply::Message {
+                message: message.clone(),
+                text: text.clone(),
+            },
+            None if response.status >= 400 => Reply::Rejected {
+                status: response.status,
+                body: response.body.clone(),
+            },
             None => Reply::Nothing { waited_ms: 0 },
         };
         (reply, notifications)
@@ -568,7 +788,8 @@ impl Session {
     fn learn_session(&self, outgoing: &Outgoing, response: &HttpResponse) {
         let sent_initialize = match outgoing {
             Outgoing::Request { method, .. } => method == "initialize",
-            Outgoing::Raw { text } => serde_json::from_str::<Value>(text).is_ok_and(|v| v.get("method") == Some(&json!("initialize"))),
+            Outgoing::Raw { text } => serde_json::from_str::<Value>(text)
+                .is_ok_and(|v| v.get("method") == Some(&json!("initialize"))),
             Outgoing::Notification { .. } => false,
         };
         if sent_initialize {
@@ -586,13 +807,28 @@ impl Session {
             "io.modelcontextprotocol/clientInfo": client_info(),
         }});
         let options = SendOptions {
-            headers: vec![("MCP-Protocol-Version".into(), LATEST_STATELESS.into()), ("Mcp-Method".into(), "server/discover".into())],
+            headers: vec![
+                ("MCP-Protocol-Version".into(), LATEST_STATELESS.into()),
+                ("Mcp-Method".into(), "server/discover".into()),
+            ],
             ..SendOptions::default()
         };
         let id = self.next_id();
-        let exchange = self.send(Outgoing::Request { id, method: "server/discover".into(), params: Some(params) }, &options).await;
+        let exchange = self
+            .send(
+                Outgoing::Request {
+                    id,
+                    method: "server/discover".into(),
+                    params: Some(params),
+                },
+                &options,
+            )
+            .await;
         let result = match &exchange.reply {
-            Reply::Message { message, .. } => message.get("result").filter(|r| r.get("supportedVersions").is_some_and(Value::is_array)).cloned(),
+            Reply::Message { message, .. } => message
+                .get("result")
+                .filter(|r| r.get("supportedVersions").is_some_and(Value::is_array))
+                .cloned(),
             _ => None,
         };
         (result, exchange)
@@ -600,13 +836,22 @@ impl Session {
 
     /// Adopts the stateless era after a successful discovery.
     pub fn adopt_stateless(&self, discovered: &Value) -> Result<(), String> {
-        let supported: Vec<&str> = discovered["supportedVersions"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let supported: Vec<&str> = discovered["supportedVersions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         let version = KNOWN_VERSIONS
             .iter()
             .rev()
             .find(|v| Era::of(v) == Some(Era::Stateless) && supported.contains(v))
-            .ok_or_else(|| format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})"))?;
-        let server_info = discovered.pointer("/_meta/io.modelcontextprotocol~1serverInfo").cloned();
+            .ok_or_else(|| {
+                format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})")
+            })?;
+        let server_info = discovered
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .cloned();
         self.set_info(SessionInfo {
             era: Some(Era::Stateless),
             version: Some(version.to_string()),
@@ -624,15 +869,38 @@ impl Session {
         let result = match &exchange.reply {
             Reply::Message { message, .. } => match (message.get("result"), message.get("error")) {
                 (Some(result), None) if result.is_object() => result.clone(),
-                (_, Some(error)) => return Err((format!("initialize was answered with an error: {error}"), exchange)),
+                (_, Some(error)) => {
+                    return Err((
+                        format!("initialize was answered with an error: {error}"),
+                        exchange,
+                    ))
+                }
                 _ => return Err(("initialize was answered without a result".into(), exchange)),
             },
-            Reply::Nothing { waited_ms } => return Err((format!("no answer to initialize within {waited_ms} ms"), exchange)),
-            Reply::Rejected { status, body } => return Err((format!("initialize was rejected with HTTP {status}: {}", body.trim()), exchange)),
-            Reply::Closed { detail } => return Err((format!("{detail} before answering initialize"), exchange)),
+            Reply::Nothing { waited_ms } => {
+                return Err((
+                    format!("no answer to initialize within {waited_ms} ms"),
+                    exchange,
+                ))
+            }
+            Reply::Rejected { status, body } => {
+                return Err((
+                    format!(
+                        "initialize was rejected with HTTP {status}: {}",
+                        body.trim()
+                    ),
+                    exchange,
+                ))
+            }
+            Reply::Closed { detail } => {
+                return Err((format!("{detail} before answering initialize"), exchange))
+            }
         };
         let Some(negotiated) = result.get("protocolVersion").and_then(Value::as_str) else {
-            return Err(("the initialize result has no protocolVersion".into(), exchange));
+            return Err((
+                "the initialize result has no protocolVersion".into(),
+                exchange,
+            ));
         };
         if Era::of(negotiated) != Some(Era::Handshake) {
             return Err((format!("the server chose protocol version `{negotiated}`, which mcpcheck does not know for the handshake era"), exchange));
@@ -644,8 +912,18 @@ impl Session {
             info.server_info = result.get("serverInfo").cloned();
             info.capabilities = result.get("capabilities").cloned();
         }
-        let options = SendOptions { wait: Some(Duration::from_millis(0)), ..SendOptions::default() };
-        self.send(Outgoing::Notification { method: "notifications/initialized".into(), params: None }, &options).await;
+        let options = SendOptions {
+            wait: Some(Duration::from_millis(0)),
+            ..SendOptions::default()
+        };
+        self.send(
+            Outgoing::Notification {
+                method: "notifications/initialized".into(),
+                params: None,
+            },
+            &options,
+        )
+        .await;
         Ok(exchange)
     }
 
@@ -655,8 +933,19 @@ impl Session {
     pub async fn barrier(&self) {
         if let Link::Stdio(_) = &self.link {
             let id = self.next_id();
-            let options = SendOptions { timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))), ..SendOptions::default() };
-            self.send(Outgoing::Request { id, method: "ping".into(), params: None }, &options).await;
+            let options = SendOptions {
+                timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))),
+                ..SendOptions::default()
+            };
+            self.send(
+                Outgoing::Request {
+                    id,
+                    method: "ping".into(),
+                    params: None,
+                },
+                &options,
+            )
+            .await;
         }
     }
 
@@ -666,12 +955,35 @@ impl Session {
             Link::Stdio(link) => Some(link.process.shutdown(self.limits.exit_grace).await),
             Link::Http(link) => {
                 let session = self.info().http_session?;
-                let mut headers = self.http_headers(&link.spec, &Outgoing::Raw { text: String::new() }, &SendOptions::default());
+                let mut headers = self.http_headers(
+                    &link.spec,
+                    &Outgoing::Raw {
+                        text: String::new(),
+                    },
+                    &SendOptions::default(),
+                );
                 headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
                 let _ = session;
-                let request = HttpRequest { method: "DELETE".into(), url: link.spec.url.clone(), headers: headers.clone(), body: Vec::new() };
-                let outcome = http::send(&request, self.limits.max_frame_bytes, self.limits.request_timeout, None, &|_| false).await;
-                let mut record = HttpRecord { method: "DELETE".into(), request_headers: headers, carried: "session end".into(), ..HttpRecord::default() };
+                let request = HttpRequest {
+                    method: "DELETE".into(),
+                    url: link.spec.url.clone(),
+                    headers: headers.clone(),
+                    body: Vec::new(),
+                };
+                let outcome = http::send(
+                    &request,
+                    self.limits.max_frame_bytes,
+                    self.limits.request_timeout,
+                    None,
+                    &|_| false,
+                )
+                .await;
+                let mut record = HttpRecord {
+                    method: "DELETE".into(),
+                    request_headers: headers,
+                    carried: "session end".into(),
+                    ..HttpRecord::default()
+                };
                 match outcome {
                     Ok(response) => {
                         record.status = Some(response.status);
@@ -679,7 +991,10 @@ impl Session {
                     }
                     Err(e) => record.error = Some(e),
                 }
-                self.transcript.lock().expect("transcript lock").push_post(record);
+                self.transcript
+                    .lock()
+                    .expect("transcript lock")
+                    .push_post(record);
                 None
             }
         }
@@ -693,7 +1008,9 @@ pub fn answer_server_request(request: &Value) -> Value {
     match request.get("method").and_then(Value::as_str) {
         Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
         Some("roots/list") => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
-        _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}}),
+        _ => {
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+        }
     }
 }
 
@@ -711,11 +1028,23 @@ async fn dispatch_stdio(
         match event {
             StdoutEvent::Closed => break,
             StdoutEvent::Noise { text, issue } => {
-                transcript.lock().expect("transcript lock").push(Direction::Received, &text, None, Some(issue), None);
+                transcript.lock().expect("transcript lock").push(
+                    Direction::Received,
+                    &text,
+                    None,
+                    Some(issue),
+                    None,
+                );
             }
             StdoutEvent::Message { value, text, issue } => {
                 let single = value.is_object().then(|| value.clone());
-                transcript.lock().expect("transcript lock").push(Direction::Received, &text, single, issue, None);
+                transcript.lock().expect("transcript lock").push(
+                    Direction::Received,
+                    &text,
+                    single,
+                    issue,
+                    None,
+                );
                 let messages = match value {
                     Value::Array(items) => items,
                     other => vec![other],
@@ -732,13 +1061,25 @@ async fn dispatch_stdio(
     }
 }
 
-async fn route(link: &StdioLink, message: Value, text: &str, unmatched: &mpsc::Sender<(Value, String)>, transcript: &Arc<Mutex<Transcript>>) {
+async fn route(
+    link: &StdioLink,
+    message: Value,
+    text: &str,
+    unmatched: &mpsc::Sender<(Value, String)>,
+    transcript: &Arc<Mutex<Transcript>>,
+) {
     let has_method = message.get("method").is_some();
     let has_id = message.get("id").is_some();
     if has_method && has_id {
         let answer = answer_server_request(&message).to_string();
         let parsed = serde_json::from_str::<Value>(&answer).ok();
-        transcript.lock().expect("transcript lock").push(Direction::Sent, &answer, parsed, None, None);
+        transcript.lock().expect("transcript lock").push(
+            Direction::Sent,
+            &answer,
+            parsed,
+            None,
+            None,
+        );
         let _ = link.process.write(format!("{answer}\n").as_bytes()).await;
     } else if has_method {
         let mut notes = link.notifications.lock().expect("notifications lock");
@@ -746,7 +1087,12 @@ async fn route(link: &StdioLink, message: Value, text: &str, unmatched: &mpsc::S
             notes.push(message);
         }
     } else {
-        let waiter = message.get("id").and_then(|id| link.pending.lock().expect("pending lock").remove(&id_key(id)));
+        let waiter = message.get("id").and_then(|id| {
+            link.pending
+                .lock()
+                .expect("pending lock")
+                .remove(&id_key(id))
+        });
         match waiter {
             Some(tx) => {
                 let _ = tx.send((message, text.to_string()));

@@ -3,7 +3,13 @@
 use std::fmt;
 
 /// Every released protocol version mcpcheck knows, oldest first.
-pub const KNOWN_VERSIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+pub const KNOWN_VERSIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
 
 /// The newest version of the handshake era; what mcpcheck asks for in `initialize` by default.
 pub const LATEST_HANDSHAKE: &str = "2025-11-25";
@@ -61,26 +67,42 @@ impl VersionRange {
             if KNOWN_VERSIONS.contains(&v) {
                 Ok(v.to_string())
             } else {
-                Err(format!("unknown protocol version `{v}` (known: {})", KNOWN_VERSIONS.join(", ")))
+                Err(format!(
+                    "unknown protocol version `{v}` (known: {})",
+                    KNOWN_VERSIONS.join(", ")
+                ))
             }
         };
         if text == "*" {
             Ok(VersionRange::default())
         } else if let Some(v) = text.strip_prefix(">=") {
-            Ok(VersionRange { min: Some(known(v)?), max: None })
+            Ok(VersionRange {
+                min: Some(known(v)?),
+                max: None,
+            })
         } else if let Some(v) = text.strip_prefix("<=") {
-            Ok(VersionRange { min: None, max: Some(known(v)?) })
+            Ok(VersionRange {
+                min: None,
+                max: Some(known(v)?),
+            })
         } else if let Some((a, b)) = text.split_once("..") {
-            Ok(VersionRange { min: Some(known(a)?), max: Some(known(b)?) })
+            Ok(VersionRange {
+                min: Some(known(a)?),
+                max: Some(known(b)?),
+            })
         } else {
             let v = known(text)?;
-            Ok(VersionRange { min: Some(v.clone()), max: Some(v) })
+            Ok(VersionRange {
+                min: Some(v.clone()),
+                max: Some(v),
+            })
         }
     }
 
     /// Whether `version` lies inside the window.
     pub fn contains(&self, version: &str) -> bool {
-        self.min.as_deref().is_none_or(|min| version >= min) && self.max.as_deref().is_none_or(|max| version <= max)
+        self.min.as_deref().is_none_or(|min| version >= min)
+            && self.max.as_deref().is_none_or(|max| version <= max)
     }
 }
 
@@ -114,7 +136,12 @@ mod tests {
         assert!(r.contains("2024-11-05") && r.contains("2025-11-25") && !r.contains("2026-07-28"));
         let r = VersionRange::parse("2025-03-26..2025-06-18").unwrap();
         assert!(!r.contains("2024-11-05") && r.contains("2025-06-18") && !r.contains("2025-11-25"));
-        assert_eq!(VersionRange::parse("2025-06-18").unwrap().to_string(), "2025-06-18");
-        assert!(VersionRange::parse(">=2025-13-01").unwrap_err().contains("unknown protocol version"));
+        assert_eq!(
+            VersionRange::parse("2025-06-18").unwrap().to_string(),
+            "2025-06-18"
+        );
+        assert!(VersionRange::parse(">=2025-13-01")
+            .unwrap_err()
+            .contains("unknown protocol version"));
     }
 }

@@ -111,7 +111,10 @@ pub struct Summary {
 impl Summary {
     /// Counts the statuses of `checks`.
     pub fn of(checks: &[CheckResult]) -> Summary {
-        let mut s = Summary { total: checks.len(), ..Summary::default() };
+        let mut s = Summary {
+            total: checks.len(),
+            ..Summary::default()
+        };
         for check in checks {
             *s.slot(check.status) += 1;
         }
@@ -244,7 +247,11 @@ impl Evidence {
             sent_headers: headers(&exchange.sent_headers),
             received,
             http_status: exchange.http.as_ref().map(|h| h.status),
-            response_headers: exchange.http.as_ref().map(|h| headers(&h.headers)).unwrap_or_default(),
+            response_headers: exchange
+                .http
+                .as_ref()
+                .map(|h| headers(&h.headers))
+                .unwrap_or_default(),
             notifications: exchange.notifications.iter().take(20).cloned().collect(),
             elapsed_ms: Some(exchange.elapsed_ms),
             remark,
@@ -253,12 +260,21 @@ impl Evidence {
 
     /// Evidence of one received frame and what is wrong with it.
     pub fn frame(text: &str, issue: &str) -> Evidence {
-        Evidence { label: "frame".into(), received: Some(cut(text, EVIDENCE_TEXT)), remark: Some(issue.into()), ..Evidence::default() }
+        Evidence {
+            label: "frame".into(),
+            received: Some(cut(text, EVIDENCE_TEXT)),
+            remark: Some(issue.into()),
+            ..Evidence::default()
+        }
     }
 
     /// A remark.
     pub fn remark(label: &str, text: String) -> Evidence {
-        Evidence { label: label.into(), remark: Some(text), ..Evidence::default() }
+        Evidence {
+            label: label.into(),
+            remark: Some(text),
+            ..Evidence::default()
+        }
     }
 }
 
@@ -290,13 +306,24 @@ impl Report {
 
     /// One sentence stating the result.
     pub fn verdict_line(&self) -> String {
-        let version = self.protocol.version.as_deref().unwrap_or("(no version negotiated)");
+        let version = self
+            .protocol
+            .version
+            .as_deref()
+            .unwrap_or("(no version negotiated)");
         if let Some(fatal) = &self.fatal {
             return format!("could not be tested: {fatal}");
         }
         let s = &self.summary;
         let mut parts = vec![format!("{} passed", s.pass)];
-        for (n, word) in [(s.fail, "failed"), (s.warn, "warnings"), (s.error, "errors"), (s.not_testable, "not testable"), (s.info, "info"), (s.skip, "not applicable")] {
+        for (n, word) in [
+            (s.fail, "failed"),
+            (s.warn, "warnings"),
+            (s.error, "errors"),
+            (s.not_testable, "not testable"),
+            (s.info, "info"),
+            (s.skip, "not applicable"),
+        ] {
             if n > 0 {
                 parts.push(format!("{n} {word}"));
             }
@@ -329,7 +356,10 @@ fn redact(value: &mut Value, secrets: &[&String]) {
 
 /// Formats a system time as RFC 3339 in UTC, to the second.
 pub fn rfc3339(time: std::time::SystemTime) -> String {
-    let secs = time.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     // Civil-from-days (Howard Hinnant's algorithm).
     let z = days + 719_468;
@@ -341,7 +371,12 @@ pub fn rfc3339(time: std::time::SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]
@@ -357,8 +392,12 @@ mod tests {
 
     #[test]
     fn redaction_reaches_every_string() {
-        let mut value = serde_json::json!({"a": ["Bearer s3cret-token", {"b": "x s3cret-token y"}], "c": 1});
+        let mut value =
+            serde_json::json!({"a": ["Bearer s3cret-token", {"b": "x s3cret-token y"}], "c": 1});
         redact(&mut value, &[&"s3cret-token".to_string()]);
-        assert_eq!(value, serde_json::json!({"a": ["Bearer [redacted]", {"b": "x [redacted] y"}], "c": 1}));
+        assert_eq!(
+            value,
+            serde_json::json!({"a": ["Bearer [redacted]", {"b": "x [redacted] y"}], "c": 1})
+        );
     }
 }

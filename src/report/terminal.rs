@@ -1,5 +1,6 @@
-//! The terminal rendering: a header, one table per area (worst areas and worst checks first),
-//! each problem with expected, actual and the spec link, and a one-sentence verdict.
+//! The terminal rendering: a header; one compact table per area (worst areas and worst checks
+//! first); then every problem in full — message, expected, actual, spec link, source and the
+//! exchange — so that nobody needs to rerun with more verbosity; and a one-sentence verdict.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table};
 use super::{CheckResult, Report};
 use crate::check::Status;
 
-/// Renders the report for a terminal; `color` turns on ANSI colours, `width` sets the table width.
+/// Renders the report for a terminal; `color` turns on ANSI colours, `width` bounds the tables.
 pub fn render(report: &Report, color: bool, width: u16) -> String {
     let mut out = String::new();
     let target = match (&report.target.command, &report.target.url) {
@@ -16,19 +17,27 @@ pub fn render(report: &Report, color: bool, width: u16) -> String {
         (_, Some(url)) => format!("http: {url}"),
         _ => report.target.transport.clone(),
     };
-    out.push_str(&format!("mcpcheck {} · {target}\n", report.mcpcheck_version));
+    out.push_str(&format!(
+        "mcpcheck {} · {target}\n",
+        report.mcpcheck_version
+    ));
     let server = report
         .protocol
         .server_info
         .as_ref()
-        .map(|i| format!("{} {}", i.get("name").and_then(|v| v.as_str()).unwrap_or("?"), i.get("version").and_then(|v| v.as_str()).unwrap_or("")))
+        .map(|i| {
+            format!(
+                "{} {}",
+                i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
+                i.get("version").and_then(|v| v.as_str()).unwrap_or("")
+            )
+        })
         .unwrap_or_else(|| "unknown server".into());
     out.push_str(&format!(
-        "server: {} · protocol {} ({} era) · {}\n\n",
+        "server: {} · protocol {} ({} era)\n\n",
         server.trim_end(),
         report.protocol.version.as_deref().unwrap_or("-"),
         report.protocol.era.as_deref().unwrap_or("unknown"),
-        report.protocol.detection
     ));
     let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
     for check in &report.checks {
@@ -39,10 +48,10 @@ pub fn render(report: &Report, color: bool, width: u16) -> String {
         checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
     }
     areas.sort_by_key(|(name, checks)| (checks.first().map(|c| c.status), *name));
-    for (area, checks) in areas {
+    for (area, checks) in &areas {
         out.push_str(&format!("{area}\n"));
         let mut table = Table::new();
-        table.load_style(comfy_table::presets::UTF8_BORDERS_ONLY);
+        table.load_style(comfy_table::presets::NOTHING);
         table.set_content_arrangement(ContentArrangement::Dynamic);
         table.set_width(width);
         if color {
@@ -55,20 +64,55 @@ pub fn render(report: &Report, color: bool, width: u16) -> String {
             if color {
                 status = status.fg(colour(check.status));
             }
-            table.add_row(vec![status, Cell::new(&check.id), Cell::new(check.level.to_string()), Cell::new(detail(check))]);
+            let summary = match check.status {
+                Status::Skip => format!("{} (skipped: {})", check.title, check.message),
+                _ => check.title.clone(),
+            };
+            table.add_row(vec![
+                status,
+                Cell::new(&check.id),
+                Cell::new(check.level.to_string()),
+                Cell::new(summary),
+            ]);
         }
         out.push_str(&table.to_string());
         out.push_str("\n\n");
     }
-    if let Some(fatal) = &report.fatal {
-        out.push_str(&format!("error: {fatal}\n"));
-    }
-    if let Some(server) = &report.server {
-        if report.fatal.is_some() && !server.stderr_tail.trim().is_empty() {
-            out.push_str(&format!("server stderr (tail):\n{}\n", server.stderr_tail.trim_end()));
+    let mut problems: Vec<&&CheckResult> = areas
+        .iter()
+        .flat_map(|(_, checks)| checks.iter())
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
+            )
+        })
+        .collect();
+    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    if !problems.is_empty() {
+        out.push_str("problems\n\n");
+        for check in problems {
+            out.push_str(&problem(check, color));
+            out.push('\n');
         }
     }
-    out.push_str(&format!("{} ({} checks, {} ms)\n", report.verdict_line(), report.summary.total, report.duration_ms));
+    if let Some(fatal) = &report.fatal {
+        out.push_str(&format!("error: {fatal}\n"));
+        if let Some(server) = &report.server {
+            if !server.stderr_tail.trim().is_empty() {
+                out.push_str(&format!(
+                    "server stderr (tail):\n{}\n",
+                    indent(server.stderr_tail.trim_end(), "  ")
+                ));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "{} ({} checks, {} ms)\n",
+        report.verdict_line(),
+        report.summary.total,
+        report.duration_ms
+    ));
     out
 }
 
@@ -82,28 +126,77 @@ fn colour(status: Status) -> Color {
     }
 }
 
-fn detail(check: &CheckResult) -> String {
-    match check.status {
-        Status::Pass | Status::Info => {
-            let mut text = check.title.clone();
-            if let Some(note) = &check.note {
-                text.push_str(&format!("\nnote: {note}"));
-            }
-            text
+fn paint(text: &str, status: Status, color: bool) -> String {
+    if !color {
+        return text.to_string();
+    }
+    let code = match status {
+        Status::Pass => "32",
+        Status::Fail | Status::Error => "31",
+        Status::Warn => "33",
+        Status::NotTestable | Status::Info => "36",
+        Status::Skip => "90",
+    };
+    format!("\u{1b}[1;{code}m{text}\u{1b}[0m")
+}
+
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|l| format!("{prefix}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One problem in full, h2spec style: what, why, expected, actual, where, and the wire.
+fn problem(check: &CheckResult, color: bool) -> String {
+    let derived = if check.derived { ", derived" } else { "" };
+    let mut text = format!(
+        "{} {} ({}{derived}) — {}\n",
+        paint(check.status.as_str(), check.status, color),
+        check.id,
+        check.level,
+        check.title
+    );
+    text.push_str(&format!("    {}\n", check.message));
+    text.push_str(&format!("    expected: {}\n", check.expected));
+    if let Some(actual) = &check.actual {
+        text.push_str(&format!("    actual:   {actual}\n"));
+    }
+    if let Some(note) = &check.note {
+        text.push_str(&format!("    note:     {note}\n"));
+    }
+    for spec in &check.spec {
+        text.push_str(&format!(
+            "    spec:     {} ({} {})\n",
+            spec.url, spec.version, spec.section
+        ));
+    }
+    text.push_str(&format!("    source:   {}\n", check.source));
+    for evidence in check.evidence.iter().take(3) {
+        if let Some(sent) = &evidence.sent {
+            text.push_str(&format!("    → {}: {}\n", evidence.label, first_line(sent)));
         }
-        Status::Skip => format!("{}\nskipped: {}", check.title, check.message),
-        Status::Fail | Status::Warn | Status::Error | Status::NotTestable => {
-            let mut text = format!("{}\n{}", check.title, check.message);
-            if let Some(actual) = &check.actual {
-                text.push_str(&format!("\nactual: {actual}"));
-            }
-            if let Some(note) = &check.note {
-                text.push_str(&format!("\nnote: {note}"));
-            }
-            if let Some(spec) = check.spec.first() {
-                text.push_str(&format!("\n{}", spec.url));
-            }
-            text
+        if let Some(received) = &evidence.received {
+            let status = evidence
+                .http_status
+                .map(|s| format!("HTTP {s} "))
+                .unwrap_or_default();
+            text.push_str(&format!("    ← {status}{}\n", first_line(received)));
         }
+        if let Some(remark) = &evidence.remark {
+            text.push_str(&format!("    · {}: {remark}\n", evidence.label));
+        }
+    }
+    text
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let more = text.lines().count() > 1;
+    let cut = crate::transport::transcript::cut(line, 300);
+    if more {
+        format!("{cut} …")
+    } else {
+        cut
     }
 }

@@ -17,7 +17,10 @@ use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
 use crate::protocol::version::LATEST_HANDSHAKE;
 use crate::protocol::{Era, Outgoing, Reply, Session, SessionInfo};
-use crate::report::{rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION};
+use crate::report::{
+    rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo,
+    SCHEMA_VERSION,
+};
 use crate::scenario::{Scenario, SessionKind, StepSend};
 use crate::transport::{Limits, Target, Transcript, TransportKind};
 
@@ -43,10 +46,13 @@ pub struct RunConfig {
 impl RunConfig {
     fn selected(&self, id: &str) -> bool {
         self.only.is_empty()
-            || self.only.iter().any(|pattern| match pattern.strip_suffix('*') {
-                Some(prefix) => id.starts_with(prefix),
-                None => id == pattern,
-            })
+            || self
+                .only
+                .iter()
+                .any(|pattern| match pattern.strip_suffix('*') {
+                    Some(prefix) => id.starts_with(prefix),
+                    None => id == pattern,
+                })
     }
 }
 
@@ -68,8 +74,16 @@ pub async fn run(config: RunConfig) -> Report {
         schema_version: SCHEMA_VERSION,
         mcpcheck_version: env!("CARGO_PKG_VERSION").into(),
         target: match &config.target {
-            Target::Stdio(spec) => TargetInfo { transport: "stdio".into(), command: Some(spec.argv.clone()), url: None },
-            Target::Http(spec) => TargetInfo { transport: "http".into(), command: None, url: Some(spec.url.clone()) },
+            Target::Stdio(spec) => TargetInfo {
+                transport: "stdio".into(),
+                command: Some(spec.argv.clone()),
+                url: None,
+            },
+            Target::Http(spec) => TargetInfo {
+                transport: "http".into(),
+                command: None,
+                url: Some(spec.url.clone()),
+            },
         },
         protocol: ProtocolInfo::default(),
         server: None,
@@ -87,23 +101,46 @@ pub async fn run(config: RunConfig) -> Report {
             return report;
         }
     };
-    let connected = tokio::time::timeout(config.run_timeout, connect(&main, &config, &mut report.protocol)).await;
+    let connected = tokio::time::timeout(
+        config.run_timeout,
+        connect(&main, &config, &mut report.protocol),
+    )
+    .await;
     let failure = match connected {
         Ok(Ok(())) => None,
         Ok(Err(e)) => Some(e),
-        Err(_) => Some(format!("the handshake did not finish within the run bound of {} s", config.run_timeout.as_secs())),
+        Err(_) => Some(format!(
+            "the handshake did not finish within the run bound of {} s",
+            config.run_timeout.as_secs()
+        )),
     };
     if let Some(fatal) = failure {
         let exit = main.close().await;
-        report.server = main.stderr_tail().map(|stderr_tail| ServerProcess { exit, stderr_tail });
+        report.server = main
+            .stderr_tail()
+            .map(|stderr_tail| ServerProcess { exit, stderr_tail });
         report.fatal = Some(fatal);
         report.duration_ms = clock.elapsed().as_millis() as u64;
         return report;
     }
     let info = main.info();
-    let needs_tools = config.scenarios.iter().any(|s| !s.requires.tools.is_empty());
-    let tools = if needs_tools && declares(&info, "tools") { Some(list_tools(&main).await) } else { None };
-    let context = Arc::new(Context { main: main.clone(), target: config.target.clone(), limits: config.limits.clone(), info, tools, token: token() });
+    let needs_tools = config
+        .scenarios
+        .iter()
+        .any(|s| !s.requires.tools.is_empty());
+    let tools = if needs_tools && declares(&info, "tools") {
+        Some(list_tools(&main).await)
+    } else {
+        None
+    };
+    let context = Arc::new(Context {
+        main: main.clone(),
+        target: config.target.clone(),
+        limits: config.limits.clone(),
+        info,
+        tools,
+        token: token(),
+    });
 
     let mut scenarios: Vec<(usize, Scenario)> = config
         .scenarios
@@ -156,20 +193,35 @@ pub async fn run(config: RunConfig) -> Report {
         report.checks.extend(results);
     }
     let exit = main.close().await;
-    transcripts.push(std::mem::take(&mut *main.transcript.lock().expect("transcript lock")));
-    let input = wire::WireInput { transport: config.target.kind(), transcripts: &transcripts, main_exit: exit.as_ref() };
-    for def in wire::definitions().iter().filter(|d| config.selected(&d.id)) {
+    transcripts.push(std::mem::take(
+        &mut *main.transcript.lock().expect("transcript lock"),
+    ));
+    let input = wire::WireInput {
+        transport: config.target.kind(),
+        transcripts: &transcripts,
+        main_exit: exit.as_ref(),
+    };
+    for def in wire::definitions()
+        .iter()
+        .filter(|d| config.selected(&d.id))
+    {
         let (verdict, evidence) = wire::evaluate(def, &input);
         report.checks.push(CheckResult::new(def, verdict, evidence));
     }
-    report.server = main.stderr_tail().map(|stderr_tail| ServerProcess { exit, stderr_tail });
+    report.server = main
+        .stderr_tail()
+        .map(|stderr_tail| ServerProcess { exit, stderr_tail });
     report.summary = Summary::of(&report.checks);
     report.duration_ms = clock.elapsed().as_millis() as u64;
     report
 }
 
 /// Detects the era and negotiates; fills in what was learned.
-async fn connect(main: &Session, config: &RunConfig, protocol: &mut ProtocolInfo) -> Result<(), String> {
+async fn connect(
+    main: &Session,
+    config: &RunConfig,
+    protocol: &mut ProtocolInfo,
+) -> Result<(), String> {
     let forced = config.spec_version.as_deref();
     let era = match forced {
         Some(version) => {
@@ -185,7 +237,10 @@ async fn connect(main: &Session, config: &RunConfig, protocol: &mut ProtocolInfo
                     Era::Stateless
                 }
                 None => {
-                    protocol.detection = format!("server/discover not served ({}); initialize", rules::describe(&probe, true));
+                    protocol.detection = format!(
+                        "server/discover not served ({}); initialize",
+                        rules::describe(&probe, true)
+                    );
                     if let Reply::Closed { detail } = &probe.reply {
                         return Err(format!("{detail} (while probing server/discover)"));
                     }
@@ -198,15 +253,26 @@ async fn connect(main: &Session, config: &RunConfig, protocol: &mut ProtocolInfo
         Era::Stateless => {
             if forced.is_some() {
                 let (discovered, probe) = main.discover().await;
-                let result = discovered.ok_or_else(|| format!("server/discover was not answered: {}", rules::describe(&probe, true)))?;
+                let result = discovered.ok_or_else(|| {
+                    format!(
+                        "server/discover was not answered: {}",
+                        rules::describe(&probe, true)
+                    )
+                })?;
                 main.adopt_stateless(&result)?;
             }
-            protocol.requested_version = Some(forced.unwrap_or(crate::protocol::version::LATEST_STATELESS).to_string());
+            protocol.requested_version = Some(
+                forced
+                    .unwrap_or(crate::protocol::version::LATEST_STATELESS)
+                    .to_string(),
+            );
         }
         Era::Handshake => {
             let version = forced.unwrap_or(LATEST_HANDSHAKE);
             protocol.requested_version = Some(version.to_string());
-            main.handshake(version).await.map_err(|(why, _)| format!("no handshake: {why}"))?;
+            main.handshake(version)
+                .await
+                .map_err(|(why, _)| format!("no handshake: {why}"))?;
         }
     }
     let info = main.info();
@@ -218,7 +284,10 @@ async fn connect(main: &Session, config: &RunConfig, protocol: &mut ProtocolInfo
 }
 
 fn declares(info: &SessionInfo, capability: &str) -> bool {
-    info.capabilities.as_ref().and_then(|c| c.get(capability)).is_some_and(|v| !v.is_null())
+    info.capabilities
+        .as_ref()
+        .and_then(|c| c.get(capability))
+        .is_some_and(|v| !v.is_null())
 }
 
 /// Lists every tool (following cursors, at most 50 pages); listing is always safe.
@@ -229,15 +298,26 @@ async fn list_tools(session: &Session) -> HashSet<String> {
     for _ in 0..50 {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
         let exchange = session.request("tools/list", params).await;
-        let Reply::Message { message, .. } = &exchange.reply else { break };
-        let Some(result) = message.get("result") else { break };
-        for tool in result.get("tools").and_then(Value::as_array).into_iter().flatten() {
+        let Reply::Message { message, .. } = &exchange.reply else {
+            break;
+        };
+        let Some(result) = message.get("result") else {
+            break;
+        };
+        for tool in result
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
                 names.insert(name.to_string());
             }
         }
         match result.get("nextCursor") {
-            Some(next) if !next.is_null() && seen_cursors.insert(next.to_string()) => cursor = Some(next.clone()),
+            Some(next) if !next.is_null() && seen_cursors.insert(next.to_string()) => {
+                cursor = Some(next.clone())
+            }
             _ => break,
         }
     }
@@ -247,7 +327,12 @@ async fn list_tools(session: &Session) -> HashSet<String> {
 fn token() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0));
+    hasher.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
     format!("{:016x}", hasher.finish())
 }
 
@@ -260,24 +345,51 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
         return Some(format!("applies to the {t} transport only"));
     }
     if let Some(era) = requires.era.filter(|e| Some(*e) != context.info.era) {
-        return Some(format!("applies to the {era} era only; the server speaks the {} era", context.info.era.map(|e| e.to_string()).unwrap_or_default()));
+        return Some(format!(
+            "applies to the {era} era only; the server speaks the {} era",
+            context.info.era.map(|e| e.to_string()).unwrap_or_default()
+        ));
     }
     if !requires.versions.contains(version) {
-        return Some(format!("applies to protocol versions {}; the server negotiated {version}", requires.versions));
+        return Some(format!(
+            "applies to protocol versions {}; the server negotiated {version}",
+            requires.versions
+        ));
     }
-    if let Some(missing) = requires.capabilities.iter().find(|c| !declares(&context.info, c)) {
-        return Some(format!("the server does not declare the `{missing}` capability"));
+    if let Some(missing) = requires
+        .capabilities
+        .iter()
+        .find(|c| !declares(&context.info, c))
+    {
+        return Some(format!(
+            "the server does not declare the `{missing}` capability"
+        ));
     }
-    if let Some(missing) = requires.tools.iter().find(|t| !context.tools.as_ref().is_some_and(|tools| tools.contains(*t))) {
-        return Some(format!("the server lists no tool named `{missing}`, the fixture this scenario calls"));
+    if let Some(missing) = requires.tools.iter().find(|t| {
+        !context
+            .tools
+            .as_ref()
+            .is_some_and(|tools| tools.contains(*t))
+    }) {
+        return Some(format!(
+            "the server lists no tool named `{missing}`, the fixture this scenario calls"
+        ));
     }
     None
 }
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
-async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (Vec<CheckResult>, Option<Transcript>) {
+async fn run_scenario(
+    context: &Context,
+    scenario: &Scenario,
+    index: usize,
+) -> (Vec<CheckResult>, Option<Transcript>) {
     if let Some(why) = not_applicable(context, scenario) {
-        let results = scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new())).collect();
+        let results = scenario
+            .checks
+            .iter()
+            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .collect();
         return (results, None);
     }
     let session = match scenario.session {
@@ -288,7 +400,16 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
                 let results = scenario
                     .checks
                     .iter()
-                    .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, format!("could not open a session of its own: {why}")), Vec::new()))
+                    .map(|c| {
+                        CheckResult::new(
+                            &c.def,
+                            Verdict::new(
+                                Status::Error,
+                                format!("could not open a session of its own: {why}"),
+                            ),
+                            Vec::new(),
+                        )
+                    })
                     .collect();
                 return (results, None);
             }
@@ -303,11 +424,21 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
             match name {
                 "protocolVersion" => Some(Value::from(version.clone())),
                 "token" => Some(Value::from(context.token.clone())),
-                _ => name.strip_prefix("capture.").and_then(|c| captures.get(c).cloned()),
+                _ => name
+                    .strip_prefix("capture.")
+                    .and_then(|c| captures.get(c).cloned()),
             }
         };
         let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
-            v.as_ref().map(|v| crate::scenario::template::expand(v, &lookup)).transpose().map_err(|name| format!("step `{}` was not run: `{{{{{name}}}}}` has no value", step.name))
+            v.as_ref()
+                .map(|v| crate::scenario::template::expand(v, &lookup))
+                .transpose()
+                .map_err(|name| {
+                    format!(
+                        "step `{}` was not run: `{{{{{name}}}}}` has no value",
+                        step.name
+                    )
+                })
         };
         let outgoing = match &step.send {
             StepSend::Request { id, method, params } => expand(params).and_then(|params| {
@@ -315,12 +446,31 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
                     Some(id) => id,
                     None => json!(base + n as i64),
                 };
-                Ok(Outgoing::Request { id, method: method.clone(), params })
+                Ok(Outgoing::Request {
+                    id,
+                    method: method.clone(),
+                    params,
+                })
             }),
-            StepSend::Notification { method, params } => expand(params).map(|params| Outgoing::Notification { method: method.clone(), params }),
+            StepSend::Notification { method, params } => {
+                expand(params).map(|params| Outgoing::Notification {
+                    method: method.clone(),
+                    params,
+                })
+            }
             StepSend::Raw(text) => crate::scenario::template::expand_str(text, &lookup)
-                .map(|v| Outgoing::Raw { text: v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()) })
-                .map_err(|name| format!("step `{}` was not run: `{{{{{name}}}}}` has no value", step.name)),
+                .map(|v| Outgoing::Raw {
+                    text: v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
+                })
+                .map_err(|name| {
+                    format!(
+                        "step `{}` was not run: `{{{{{name}}}}}` has no value",
+                        step.name
+                    )
+                }),
         };
         let is_request = matches!(step.send, StepSend::Request { .. });
         let outcome = match outgoing {
@@ -345,13 +495,27 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
                 }
             }
         }
-        records.push(StepRecord { name: step.name.clone(), is_request, outcome });
+        records.push(StepRecord {
+            name: step.name.clone(),
+            is_request,
+            outcome,
+        });
     }
-    let env = Env { version: &version, transport: context.target.kind(), captures: &captures };
+    let env = Env {
+        version: &version,
+        transport: context.target.kind(),
+        captures: &captures,
+    };
     let mut results = Vec::new();
     for check in &scenario.checks {
         let verdict = if !check.def.versions.contains(&version) {
-            Verdict::new(Status::Skip, format!("applies to protocol versions {}; the server negotiated {version}", check.def.versions))
+            Verdict::new(
+                Status::Skip,
+                format!(
+                    "applies to protocol versions {}; the server negotiated {version}",
+                    check.def.versions
+                ),
+            )
         } else {
             rules::evaluate(check, &records, &env)
         };
@@ -359,7 +523,12 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
             .steps
             .iter()
             .filter_map(|name| records.iter().find(|r| &r.name == name))
-            .filter_map(|r| r.outcome.as_ref().ok().map(|e| Evidence::exchange(&r.name, e)))
+            .filter_map(|r| {
+                r.outcome
+                    .as_ref()
+                    .ok()
+                    .map(|e| Evidence::exchange(&r.name, e))
+            })
             .collect();
         results.push(CheckResult::new(&check.def, verdict, evidence));
     }
@@ -367,7 +536,9 @@ async fn run_scenario(context: &Context, scenario: &Scenario, index: usize) -> (
         None
     } else {
         session.close().await;
-        Some(std::mem::take(&mut *session.transcript.lock().expect("transcript lock")))
+        Some(std::mem::take(
+            &mut *session.transcript.lock().expect("transcript lock"),
+        ))
     };
     (results, transcript)
 }
@@ -378,9 +549,16 @@ async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, 
     let session = Session::open(&context.target, &context.limits)?;
     if kind == SessionKind::Fresh {
         match context.info.era {
-            Some(Era::Stateless) => session.set_info(SessionInfo { http_session: None, ..context.info.clone() }),
+            Some(Era::Stateless) => session.set_info(SessionInfo {
+                http_session: None,
+                ..context.info.clone()
+            }),
             _ => {
-                let version = context.info.version.clone().unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+                let version = context
+                    .info
+                    .version
+                    .clone()
+                    .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
                 if let Err((why, _)) = session.handshake(&version).await {
                     session.close().await;
                     return Err(why);

@@ -273,4 +273,3 @@ pub struct AssertFile {
     #[serde(default)]
     pub schema: Option<Value>,
 }
-

@@ -10,7 +10,10 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::file::{AssertFile, CheckFile, CondFile, RuleFile, ScenarioFile, StepFile};
-use super::model::{Assert, Cond, JsonType, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend, Test};
+use super::model::{
+    Assert, Cond, JsonType, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step,
+    StepSend, Test,
+};
 use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::protocol::version::KNOWN_VERSIONS;
 use crate::protocol::{Era, VersionRange};
@@ -33,7 +36,11 @@ pub struct LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.path, self.line, self.column, self.message)?;
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.path, self.line, self.column, self.message
+        )?;
         if !self.snippet.is_empty() {
             write!(f, "\n{}", self.snippet)?;
         }
@@ -57,8 +64,17 @@ impl Source<'_> {
         let column = self.text[line_start..offset].chars().count() + 1;
         let line_text = self.text[line_start..].lines().next().unwrap_or("");
         let gutter = " ".repeat(line.to_string().len());
-        let snippet = format!("{gutter} |\n{line} | {line_text}\n{gutter} | {}^", " ".repeat(column - 1));
-        LoadError { path: self.path.to_string(), line, column, message: message.into(), snippet }
+        let snippet = format!(
+            "{gutter} |\n{line} | {line_text}\n{gutter} | {}^",
+            " ".repeat(column - 1)
+        );
+        LoadError {
+            path: self.path.to_string(),
+            line,
+            column,
+            message: message.into(),
+            snippet,
+        }
     }
 
     fn at<T>(&self, spanned: &Spanned<T>, message: impl Into<String>) -> LoadError {
@@ -69,21 +85,28 @@ impl Source<'_> {
 /// Parses and validates one scenario file.
 pub fn parse(path: &str, text: &str) -> Result<Scenario, LoadError> {
     let source = Source { path, text };
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| source.error(e.span(), e.message().trim_end().to_string()))?;
+    let file: ScenarioFile = toml::from_str(text)
+        .map_err(|e| source.error(e.span(), e.message().trim_end().to_string()))?;
     resolve(&source, file)
 }
 
 fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
     let id = file.id.get_ref().clone();
     if !is_kebab(&id) {
-        return Err(source.at(&file.id, "a scenario id must be kebab-case (lowercase letters, digits and `-`)"));
+        return Err(source.at(
+            &file.id,
+            "a scenario id must be kebab-case (lowercase letters, digits and `-`)",
+        ));
     }
     let session = match file.session.as_ref().map(|s| s.get_ref().as_str()) {
         None | Some("shared") => SessionKind::Shared,
         Some("fresh") => SessionKind::Fresh,
         Some("bare") => SessionKind::Bare,
         Some(other) => {
-            return Err(source.at(file.session.as_ref().expect("some"), format!("unknown session `{other}`; use `shared`, `fresh` or `bare`")))
+            return Err(source.at(
+                file.session.as_ref().expect("some"),
+                format!("unknown session `{other}`; use `shared`, `fresh` or `bare`"),
+            ))
         }
     };
     let requires = Requires {
@@ -93,13 +116,23 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
             Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
             None => VersionRange::default(),
         },
-        transport: file.requires.transport.as_ref().map(|t| transport(source, t)).transpose()?,
+        transport: file
+            .requires
+            .transport
+            .as_ref()
+            .map(|t| transport(source, t))
+            .transpose()?,
         era: match &file.requires.era {
             None => None,
             Some(e) => Some(match e.get_ref().as_str() {
                 "handshake" => Era::Handshake,
                 "stateless" => Era::Stateless,
-                other => return Err(source.at(e, format!("unknown era `{other}`; use `handshake` or `stateless`"))),
+                other => {
+                    return Err(source.at(
+                        e,
+                        format!("unknown era `{other}`; use `handshake` or `stateless`"),
+                    ))
+                }
             }),
         },
     };
@@ -117,31 +150,63 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
     if checks.is_empty() {
         return Err(source.at(&file.id, "a scenario needs at least one [[check]]"));
     }
-    Ok(Scenario { id, area: file.area, title: file.title, source: source.path.to_string(), session, requires, steps, checks })
+    Ok(Scenario {
+        id,
+        area: file.area,
+        title: file.title,
+        source: source.path.to_string(),
+        session,
+        requires,
+        steps,
+        checks,
+    })
 }
 
 fn is_kebab(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') && !s.starts_with('-')
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
 }
 
 fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, LoadError> {
     match t.get_ref().as_str() {
         "stdio" => Ok(TransportKind::Stdio),
         "http" => Ok(TransportKind::Http),
-        other => Err(source.at(t, format!("unknown transport `{other}`; use `stdio` or `http`"))),
+        other => Err(source.at(
+            t,
+            format!("unknown transport `{other}`; use `stdio` or `http`"),
+        )),
     }
 }
 
 fn resolve_step(source: &Source, step: StepFile, session: SessionKind) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
     let send = match (step.request, step.notification, step.raw) {
-        (Some(m), None, None) => StepSend::Request { id: step.id.clone(), method: m.method, params: m.params },
-        (None, Some(m), None) => StepSend::Notification { method: m.method, params: m.params },
+        (Some(m), None, None) => StepSend::Request {
+            id: step.id.clone(),
+            method: m.method,
+            params: m.params,
+        },
+        (None, Some(m), None) => StepSend::Notification {
+            method: m.method,
+            params: m.params,
+        },
         (None, None, Some(raw)) => StepSend::Raw(raw),
-        _ => return Err(source.at(&step.name, format!("step `{name}` must have exactly one of `request`, `notification` or `raw`"))),
+        _ => {
+            return Err(source.at(
+                &step.name,
+                format!(
+                    "step `{name}` must have exactly one of `request`, `notification` or `raw`"
+                ),
+            ))
+        }
     };
     if step.id.is_some() && !matches!(send, StepSend::Request { .. }) {
-        return Err(source.at(&step.name, format!("step `{name}`: `id` goes with `request` only")));
+        return Err(source.at(
+            &step.name,
+            format!("step `{name}`: `id` goes with `request` only"),
+        ));
     }
     let needs_own = !matches!(send, StepSend::Request { id: None, .. });
     if needs_own && session == SessionKind::Shared {
@@ -166,27 +231,56 @@ fn resolve_step(source: &Source, step: StepFile, session: SessionKind) -> Result
     })
 }
 
-fn resolve_check(source: &Source, check: CheckFile, area: &str, steps: &HashSet<String>, requires: &Requires) -> Result<ScenarioCheck, LoadError> {
+fn resolve_check(
+    source: &Source,
+    check: CheckFile,
+    area: &str,
+    steps: &HashSet<String>,
+    requires: &Requires,
+) -> Result<ScenarioCheck, LoadError> {
     let id = check.id.get_ref().clone();
     if !is_kebab(&id) {
-        return Err(source.at(&check.id, "a check id must be kebab-case (lowercase letters, digits and `-`)"));
+        return Err(source.at(
+            &check.id,
+            "a check id must be kebab-case (lowercase letters, digits and `-`)",
+        ));
     }
     let level = match check.level.get_ref().as_str() {
         "MUST" => Level::Must,
         "SHOULD" => Level::Should,
         "MAY" => Level::May,
-        other => return Err(source.at(&check.level, format!("unknown level `{other}`; use `MUST`, `SHOULD` or `MAY`"))),
+        other => {
+            return Err(source.at(
+                &check.level,
+                format!("unknown level `{other}`; use `MUST`, `SHOULD` or `MAY`"),
+            ))
+        }
     };
     let mut spec = Vec::new();
     for s in &check.spec {
         let version = s.version.get_ref();
         if version != "jsonrpc-2.0" && !KNOWN_VERSIONS.contains(&version.as_str()) {
-            return Err(source.at(&s.version, format!("unknown spec version `{version}`; use a protocol version or `jsonrpc-2.0`")));
+            return Err(source.at(
+                &s.version,
+                format!(
+                    "unknown spec version `{version}`; use a protocol version or `jsonrpc-2.0`"
+                ),
+            ));
         }
-        spec.push(SpecRef { version: version.clone(), section: s.section.clone(), url: s.url.clone().unwrap_or_else(|| spec_url(version, &s.section)) });
+        spec.push(SpecRef {
+            version: version.clone(),
+            section: s.section.clone(),
+            url: s
+                .url
+                .clone()
+                .unwrap_or_else(|| spec_url(version, &s.section)),
+        });
     }
     if spec.is_empty() {
-        return Err(source.at(&check.id, "a check must cite the spec: add at least one `spec` entry"));
+        return Err(source.at(
+            &check.id,
+            "a check must cite the spec: add at least one `spec` entry",
+        ));
     }
     let mut judged = Vec::new();
     for step in check.step.iter().chain(&check.steps) {
@@ -196,7 +290,10 @@ fn resolve_check(source: &Source, check: CheckFile, area: &str, steps: &HashSet<
         judged.push(step.get_ref().clone());
     }
     if judged.is_empty() {
-        return Err(source.at(&check.id, "a check must name the `step` (or `steps`) it judges"));
+        return Err(source.at(
+            &check.id,
+            "a check must name the `step` (or `steps`) it judges",
+        ));
     }
     let versions = match &check.versions {
         Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
@@ -248,7 +345,12 @@ fn verdict(source: &Source, v: &Spanned<String>, level: Level) -> Result<Status,
 fn resolve_rule(source: &Source, rule: RuleFile, level: Level) -> Result<Rule, LoadError> {
     let status = verdict(source, &rule.verdict, level)?;
     let when = resolve_cond(source, rule.when)?;
-    Ok(Rule { when, verdict: status, message: rule.message, note: rule.note })
+    Ok(Rule {
+        when,
+        verdict: status,
+        message: rule.message,
+        note: rule.note,
+    })
 }
 
 fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
@@ -275,11 +377,22 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
             Some(parsed)
         }
     };
-    let versions = cond.versions.as_ref().map(|v| VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))).transpose()?;
-    let transport = cond.transport.as_ref().map(|t| transport(source, t)).transpose()?;
+    let versions = cond
+        .versions
+        .as_ref()
+        .map(|v| VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e)))
+        .transpose()?;
+    let transport = cond
+        .transport
+        .as_ref()
+        .map(|t| transport(source, t))
+        .transpose()?;
     let mut asserts = Vec::new();
     let inline = AssertFile {
-        at: cond.at.clone().unwrap_or_else(|| Spanned::new(0..0, String::new())),
+        at: cond
+            .at
+            .clone()
+            .unwrap_or_else(|| Spanned::new(0..0, String::new())),
         equals: cond.equals,
         not_equals: cond.not_equals,
         one_of: cond.one_of,
@@ -304,13 +417,23 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
     for assert in cond.all {
         asserts.extend(resolve_assert(source, assert)?);
     }
-    Ok(Cond { reply, code: cond.code, versions, transport, http_status: cond.http_status, asserts })
+    Ok(Cond {
+        reply,
+        code: cond.code,
+        versions,
+        transport,
+        http_status: cond.http_status,
+        asserts,
+    })
 }
 
 fn resolve_assert(source: &Source, assert: AssertFile) -> Result<Vec<Assert>, LoadError> {
     let at = assert.at.get_ref().clone();
     if !(at.is_empty() || at.starts_with('/')) {
-        return Err(source.at(&assert.at, format!("`{at}` is not a JSON pointer (it must start with `/`)")));
+        return Err(source.at(
+            &assert.at,
+            format!("`{at}` is not a JSON pointer (it must start with `/`)"),
+        ));
     }
     let mut tests = Vec::new();
     if let Some(v) = assert.equals {
@@ -354,7 +477,13 @@ fn resolve_assert(source: &Source, assert: AssertFile) -> Result<Vec<Assert>, Lo
             .map_err(|e| source.at(&assert.at, format!("the schema does not compile: {e}")))?;
         tests.push(Test::Schema(Arc::new(validator)));
     }
-    Ok(tests.into_iter().map(|test| Assert { at: at.clone(), test }).collect())
+    Ok(tests
+        .into_iter()
+        .map(|test| Assert {
+            at: at.clone(),
+            test,
+        })
+        .collect())
 }
 
 /// The scenario library compiled into mcpcheck: (path, contents).
@@ -370,19 +499,34 @@ pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
 /// Loads every `*.toml` file under a directory (recursively, in name order).
 pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
     let mut files = Vec::new();
-    walk(dir, &mut files).map_err(|e| vec![LoadError { path: dir.display().to_string(), line: 1, column: 1, message: e, snippet: String::new() }])?;
+    walk(dir, &mut files).map_err(|e| {
+        vec![LoadError {
+            path: dir.display().to_string(),
+            line: 1,
+            column: 1,
+            message: e,
+            snippet: String::new(),
+        }]
+    })?;
     files.sort();
     collect(files.iter().map(|path| {
         let shown = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => parse(&shown, &text),
-            Err(e) => Err(LoadError { path: shown, line: 1, column: 1, message: format!("cannot read the file: {e}"), snippet: String::new() }),
+            Err(e) => Err(LoadError {
+                path: shown,
+                line: 1,
+                column: 1,
+                message: format!("cannot read the file: {e}"),
+                snippet: String::new(),
+            }),
         }
     }))
 }
 
 fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read the scenario directory: {e}"))?;
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read the scenario directory: {e}"))?;
     for entry in entries {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.is_dir() {
@@ -394,7 +538,9 @@ fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn collect(results: impl Iterator<Item = Result<Scenario, LoadError>>) -> Result<Vec<Scenario>, Vec<LoadError>> {
+fn collect(
+    results: impl Iterator<Item = Result<Scenario, LoadError>>,
+) -> Result<Vec<Scenario>, Vec<LoadError>> {
     let (mut ok, mut errors) = (Vec::new(), Vec::new());
     for result in results {
         match result {
@@ -426,7 +572,11 @@ pub fn check_unique(scenarios: &[Scenario], builtin: &[&str]) -> Result<(), Vec<
         }
         for check in &scenario.checks {
             if let Some(first) = seen_checks.insert(&check.def.id, &check.def.source) {
-                let (path, line) = check.def.source.rsplit_once(':').unwrap_or((&check.def.source, "1"));
+                let (path, line) = check
+                    .def
+                    .source
+                    .rsplit_once(':')
+                    .unwrap_or((&check.def.source, "1"));
                 errors.push(LoadError {
                     path: path.to_string(),
                     line: line.parse().unwrap_or(1),
@@ -470,37 +620,72 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
     #[test]
     fn a_minimal_scenario_loads() {
         let scenario = parse("demo.toml", MINIMAL).unwrap();
-        assert_eq!(scenario.checks[0].def.source, "demo.toml:13");
+        assert_eq!(scenario.checks[0].def.source, "demo.toml:11");
         assert_eq!(scenario.checks[0].otherwise, Status::Fail);
-        assert_eq!(scenario.checks[0].def.spec[0].url, "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping");
+        assert_eq!(
+            scenario.checks[0].def.spec[0].url,
+            "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping"
+        );
     }
 
     #[test]
     fn unknown_fields_point_at_their_line() {
-        let text = MINIMAL.replace("expect = \"an empty result\"", "expect = \"x\"\nexpcet = \"typo\"");
+        let text = MINIMAL.replace(
+            "expect = \"an empty result\"",
+            "expect = \"x\"\nexpcet = \"typo\"",
+        );
         let err = parse("demo.toml", &text).unwrap_err();
-        assert_eq!((err.line, err.column), (19, 1), "{err}");
+        assert_eq!((err.line, err.column), (17, 1), "{err}");
         assert!(err.message.contains("expcet"), "{err}");
-        assert!(err.to_string().starts_with("demo.toml:19:1: "), "{err}");
+        assert!(err.to_string().starts_with("demo.toml:17:1: "), "{err}");
     }
 
     #[test]
     fn semantic_errors_point_at_the_value() {
-        let err = parse("demo.toml", &MINIMAL.replace("level = \"MUST\"", "level = \"MUSTN'T\"")).unwrap_err();
-        assert_eq!((err.line, err.column), (15, 9), "{err}");
+        let err = parse(
+            "demo.toml",
+            &MINIMAL.replace("level = \"MUST\"", "level = \"MUSTN'T\""),
+        )
+        .unwrap_err();
+        assert_eq!((err.line, err.column), (13, 9), "{err}");
         assert!(err.message.contains("unknown level"));
-        let err = parse("demo.toml", &MINIMAL.replace("step = \"ping\"", "step = \"pong\"")).unwrap_err();
+        let err = parse(
+            "demo.toml",
+            &MINIMAL.replace("step = \"ping\"", "step = \"pong\""),
+        )
+        .unwrap_err();
         assert!(err.message.contains("no step is named `pong`"), "{err}");
-        let err = parse("demo.toml", &MINIMAL.replace("request = { method = \"ping\" }", "notification = { method = \"x\" }")).unwrap_err();
+        let err = parse(
+            "demo.toml",
+            &MINIMAL.replace(
+                "request = { method = \"ping\" }",
+                "notification = { method = \"x\" }",
+            ),
+        )
+        .unwrap_err();
         assert!(err.message.contains("connection of its own"), "{err}");
-        let err = parse("demo.toml", &MINIMAL.replace("reply = \"result\"", "reply = \"reslut\"")).unwrap_err();
+        let err = parse(
+            "demo.toml",
+            &MINIMAL.replace("reply = \"result\"", "reply = \"reslut\""),
+        )
+        .unwrap_err();
         assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
     }
 
     #[test]
     fn the_library_loads_and_ids_are_unique() {
-        let scenarios = library().unwrap_or_else(|errors| panic!("{}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n")));
+        let scenarios = library().unwrap_or_else(|errors| {
+            panic!(
+                "{}",
+                errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
         assert!(!scenarios.is_empty());
-        check_unique(&scenarios, crate::check::wire::IDS).unwrap_or_else(|errors| panic!("{errors:?}"));
+        check_unique(&scenarios, &crate::check::wire::ids())
+            .unwrap_or_else(|errors| panic!("{errors:?}"));
     }
 }

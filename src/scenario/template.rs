@@ -9,7 +9,12 @@ use serde_json::Value;
 pub fn expand(value: &Value, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {
     Ok(match value {
         Value::String(s) => expand_str(s, lookup)?,
-        Value::Array(items) => Value::Array(items.iter().map(|v| expand(v, lookup)).collect::<Result<_, _>>()?),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| expand(v, lookup))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Object(map) => {
             let mut out = serde_json::Map::new();
             for (k, v) in map {
@@ -31,7 +36,9 @@ pub fn expand_str(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("{{") {
-        let Some(end) = rest[start..].find("}}") else { break };
+        let Some(end) = rest[start..].find("}}") else {
+            break;
+        };
         out.push_str(&rest[..start]);
         let name = rest[start + 2..start + end].trim();
         match lookup(name).ok_or_else(|| name.to_string())? {
@@ -59,13 +66,22 @@ mod tests {
 
     #[test]
     fn whole_placeholders_keep_their_type() {
-        assert_eq!(expand(&json!({"v": "{{capture.n}}"}), &lookup).unwrap(), json!({"v": 7}));
-        assert_eq!(expand(&json!(["at {{protocolVersion}} n={{capture.n}}"]), &lookup).unwrap(), json!(["at 2025-11-25 n=7"]));
+        assert_eq!(
+            expand(&json!({"v": "{{capture.n}}"}), &lookup).unwrap(),
+            json!({"v": 7})
+        );
+        assert_eq!(
+            expand(&json!(["at {{protocolVersion}} n={{capture.n}}"]), &lookup).unwrap(),
+            json!(["at 2025-11-25 n=7"])
+        );
     }
 
     #[test]
     fn unknown_names_are_errors() {
         assert_eq!(expand(&json!("{{nope}}"), &lookup).unwrap_err(), "nope");
-        assert_eq!(expand_str("no placeholders", &lookup).unwrap(), json!("no placeholders"));
+        assert_eq!(
+            expand_str("no placeholders", &lookup).unwrap(),
+            json!("no placeholders")
+        );
     }
 }

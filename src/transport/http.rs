@@ -54,14 +54,19 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// The value of a header (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
 fn tls_connector() -> &'static tokio_rustls::TlsConnector {
     static CONNECTOR: OnceLock<tokio_rustls::TlsConnector> = OnceLock::new();
     CONNECTOR.get_or_init(|| {
-        let roots = tokio_rustls::rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let roots = tokio_rustls::rustls::RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
         let mut config = tokio_rustls::rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -75,7 +80,9 @@ fn tls_connector() -> &'static tokio_rustls::TlsConnector {
 
 /// Checks that a URL is an absolute http or https URL; returns it parsed.
 pub fn parse_url(url: &str) -> Result<Uri, String> {
-    let uri: Uri = url.parse().map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
         _ => return Err(format!("`{url}` is not an http or https URL")),
@@ -97,7 +104,12 @@ pub async fn send(
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
 ) -> Result<HttpResponse, String> {
     let uri = parse_url(&request.url)?;
-    let host = uri.host().unwrap_or_default().trim_start_matches('[').trim_end_matches(']').to_string();
+    let host = uri
+        .host()
+        .unwrap_or_default()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
     let https = uri.scheme_str() == Some("https");
     let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
     let tcp = tokio::time::timeout(connect_timeout, TcpStream::connect((host.as_str(), port)))
@@ -106,8 +118,12 @@ pub async fn send(
         .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
     let _ = tcp.set_nodelay(true);
     if https {
-        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| format!("invalid TLS server name `{host}`: {e}"))?;
-        let tls = tls_connector().connect(name, tcp).await.map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
+        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone())
+            .map_err(|e| format!("invalid TLS server name `{host}`: {e}"))?;
+        let tls = tls_connector()
+            .connect(name, tcp)
+            .await
+            .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
         exchange(tls, &uri, request, max_body, on_message, done).await
     } else {
         exchange(tcp, &uri, request, max_body, on_message, done).await
@@ -125,28 +141,43 @@ async fn exchange<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| format!("HTTP handshake failed: {e}"))?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake failed: {e}"))?;
     let driver = tokio::spawn(async move {
         let _ = connection.await;
     });
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-    let mut builder = hyper::Request::builder().method(request.method.as_str()).uri(path);
+    let mut builder = hyper::Request::builder()
+        .method(request.method.as_str())
+        .uri(path);
     for (name, value) in &request.headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
-    let outgoing = builder.body(Full::new(Bytes::from(request.body.clone()))).map_err(|e| format!("invalid request: {e}"))?;
-    let response = sender.send_request(outgoing).await.map_err(|e| format!("the request failed: {e}"))?;
+    let outgoing = builder
+        .body(Full::new(Bytes::from(request.body.clone())))
+        .map_err(|e| format!("invalid request: {e}"))?;
+    let response = sender
+        .send_request(outgoing)
+        .await
+        .map_err(|e| format!("the request failed: {e}"))?;
     let mut result = HttpResponse {
         status: response.status().as_u16(),
         headers: response
             .headers()
             .iter()
-            .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
             .collect(),
         ..HttpResponse::default()
     };
-    let sse = result.header("content-type").is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+    let sse = result
+        .header("content-type")
+        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
     let mut body = response.into_body();
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
@@ -158,7 +189,9 @@ where
                 break;
             }
         };
-        let Ok(chunk) = frame.into_data() else { continue };
+        let Ok(chunk) = frame.into_data() else {
+            continue;
+        };
         result.body_bytes += chunk.len();
         if !sse {
             if raw.len() < max_body {
@@ -187,7 +220,10 @@ where
             break;
         }
         if result.body_bytes > max_body.saturating_mul(4) {
-            result.issue = Some(format!("the SSE stream exceeded {} bytes; reading stopped", max_body.saturating_mul(4)));
+            result.issue = Some(format!(
+                "the SSE stream exceeded {} bytes; reading stopped",
+                max_body.saturating_mul(4)
+            ));
             break;
         }
     }
@@ -195,7 +231,10 @@ where
     if !sse {
         result.body = String::from_utf8_lossy(&raw).into_owned();
         if result.body_bytes > max_body {
-            result.issue = Some(format!("the body of {} bytes exceeds the limit of {max_body} bytes", result.body_bytes));
+            result.issue = Some(format!(
+                "the body of {} bytes exceeds the limit of {max_body} bytes",
+                result.body_bytes
+            ));
         }
         let text = result.body.trim();
         if !text.is_empty() {

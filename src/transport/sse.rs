@@ -73,7 +73,10 @@ impl SseParser {
             return;
         }
         let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (field.to_string(), value.strip_prefix(' ').unwrap_or(value).to_string()),
+            Some((field, value)) => (
+                field.to_string(),
+                value.strip_prefix(' ').unwrap_or(value).to_string(),
+            ),
             None => (line, String::new()),
         };
         match field.as_str() {
@@ -101,12 +104,29 @@ mod tests {
     #[test]
     fn parses_fields_comments_and_line_ends() {
         let mut parser = SseParser::default();
-        let mut events = parser.feed(b": keep-alive\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n");
+        let mut events = parser
+            .feed(b": keep-alive\r\nid: 7\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n");
         events.extend(parser.feed(b"retry: 1500\rdata:\r\r"));
         assert_eq!(parser.comments, 1);
         assert_eq!(events.len(), 2);
-        assert_eq!(events[0], SseEvent { id: Some("7".into()), event: Some("message".into()), data: "{\"a\":\n1}".into(), retry: None });
-        assert_eq!(events[1], SseEvent { id: None, event: None, data: String::new(), retry: Some(1500) });
+        assert_eq!(
+            events[0],
+            SseEvent {
+                id: Some("7".into()),
+                event: Some("message".into()),
+                data: "{\"a\":\n1}".into(),
+                retry: None
+            }
+        );
+        assert_eq!(
+            events[1],
+            SseEvent {
+                id: None,
+                event: None,
+                data: String::new(),
+                retry: Some(1500)
+            }
+        );
     }
 
     #[test]

@@ -41,7 +41,11 @@ fn signal_group(pgid: i32, signal: i32) {
 pub enum StdoutEvent {
     /// One JSON value read from stdout, with the text it came from and a framing problem, if any
     /// (e.g. it spanned several lines).
-    Message { value: Value, text: String, issue: Option<String> },
+    Message {
+        value: Value,
+        text: String,
+        issue: Option<String>,
+    },
     /// Output that is not a JSON-RPC message: a banner, a log line, a blank line, an oversize frame.
     Noise { text: String, issue: String },
     /// stdout closed.
@@ -66,6 +70,7 @@ pub struct StdioProcess {
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     pgid: i32,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    stderr_reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Set when the process is known to have exited.
     exited: Arc<Mutex<Option<String>>>,
     stopped: Mutex<bool>,
@@ -73,8 +78,14 @@ pub struct StdioProcess {
 
 impl StdioProcess {
     /// Starts the server and returns it with the stream of what its stdout produces.
-    pub fn spawn(spec: &StdioSpec, limits: &Limits) -> Result<(StdioProcess, mpsc::Receiver<StdoutEvent>), String> {
-        let (program, args) = spec.argv.split_first().ok_or("the --stdio command is empty")?;
+    pub fn spawn(
+        spec: &StdioSpec,
+        limits: &Limits,
+    ) -> Result<(StdioProcess, mpsc::Receiver<StdoutEvent>), String> {
+        let (program, args) = spec
+            .argv
+            .split_first()
+            .ok_or("the --stdio command is empty")?;
         let mut command = Command::new(program);
         command
             .args(args)
@@ -87,8 +98,12 @@ impl StdioProcess {
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }
-        let mut child = command.spawn().map_err(|e| format!("failed to start `{program}`: {e}"))?;
-        let pgid = child.id().ok_or("the server exited before it could be registered")? as i32;
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("failed to start `{program}`: {e}"))?;
+        let pgid = child
+            .id()
+            .ok_or("the server exited before it could be registered")? as i32;
         groups().lock().expect("groups lock").insert(pgid);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -96,12 +111,17 @@ impl StdioProcess {
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
         let (tx, rx) = mpsc::channel(256);
         tokio::spawn(read_stdout(stdout, tx, limits.max_frame_bytes));
-        tokio::spawn(read_stderr(stderr_pipe, stderr.clone(), limits.stderr_bytes));
+        let stderr_reader = tokio::spawn(read_stderr(
+            stderr_pipe,
+            stderr.clone(),
+            limits.stderr_bytes,
+        ));
         let process = StdioProcess {
             child: tokio::sync::Mutex::new(Some(child)),
             stdin: tokio::sync::Mutex::new(stdin),
             pgid,
             stderr,
+            stderr_reader: Mutex::new(Some(stderr_reader)),
             exited: Arc::new(Mutex::new(None)),
             stopped: Mutex::new(false),
         };
@@ -112,8 +132,12 @@ impl StdioProcess {
     pub async fn write(&self, bytes: &[u8]) -> Result<(), String> {
         let mut stdin = self.stdin.lock().await;
         let pipe = stdin.as_mut().ok_or("stdin is closed")?;
-        pipe.write_all(bytes).await.map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
-        pipe.flush().await.map_err(|e| format!("failed to flush the server's stdin: {e}"))
+        pipe.write_all(bytes)
+            .await
+            .map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
+        pipe.flush()
+            .await
+            .map_err(|e| format!("failed to flush the server's stdin: {e}"))
     }
 
     /// The exit status, if the process has exited.
@@ -140,8 +164,16 @@ impl StdioProcess {
         let started = Instant::now();
         let mut child = self.child.lock().await;
         let report = match (already, child.as_mut()) {
-            (Some(status), _) => ExitReport { stopped_by: "exited-before-shutdown".into(), exit_ms: None, status },
-            (None, None) => ExitReport { stopped_by: "exited-before-shutdown".into(), exit_ms: None, status: "unknown".into() },
+            (Some(status), _) => ExitReport {
+                stopped_by: "exited-before-shutdown".into(),
+                exit_ms: None,
+                status,
+            },
+            (None, None) => ExitReport {
+                stopped_by: "exited-before-shutdown".into(),
+                exit_ms: None,
+                status: "unknown".into(),
+            },
             (None, Some(process)) => match tokio::time::timeout(grace, process.wait()).await {
                 Ok(status) => ExitReport {
                     stopped_by: "stdin-eof".into(),
@@ -174,6 +206,11 @@ impl StdioProcess {
         groups().lock().expect("groups lock").remove(&self.pgid);
         *self.stopped.lock().expect("stopped lock") = true;
         child.take();
+        // With the whole group gone, stderr reaches EOF; let the reader take in the last bytes.
+        let reader = self.stderr_reader.lock().expect("stderr reader lock").take();
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
         report
     }
 }
@@ -196,7 +233,11 @@ fn describe(status: std::process::ExitStatus) -> String {
     }
 }
 
-async fn read_stderr(mut pipe: tokio::process::ChildStderr, buffer: Arc<Mutex<VecDeque<u8>>>, cap: usize) {
+async fn read_stderr(
+    mut pipe: tokio::process::ChildStderr,
+    buffer: Arc<Mutex<VecDeque<u8>>>,
+    cap: usize,
+) {
     let mut chunk = [0u8; 4096];
     while let Ok(n) = pipe.read(&mut chunk).await {
         if n == 0 {
@@ -211,7 +252,11 @@ async fn read_stderr(mut pipe: tokio::process::ChildStderr, buffer: Arc<Mutex<Ve
 
 /// Reads stdout line by line and turns lines into messages, recovering multi-line JSON so that
 /// the problem can be reported precisely rather than as a timeout.
-async fn read_stdout(stdout: tokio::process::ChildStdout, tx: mpsc::Sender<StdoutEvent>, max_frame: usize) {
+async fn read_stdout(
+    stdout: tokio::process::ChildStdout,
+    tx: mpsc::Sender<StdoutEvent>,
+    max_frame: usize,
+) {
     let mut reader = BufReader::new(stdout);
     let mut framer = Framer::new(max_frame);
     let mut line = Vec::new();
@@ -251,12 +296,22 @@ enum LineRead {
 }
 
 /// Reads up to and including `\n`, keeping at most `max` bytes; longer lines are drained.
-async fn read_line_capped<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, line: &mut Vec<u8>, max: usize) -> std::io::Result<LineRead> {
+async fn read_line_capped<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<LineRead> {
     let mut total = 0usize;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
-            return Ok(if total == 0 { LineRead::Eof } else if total > max { LineRead::Oversize(total) } else { LineRead::Line });
+            return Ok(if total == 0 {
+                LineRead::Eof
+            } else if total > max {
+                LineRead::Oversize(total)
+            } else {
+                LineRead::Line
+            });
         }
         let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
             Some(i) => (&available[..=i], true),
@@ -270,7 +325,11 @@ async fn read_line_capped<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, li
         total += take;
         reader.consume(take);
         if done {
-            return Ok(if total > max { LineRead::Oversize(total) } else { LineRead::Line });
+            return Ok(if total > max {
+                LineRead::Oversize(total)
+            } else {
+                LineRead::Line
+            });
         }
     }
 }
@@ -288,7 +347,11 @@ const MAX_PENDING_LINES: usize = 512;
 
 impl Framer {
     fn new(max_frame: usize) -> Framer {
-        Framer { pending: Vec::new(), pending_bytes: 0, max_frame }
+        Framer {
+            pending: Vec::new(),
+            pending_bytes: 0,
+            max_frame,
+        }
     }
 
     fn line(&mut self, raw: &[u8]) -> Vec<StdoutEvent> {
@@ -311,7 +374,11 @@ impl Framer {
         };
         if let Ok(value) = serde_json::from_str::<Value>(&text) {
             events.extend(self.flush());
-            events.push(classify(value, text, crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string())));
+            events.push(classify(
+                value,
+                text,
+                crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string()),
+            ));
             return events;
         }
         if !self.pending.is_empty() || text.trim_start().starts_with(['{', '[']) {
@@ -322,8 +389,15 @@ impl Framer {
                 let lines = self.pending.len();
                 self.pending.clear();
                 self.pending_bytes = 0;
-                events.push(classify(value, joined, Some(format!("one message spans {lines} lines; each message must be a single line"))));
-            } else if self.pending.len() > MAX_PENDING_LINES || self.pending_bytes > self.max_frame {
+                events.push(classify(
+                    value,
+                    joined,
+                    Some(format!(
+                        "one message spans {lines} lines; each message must be a single line"
+                    )),
+                ));
+            } else if self.pending.len() > MAX_PENDING_LINES || self.pending_bytes > self.max_frame
+            {
                 events.extend(self.flush());
             }
             return events;
@@ -341,7 +415,10 @@ impl Framer {
         self.pending_bytes = 0;
         self.pending
             .drain(..)
-            .map(|text| StdoutEvent::Noise { text, issue: "a line on stdout that is not a JSON-RPC message".into() })
+            .map(|text| StdoutEvent::Noise {
+                text,
+                issue: "a line on stdout that is not a JSON-RPC message".into(),
+            })
             .collect()
     }
 
@@ -354,7 +431,10 @@ fn classify(value: Value, text: String, issue: Option<String>) -> StdoutEvent {
     if value.is_object() || value.is_array() {
         StdoutEvent::Message { value, text, issue }
     } else {
-        StdoutEvent::Noise { text, issue: "a JSON value on stdout that is not a JSON-RPC message".into() }
+        StdoutEvent::Noise {
+            text,
+            issue: "a JSON value on stdout that is not a JSON-RPC message".into(),
+        }
     }
 }
 
@@ -377,7 +457,10 @@ mod tests {
     #[test]
     fn one_line_one_message() {
         let mut framer = Framer::new(1 << 20);
-        assert_eq!(kinds(&framer.line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")), ["message"]);
+        assert_eq!(
+            kinds(&framer.line(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")),
+            ["message"]
+        );
     }
 
     #[test]
@@ -392,11 +475,19 @@ mod tests {
     fn pretty_printed_message_is_recovered_and_flagged() {
         let mut framer = Framer::new(1 << 20);
         let mut events = Vec::new();
-        for line in ["{", "  \"jsonrpc\": \"2.0\",", "  \"id\": 1,", "  \"result\": {}", "}"] {
+        for line in [
+            "{",
+            "  \"jsonrpc\": \"2.0\",",
+            "  \"id\": 1,",
+            "  \"result\": {}",
+            "}",
+        ] {
             events.extend(framer.line(format!("{line}\n").as_bytes()));
         }
         assert_eq!(kinds(&events), ["message-with-issue"]);
-        let StdoutEvent::Message { value, issue, .. } = &events[0] else { unreachable!() };
+        let StdoutEvent::Message { value, issue, .. } = &events[0] else {
+            unreachable!()
+        };
         assert_eq!(value["id"], 1);
         assert!(issue.as_deref().unwrap().contains("spans 5 lines"));
     }
@@ -413,10 +504,16 @@ mod tests {
         let data = [vec![b'x'; 100], b"\n{}\n".to_vec()].concat();
         let mut reader = BufReader::new(&data[..]);
         let mut line = Vec::new();
-        assert!(matches!(read_line_capped(&mut reader, &mut line, 10).await.unwrap(), LineRead::Oversize(101)));
+        assert!(matches!(
+            read_line_capped(&mut reader, &mut line, 10).await.unwrap(),
+            LineRead::Oversize(101)
+        ));
         assert_eq!(line.len(), 10);
         line.clear();
-        assert!(matches!(read_line_capped(&mut reader, &mut line, 10).await.unwrap(), LineRead::Line));
+        assert!(matches!(
+            read_line_capped(&mut reader, &mut line, 10).await.unwrap(),
+            LineRead::Line
+        ));
         assert_eq!(line, b"{}\n");
     }
 }

@@ -59,7 +59,10 @@ pub struct HttpRecord {
 impl HttpRecord {
     /// The value of a response header (case-insensitive).
     pub fn response_header(&self, name: &str) -> Option<&str> {
-        self.response_headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.response_headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -79,13 +82,26 @@ pub struct Transcript {
 
 impl Default for Transcript {
     fn default() -> Self {
-        Transcript { started: Instant::now(), frames: Vec::new(), dropped: 0, posts: Vec::new(), id_pairs: Vec::new() }
+        Transcript {
+            started: Instant::now(),
+            frames: Vec::new(),
+            dropped: 0,
+            posts: Vec::new(),
+            id_pairs: Vec::new(),
+        }
     }
 }
 
 impl Transcript {
     /// Records a frame.
-    pub fn push(&mut self, direction: Direction, text: &str, message: Option<Value>, issue: Option<String>, post: Option<usize>) {
+    pub fn push(
+        &mut self,
+        direction: Direction,
+        text: &str,
+        message: Option<Value>,
+        issue: Option<String>,
+        post: Option<usize>,
+    ) {
         if self.frames.len() >= MAX_FRAMES {
             self.dropped += 1;
             return;

@@ -1,1 +1,16 @@
-mod x {}
+//! mcpcheck's integration tests, in one binary to keep link time down.
+
+/// Starting mcpcheck and the reference server, reading reports.
+mod support;
+
+/// The whole library against the reference server, clean and with every quirk.
+mod selftest;
+
+/// Servers that exit at once, hang, flood, or leave children behind; Ctrl-C.
+mod hostile;
+
+/// Usage errors, scenario-file errors, `list`, user scenarios.
+mod cli;
+
+/// Snapshots of reports, and redaction of secrets.
+mod report;

@@ -1,0 +1,221 @@
+use crate::support::{output, run_json, stdio_command};
+
+#[test]
+fn a_bad_scenario_file_is_reported_with_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        "id = \"mine\"\narea = \"tools\"\ntitle = \"x\"\n\n[[step]]\nname = \"call\"\nrequest = { method = \"tools/call\" }\n\n[[check]]\nid = \"mine-check\"\ntitle = \"t\"\nlevel = \"MUST\"\nspec = [{ version = \"2025-11-25\", section = \"server/tools\" }]\nstep = \"call\"\nexpect = \"x\"\nrule = [{ when = { reply = \"sucess\" }, verdict = \"pass\" }]\n",
+    )
+    .unwrap();
+    let out = output(&["list", "--scenarios", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("broken.toml:16:28: unknown reply kind `sucess`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("16 | rule = "), "{stderr}");
+}
+
+#[test]
+fn a_toml_syntax_error_is_reported_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("syntax.toml"), "id = \"x\"\narea = [\n").unwrap();
+    let out = output(&[
+        "run",
+        "--stdio",
+        "true",
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("syntax.toml:2:9: unclosed array"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn duplicate_check_ids_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/jsonrpc/method-not-found.toml"
+    ))
+    .unwrap();
+    std::fs::write(
+        dir.path().join("copy.toml"),
+        text.replace(
+            "id = \"jsonrpc-method-not-found\"\narea",
+            "id = \"my-copy\"\narea",
+        ),
+    )
+    .unwrap();
+    let out = output(&["list", "--scenarios", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("check id `jsonrpc-method-not-found` is already used"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["run"][..],
+        &["run", "--stdio", "x", "--url", "http://127.0.0.1:1/"],
+        &["run", "--stdio", "x", "--spec-version", "2025-02-30"],
+        &["run", "--url", "not a url"],
+        &["run", "--stdio", "x", "--timeout", "-1"],
+        &["frobnicate"],
+    ] {
+        let out = output(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn list_prints_a_table_and_survives_a_closed_pipe() {
+    let out = output(&["list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("resources-read-missing-error") && text.contains("stdio-framing"),
+        "{text}"
+    );
+    let piped = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} list | head -1", env!("CARGO_BIN_EXE_mcpcheck")))
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("panicked"));
+}
+
+#[test]
+fn a_user_scenario_calls_a_named_tool_and_checks_its_structured_output() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("sum.toml"),
+        r#"
+id = "my-sum"
+area = "my-tools"
+title = "my structured tool adds"
+
+[requires]
+tools = ["mcpcheck_structured"]
+versions = ">=2025-06-18"
+
+[[step]]
+name = "add"
+request = { method = "tools/call", params = { name = "mcpcheck_structured", arguments = { a = 2, b = 3 } } }
+
+[[check]]
+id = "my-sum-structured"
+title = "the sum comes back as structured content matching the output schema"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "server/tools#structured-content" }]
+step = "add"
+expect = "structuredContent {sum: 5}"
+rule = [
+  { when = { reply = "result", all = [
+      { at = "/result/isError", not_equals = true },
+      { at = "/result/structuredContent", schema = { type = "object", properties = { sum = { type = "number", const = 5 } }, required = ["sum"] } },
+    ] }, verdict = "pass" },
+]
+"#,
+    )
+    .unwrap();
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "--no-builtin",
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "my-sum-structured")
+        .unwrap();
+    assert_eq!(check["status"], "pass", "{check}");
+    assert!(
+        check["source"].as_str().unwrap().ends_with("sum.toml:15"),
+        "{}",
+        check["source"]
+    );
+    assert!(check["evidence"][0]["received"]
+        .as_str()
+        .unwrap()
+        .contains("\"structuredContent\":{\"sum\":5"));
+
+    // The same check fails when the tool answers differently.
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "--no-builtin",
+        "--spec-version",
+        "2025-03-26",
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "my-sum-structured")
+        .unwrap();
+    assert_eq!(check["status"], "skip", "{check}");
+}
+
+#[test]
+fn check_selection_runs_only_the_named_checks() {
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--check",
+        "jsonrpc-method-not-found",
+        "--check",
+        "stdio-*",
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "jsonrpc-method-not-found",
+            "stdio-framing",
+            "stdio-exit-on-stdin-eof"
+        ]
+    );
+}
+
+#[test]
+fn an_older_version_can_be_forced() {
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--spec-version",
+        "2024-11-05",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["protocol"]["version"], "2024-11-05");
+    assert_eq!(report["protocol"]["detection"], "--spec-version 2024-11-05");
+}

@@ -1,0 +1,166 @@
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::support::{mcpcheck, run_json};
+
+/// Whether a process runs whose whole command line is `command`.
+fn running(command: &str) -> bool {
+    let output = Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .expect("ps runs");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .any(|l| l.trim() == command)
+}
+
+/// A number unlikely to be in any other process's arguments.
+fn marker() -> u32 {
+    30_000 + (std::process::id() % 20_000) + (Instant::now().elapsed().subsec_nanos() % 97)
+}
+
+#[test]
+fn a_server_that_exits_at_once_is_untestable_with_its_stderr() {
+    let started = Instant::now();
+    let (code, report, stderr) = run_json(&[
+        "--stdio",
+        "sh -c 'echo boom-on-stderr >&2; exit 7'",
+        "--timeout",
+        "2",
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(fatal.contains("exit 7"), "{fatal}");
+    assert!(report["server"]["stderrTail"]
+        .as_str()
+        .unwrap()
+        .contains("boom-on-stderr"));
+    assert!(stderr.contains("could not be tested"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_server_that_hangs_times_out_and_its_group_is_killed() {
+    let m = marker();
+    let command = format!("sh -c 'sleep {m} & sleep {}'", m + 1);
+    let started = Instant::now();
+    let (code, report, _) =
+        run_json(&["--stdio", &command, "--timeout", "1", "--exit-grace", "0.2"]);
+    assert_eq!(code, 3);
+    assert!(
+        report["fatal"]
+            .as_str()
+            .unwrap()
+            .contains("no answer to initialize within 1000 ms"),
+        "{}",
+        report["fatal"]
+    );
+    assert_eq!(report["server"]["exit"]["stoppedBy"], "sigterm");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        !running(&format!("sleep {m}")),
+        "the grandchild was left running"
+    );
+    assert!(
+        !running(&format!("sleep {}", m + 1)),
+        "the server was left running"
+    );
+}
+
+#[test]
+fn a_server_that_floods_stdout_with_lines_ends_within_bounds() {
+    let started = Instant::now();
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        "yes '{not json'",
+        "--timeout",
+        "1",
+        "--exit-grace",
+        "0.2",
+    ]);
+    assert_eq!(code, 3);
+    assert!(
+        report["fatal"].as_str().unwrap().contains("initialize"),
+        "{}",
+        report["fatal"]
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!running("yes {not json"));
+}
+
+#[test]
+fn a_server_that_floods_stdout_without_newlines_ends_within_bounds() {
+    let started = Instant::now();
+    let (code, _, _) = run_json(&[
+        "--stdio",
+        "cat /dev/zero",
+        "--timeout",
+        "1",
+        "--exit-grace",
+        "0.2",
+        "--max-frame-bytes",
+        "65536",
+    ]);
+    assert_eq!(code, 3);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(!running("cat /dev/zero"));
+}
+
+#[test]
+fn an_unreachable_url_is_untestable() {
+    let (code, report, _) = run_json(&["--url", "http://127.0.0.1:9/mcp", "--timeout", "2"]);
+    assert_eq!(code, 3);
+    assert!(
+        report["fatal"].as_str().unwrap().contains("cannot connect"),
+        "{}",
+        report["fatal"]
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_server_and_exits_130() {
+    let m = marker() + 7;
+    let mut child = mcpcheck()
+        .args([
+            "run",
+            "--stdio",
+            &format!("sh -c 'sleep {m} & sleep {}'", m + 1),
+            "--timeout",
+            "30",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !running(&format!("sleep {}", m + 1)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !running(&format!("sleep {m}")),
+        "the grandchild was left running"
+    );
+    assert!(
+        !running(&format!("sleep {}", m + 1)),
+        "the server was left running"
+    );
+}

@@ -1,0 +1,204 @@
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{mcpcheck, reference_server, run_json, statuses, stdio_command, HttpServer};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+}
+
+/// Runs the whole library against the reference server with these quirks.
+fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
+    match transport {
+        Transport::Stdio => {
+            let (code, report, _) = run_json(&["--stdio", &stdio_command(quirks), "-q"]);
+            (code, report)
+        }
+        Transport::Http => {
+            let server = HttpServer::start(quirks);
+            let (code, report, _) = run_json(&["--url", &server.url, "-q"]);
+            (code, report)
+        }
+    }
+}
+
+fn assert_clean(transport: Transport) {
+    let (code, report) = run(transport, &[]);
+    assert_eq!(
+        code,
+        0,
+        "exit code against the clean reference server over {}",
+        transport.name()
+    );
+    assert!(report["fatal"].is_null());
+    assert_eq!(report["protocol"]["version"], "2025-11-25");
+    assert_eq!(report["protocol"]["era"], "handshake");
+    let other = match transport {
+        Transport::Stdio => "http",
+        Transport::Http => "stdio",
+    };
+    for check in report["checks"].as_array().unwrap() {
+        let (id, status) = (
+            check["id"].as_str().unwrap(),
+            check["status"].as_str().unwrap(),
+        );
+        if id.starts_with(other) {
+            assert_eq!(status, "skip", "{id} is for {other} only");
+        } else {
+            assert_eq!(
+                status,
+                "pass",
+                "{id} over {}: {}",
+                transport.name(),
+                check["message"]
+            );
+        }
+    }
+}
+
+#[test]
+fn clean_stdio_server_passes_every_check() {
+    assert_clean(Transport::Stdio);
+}
+
+#[test]
+fn clean_http_server_passes_every_check() {
+    assert_clean(Transport::Http);
+}
+
+/// tests/quirks.toml: quirk → transport → check → status.
+fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, String>>> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quirks.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let mut out = BTreeMap::new();
+    for (quirk, sections) in table {
+        let mut per: BTreeMap<&'static str, BTreeMap<String, String>> = BTreeMap::new();
+        for (section, checks) in sections.as_table().unwrap() {
+            let targets: Vec<&'static str> = match section.as_str() {
+                "both" => vec!["stdio", "http"],
+                "stdio" => vec!["stdio"],
+                "http" => vec!["http"],
+                other => panic!("[{quirk}]: unknown section `{other}`"),
+            };
+            for target in targets {
+                for (check, status) in checks.as_table().unwrap() {
+                    per.entry(target)
+                        .or_default()
+                        .insert(check.clone(), status.as_str().unwrap().to_string());
+                }
+            }
+        }
+        out.insert(quirk, per);
+    }
+    out
+}
+
+fn server_quirks() -> BTreeSet<String> {
+    let output = Command::new(reference_server())
+        .arg("--list-quirks")
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
+    let expected = expectations();
+    let quirks = server_quirks();
+    assert_eq!(
+        quirks,
+        expected.keys().cloned().collect::<BTreeSet<_>>(),
+        "tests/quirks.toml and --list-quirks must name the same quirks"
+    );
+    let clean: BTreeMap<&str, BTreeMap<String, String>> = [Transport::Stdio, Transport::Http]
+        .iter()
+        .map(|t| (t.name(), statuses(&run(*t, &[]).1)))
+        .collect();
+    let jobs: Vec<(String, Transport)> = quirks
+        .iter()
+        .flat_map(|q| [(q.clone(), Transport::Stdio), (q.clone(), Transport::Http)])
+        .collect();
+    let results = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((quirk, transport)) = jobs.get(i) else {
+                    break;
+                };
+                let (_, report) = run(*transport, &[quirk]);
+                results
+                    .lock()
+                    .unwrap()
+                    .push((quirk.clone(), *transport, statuses(&report)));
+            });
+        }
+    });
+    let mut problems = Vec::new();
+    let mut flipped: BTreeSet<String> = BTreeSet::new();
+    for (quirk, transport, got) in results.into_inner().unwrap() {
+        let baseline = &clean[transport.name()];
+        let want = expected[&quirk]
+            .get(transport.name())
+            .cloned()
+            .unwrap_or_default();
+        let changed: BTreeMap<String, String> = got
+            .iter()
+            .filter(|(id, s)| baseline.get(*id) != Some(s))
+            .map(|(id, s)| (id.clone(), s.clone()))
+            .collect();
+        if changed != want {
+            problems.push(format!(
+                "--quirk {quirk} over {}: expected changes {want:?}, got {changed:?}",
+                transport.name()
+            ));
+        }
+        flipped.extend(
+            changed
+                .into_iter()
+                .filter(|(_, s)| s == "fail" || s == "warn")
+                .map(|(id, _)| id),
+        );
+    }
+    let every_check: BTreeSet<String> = clean.values().flat_map(|m| m.keys().cloned()).collect();
+    let unproven: Vec<&String> = every_check.difference(&flipped).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        unproven.is_empty(),
+        "checks that no quirk makes fail or warn: {unproven:?}"
+    );
+}
+
+#[test]
+fn list_names_every_check_that_runs() {
+    let output = mcpcheck().args(["list", "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let listed: BTreeSet<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let (_, report) = run(Transport::Stdio, &[]);
+    let ran: BTreeSet<String> = statuses(&report).into_keys().collect();
+    assert_eq!(listed, ran.iter().map(String::as_str).collect());
+}

@@ -1,0 +1,119 @@
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// The mcpcheck binary under test.
+pub fn mcpcheck() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    command.env_remove("NO_COLOR").env("COLUMNS", "120");
+    command
+}
+
+/// The reference server binary, built on first use if the workspace build did not build it.
+pub fn reference_server() -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = PathBuf::from(env!("CARGO_BIN_EXE_mcpcheck")).with_file_name("reference-server");
+        if !path.exists() {
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "-p", "reference-server", "--manifest-path"])
+                .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+                .status()
+                .expect("cargo runs");
+            assert!(status.success(), "building reference-server failed");
+        }
+        assert!(path.exists(), "no reference-server at {}", path.display());
+        path
+    })
+    .clone()
+}
+
+/// The stdio command line for the reference server with some quirks.
+pub fn stdio_command(quirks: &[&str]) -> String {
+    let mut command = reference_server().display().to_string();
+    for quirk in quirks {
+        command.push_str(&format!(" --quirk {quirk}"));
+    }
+    command
+}
+
+/// A reference server over HTTP, stopped when dropped.
+pub struct HttpServer {
+    child: Child,
+    /// The endpoint.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts one on a free loopback port.
+    pub fn start(quirks: &[&str]) -> HttpServer {
+        let mut command = Command::new(reference_server());
+        command
+            .args(["--http", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for quirk in quirks {
+            command.args(["--quirk", quirk]);
+        }
+        let mut child = command.spawn().expect("reference-server starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the URL line");
+        HttpServer {
+            child,
+            url: line.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `mcpcheck run ARGS --json -` and returns the exit code, the report and stderr.
+pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+    let output = mcpcheck()
+        .arg("run")
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .expect("mcpcheck runs");
+    let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (
+        output.status.code().unwrap_or(-1),
+        report,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The status of every check in a report, by id.
+pub fn statuses(report: &Value) -> std::collections::BTreeMap<String, String> {
+    report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Runs mcpcheck with arbitrary arguments.
+pub fn output(args: &[&str]) -> Output {
+    mcpcheck().args(args).output().expect("mcpcheck runs")
+}
