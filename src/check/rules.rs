@@ -42,7 +42,7 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
             Some(record) => evaluate_step(check, record, env),
             None => Verdict::new(Status::NotTestable, format!("step `{name}` did not run")),
         };
-        if many {
+        if many && verdict.status != Status::Pass {
             verdict.message = format!("step `{name}`: {}", verdict.message);
         }
         if worst.as_ref().is_none_or(|w| verdict.status < w.status) {

@@ -207,7 +207,11 @@ impl StdioProcess {
         *self.stopped.lock().expect("stopped lock") = true;
         child.take();
         // With the whole group gone, stderr reaches EOF; let the reader take in the last bytes.
-        let reader = self.stderr_reader.lock().expect("stderr reader lock").take();
+        let reader = self
+            .stderr_reader
+            .lock()
+            .expect("stderr reader lock")
+            .take();
         if let Some(reader) = reader {
             let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
         }
