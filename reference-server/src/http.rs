@@ -205,6 +205,10 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             None,
         );
     };
+    if state.server.stateless {
+        // No sessions in the stateless era: every request stands alone.
+        return respond(state, Arc::new(Session::default()), body, None, true).await;
+    }
     let is_initialize =
         parsed.get("method") == Some(&json!("initialize")) && parsed.get("id").is_some();
     let (session_id, session) = if is_initialize {
@@ -236,6 +240,24 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     let sse_allowed = session
         .version()
         .is_some_and(|v| v.as_str() >= "2025-11-25");
+    respond(
+        state,
+        session,
+        body,
+        is_initialize.then_some(session_id),
+        sse_allowed,
+    )
+    .await
+}
+
+/// Handles a POST body on a session and answers with 202, JSON or an SSE stream.
+async fn respond(
+    state: &Arc<State>,
+    session: Arc<Session>,
+    body: Bytes,
+    id_header: Option<String>,
+    sse_allowed: bool,
+) -> Response<HttpBody> {
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
     let server = state.server.clone();
     let task_session = session.clone();
@@ -247,7 +269,6 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             return sse_response(state, first, notes, work, sse_allowed);
         }
     };
-    let id_header = is_initialize.then_some(session_id);
     if !handled.had_request {
         if handled.replies.is_empty() {
             let status = if state.server.quirks.has(Quirk::Notification200) {

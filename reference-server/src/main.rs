@@ -16,12 +16,15 @@ use std::sync::Arc;
 use quirks::Quirks;
 use server::Server;
 
-const USAGE: &str = "usage: reference-server [--http ADDR] [--quirk NAME]... | --list-quirks
+const USAGE: &str =
+    "usage: reference-server [--http ADDR] [--stateless] [--quirk NAME]... | --list-quirks
 
 Serves MCP over stdio, or over Streamable HTTP at http://ADDR/mcp with --http
 (ADDR defaults to a loopback address; port 0 picks a free port, printed on stdout).
 
   --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
+  --stateless      speak the stateless era (2026-07-28: server/discover, _meta) instead
+                   of the handshake era (2024-11-05 ... 2025-11-25)
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk and the rule it breaks";
 
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut quirks = Quirks::default();
     let mut http: Option<SocketAddr> = None;
+    let mut stateless = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
                 Some(Ok(addr)) => http = Some(addr),
                 _ => return usage_error("--http needs an address such as 127.0.0.1:8080"),
             },
+            "--stateless" => stateless = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -59,7 +64,7 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unexpected argument `{other}`")),
         }
     }
-    let server = Arc::new(Server { quirks });
+    let server = Arc::new(Server { quirks, stateless });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -63,7 +63,12 @@ pub struct Handled {
 pub struct Server {
     /// The deviations switched on.
     pub quirks: Quirks,
+    /// Speak the stateless era (2026-07-28) instead of the handshake era.
+    pub stateless: bool,
 }
+
+/// The version the stateless mode speaks.
+pub const STATELESS_VERSION: &str = "2026-07-28";
 
 impl Server {
     /// Handles one frame: a line on stdio or a POST body on HTTP.
@@ -218,6 +223,9 @@ impl Server {
         params: &Value,
         sink: &Sink,
     ) -> Outcome {
+        if self.stateless {
+            return self.handle_stateless(session, method, params, sink).await;
+        }
         let version = session.version();
         let known = matches!(
             method,
@@ -274,6 +282,81 @@ impl Server {
                 Some(json!({"method": method})),
             )),
         }
+    }
+
+    /// The stateless era: every request carries its version and capabilities in `_meta`; there
+    /// is no handshake, no ping and no setLevel; every result says `resultType`.
+    async fn handle_stateless(
+        &self,
+        session: &Session,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
+        let meta = params.get("_meta");
+        let version = meta
+            .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+            .and_then(Value::as_str);
+        let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+        let (Some(version), Some(_)) = (version, capabilities) else {
+            return Err((
+                -32602,
+                "Invalid params: _meta must carry protocolVersion and clientCapabilities".into(),
+                None,
+            ));
+        };
+        if version != STATELESS_VERSION {
+            return Err((
+                -32022,
+                "Unsupported protocol version".into(),
+                Some(json!({"supported": [STATELESS_VERSION], "requested": version})),
+            ));
+        }
+        let mut result = match method {
+            "server/discover" => Ok(json!({
+                "supportedVersions": [STATELESS_VERSION],
+                "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
+                "instructions": "A reference server for mcpcheck. Its tools are harmless.",
+                "ttlMs": 0,
+                "cacheScope": "public"
+            })),
+            "initialize"
+            | "ping"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe" => Err((
+                -32601,
+                "Method not found".into(),
+                Some(json!({"method": method})),
+            )),
+            "tools/list" => list_page(fixtures::tools(version), params, "tools"),
+            "tools/call" => self.call_tool(version, session, params, sink).await,
+            "resources/list" => list_page(fixtures::resources(), params, "resources"),
+            "resources/templates/list" => {
+                list_page(fixtures::resource_templates(), params, "resourceTemplates")
+            }
+            "resources/read" => self.read_resource(params),
+            "prompts/list" => list_page(fixtures::prompts(), params, "prompts"),
+            "prompts/get" => get_prompt(params),
+            "completion/complete" => complete(params),
+            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => {
+                Err((-32000, "Unknown method".into(), None))
+            }
+            _ => Err((
+                -32601,
+                "Method not found".into(),
+                Some(json!({"method": method})),
+            )),
+        }?;
+        result["resultType"] = json!("complete");
+        let meta = result
+            .as_object_mut()
+            .expect("results are objects")
+            .entry("_meta")
+            .or_insert_with(|| json!({}));
+        meta["io.modelcontextprotocol/serverInfo"] =
+            json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
+        Ok(result)
     }
 
     fn initialize(&self, session: &Session, params: &Value) -> Outcome {

@@ -256,3 +256,137 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
         Reply::Closed { detail } => detail.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Reply;
+    use serde_json::json;
+
+    fn library_check(id: &str) -> ScenarioCheck {
+        crate::scenario::load::library()
+            .unwrap()
+            .into_iter()
+            .flat_map(|s| s.checks)
+            .find(|c| c.def.id == id)
+            .unwrap()
+    }
+
+    fn judge(id: &str, version: &str, reply: Value) -> Verdict {
+        let check = library_check(id);
+        let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "mcpcheck://nonexistent/x"}});
+        let exchange = Exchange {
+            sent: sent.to_string(),
+            sent_headers: Vec::new(),
+            reply: Reply::Message {
+                text: reply.to_string(),
+                message: reply,
+            },
+            notifications: Vec::new(),
+            http: None,
+            elapsed_ms: 1,
+        };
+        let records = vec![StepRecord {
+            name: check.steps[0].clone(),
+            is_request: true,
+            outcome: Ok(exchange),
+        }];
+        let captures = HashMap::new();
+        evaluate(
+            &check,
+            &records,
+            &Env {
+                version,
+                transport: TransportKind::Stdio,
+                captures: &captures,
+            },
+        )
+    }
+
+    #[test]
+    fn sep_2164_follows_the_negotiated_version() {
+        let legacy = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "Resource not found"}});
+        let canonical = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Resource not found", "data": {"uri": "mcpcheck://nonexistent/x"}}});
+        let tolerated = judge("resources-read-missing-error", "2025-11-25", legacy.clone());
+        assert_eq!(tolerated.status, Status::Pass);
+        assert!(tolerated.note.unwrap().contains("-32602 is now canonical"));
+        assert_eq!(
+            judge("resources-read-missing-error", "2025-06-18", legacy.clone()).status,
+            Status::Pass
+        );
+        let modern = judge("resources-read-missing-error", "2026-07-28", legacy);
+        assert_eq!(modern.status, Status::Fail);
+        assert!(
+            modern.message.contains("MUST NOT be emitted at 2026-07-28"),
+            "{}",
+            modern.message
+        );
+        assert_eq!(
+            judge(
+                "resources-read-missing-error",
+                "2026-07-28",
+                canonical.clone()
+            )
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            judge("resources-read-missing-data-uri", "2026-07-28", canonical).status,
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn other_codes_and_empty_contents_fail() {
+        for reply in [
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": 0, "message": "x"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "x"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": []}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"uri": "x", "text": ""}]}}),
+        ] {
+            for version in ["2025-11-25", "2026-07-28"] {
+                assert_eq!(
+                    judge("resources-read-missing-error", version, reply.clone()).status,
+                    Status::Fail,
+                    "{reply} at {version}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn silence_and_a_gone_server_are_harness_errors_not_failures() {
+        let check = library_check("resources-read-missing-error");
+        let captures = HashMap::new();
+        for reply in [
+            Reply::Nothing { waited_ms: 5000 },
+            Reply::Closed {
+                detail: "the server exited (exit 1)".into(),
+            },
+        ] {
+            let exchange = Exchange {
+                sent: "{}".into(),
+                sent_headers: Vec::new(),
+                reply,
+                notifications: Vec::new(),
+                http: None,
+                elapsed_ms: 1,
+            };
+            let records = vec![StepRecord {
+                name: "read".into(),
+                is_request: true,
+                outcome: Ok(exchange),
+            }];
+            let verdict = evaluate(
+                &check,
+                &records,
+                &Env {
+                    version: "2025-11-25",
+                    transport: TransportKind::Stdio,
+                    captures: &captures,
+                },
+            );
+            assert_eq!(verdict.status, Status::Error, "{verdict:?}");
+        }
+    }
+}

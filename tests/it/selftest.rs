@@ -202,3 +202,116 @@ fn list_names_every_check_that_runs() {
     let ran: BTreeSet<String> = statuses(&report).into_keys().collect();
     assert_eq!(listed, ran.iter().map(String::as_str).collect());
 }
+
+#[test]
+fn a_stateless_server_is_detected_and_judged_at_2026_07_28() {
+    for transport in [Transport::Stdio, Transport::Http] {
+        let (code, report) = match transport {
+            Transport::Stdio => {
+                let command = format!("{} --stateless", reference_server().display());
+                let (code, report, _) = run_json(&["--stdio", &command, "-q"]);
+                (code, report)
+            }
+            Transport::Http => {
+                let server = HttpServer::start_with(&["--stateless"]);
+                let (code, report, _) = run_json(&["--url", &server.url, "-q"]);
+                (code, report)
+            }
+        };
+        assert_eq!(code, 0, "{}", transport.name());
+        assert_eq!(report["protocol"]["era"], "stateless");
+        assert_eq!(report["protocol"]["version"], "2026-07-28");
+        assert_eq!(report["protocol"]["detection"], "server/discover answered");
+        assert_eq!(
+            report["protocol"]["serverInfo"]["name"],
+            "mcpcheck-reference-server"
+        );
+        let checks = report["checks"].as_array().unwrap();
+        let status = |id: &str| {
+            checks.iter().find(|c| c["id"] == id).unwrap()["status"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(status("lifecycle-initialize-result"), "skip");
+        assert_eq!(status("resources-read-missing-error"), "pass");
+        let sent = checks
+            .iter()
+            .find(|c| c["id"] == "jsonrpc-method-not-found")
+            .unwrap()["evidence"][0]["sent"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            sent.contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""),
+            "{sent}"
+        );
+    }
+}
+
+#[test]
+fn sse_responses_and_their_notifications_are_read_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("slow.toml"),
+        r#"
+id = "slow-progress"
+area = "it"
+title = "a slow tool reports progress"
+
+[requires]
+tools = ["mcpcheck_slow"]
+
+[[step]]
+name = "slow"
+request = { method = "tools/call", params = { name = "mcpcheck_slow", arguments = { steps = 3, delayMs = 10 }, _meta = { progressToken = "tok-1" } } }
+
+[[check]]
+id = "slow-progress-result"
+title = "the call completes"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic/utilities/progress" }]
+step = "slow"
+expect = "a result"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+"#,
+    )
+    .unwrap();
+    let server = HttpServer::start(&[]);
+    let (code, report, _) = run_json(&[
+        "--url",
+        &server.url,
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "--no-builtin",
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "slow-progress-result")
+        .unwrap();
+    assert_eq!(check["status"], "pass", "{check}");
+    let evidence = &check["evidence"][0];
+    assert!(
+        evidence["responseHeaders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h
+                .as_str()
+                .unwrap()
+                .eq_ignore_ascii_case("content-type: text/event-stream")),
+        "{evidence}"
+    );
+    let progress: Vec<&Value> = evidence["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{evidence}");
+    assert_eq!(progress[2]["params"]["progress"], 3);
+}

@@ -50,14 +50,18 @@ pub struct HttpServer {
 impl HttpServer {
     /// Starts one on a free loopback port.
     pub fn start(quirks: &[&str]) -> HttpServer {
+        let args: Vec<&str> = quirks.iter().flat_map(|q| ["--quirk", q]).collect();
+        HttpServer::start_with(&args)
+    }
+
+    /// Starts one on a free loopback port, with these extra arguments.
+    pub fn start_with(args: &[&str]) -> HttpServer {
         let mut command = Command::new(reference_server());
         command
             .args(["--http", "127.0.0.1:0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        for quirk in quirks {
-            command.args(["--quirk", quirk]);
-        }
         let mut child = command.spawn().expect("reference-server starts");
         let mut line = String::new();
         BufReader::new(child.stdout.as_mut().expect("stdout"))
