@@ -226,40 +226,24 @@ impl Server {
         if self.stateless {
             return self.handle_stateless(session, method, params, sink).await;
         }
-        let version = session.version();
-        let known = matches!(
-            method,
-            "tools/list"
-                | "tools/call"
-                | "resources/list"
-                | "resources/read"
-                | "resources/templates/list"
-                | "prompts/list"
-                | "prompts/get"
-                | "logging/setLevel"
-                | "completion/complete"
-        );
-        match (method, version) {
-            ("initialize", _) => self.initialize(session, params),
-            ("ping", _) if self.quirks.has(Quirk::PingError) => {
-                Err((-32601, "Method not found".into(), None))
-            }
-            ("ping", _) => Ok(json!({})),
-            (_, None) if known => Err((
-                -32600,
-                "Invalid Request: the session is not initialized".into(),
-                None,
-            )),
-            ("tools/list", Some(v)) => list_page(fixtures::tools(&v), params, "tools"),
-            ("tools/call", Some(v)) => self.call_tool(&v, session, params, sink).await,
-            ("resources/list", _) => list_page(fixtures::resources(), params, "resources"),
-            ("resources/templates/list", _) => {
-                list_page(fixtures::resource_templates(), params, "resourceTemplates")
-            }
-            ("resources/read", _) => self.read_resource(params),
-            ("prompts/list", _) => list_page(fixtures::prompts(), params, "prompts"),
-            ("prompts/get", _) => get_prompt(params),
-            ("logging/setLevel", _) => {
+        let Some(version) = session.version() else {
+            return match method {
+                "initialize" => self.initialize(session, params),
+                "ping" => self.ping(),
+                _ => match self.feature(session, "", method, params, sink).await {
+                    Some(_) => Err((
+                        -32600,
+                        "Invalid Request: the session is not initialized".into(),
+                        None,
+                    )),
+                    None => self.unknown_method(method),
+                },
+            };
+        };
+        match method {
+            "initialize" => self.initialize(session, params),
+            "ping" => self.ping(),
+            "logging/setLevel" => {
                 let level = params
                     .get("level")
                     .and_then(Value::as_str)
@@ -272,16 +256,70 @@ impl Server {
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),
                 }
             }
-            ("completion/complete", _) => complete(params),
-            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => {
-                Err((-32000, "Unknown method".into(), None))
-            }
-            _ => Err((
+            _ => match self.feature(session, &version, method, params, sink).await {
+                Some(outcome) => outcome,
+                None => self.unknown_method(method),
+            },
+        }
+    }
+
+    fn ping(&self) -> Outcome {
+        if self.quirks.has(Quirk::PingError) {
+            Err((-32601, "Method not found".into(), None))
+        } else {
+            Ok(json!({}))
+        }
+    }
+
+    fn unknown_method(&self, method: &str) -> Outcome {
+        if self.quirks.has(Quirk::UnknownMethodWrongCode) {
+            Err((-32000, "Unknown method".into(), None))
+        } else {
+            Err((
                 -32601,
                 "Method not found".into(),
                 Some(json!({"method": method})),
-            )),
+            ))
         }
+    }
+
+    /// The feature methods both eras share (tools, resources, prompts, completion); `None` for
+    /// any other method. With an empty `version` nothing is run: the caller only asks whether
+    /// the method is one of them.
+    async fn feature(
+        &self,
+        session: &Session,
+        version: &str,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Option<Outcome> {
+        let known = matches!(
+            method,
+            "tools/list"
+                | "tools/call"
+                | "resources/list"
+                | "resources/templates/list"
+                | "resources/read"
+                | "prompts/list"
+                | "prompts/get"
+                | "completion/complete"
+        );
+        if !known || version.is_empty() {
+            return known.then(|| Ok(Value::Null));
+        }
+        Some(match method {
+            "tools/list" => list_page(fixtures::tools(version), params, "tools"),
+            "tools/call" => self.call_tool(version, session, params, sink).await,
+            "resources/list" => list_page(fixtures::resources(), params, "resources"),
+            "resources/templates/list" => {
+                list_page(fixtures::resource_templates(), params, "resourceTemplates")
+            }
+            "resources/read" => self.read_resource(params),
+            "prompts/list" => list_page(fixtures::prompts(), params, "prompts"),
+            "prompts/get" => get_prompt(params),
+            _ => complete(params),
+        })
     }
 
     /// The stateless era: every request carries its version and capabilities in `_meta`; there
@@ -320,33 +358,11 @@ impl Server {
                 "ttlMs": 0,
                 "cacheScope": "public"
             })),
-            "initialize"
-            | "ping"
-            | "logging/setLevel"
-            | "resources/subscribe"
-            | "resources/unsubscribe" => Err((
-                -32601,
-                "Method not found".into(),
-                Some(json!({"method": method})),
-            )),
-            "tools/list" => list_page(fixtures::tools(version), params, "tools"),
-            "tools/call" => self.call_tool(version, session, params, sink).await,
-            "resources/list" => list_page(fixtures::resources(), params, "resources"),
-            "resources/templates/list" => {
-                list_page(fixtures::resource_templates(), params, "resourceTemplates")
-            }
-            "resources/read" => self.read_resource(params),
-            "prompts/list" => list_page(fixtures::prompts(), params, "prompts"),
-            "prompts/get" => get_prompt(params),
-            "completion/complete" => complete(params),
-            _ if self.quirks.has(Quirk::UnknownMethodWrongCode) => {
-                Err((-32000, "Unknown method".into(), None))
-            }
-            _ => Err((
-                -32601,
-                "Method not found".into(),
-                Some(json!({"method": method})),
-            )),
+            _ => match self.feature(session, version, method, params, sink).await {
+                Some(outcome) => outcome,
+                // initialize, ping, logging/setLevel and subscribe are gone in this era.
+                None => self.unknown_method(method),
+            },
         }?;
         result["resultType"] = json!("complete");
         let meta = result

@@ -15,8 +15,11 @@ fn running(command: &str) -> bool {
 }
 
 /// A number unlikely to be in any other process's arguments.
-fn marker() -> u32 {
-    30_000 + (std::process::id() % 20_000) + (Instant::now().elapsed().subsec_nanos() % 97)
+///
+/// Tests run in separate processes with nearby pids: each pid gets its own block of 20 numbers,
+/// and each test its own offset inside the block.
+fn marker(offset: u32) -> u32 {
+    40_000 + (std::process::id() % 1000) * 20 + offset
 }
 
 #[test]
@@ -41,7 +44,7 @@ fn a_server_that_exits_at_once_is_untestable_with_its_stderr() {
 
 #[test]
 fn a_server_that_hangs_times_out_and_its_group_is_killed() {
-    let m = marker();
+    let m = marker(0);
     let command = format!("sh -c 'sleep {m} & sleep {}'", m + 1);
     let started = Instant::now();
     let (code, report, _) =
@@ -131,7 +134,7 @@ fn an_unreachable_url_is_untestable() {
 
 #[test]
 fn ctrl_c_stops_the_server_and_exits_130() {
-    let m = marker() + 7;
+    let m = marker(10);
     let mut child = mcpcheck()
         .args([
             "run",
