@@ -1103,3 +1103,30 @@ async fn route(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_requests_are_answered_per_declared_capabilities() {
+        let ping = answer_server_request(&json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"}));
+        assert_eq!(ping, json!({"jsonrpc": "2.0", "id": "s1", "result": {}}));
+        let roots =
+            answer_server_request(&json!({"jsonrpc": "2.0", "id": 2, "method": "roots/list"}));
+        assert_eq!(roots["result"], json!({"roots": []}));
+        for undeclared in ["sampling/createMessage", "elicitation/create"] {
+            let answer =
+                answer_server_request(&json!({"jsonrpc": "2.0", "id": 3, "method": undeclared}));
+            assert_eq!(answer["error"]["code"], -32601, "{undeclared}");
+            assert_eq!(answer["id"], 3);
+        }
+    }
+
+    #[test]
+    fn ids_match_by_value_whatever_their_type() {
+        assert_eq!(id_key(&json!(7)), id_key(&json!("7")));
+        assert_ne!(id_key(&json!(7)), id_key(&json!(8)));
+        assert_eq!(id_key(&json!(null)), "null");
+    }
+}

@@ -167,3 +167,16 @@ fn ctrl_c_stops_the_server_and_exits_130() {
         "the server was left running"
     );
 }
+
+#[test]
+fn https_to_a_plain_http_server_fails_the_tls_handshake_cleanly() {
+    let server = crate::support::HttpServer::start(&[]);
+    let url = server.url.replace("http://", "https://");
+    let (code, report, _) = run_json(&["--url", &url, "--timeout", "2"]);
+    assert_eq!(code, 3);
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(
+        fatal.contains("TLS handshake with 127.0.0.1 failed"),
+        "{fatal}"
+    );
+}
