@@ -1,12 +1,17 @@
-//! Command-line arguments (clap) and their resolution into a [`RunConfig`]. Only the resolved
+//! Command-line arguments (clap), the `mcpcheck.toml` config file, and their resolution into a
+//! [`RunConfig`] plus what the binary does around the run (outputs, grading). Only the resolved
 //! config reaches the engine; nothing below this module knows about flags.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use serde::Deserialize;
 
+use crate::profile::{self, Profile};
 use crate::protocol::version::KNOWN_VERSIONS;
+use crate::report::grade::Baseline;
 use crate::run::RunConfig;
 use crate::scenario::load;
 use crate::scenario::{LoadError, Scenario};
@@ -28,10 +33,12 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List the checks.
     List(ListArgs),
+    /// Write a baseline (TOML, to stdout) listing every check that failed or warned in a JSON report.
+    Baseline(BaselineArgs),
 }
 
 /// Which scenarios to load.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct ScenarioArgs {
     /// Also load scenario files (*.toml, recursively) from DIR; repeatable.
     #[arg(long = "scenarios", value_name = "DIR")]
@@ -42,15 +49,10 @@ pub struct ScenarioArgs {
 }
 
 /// `mcpcheck run`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct RunArgs {
     /// Start the server with this command and speak to it over stdio (shell-style quoting).
-    #[arg(
-        long,
-        value_name = "COMMAND",
-        required_unless_present = "url",
-        conflicts_with = "url"
-    )]
+    #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
     pub stdio: Option<String>,
     /// Speak Streamable HTTP to the server at this URL.
     #[arg(long, value_name = "URL")]
@@ -66,18 +68,18 @@ pub struct RunArgs {
     /// taken from the environment). Values are redacted from all output. Repeatable.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// Seconds to wait for the answer to one request.
-    #[arg(long, value_name = "SECS", default_value = "5")]
-    pub timeout: f64,
-    /// Seconds the whole run may take; unfinished checks are reported as errors.
-    #[arg(long, value_name = "SECS", default_value = "300")]
-    pub run_timeout: f64,
-    /// Seconds a stdio server may take to exit after its stdin closes, before SIGTERM.
-    #[arg(long, value_name = "SECS", default_value = "2")]
-    pub exit_grace: f64,
-    /// The largest frame (stdio line, HTTP body) read, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
-    pub max_frame_bytes: usize,
+    /// Seconds to wait for the answer to one request [default: 5].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seconds the whole run may take; unfinished checks are reported as errors [default: 300].
+    #[arg(long, value_name = "SECS")]
+    pub run_timeout: Option<f64>,
+    /// Seconds a stdio server may take to exit after its stdin closes, before SIGTERM [default: 2].
+    #[arg(long, value_name = "SECS")]
+    pub exit_grace: Option<f64>,
+    /// The largest frame (stdio line, HTTP body) read, in bytes [default: 4194304].
+    #[arg(long, value_name = "BYTES")]
+    pub max_frame_bytes: Option<usize>,
     /// Use this protocol version instead of negotiating the newest.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
@@ -90,9 +92,40 @@ pub struct RunArgs {
     /// Write the report as JSON to FILE (`-` for stdout; the table then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Print only the verdict line, not the table.
-    #[arg(short, long)]
+    /// Write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown report to FILE (fits $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write a shields.io endpoint badge (JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub badge: Option<PathBuf>,
+    /// Write the official conformance suite's checks.json shape into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub official_json: Option<PathBuf>,
+    /// Warnings fail the run too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Known failures (a TOML file from `mcpcheck baseline`): listed failures do not fail the run;
+    /// an unlisted one does; a listed check that passes is stale and fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// The grading profile: the set of checks that count toward the verdict [default: the newest].
+    #[arg(long, value_name = "VERSION")]
+    pub profile_version: Option<String>,
+    /// Read settings from this file instead of ./mcpcheck.toml; flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only the verdict line, not the table or progress.
+    #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Print every frame sent and received (to stderr, secrets redacted).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Which scenarios.
     #[command(flatten)]
     pub scenarios: ScenarioArgs,
@@ -109,7 +142,15 @@ pub struct ListArgs {
     pub scenarios: ScenarioArgs,
 }
 
-/// A usage problem: a bad flag value or bad scenario files.
+/// `mcpcheck baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// A JSON report written by `mcpcheck run --json`.
+    #[arg(value_name = "REPORT.json")]
+    pub report: PathBuf,
+}
+
+/// A usage problem: a bad flag value, a bad config or baseline file, or bad scenario files.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
     /// A flag's value is wrong.
@@ -118,6 +159,155 @@ pub enum UsageError {
     /// Scenario files are wrong.
     #[error("{}", .0.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n\n"))]
     Scenarios(Vec<LoadError>),
+}
+
+/// `mcpcheck.toml`: the same settings as the flags, so that a CI job is just `mcpcheck run`.
+/// Relative paths are relative to the file's directory.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ConfigFile {
+    /// `--stdio`.
+    pub stdio: Option<String>,
+    /// `--url`.
+    pub url: Option<String>,
+    /// `--env`, as a table.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `--cwd`.
+    pub cwd: Option<PathBuf>,
+    /// `--header`, as a table.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// `--timeout`.
+    pub timeout: Option<f64>,
+    /// `--run-timeout`.
+    pub run_timeout: Option<f64>,
+    /// `--exit-grace`.
+    pub exit_grace: Option<f64>,
+    /// `--max-frame-bytes`.
+    pub max_frame_bytes: Option<usize>,
+    /// `--spec-version`.
+    pub spec_version: Option<String>,
+    /// `--check`.
+    #[serde(default)]
+    pub checks: Vec<String>,
+    /// `--jobs`.
+    pub jobs: Option<usize>,
+    /// `--scenarios`.
+    #[serde(default)]
+    pub scenarios: Vec<PathBuf>,
+    /// `--no-builtin`.
+    #[serde(default)]
+    pub no_builtin: bool,
+    /// `--strict`.
+    #[serde(default)]
+    pub strict: bool,
+    /// `--baseline`.
+    pub baseline: Option<PathBuf>,
+    /// `--profile-version`.
+    pub profile_version: Option<String>,
+    /// The outputs.
+    #[serde(default)]
+    pub output: OutputFile,
+}
+
+/// The `[output]` table of `mcpcheck.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OutputFile {
+    /// `--json`.
+    pub json: Option<PathBuf>,
+    /// `--junit`.
+    pub junit: Option<PathBuf>,
+    /// `--markdown`.
+    pub markdown: Option<PathBuf>,
+    /// `--html`.
+    pub html: Option<PathBuf>,
+    /// `--badge`.
+    pub badge: Option<PathBuf>,
+    /// `--official-json`.
+    pub official_json: Option<PathBuf>,
+}
+
+impl ConfigFile {
+    /// Reads a config file; errors read `path:line: message`.
+    pub fn load(path: &Path) -> Result<ConfigFile, UsageError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))?;
+        let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start).min(text.len());
+            let line = text[..offset].matches('\n').count() + 1;
+            UsageError::Flag(format!(
+                "{}:{line}: {}",
+                path.display(),
+                e.message().trim_end()
+            ))
+        })?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let rebase = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        config.cwd.iter_mut().for_each(rebase);
+        config.scenarios.iter_mut().for_each(rebase);
+        config.baseline.iter_mut().for_each(rebase);
+        let o = &mut config.output;
+        for p in [
+            &mut o.json,
+            &mut o.junit,
+            &mut o.markdown,
+            &mut o.html,
+            &mut o.badge,
+            &mut o.official_json,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if p.as_os_str() != "-" {
+                rebase(p);
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// Where the reports go.
+#[derive(Clone, Debug, Default)]
+pub struct Outputs {
+    /// JSON (`-` = stdout).
+    pub json: Option<PathBuf>,
+    /// JUnit XML.
+    pub junit: Option<PathBuf>,
+    /// Markdown.
+    pub markdown: Option<PathBuf>,
+    /// HTML.
+    pub html: Option<PathBuf>,
+    /// Badge JSON.
+    pub badge: Option<PathBuf>,
+    /// Directory for the official `checks.json`.
+    pub official_json: Option<PathBuf>,
+}
+
+/// Everything `mcpcheck run` needs, resolved.
+#[derive(Debug)]
+pub struct Resolved {
+    /// What the engine runs.
+    pub config: RunConfig,
+    /// Values to redact from every output.
+    pub secrets: Vec<String>,
+    /// Where reports go.
+    pub outputs: Outputs,
+    /// Whether warnings fail the run.
+    pub strict: bool,
+    /// The baseline and its path.
+    pub baseline: Option<(Baseline, String)>,
+    /// The grading profile.
+    pub profile: &'static Profile,
+    /// Verdict line only.
+    pub quiet: bool,
+    /// Print every frame.
+    pub verbose: bool,
 }
 
 /// Loads the built-in library and the user's directories, and checks ids are unique.
@@ -173,89 +363,148 @@ fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
     Ok((out, used))
 }
 
+fn seconds(value: f64, flag: &str) -> Result<Duration, UsageError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(UsageError::Flag(format!(
+            "{flag} must be a positive number of seconds"
+        )))
+    }
+}
+
 impl RunArgs {
-    /// Resolves the arguments; returns the config and the secrets to redact from all output.
-    pub fn resolve(
-        &self,
-        scenarios: Vec<Scenario>,
-    ) -> Result<(RunConfig, Vec<String>), UsageError> {
+    /// Merges `mcpcheck.toml` (from `--config`, or the working directory) under the flags.
+    fn merge_config(mut self) -> Result<RunArgs, UsageError> {
+        let path = match &self.config {
+            Some(path) => path.clone(),
+            None if Path::new("mcpcheck.toml").is_file() => PathBuf::from("mcpcheck.toml"),
+            None => return Ok(self),
+        };
+        let file = ConfigFile::load(&path)?;
+        if self.stdio.is_none() && self.url.is_none() {
+            if file.stdio.is_some() && file.url.is_some() {
+                return Err(UsageError::Flag(format!(
+                    "{}: set `stdio` or `url`, not both",
+                    path.display()
+                )));
+            }
+            self.stdio = file.stdio;
+            self.url = file.url;
+        }
+        if self.env.is_empty() {
+            self.env = file
+                .env
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+        }
+        if self.headers.is_empty() {
+            self.headers = file
+                .headers
+                .into_iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect();
+        }
+        if self.only.is_empty() {
+            self.only = file.checks;
+        }
+        if self.scenarios.scenarios.is_empty() {
+            self.scenarios.scenarios = file.scenarios;
+        }
+        self.scenarios.no_builtin |= file.no_builtin;
+        self.strict |= file.strict;
+        self.cwd = self.cwd.or(file.cwd);
+        self.timeout = self.timeout.or(file.timeout);
+        self.run_timeout = self.run_timeout.or(file.run_timeout);
+        self.exit_grace = self.exit_grace.or(file.exit_grace);
+        self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
+        self.spec_version = self.spec_version.or(file.spec_version);
+        self.jobs = self.jobs.or(file.jobs);
+        self.baseline = self.baseline.or(file.baseline);
+        self.profile_version = self.profile_version.or(file.profile_version);
+        let o = file.output;
+        self.json = self.json.or(o.json);
+        self.junit = self.junit.or(o.junit);
+        self.markdown = self.markdown.or(o.markdown);
+        self.html = self.html.or(o.html);
+        self.badge = self.badge.or(o.badge);
+        self.official_json = self.official_json.or(o.official_json);
+        Ok(self)
+    }
+
+    /// Resolves flags and config file into what a run needs.
+    pub fn resolve(self) -> Result<Resolved, UsageError> {
+        let args = self.merge_config()?;
+        let scenarios = load_scenarios(&args.scenarios)?;
         let mut secrets = Vec::new();
-        let seconds = |value: f64, flag: &str| -> Result<Duration, UsageError> {
-            if value.is_finite() && value > 0.0 {
-                Ok(Duration::from_secs_f64(value))
-            } else {
-                Err(UsageError::Flag(format!(
-                    "{flag} must be a positive number of seconds"
-                )))
-            }
-        };
-        let target = match (&self.stdio, &self.url) {
-            (Some(command), None) => {
-                let argv = shell_words::split(command)
-                    .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
-                if argv.is_empty() {
-                    return Err(UsageError::Flag("--stdio needs a command".into()));
+        let target =
+            match (&args.stdio, &args.url) {
+                (Some(command), None) => {
+                    let argv = shell_words::split(command)
+                        .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
+                    if argv.is_empty() {
+                        return Err(UsageError::Flag("--stdio needs a command".into()));
+                    }
+                    let mut env = Vec::new();
+                    for pair in &args.env {
+                        let (key, value) = pair.split_once('=').ok_or_else(|| {
+                            UsageError::Flag(format!("--env `{pair}`: expected K=V"))
+                        })?;
+                        let (value, from_env) = expand_env(value, "--env")?;
+                        if from_env {
+                            secrets.push(value.clone());
+                        }
+                        env.push((key.to_string(), value));
+                    }
+                    Target::Stdio(StdioSpec {
+                        argv,
+                        env,
+                        cwd: args.cwd.clone(),
+                    })
                 }
-                let mut env = Vec::new();
-                for pair in &self.env {
-                    let (key, value) = pair
-                        .split_once('=')
-                        .ok_or_else(|| UsageError::Flag(format!("--env `{pair}`: expected K=V")))?;
-                    let (value, from_env) = expand_env(value, "--env")?;
-                    if from_env {
+                (None, Some(url)) => {
+                    crate::transport::http::parse_url(url)
+                        .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
+                    let mut headers = Vec::new();
+                    for header in &args.headers {
+                        let (name, value) = header.split_once(':').ok_or_else(|| {
+                            UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
+                        })?;
+                        let name = name.trim();
+                        if name.is_empty()
+                            || !name.bytes().all(|b| {
+                                b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+                            })
+                        {
+                            return Err(UsageError::Flag(format!(
+                                "--header `{header}`: `{name}` is not a valid header name"
+                            )));
+                        }
+                        let (value, _) = expand_env(value.trim(), "--header")?;
                         secrets.push(value.clone());
+                        if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
+                            secrets.push(token.to_string());
+                        }
+                        headers.push((name.to_string(), value));
                     }
-                    env.push((key.to_string(), value));
+                    Target::Http(HttpSpec {
+                        url: url.clone(),
+                        headers,
+                    })
                 }
-                Target::Stdio(StdioSpec {
-                    argv,
-                    env,
-                    cwd: self.cwd.clone(),
-                })
-            }
-            (None, Some(url)) => {
-                crate::transport::http::parse_url(url)
-                    .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
-                let mut headers = Vec::new();
-                for header in &self.headers {
-                    let (name, value) = header.split_once(':').ok_or_else(|| {
-                        UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
-                    })?;
-                    let name = name.trim();
-                    if name.is_empty()
-                        || !name
-                            .bytes()
-                            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-                    {
-                        return Err(UsageError::Flag(format!(
-                            "--header `{header}`: `{name}` is not a valid header name"
-                        )));
-                    }
-                    let (value, _) = expand_env(value.trim(), "--header")?;
-                    secrets.push(value.clone());
-                    if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
-                        secrets.push(token.to_string());
-                    }
-                    headers.push((name.to_string(), value));
-                }
-                Target::Http(HttpSpec {
-                    url: url.clone(),
-                    headers,
-                })
-            }
-            _ => {
-                return Err(UsageError::Flag(
-                    "give exactly one of --stdio and --url".into(),
-                ))
-            }
-        };
-        if matches!(target, Target::Stdio(_)) && !self.headers.is_empty() {
+                _ => return Err(UsageError::Flag(
+                    "give --stdio COMMAND or --url URL (or set `stdio` or `url` in mcpcheck.toml)"
+                        .into(),
+                )),
+            };
+        if matches!(target, Target::Stdio(_)) && !args.headers.is_empty() {
             return Err(UsageError::Flag("--header goes with --url".into()));
         }
-        if matches!(target, Target::Http(_)) && (!self.env.is_empty() || self.cwd.is_some()) {
+        if matches!(target, Target::Http(_)) && (!args.env.is_empty() || args.cwd.is_some()) {
             return Err(UsageError::Flag("--env and --cwd go with --stdio".into()));
         }
-        if let Some(version) = &self.spec_version {
+        if let Some(version) = &args.spec_version {
             if !KNOWN_VERSIONS.contains(&version.as_str()) {
                 return Err(UsageError::Flag(format!(
                     "--spec-version `{version}` is not a known protocol version ({})",
@@ -263,16 +512,36 @@ impl RunArgs {
                 )));
             }
         }
-        if self.jobs == Some(0) {
+        if args.jobs == Some(0) {
             return Err(UsageError::Flag("--jobs must be at least 1".into()));
         }
+        let profile = match &args.profile_version {
+            None => profile::latest(),
+            Some(name) => profile::find(name).ok_or_else(|| {
+                UsageError::Flag(format!(
+                    "--profile-version `{name}` is not a profile (known: {})",
+                    profile::PROFILES
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?,
+        };
+        let baseline = match &args.baseline {
+            Some(path) => Some((
+                Baseline::load(path).map_err(UsageError::Flag)?,
+                path.display().to_string(),
+            )),
+            None => None,
+        };
         let limits = Limits {
-            request_timeout: seconds(self.timeout, "--timeout")?,
-            max_frame_bytes: self.max_frame_bytes.max(1024),
-            exit_grace: seconds(self.exit_grace, "--exit-grace")?,
+            request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
+            max_frame_bytes: args.max_frame_bytes.unwrap_or(4 << 20).max(1024),
+            exit_grace: seconds(args.exit_grace.unwrap_or(2.0), "--exit-grace")?,
             ..Limits::default()
         };
-        let jobs = self.jobs.unwrap_or_else(|| {
+        let jobs = args.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2)
@@ -280,13 +549,31 @@ impl RunArgs {
         let config = RunConfig {
             target,
             limits,
-            spec_version: self.spec_version.clone(),
+            spec_version: args.spec_version.clone(),
             jobs,
-            run_timeout: seconds(self.run_timeout, "--run-timeout")?,
+            run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,
             scenarios,
-            only: self.only.clone(),
+            only: args.only.clone(),
+            observer: None,
         };
-        Ok((config, secrets))
+        let outputs = Outputs {
+            json: args.json,
+            junit: args.junit,
+            markdown: args.markdown,
+            html: args.html,
+            badge: args.badge,
+            official_json: args.official_json,
+        };
+        Ok(Resolved {
+            config,
+            secrets,
+            outputs,
+            strict: args.strict,
+            baseline,
+            profile,
+            quiet: args.quiet,
+            verbose: args.verbose,
+        })
     }
 }
 
@@ -295,7 +582,7 @@ mod tests {
     use super::*;
 
     fn args(extra: &[&str]) -> RunArgs {
-        let mut argv = vec!["mcpcheck", "run"];
+        let mut argv = vec!["mcpcheck", "run", "--no-builtin"];
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(run) => *run,
@@ -305,10 +592,10 @@ mod tests {
 
     #[test]
     fn stdio_commands_split_like_a_shell() {
-        let (config, _) = args(&["--stdio", "python -m 'my server' --flag"])
-            .resolve(Vec::new())
+        let resolved = args(&["--stdio", "python -m 'my server' --flag"])
+            .resolve()
             .unwrap();
-        let Target::Stdio(spec) = config.target else {
+        let Target::Stdio(spec) = resolved.config.target else {
             panic!()
         };
         assert_eq!(spec.argv, ["python", "-m", "my server", "--flag"]);
@@ -317,45 +604,82 @@ mod tests {
     #[test]
     fn header_values_from_the_environment_are_secrets() {
         std::env::set_var("MCPCHECK_TEST_TOKEN", "tok-123456");
-        let (config, secrets) = args(&[
+        let resolved = args(&[
             "--url",
             "http://127.0.0.1:1/mcp",
             "-H",
             "Authorization: Bearer $MCPCHECK_TEST_TOKEN",
         ])
-        .resolve(Vec::new())
+        .resolve()
         .unwrap();
-        let Target::Http(spec) = config.target else {
+        let Target::Http(spec) = resolved.config.target else {
             panic!()
         };
         assert_eq!(
             spec.headers,
             [("Authorization".to_string(), "Bearer tok-123456".to_string())]
         );
-        assert!(secrets.contains(&"tok-123456".to_string()));
+        assert!(resolved.secrets.contains(&"tok-123456".to_string()));
         let err = args(&[
             "--url",
             "http://127.0.0.1:1/mcp",
             "-H",
             "X: $MCPCHECK_SURELY_UNSET",
         ])
-        .resolve(Vec::new())
+        .resolve()
         .unwrap_err();
         assert!(err.to_string().contains("MCPCHECK_SURELY_UNSET"));
     }
 
     #[test]
     fn bad_values_are_usage_errors() {
-        assert!(args(&["--url", "ftp://x/mcp"]).resolve(Vec::new()).is_err());
+        assert!(args(&["--url", "ftp://x/mcp"]).resolve().is_err());
         assert!(args(&["--stdio", "x", "--spec-version", "2025-13-01"])
-            .resolve(Vec::new())
+            .resolve()
             .is_err());
-        assert!(args(&["--stdio", "x", "--timeout", "0"])
-            .resolve(Vec::new())
+        assert!(args(&["--stdio", "x", "--timeout", "0"]).resolve().is_err());
+        assert!(args(&["--stdio", "x", "--profile-version", "1999.01"])
+            .resolve()
             .is_err());
-        assert!(Cli::try_parse_from(["mcpcheck", "run"]).is_err());
         assert!(
             Cli::try_parse_from(["mcpcheck", "run", "--stdio", "x", "--url", "http://a/"]).is_err()
+        );
+    }
+
+    #[test]
+    fn a_config_file_fills_in_and_flags_override() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcpcheck.toml");
+        std::fs::write(
+            &path,
+            "stdio = \"./server --flag\"\ntimeout = 2.5\nstrict = true\nno-builtin = true\nchecks = [\"jsonrpc-*\"]\n[output]\njunit = \"out/junit.xml\"\n",
+        )
+        .unwrap();
+        let resolved = args(&["--config", path.to_str().unwrap(), "--timeout", "1"])
+            .resolve()
+            .unwrap();
+        let Target::Stdio(spec) = &resolved.config.target else {
+            panic!()
+        };
+        assert_eq!(spec.argv, ["./server", "--flag"]);
+        assert_eq!(
+            resolved.config.limits.request_timeout,
+            Duration::from_secs(1)
+        );
+        assert!(resolved.strict);
+        assert_eq!(resolved.config.only, ["jsonrpc-*"]);
+        assert_eq!(
+            resolved.outputs.junit.unwrap(),
+            dir.path().join("out/junit.xml")
+        );
+        std::fs::write(&path, "stdio = \"x\"\ntimout = 1\n").unwrap();
+        let err = args(&["--config", path.to_str().unwrap()])
+            .resolve()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("mcpcheck.toml:2: unknown field `timout`"),
+            "{err}"
         );
     }
 }

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod cli;
 pub mod exit;
+pub mod profile;
 pub mod protocol;
 pub mod report;
 pub mod run;

@@ -1,17 +1,24 @@
-//! The `mcpcheck` binary: parse, run, print, and map the outcome to an exit code.
+//! The `mcpcheck` binary: parse, run, write the reports, and map the outcome to an exit code.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 use mcpcheck::cli::{self, Cli, Command};
-use mcpcheck::{exit, report, run, transport};
+use mcpcheck::exit;
+use mcpcheck::report::grade::{Baseline, Grading};
+use mcpcheck::report::{self, Report};
+use mcpcheck::run::{self, Observer, RunEvent};
+use mcpcheck::transport::{self, Direction, Tap};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::List(args) => list(&args),
-        Command::Run(args) => run_command(&args),
+        Command::Run(args) => run_command(*args),
+        Command::Baseline(args) => baseline(&args),
     }
 }
 
@@ -23,7 +30,7 @@ fn emit(text: &str) {
         .and_then(|_| stdout.flush());
 }
 
-fn usage(error: cli::UsageError) -> ExitCode {
+fn usage(error: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {error}");
     ExitCode::from(exit::USAGE)
 }
@@ -47,7 +54,7 @@ fn list(args: &cli::ListArgs) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let mut table = comfy_table::Table::new();
-    table.load_style(comfy_table::presets::UTF8_HORIZONTAL_ONLY);
+    table.load_style(comfy_table::presets::NOTHING);
     table.force_no_tty();
     table.set_header(["check", "level", "area", "versions", "transport", "title"]);
     for def in &defs {
@@ -68,25 +75,69 @@ fn list(args: &cli::ListArgs) -> ExitCode {
         ]);
     }
     emit(&format!(
-        "{table}\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n",
+        "{table}\n\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n",
         defs.len()
     ));
     ExitCode::SUCCESS
 }
 
-fn run_command(args: &cli::RunArgs) -> ExitCode {
-    let scenarios = match cli::load_scenarios(&args.scenarios) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
+fn baseline(args: &cli::BaselineArgs) -> ExitCode {
+    let text = match std::fs::read_to_string(&args.report) {
+        Ok(text) => text,
+        Err(e) => return usage(format!("cannot read {}: {e}", args.report.display())),
     };
-    let (config, secrets) = match args.resolve(scenarios) {
+    let report: Report = match serde_json::from_str(&text) {
+        Ok(report) => report,
+        Err(e) => {
+            return usage(format!(
+                "{} is not an mcpcheck JSON report: {e}",
+                args.report.display()
+            ))
+        }
+    };
+    emit(&Baseline::from_report(&report).to_toml());
+    ExitCode::SUCCESS
+}
+
+fn redactor(secrets: &[String]) -> impl Fn(&str) -> String + Send + Sync + 'static {
+    let secrets: Vec<String> = secrets.iter().filter(|s| s.len() >= 3).cloned().collect();
+    move |text: &str| {
+        secrets
+            .iter()
+            .fold(text.to_string(), |t, s| t.replace(s.as_str(), "[redacted]"))
+    }
+}
+
+fn run_command(args: cli::RunArgs) -> ExitCode {
+    let mut resolved = match args.resolve() {
         Ok(resolved) => resolved,
         Err(e) => return usage(e),
     };
+    let json_to_stdout = resolved
+        .outputs
+        .json
+        .as_deref()
+        .is_some_and(|p| p.as_os_str() == "-");
+    if resolved.verbose {
+        let redact = redactor(&resolved.secrets);
+        resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
+            let arrow = match direction {
+                Direction::Sent => "→",
+                Direction::Received => "←",
+            };
+            eprintln!("{arrow} {}", redact(text));
+        })));
+    }
+    let progress = (!resolved.quiet && !resolved.verbose)
+        .then(|| progress_observer(std::io::stderr().is_terminal()));
+    if let Some((observer, _)) = &progress {
+        resolved.config.observer = Some(observer.clone());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
+    let config = resolved.config.clone();
     let outcome = runtime.block_on(async {
         use tokio::signal::unix::{signal, SignalKind};
         // Registered before any server starts, so an early Ctrl-C still stops them all.
@@ -103,22 +154,29 @@ fn run_command(args: &cli::RunArgs) -> ExitCode {
             _ = terminate.recv() => None,
         }
     });
-    let Some(report) = outcome else {
+    if let Some((_, bar)) = &progress {
+        bar.finish_and_clear();
+    }
+    let Some(mut report) = outcome else {
         transport::stdio::kill_all_groups();
         eprintln!("mcpcheck: interrupted; every server it started has been stopped");
         return ExitCode::from(exit::INTERRUPTED);
     };
     drop(runtime);
-    let report = report.redacted(&secrets);
-    let json_to_stdout = args.json.as_deref().is_some_and(|p| p.as_os_str() == "-");
-    if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&report).expect("serializable") + "\n";
-        if json_to_stdout {
-            emit(&json);
-        } else if let Err(e) = std::fs::write(path, json) {
-            eprintln!("error: failed to write {}: {e}", path.display());
-            return ExitCode::from(exit::USAGE);
-        }
+    let baseline = resolved
+        .baseline
+        .as_ref()
+        .map(|(b, path)| (b, path.clone()));
+    report.grading = Some(Grading::apply(
+        &report,
+        resolved.profile,
+        resolved.strict,
+        baseline,
+    ));
+    let report = report.redacted(&resolved.secrets);
+    if let Err(e) = write_outputs(&report, &resolved.outputs) {
+        eprintln!("error: {e}");
+        return ExitCode::from(exit::USAGE);
     }
     let to_terminal = if json_to_stdout {
         std::io::stderr().is_terminal()
@@ -130,7 +188,7 @@ fn run_command(args: &cli::RunArgs) -> ExitCode {
         .ok()
         .and_then(|c| c.parse().ok())
         .unwrap_or(120);
-    let text = if args.quiet {
+    let text = if resolved.quiet {
         format!("{}\n", report.verdict_line())
     } else {
         report::terminal::render(&report, color, width)
@@ -141,4 +199,72 @@ fn run_command(args: &cli::RunArgs) -> ExitCode {
         emit(&text);
     }
     ExitCode::from(report.exit_code())
+}
+
+/// A progress bar on a terminal; plain lines otherwise.
+fn progress_observer(tty: bool) -> (Observer, indicatif::ProgressBar) {
+    let bar = if tty {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg}").expect("template"),
+    );
+    let shown = bar.clone();
+    let observer = Observer(Arc::new(move |event| match event {
+        RunEvent::Started { scenarios } => {
+            shown.set_length(scenarios as u64);
+            if !tty {
+                eprintln!("mcpcheck: running {scenarios} scenarios");
+            }
+        }
+        RunEvent::ScenarioFinished { id, worst } => {
+            shown.inc(1);
+            shown.set_message(id.clone());
+            if !tty {
+                eprintln!(
+                    "mcpcheck: [{}/{}] {id}: {worst}",
+                    shown.position(),
+                    shown.length().unwrap_or(0)
+                );
+            }
+        }
+    }));
+    (observer, bar)
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("failed to create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("failed to write {}: {e}", path.display()))
+}
+
+fn write_outputs(report: &Report, outputs: &cli::Outputs) -> Result<(), String> {
+    if let Some(path) = &outputs.json {
+        let json = serde_json::to_string_pretty(report).expect("serializable") + "\n";
+        if path.as_os_str() == "-" {
+            emit(&json);
+        } else {
+            write_file(path, &json)?;
+        }
+    }
+    if let Some(path) = &outputs.junit {
+        write_file(path, &report::junit::render(report))?;
+    }
+    if let Some(path) = &outputs.markdown {
+        write_file(path, &report::markdown::render(report))?;
+    }
+    if let Some(path) = &outputs.html {
+        write_file(path, &report::html::render(report))?;
+    }
+    if let Some(path) = &outputs.badge {
+        write_file(path, &report::badge::render(report))?;
+    }
+    if let Some(dir) = &outputs.official_json {
+        write_file(&dir.join("checks.json"), &report::official::render(report))?;
+    }
+    Ok(())
 }

@@ -195,7 +195,7 @@ pub fn id_key(id: &Value) -> String {
 impl Session {
     /// Starts the server (stdio) or prepares the endpoint (HTTP). Nothing is sent yet.
     pub fn open(target: &Target, limits: &Limits) -> Result<Session, String> {
-        let transcript = Arc::new(Mutex::new(Transcript::default()));
+        let transcript = Arc::new(Mutex::new(Transcript::with_tap(limits.tap.clone())));
         let link = match target {
             Target::Stdio(spec) => {
                 let (process, events) = StdioProcess::spawn(spec, limits)?;

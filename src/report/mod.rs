@@ -1,6 +1,12 @@
 //! One report model for a run, rendered many ways: the terminal table and JSON (documented in
 //! docs/report-format.md). Secrets are redacted from the whole model before any rendering.
 
+pub mod badge;
+pub mod grade;
+pub mod html;
+pub mod junit;
+pub mod markdown;
+pub mod official;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};
@@ -41,6 +47,9 @@ pub struct Report {
     pub duration_ms: u64,
     /// Counts per status.
     pub summary: Summary,
+    /// How the run was graded (profile, strictness, baseline) and the exit code that follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grading: Option<grade::Grading>,
     /// One entry per check.
     pub checks: Vec<CheckResult>,
 }
@@ -290,9 +299,12 @@ impl Report {
         serde_json::from_value(value).expect("a redacted report deserializes")
     }
 
-    /// Whether any check failed, and whether any could not be carried out.
+    /// The exit code: from the grading when the run was graded, else from the statuses alone.
     pub fn exit_code(&self) -> u8 {
         use crate::exit;
+        if let Some(grading) = &self.grading {
+            return grading.exit_code;
+        }
         if self.fatal.is_some() {
             exit::UNTESTABLE
         } else if self.summary.fail > 0 {
@@ -328,9 +340,34 @@ impl Report {
                 parts.push(format!("{n} {word}"));
             }
         }
-        let head = if s.fail > 0 {
+        let (failing, errors) = match &self.grading {
+            Some(g) => (
+                !g.failing.is_empty() || !g.stale.is_empty(),
+                g.exit_code == crate::exit::HARNESS_ERRORS,
+            ),
+            None => (s.fail > 0, s.error > 0),
+        };
+        if let Some(g) = &self.grading {
+            if !g.expected_failures.is_empty() {
+                parts.push(format!(
+                    "{} expected by the baseline",
+                    g.expected_failures.len()
+                ));
+            }
+            if !g.stale.is_empty() {
+                parts.push(format!(
+                    "{} stale baseline entries ({})",
+                    g.stale.len(),
+                    g.stale.join(", ")
+                ));
+            }
+            if g.strict && s.warn > 0 {
+                parts.push("warnings fail (--strict)".into());
+            }
+        }
+        let head = if failing {
             format!("does not conform to MCP {version}")
-        } else if s.error > 0 {
+        } else if errors {
             format!("incomplete run against MCP {version}")
         } else {
             format!("conforms to MCP {version}")

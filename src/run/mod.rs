@@ -41,6 +41,35 @@ pub struct RunConfig {
     pub scenarios: Vec<Scenario>,
     /// Check ids (or `prefix*`) to run; empty means all.
     pub only: Vec<String>,
+    /// Told about progress, if anyone listens.
+    pub observer: Option<Observer>,
+}
+
+/// Something that happened during a run, for progress displays.
+#[derive(Clone, Debug)]
+pub enum RunEvent {
+    /// The handshake is done; this many scenarios will run.
+    Started {
+        /// How many.
+        scenarios: usize,
+    },
+    /// A scenario finished.
+    ScenarioFinished {
+        /// Its id.
+        id: String,
+        /// The worst status among its checks.
+        worst: Status,
+    },
+}
+
+/// A callback told about [`RunEvent`]s.
+#[derive(Clone)]
+pub struct Observer(pub Arc<dyn Fn(RunEvent) + Send + Sync>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observer")
+    }
 }
 
 impl RunConfig {
@@ -91,6 +120,7 @@ pub async fn run(config: RunConfig) -> Report {
         started_at,
         duration_ms: 0,
         summary: Summary::default(),
+        grading: None,
         checks: Vec::new(),
     };
     let main = match Session::open(&config.target, &config.limits) {
@@ -153,13 +183,30 @@ pub async fn run(config: RunConfig) -> Report {
         .filter(|s| !s.checks.is_empty())
         .enumerate()
         .collect();
+    if let Some(observer) = &config.observer {
+        (observer.0)(RunEvent::Started {
+            scenarios: scenarios.len(),
+        });
+    }
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
-        let (context, semaphore) = (context.clone(), semaphore.clone());
+        let (context, semaphore, observer) =
+            (context.clone(), semaphore.clone(), config.observer.clone());
         tasks.spawn(async move {
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             let (results, transcript) = run_scenario(&context, &scenario, index).await;
+            if let Some(observer) = observer {
+                let worst = results
+                    .iter()
+                    .map(|r| r.status)
+                    .min()
+                    .unwrap_or(Status::Pass);
+                (observer.0)(RunEvent::ScenarioFinished {
+                    id: scenario.id.clone(),
+                    worst,
+                });
+            }
             (index, results, transcript)
         });
     }

@@ -69,6 +69,19 @@ pub struct HttpSpec {
     pub headers: Vec<(String, String)>,
 }
 
+/// What a [`Tap`] calls: the direction and the frame's text.
+pub type TapFn = dyn Fn(Direction, &str) + Send + Sync;
+
+/// A callback shown every frame as it is recorded (`--verbose`).
+#[derive(Clone)]
+pub struct Tap(pub std::sync::Arc<TapFn>);
+
+impl std::fmt::Debug for Tap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tap")
+    }
+}
+
 /// Bounds that keep a hostile server from hanging or flooding the harness.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -80,6 +93,8 @@ pub struct Limits {
     pub stderr_bytes: usize,
     /// How long a stdio server may take to exit after its stdin closes, before SIGTERM.
     pub exit_grace: Duration,
+    /// Shown every frame, if set.
+    pub tap: Option<Tap>,
 }
 
 impl Default for Limits {
@@ -89,6 +104,7 @@ impl Default for Limits {
             max_frame_bytes: 4 << 20,
             stderr_bytes: 16 << 10,
             exit_grace: Duration::from_secs(2),
+            tap: None,
         }
     }
 }

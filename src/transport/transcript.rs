@@ -78,6 +78,7 @@ pub struct Transcript {
     pub posts: Vec<HttpRecord>,
     /// Pairs of (id sent, id received) for every request mcpcheck built and got a response to.
     pub id_pairs: Vec<(Value, Value)>,
+    tap: Option<super::Tap>,
 }
 
 impl Default for Transcript {
@@ -88,11 +89,20 @@ impl Default for Transcript {
             dropped: 0,
             posts: Vec::new(),
             id_pairs: Vec::new(),
+            tap: None,
         }
     }
 }
 
 impl Transcript {
+    /// A transcript that shows every frame to `tap` as it is recorded.
+    pub fn with_tap(tap: Option<super::Tap>) -> Transcript {
+        Transcript {
+            tap,
+            ..Transcript::default()
+        }
+    }
+
     /// Records a frame.
     pub fn push(
         &mut self,
@@ -102,6 +112,9 @@ impl Transcript {
         issue: Option<String>,
         post: Option<usize>,
     ) {
+        if let Some(tap) = &self.tap {
+            (tap.0)(direction, &cut(text, MAX_FRAME_TEXT));
+        }
         if self.frames.len() >= MAX_FRAMES {
             self.dropped += 1;
             return;

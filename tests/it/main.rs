@@ -14,3 +14,6 @@ mod cli;
 
 /// Snapshots of reports, and redaction of secrets.
 mod report;
+
+/// JUnit, Markdown, HTML, badge and official outputs; baselines, strictness, config files.
+mod outputs;

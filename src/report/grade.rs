@@ -1,0 +1,328 @@
+//! Grading: what a run's verdicts mean for CI. Applies `--strict` (warnings fail), the grading
+//! profile (later checks are observations only) and the baseline (known failures do not fail the
+//! run; a listed check that now passes is stale and does), and computes the exit code.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::Report;
+use crate::check::Status;
+use crate::exit;
+use crate::profile::Profile;
+
+/// A baseline file: check ids known to fail for this server.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// Check id → why it is expected to fail.
+    #[serde(default)]
+    pub checks: BTreeMap<String, BaselineEntry>,
+}
+
+/// One known failure.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineEntry {
+    /// Why it fails.
+    pub reason: String,
+    /// Where it is tracked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
+}
+
+impl Baseline {
+    /// Reads a baseline file; errors read `path:line:column: message`.
+    pub fn load(path: &Path) -> Result<Baseline, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start);
+            let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+            format!("{}:{line}: {}", path.display(), e.message().trim_end())
+        })
+    }
+
+    /// A baseline listing every check that failed (or warned) in a report.
+    pub fn from_report(report: &Report) -> Baseline {
+        let checks = report
+            .checks
+            .iter()
+            .filter(|c| matches!(c.status, Status::Fail | Status::Warn))
+            .map(|c| {
+                let reason = format!(
+                    "{} since {}: {}",
+                    c.status,
+                    &report.started_at[..10.min(report.started_at.len())],
+                    c.message
+                );
+                (c.id.clone(), BaselineEntry { reason, link: None })
+            })
+            .collect();
+        Baseline { checks }
+    }
+
+    /// The baseline as TOML, with a header comment.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::from(
+            "# mcpcheck baseline: checks known to fail for this server. A listed failure does not fail\n# the run; a listed check that passes is stale and does, so remove it. Give each a reason.\n\n",
+        );
+        out.push_str(&toml::to_string(self).expect("a baseline serializes"));
+        out
+    }
+}
+
+/// How a run is graded.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Grading {
+    /// The profile's name.
+    pub profile: String,
+    /// Whether warnings fail the run.
+    pub strict: bool,
+    /// The baseline file, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Checks that fail the run (unlisted failures, and warnings under `--strict`).
+    pub failing: Vec<String>,
+    /// Baseline entries whose check now passes: they fail the run until removed.
+    pub stale: Vec<String>,
+    /// Listed failures that still fail.
+    pub expected_failures: Vec<String>,
+    /// Checks outside the profile, reported for information only.
+    pub ungraded: Vec<String>,
+    /// The exit code this grading gives.
+    pub exit_code: u8,
+}
+
+/// What a check's mark in the grading is, for renderers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Counts normally.
+    Graded,
+    /// Fails the run.
+    Failing,
+    /// Listed in the baseline and still failing.
+    Expected,
+    /// Listed in the baseline but passing.
+    Stale,
+    /// Outside the profile.
+    Ungraded,
+}
+
+impl Grading {
+    /// Grades a report.
+    pub fn apply(
+        report: &Report,
+        profile: &Profile,
+        strict: bool,
+        baseline: Option<(&Baseline, String)>,
+    ) -> Grading {
+        let mut grading = Grading {
+            profile: profile.name.to_string(),
+            strict,
+            baseline: baseline.as_ref().map(|(_, path)| path.clone()),
+            failing: Vec::new(),
+            stale: Vec::new(),
+            expected_failures: Vec::new(),
+            ungraded: Vec::new(),
+            exit_code: exit::SUCCESS,
+        };
+        let mut errors = 0;
+        for check in &report.checks {
+            if !profile.grades(&check.id, &check.source) {
+                grading.ungraded.push(check.id.clone());
+                continue;
+            }
+            let bad = check.status == Status::Fail || (strict && check.status == Status::Warn);
+            let listed = baseline
+                .as_ref()
+                .is_some_and(|(b, _)| b.checks.contains_key(&check.id));
+            match (bad, listed, check.status) {
+                (true, true, _) => grading.expected_failures.push(check.id.clone()),
+                (true, false, _) => grading.failing.push(check.id.clone()),
+                (false, true, Status::Pass) => grading.stale.push(check.id.clone()),
+                (false, true, Status::Warn) if !strict => {
+                    grading.expected_failures.push(check.id.clone())
+                }
+                _ => {}
+            }
+            if check.status == Status::Error {
+                errors += 1;
+            }
+        }
+        grading.exit_code = if report.fatal.is_some() {
+            exit::UNTESTABLE
+        } else if !grading.failing.is_empty() || !grading.stale.is_empty() {
+            exit::FAILURES
+        } else if errors > 0 {
+            exit::HARNESS_ERRORS
+        } else {
+            exit::SUCCESS
+        };
+        grading
+    }
+
+    /// The mark of one check.
+    pub fn mark(&self, id: &str) -> Mark {
+        let has = |list: &Vec<String>| list.iter().any(|x| x == id);
+        if has(&self.failing) {
+            Mark::Failing
+        } else if has(&self.stale) {
+            Mark::Stale
+        } else if has(&self.expected_failures) {
+            Mark::Expected
+        } else if has(&self.ungraded) {
+            Mark::Ungraded
+        } else {
+            Mark::Graded
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Level, Status};
+    use crate::report::{CheckResult, ProtocolInfo, Summary, TargetInfo};
+
+    fn report(checks: &[(&str, Status, &str)]) -> Report {
+        let checks: Vec<CheckResult> = checks
+            .iter()
+            .map(|(id, status, source)| CheckResult {
+                id: id.to_string(),
+                title: String::new(),
+                area: "a".into(),
+                status: *status,
+                level: Level::Must,
+                derived: false,
+                spec: Vec::new(),
+                message: String::new(),
+                expected: String::new(),
+                actual: None,
+                note: None,
+                source: source.to_string(),
+                evidence: Vec::new(),
+            })
+            .collect();
+        Report {
+            schema_version: 1,
+            mcpcheck_version: "0".into(),
+            target: TargetInfo {
+                transport: "stdio".into(),
+                command: None,
+                url: None,
+            },
+            protocol: ProtocolInfo::default(),
+            server: None,
+            fatal: None,
+            started_at: "2026-11-22T00:00:00Z".into(),
+            duration_ms: 0,
+            summary: Summary::of(&checks),
+            grading: None,
+            checks,
+        }
+    }
+
+    const PROFILE: Profile = Profile {
+        name: "test",
+        checks: &["old-check", "other"],
+    };
+
+    #[test]
+    fn checks_outside_the_profile_do_not_fail_the_run() {
+        let r = report(&[
+            ("old-check", Status::Pass, "built-in"),
+            ("new-check", Status::Fail, "scenarios/x.toml:1"),
+        ]);
+        let g = Grading::apply(&r, &PROFILE, false, None);
+        assert_eq!(g.exit_code, exit::SUCCESS);
+        assert_eq!(g.ungraded, ["new-check"]);
+        let r = report(&[("mine", Status::Fail, "my/x.toml:1")]);
+        assert_eq!(
+            Grading::apply(&r, &PROFILE, false, None).exit_code,
+            exit::FAILURES,
+            "user checks are always graded"
+        );
+    }
+
+    #[test]
+    fn strict_makes_warnings_fail() {
+        let r = report(&[("old-check", Status::Warn, "built-in")]);
+        assert_eq!(
+            Grading::apply(&r, &PROFILE, false, None).exit_code,
+            exit::SUCCESS
+        );
+        assert_eq!(
+            Grading::apply(&r, &PROFILE, true, None).exit_code,
+            exit::FAILURES
+        );
+    }
+
+    #[test]
+    fn baselines_only_shrink() {
+        let mut baseline = Baseline::default();
+        baseline.checks.insert(
+            "old-check".into(),
+            BaselineEntry {
+                reason: "known".into(),
+                link: None,
+            },
+        );
+        let listed_failing = report(&[("old-check", Status::Fail, "built-in")]);
+        let g = Grading::apply(
+            &listed_failing,
+            &PROFILE,
+            false,
+            Some((&baseline, "b.toml".into())),
+        );
+        assert_eq!(
+            (g.exit_code, g.expected_failures.clone()),
+            (exit::SUCCESS, vec!["old-check".to_string()])
+        );
+        let unlisted = report(&[
+            ("old-check", Status::Fail, "built-in"),
+            ("other", Status::Fail, "built-in"),
+        ]);
+        let g = Grading::apply(
+            &unlisted,
+            &PROFILE,
+            false,
+            Some((&baseline, "b.toml".into())),
+        );
+        assert_eq!(
+            (g.exit_code, g.failing.clone()),
+            (exit::FAILURES, vec!["other".to_string()])
+        );
+        let now_passing = report(&[("old-check", Status::Pass, "built-in")]);
+        let g = Grading::apply(
+            &now_passing,
+            &PROFILE,
+            false,
+            Some((&baseline, "b.toml".into())),
+        );
+        assert_eq!(
+            (g.exit_code, g.stale.clone()),
+            (exit::FAILURES, vec!["old-check".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_baseline_round_trips_through_toml() {
+        let r = report(&[
+            ("old-check", Status::Fail, "built-in"),
+            ("other", Status::Pass, "built-in"),
+        ]);
+        let text = Baseline::from_report(&r).to_toml();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.toml");
+        std::fs::write(&path, &text).unwrap();
+        let back = Baseline::load(&path).unwrap();
+        assert_eq!(back.checks.keys().collect::<Vec<_>>(), ["old-check"]);
+        std::fs::write(&path, "[checks.x]\nreason = \"r\"\nlnk = \"y\"\n").unwrap();
+        assert!(Baseline::load(&path)
+            .unwrap_err()
+            .contains("b.toml:3: unknown field `lnk`"));
+    }
+}

@@ -1,0 +1,247 @@
+//! One self-contained HTML file (no scripts, no network): the verdict, counts, the problems first
+//! and open, then every check by area, each expandable to its evidence — the bytes sent and
+//! received, headers, timing — and the server's stderr tail.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::grade::Mark;
+use super::{CheckResult, Evidence, Report};
+use crate::check::Status;
+
+/// Escapes text for HTML.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1b1f24}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d0d7de}
+table.counts td,table.counts th{padding:.2em .8em;text-align:center;border:1px solid #d0d7de}
+details.check{border:1px solid #d0d7de;border-radius:6px;margin:.3em 0;padding:.3em .6em}
+details.check>summary{cursor:pointer}
+.status{display:inline-block;min-width:7em;font-weight:600}
+.pass{color:#1a7f37}.fail,.error{color:#cf222e}.warn{color:#9a6700}.info,.not-testable{color:#0969da}.skip{color:#6e7781}
+pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+dl{display:grid;grid-template-columns:8em 1fr;gap:.2em 1em}dt{color:#57606a}dd{margin:0}
+.tag{font-size:.85em;color:#57606a}
+";
+
+/// Renders the report as a self-contained HTML page.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n", escape(&report.verdict_line()));
+    let _ = writeln!(
+        out,
+        "<h1 id=\"verdict\">{}</h1>",
+        escape(&report.verdict_line())
+    );
+    let target = match (&report.target.command, &report.target.url) {
+        (Some(command), _) => format!("stdio: {}", command.join(" ")),
+        (_, Some(url)) => format!("http: {url}"),
+        _ => report.target.transport.clone(),
+    };
+    let server = report
+        .protocol
+        .server_info
+        .as_ref()
+        .map(|i| {
+            format!(
+                "{} {}",
+                i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
+                i.get("version").and_then(|v| v.as_str()).unwrap_or("")
+            )
+        })
+        .unwrap_or_else(|| "unknown server".into());
+    let profile = report
+        .grading
+        .as_ref()
+        .map(|g| {
+            format!(
+                " · profile {}{}",
+                g.profile,
+                if g.strict { " (strict)" } else { "" }
+            )
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<p>{} · server {} · protocol {} ({} era) · mcpcheck {}{} · {} · {} ms</p>",
+        escape(&target),
+        escape(server.trim_end()),
+        escape(report.protocol.version.as_deref().unwrap_or("-")),
+        escape(report.protocol.era.as_deref().unwrap_or("unknown")),
+        escape(&report.mcpcheck_version),
+        escape(&profile),
+        escape(&report.started_at),
+        report.duration_ms
+    );
+    let s = &report.summary;
+    let _ = writeln!(out, "<table class=\"counts\"><tr><th class=\"pass\">pass</th><th class=\"fail\">fail</th><th class=\"warn\">warn</th><th class=\"error\">error</th><th class=\"not-testable\">not testable</th><th class=\"info\">info</th><th class=\"skip\">not applicable</th></tr>");
+    let _ = writeln!(out, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>", s.pass, s.fail, s.warn, s.error, s.not_testable, s.info, s.skip);
+    if let Some(fatal) = &report.fatal {
+        let _ = writeln!(
+            out,
+            "<p class=\"fail\"><strong>The server could not be tested:</strong> {}</p>",
+            escape(fatal)
+        );
+    }
+    let mut problems: Vec<&CheckResult> = report
+        .checks
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
+            )
+        })
+        .collect();
+    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    if !problems.is_empty() {
+        let _ = writeln!(out, "<h2 id=\"problems\">Problems</h2>");
+        for check in problems {
+            check_block(&mut out, report, check, true);
+        }
+    }
+    let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
+    for check in &report.checks {
+        areas.entry(&check.area).or_default().push(check);
+    }
+    for (area, mut checks) in areas {
+        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+        let _ = writeln!(
+            out,
+            "<h2 id=\"area-{}\">{}</h2>",
+            escape(area),
+            escape(area)
+        );
+        for check in checks {
+            check_block(&mut out, report, check, false);
+        }
+    }
+    if let Some(server) = &report.server {
+        let _ = writeln!(out, "<h2 id=\"server\">Server process</h2>");
+        if let Some(exit) = &server.exit {
+            let _ = writeln!(
+                out,
+                "<p>stopped by {}; {}{}</p>",
+                escape(&exit.stopped_by),
+                escape(&exit.status),
+                exit.exit_ms
+                    .map(|ms| format!(", {ms} ms after stdin closed"))
+                    .unwrap_or_default()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "<details><summary>stderr (tail)</summary><pre>{}</pre></details>",
+            escape(&server.stderr_tail)
+        );
+    }
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+fn check_block(out: &mut String, report: &Report, check: &CheckResult, open: bool) {
+    let mark = report
+        .grading
+        .as_ref()
+        .map_or(Mark::Graded, |g| g.mark(&check.id));
+    let tag = match mark {
+        Mark::Expected => " <span class=\"tag\">expected by the baseline</span>",
+        Mark::Stale => " <span class=\"tag\">stale baseline entry</span>",
+        Mark::Ungraded => " <span class=\"tag\">not graded by this profile</span>",
+        _ => "",
+    };
+    let status = check.status.as_str();
+    let _ = writeln!(
+        out,
+        "<details class=\"check {status}\"{}><summary><span class=\"status {status}\">{status}</span> <code>{}</code> {}{} — {}{tag}</summary>",
+        if open { " open" } else { "" },
+        escape(&check.id),
+        check.level,
+        if check.derived { "*" } else { "" },
+        escape(&check.title)
+    );
+    let _ = writeln!(
+        out,
+        "<dl><dt>verdict</dt><dd>{}</dd><dt>expected</dt><dd>{}</dd>",
+        escape(&check.message),
+        escape(&check.expected)
+    );
+    if let Some(actual) = &check.actual {
+        let _ = writeln!(
+            out,
+            "<dt>actual</dt><dd><code>{}</code></dd>",
+            escape(actual)
+        );
+    }
+    if let Some(note) = &check.note {
+        let _ = writeln!(out, "<dt>note</dt><dd>{}</dd>", escape(note));
+    }
+    for spec in &check.spec {
+        let _ = writeln!(
+            out,
+            "<dt>spec</dt><dd><a href=\"{}\">{} {}</a></dd>",
+            escape(&spec.url),
+            escape(&spec.version),
+            escape(&spec.section)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<dt>source</dt><dd><code>{}</code></dd></dl>",
+        escape(&check.source)
+    );
+    for evidence in &check.evidence {
+        evidence_block(out, evidence);
+    }
+    out.push_str("</details>\n");
+}
+
+fn evidence_block(out: &mut String, evidence: &Evidence) {
+    let timing = evidence
+        .elapsed_ms
+        .map(|ms| format!(" · {ms} ms"))
+        .unwrap_or_default();
+    let status = evidence
+        .http_status
+        .map(|s| format!(" · HTTP {s}"))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "<p class=\"tag\">{}{status}{timing}</p>",
+        escape(&evidence.label)
+    );
+    let mut wire = String::new();
+    for header in &evidence.sent_headers {
+        let _ = writeln!(wire, "> {header}");
+    }
+    if let Some(sent) = &evidence.sent {
+        let _ = writeln!(wire, "→ {sent}");
+    }
+    for header in &evidence.response_headers {
+        let _ = writeln!(wire, "< {header}");
+    }
+    if let Some(received) = &evidence.received {
+        let _ = writeln!(wire, "← {received}");
+    }
+    for note in &evidence.notifications {
+        let _ = writeln!(wire, "← (notification) {note}");
+    }
+    if let Some(remark) = &evidence.remark {
+        let _ = writeln!(wire, "· {remark}");
+    }
+    let _ = writeln!(out, "<pre>{}</pre>", escape(wire.trim_end()));
+}

@@ -1,0 +1,196 @@
+//! Markdown for people and for `$GITHUB_STEP_SUMMARY`: a verdict line, counts, every problem
+//! (failures first) with expected vs actual, spec links and the exchange, and all checks in a
+//! collapsible table.
+
+use std::fmt::Write;
+
+use super::grade::Mark;
+use super::{CheckResult, Report};
+use crate::check::Status;
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn fence(text: &str) -> String {
+    format!("````text\n{}\n````", text.replace("````", "` ` ` `"))
+}
+
+/// Renders the report as Markdown.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let failing = report.exit_code() == crate::exit::FAILURES || report.fatal.is_some();
+    let icon = if failing {
+        "❌"
+    } else if report.exit_code() != crate::exit::SUCCESS || report.summary.warn > 0 {
+        "⚠️"
+    } else {
+        "✅"
+    };
+    let _ = writeln!(out, "## {icon} mcpcheck: {}\n", report.verdict_line());
+    let target = match (&report.target.command, &report.target.url) {
+        (Some(command), _) => format!("stdio `{}`", command.join(" ")),
+        (_, Some(url)) => format!("http `{url}`"),
+        _ => report.target.transport.clone(),
+    };
+    let server = report.protocol.server_info.as_ref().map(|i| {
+        format!(
+            "**{}** {}",
+            i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
+            i.get("version").and_then(|v| v.as_str()).unwrap_or("")
+        )
+    });
+    let mut facts = vec![target];
+    facts.extend(server);
+    if let Some(version) = &report.protocol.version {
+        facts.push(format!(
+            "protocol {version} ({} era)",
+            report.protocol.era.as_deref().unwrap_or("?")
+        ));
+    }
+    if let Some(grading) = &report.grading {
+        facts.push(format!(
+            "profile {}{}",
+            grading.profile,
+            if grading.strict { ", strict" } else { "" }
+        ));
+    }
+    facts.push(format!("mcpcheck {}", report.mcpcheck_version));
+    let _ = writeln!(out, "{}\n", facts.join(" · "));
+    let s = &report.summary;
+    let _ = writeln!(out, "| pass | fail | warn | error | not testable | info | not applicable |\n|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| {} | {} | {} | {} | {} | {} | {} |\n",
+        s.pass, s.fail, s.warn, s.error, s.not_testable, s.info, s.skip
+    );
+    if let Some(fatal) = &report.fatal {
+        let _ = writeln!(out, "**The server could not be tested:** {}\n", cell(fatal));
+        if let Some(server) = &report.server {
+            if !server.stderr_tail.trim().is_empty() {
+                let _ = writeln!(
+                    out,
+                    "<details><summary>server stderr (tail)</summary>\n\n{}\n\n</details>\n",
+                    fence(server.stderr_tail.trim_end())
+                );
+            }
+        }
+    }
+    let mut problems: Vec<&CheckResult> = report
+        .checks
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
+            )
+        })
+        .collect();
+    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    for (status, heading) in [
+        (Status::Fail, "Failures"),
+        (Status::Error, "Could not be checked"),
+        (Status::Warn, "Warnings"),
+        (Status::NotTestable, "Not testable"),
+    ] {
+        let group: Vec<&&CheckResult> = problems.iter().filter(|c| c.status == status).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {heading}\n");
+        for check in group {
+            problem(&mut out, report, check);
+        }
+    }
+    let stale = report
+        .grading
+        .as_ref()
+        .map(|g| g.stale.clone())
+        .unwrap_or_default();
+    if !stale.is_empty() {
+        let _ = writeln!(out, "### Stale baseline entries\n\nThese checks are listed in the baseline but now pass; remove them: {}\n", stale.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "));
+    }
+    let _ = writeln!(out, "<details><summary>All {} checks</summary>\n\n| status | check | level | title |\n|---|---|---|---|", report.checks.len());
+    let mut all: Vec<&CheckResult> = report.checks.iter().collect();
+    all.sort_by(|a, b| {
+        a.area
+            .cmp(&b.area)
+            .then(a.status.cmp(&b.status))
+            .then(a.id.cmp(&b.id))
+    });
+    for check in all {
+        let _ = writeln!(
+            out,
+            "| {} | `{}` | {} | {} |",
+            check.status,
+            check.id,
+            check.level,
+            cell(&check.title)
+        );
+    }
+    let _ = writeln!(out, "\n</details>");
+    out
+}
+
+fn problem(out: &mut String, report: &Report, check: &CheckResult) {
+    let mark = report
+        .grading
+        .as_ref()
+        .map_or(Mark::Graded, |g| g.mark(&check.id));
+    let tag = match mark {
+        Mark::Expected => " — expected by the baseline",
+        Mark::Ungraded => " — not graded by this profile",
+        _ => "",
+    };
+    let derived = if check.derived { ", derived" } else { "" };
+    let _ = writeln!(
+        out,
+        "#### `{}` ({}{derived}){tag}\n\n{} — {}\n",
+        check.id, check.level, check.title, check.message
+    );
+    let _ = writeln!(
+        out,
+        "| | |\n|---|---|\n| expected | {} |",
+        cell(&check.expected)
+    );
+    if let Some(actual) = &check.actual {
+        let _ = writeln!(out, "| actual | `{}` |", cell(&actual.replace('`', "'")));
+    }
+    if let Some(note) = &check.note {
+        let _ = writeln!(out, "| note | {} |", cell(note));
+    }
+    let specs: Vec<String> = check
+        .spec
+        .iter()
+        .map(|s| format!("[{} {}]({})", s.version, s.section, s.url))
+        .collect();
+    let _ = writeln!(
+        out,
+        "| spec | {} |\n| source | `{}` |\n",
+        specs.join(", "),
+        check.source
+    );
+    if !check.evidence.is_empty() {
+        let mut wire = String::new();
+        for evidence in &check.evidence {
+            if let Some(sent) = &evidence.sent {
+                let _ = writeln!(wire, "→ {}: {sent}", evidence.label);
+            }
+            if let Some(received) = &evidence.received {
+                let status = evidence
+                    .http_status
+                    .map(|s| format!("HTTP {s} "))
+                    .unwrap_or_default();
+                let _ = writeln!(wire, "← {status}{received}");
+            }
+            if let Some(remark) = &evidence.remark {
+                let _ = writeln!(wire, "· {}: {remark}", evidence.label);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "<details><summary>exchange</summary>\n\n{}\n\n</details>\n",
+            fence(wire.trim_end())
+        );
+    }
+}

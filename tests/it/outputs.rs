@@ -1,0 +1,389 @@
+use std::path::Path;
+
+use mcpcheck::report::Report;
+use serde_json::Value;
+
+use crate::support::{mcpcheck, run_json, stdio_command, HttpServer};
+
+/// Runs against the reference server with a failure and a warning, writing every format.
+fn run_all_formats(dir: &Path, extra: &[&str]) -> (i32, Value) {
+    let command = stdio_command(&["missing-resource-empty-contents", "unknown-tool-is-error"]);
+    let d = |name: &str| dir.join(name).display().to_string();
+    let mut args = vec!["run", "--stdio", &command, "-q", "--json", "-"];
+    let (junit, markdown, html, badge, official) = (
+        d("junit.xml"),
+        d("report.md"),
+        d("report.html"),
+        d("badge.json"),
+        d("official"),
+    );
+    args.extend([
+        "--junit",
+        &junit,
+        "--markdown",
+        &markdown,
+        "--html",
+        &html,
+        "--badge",
+        &badge,
+        "--official-json",
+        &official,
+    ]);
+    args.extend(extra);
+    let output = mcpcheck().args(&args).output().unwrap();
+    (
+        output.status.code().unwrap(),
+        serde_json::from_slice(&output.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn every_format_is_written_and_junit_counts_match_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, report) = run_all_formats(dir.path(), &[]);
+    assert_eq!(code, 1);
+    let summary = &report["summary"];
+    let xml = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    let junit = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+    assert_eq!(junit.tests as u64, summary["total"].as_u64().unwrap());
+    assert_eq!(junit.failures as u64, summary["fail"].as_u64().unwrap());
+    assert_eq!(junit.errors as u64, summary["error"].as_u64().unwrap());
+    let skipped: usize = junit
+        .test_suites
+        .iter()
+        .flat_map(|s| s.test_cases.iter())
+        .filter(|c| matches!(c.status, quick_junit::TestCaseStatus::Skipped { .. }))
+        .count();
+    assert_eq!(
+        skipped as u64,
+        summary["skip"].as_u64().unwrap() + summary["notTestable"].as_u64().unwrap()
+    );
+    let failing: Vec<&str> = junit
+        .test_suites
+        .iter()
+        .flat_map(|s| s.test_cases.iter())
+        .filter(|c| matches!(c.status, quick_junit::TestCaseStatus::NonSuccess { .. }))
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(failing, ["resources-read-missing-error"]);
+
+    let markdown = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(
+        markdown.starts_with("## ❌ mcpcheck: does not conform to MCP 2025-11-25"),
+        "{markdown}"
+    );
+    assert!(markdown.find("### Failures").unwrap() < markdown.find("### Warnings").unwrap());
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<details class=\"check fail\" open>") && !html.contains("<script"));
+    let badge: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("badge.json")).unwrap())
+            .unwrap();
+    assert_eq!(badge["color"], "red");
+    assert_eq!(badge["schemaVersion"], 1);
+    let official: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("official/checks.json")).unwrap(),
+    )
+    .unwrap();
+    let statuses: Vec<&str> = official
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains(&"FAILURE")
+            && statuses.contains(&"WARNING")
+            && statuses.contains(&"SUCCESS")
+    );
+}
+
+#[test]
+fn strict_makes_warnings_fail_the_run() {
+    let command = stdio_command(&["unknown-tool-is-error"]);
+    let (code, _, _) = run_json(&["--stdio", &command, "-q"]);
+    assert_eq!(code, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("j.xml");
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &command,
+        "-q",
+        "--strict",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        report["grading"]["failing"],
+        serde_json::json!(["tools-call-unknown-tool"])
+    );
+    assert!(std::fs::read_to_string(junit)
+        .unwrap()
+        .contains("warning (--strict)"));
+}
+
+#[test]
+fn baselines_accept_listed_failures_refuse_new_ones_and_go_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = stdio_command(&["missing-resource-empty-contents"]);
+    let report_path = dir.path().join("report.json");
+    let (code, _, _) = run_json(&["--stdio", &broken, "-q"]);
+    assert_eq!(code, 1);
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--stdio",
+            &broken,
+            "-q",
+            "--json",
+            report_path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let baseline = mcpcheck()
+        .args(["baseline", report_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(baseline.status.success());
+    let baseline_path = dir.path().join("baseline.toml");
+    std::fs::write(&baseline_path, &baseline.stdout).unwrap();
+    let text = String::from_utf8_lossy(&baseline.stdout);
+    assert!(
+        text.contains("[checks.resources-read-missing-error]"),
+        "{text}"
+    );
+
+    // Listed and still failing: the run passes.
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &broken,
+        "-q",
+        "--baseline",
+        baseline_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{}", report["grading"]);
+    assert_eq!(
+        report["grading"]["expectedFailures"],
+        serde_json::json!(["resources-read-missing-error"])
+    );
+
+    // A new, unlisted failure fails the run.
+    let worse = stdio_command(&["missing-resource-empty-contents", "ping-error"]);
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &worse,
+        "-q",
+        "--baseline",
+        baseline_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        report["grading"]["failing"],
+        serde_json::json!(["ping-empty-result"])
+    );
+
+    // Fixed: the listed check passes, the entry is stale, and the run fails until it is removed.
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "-q",
+        "--baseline",
+        baseline_path.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        report["grading"]["stale"],
+        serde_json::json!(["resources-read-missing-error"])
+    );
+}
+
+#[test]
+fn secrets_are_redacted_from_every_format() {
+    let server = HttpServer::start(&["missing-resource-empty-contents"]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name).display().to_string();
+    let (junit, markdown, html, badge, official, json) = (
+        d("j.xml"),
+        d("r.md"),
+        d("r.html"),
+        d("b.json"),
+        d("official"),
+        d("r.json"),
+    );
+    let output = mcpcheck()
+        .env("MCPCHECK_IT_SECRET", "hush-hush-31337")
+        .args([
+            "run",
+            "--url",
+            &server.url,
+            "-H",
+            "Authorization: Bearer $MCPCHECK_IT_SECRET",
+            "-v",
+        ])
+        .args([
+            "--json",
+            &json,
+            "--junit",
+            &junit,
+            "--markdown",
+            &markdown,
+            "--html",
+            &html,
+            "--badge",
+            &badge,
+            "--official-json",
+            &official,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let mut seen = 0;
+    for path in [
+        &junit,
+        &markdown,
+        &html,
+        &badge,
+        &json,
+        &format!("{official}/checks.json"),
+    ] {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(
+            !text.contains("hush-hush-31337"),
+            "the secret leaked into {path}"
+        );
+        seen += usize::from(text.contains("[redacted]"));
+    }
+    assert!(
+        seen >= 3,
+        "the redacted header shows in the evidence of the detailed formats"
+    );
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(!stdout.contains("hush-hush-31337") && !stderr.contains("hush-hush-31337"));
+    assert!(
+        stderr.contains("→ {\"jsonrpc\":\"2.0\"") && stderr.contains("← {\"jsonrpc\":\"2.0\""),
+        "--verbose prints frames"
+    );
+}
+
+#[test]
+fn a_config_file_makes_the_ci_job_just_mcpcheck_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcpcheck.toml"),
+        format!(
+            "stdio = {:?}\nstrict = true\nchecks = [\"jsonrpc-*\", \"tools-*\"]\n\n[output]\njunit = \"out/junit.xml\"\nmarkdown = \"out/summary.md\"\n",
+            stdio_command(&["unknown-tool-is-error"])
+        ),
+    )
+    .unwrap();
+    let output = mcpcheck()
+        .current_dir(dir.path())
+        .args(["run", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "strict from the file makes the warning fail: {}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        dir.path().join("out/junit.xml").exists() && dir.path().join("out/summary.md").exists()
+    );
+    let output = mcpcheck()
+        .current_dir(dir.path())
+        .args(["run", "-q", "--check", "jsonrpc-*"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "flags override the file");
+}
+
+/// The report of a run, with the fields that vary between runs fixed.
+fn stable_report() -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, mut report) = run_all_formats(dir.path(), &[]);
+    report["startedAt"] = "2026-11-22T00:00:00Z".into();
+    report["durationMs"] = 500.into();
+    report["target"]["command"] = serde_json::json!([
+        "reference-server",
+        "--quirk",
+        "missing-resource-empty-contents",
+        "--quirk",
+        "unknown-tool-is-error"
+    ]);
+    report["server"]["stderrTail"] = "reference-server: stdin closed\n".into();
+    report["server"]["exit"]["exitMs"] = 1.into();
+    for check in report["checks"].as_array_mut().unwrap() {
+        if check["id"] == "stdio-exit-on-stdin-eof" {
+            check["message"] = "exited 1 ms after stdin closed (exit 0)".into();
+            check["evidence"][0]["remark"] = "stopped by stdin-eof; exit 0 after 1 ms".into();
+        }
+        for evidence in check["evidence"].as_array_mut().unwrap() {
+            if evidence.get("elapsedMs").is_some() {
+                evidence["elapsedMs"] = 1.into();
+            }
+        }
+    }
+    serde_json::from_value(report).unwrap()
+}
+
+#[test]
+fn markdown_and_html_snapshots() {
+    let report = stable_report();
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "report-markdown",
+            mcpcheck::report::markdown::render(&report)
+        );
+        insta::assert_snapshot!("report-html", mcpcheck::report::html::render(&report));
+    });
+}
+
+#[test]
+fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| which(c))
+    else {
+        eprintln!("SKIPPED: no chromium on PATH (.ci/run installs Debian's `chromium`); the HTML is still checked by snapshot");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_all_formats(dir.path(), &[]);
+    let page = format!("file://{}", dir.path().join("report.html").display());
+    let profile = dir.path().join("chromium-profile");
+    let output = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--virtual-time-budget=2000", "--dump-dom", &page])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        dom.contains("<h2 id=\"problems\">Problems</h2>"),
+        "chromium did not render the report: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(dom.contains("resources-read-missing-error"));
+    assert!(dom.contains("does not conform to MCP 2025-11-25"));
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
