@@ -32,7 +32,10 @@ table.counts td,table.counts th{padding:.2em .8em;text-align:center;border:1px s
 details.check{border:1px solid #d0d7de;border-radius:6px;margin:.3em 0;padding:.3em .6em}
 details.check>summary{cursor:pointer}
 .status{display:inline-block;min-width:7em;font-weight:600}
-.pass{color:#1a7f37}.fail,.error{color:#cf222e}.warn{color:#9a6700}.info,.not-testable{color:#0969da}.skip{color:#6e7781}
+.status.pass,th.pass{color:#1a7f37}.status.fail,.status.error,th.fail,th.error,p.fail{color:#cf222e}.status.warn,th.warn{color:#9a6700}
+.status.info,.status.not-testable,th.info,th.not-testable{color:#0969da}.status.skip,th.skip{color:#6e7781}
+details.check.fail,details.check.error{border-left:4px solid #cf222e}details.check.warn{border-left:4px solid #9a6700}
+details.check.pass{border-left:4px solid #1a7f37}details.check.info,details.check.not-testable{border-left:4px solid #0969da}
 pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 dl{display:grid;grid-template-columns:8em 1fr;gap:.2em 1em}dt{color:#57606a}dd{margin:0}
 .tag{font-size:.85em;color:#57606a}
