@@ -387,3 +387,54 @@ fn which(program: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
+
+#[test]
+fn a_clean_run_writes_every_format_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name).display().to_string();
+    let (junit, markdown, html, badge, official) = (
+        d("junit.xml"),
+        d("report.md"),
+        d("report.html"),
+        d("badge.json"),
+        d("official"),
+    );
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "-q",
+        "--junit",
+        &junit,
+        "--markdown",
+        &markdown,
+        "--html",
+        &html,
+        "--badge",
+        &badge,
+        "--official-json",
+        &official,
+    ]);
+    assert_eq!(code, 0);
+    let junit = quick_junit::Report::deserialize_from_str(&std::fs::read_to_string(junit).unwrap())
+        .unwrap();
+    assert_eq!((junit.failures, junit.errors), (0, 0));
+    assert_eq!(
+        junit.tests as u64,
+        report["summary"]["total"].as_u64().unwrap()
+    );
+    assert!(std::fs::read_to_string(markdown)
+        .unwrap()
+        .starts_with("## ✅ mcpcheck: conforms to MCP 2025-11-25: 23 passed"));
+    assert!(!std::fs::read_to_string(html)
+        .unwrap()
+        .contains("id=\"problems\""));
+    let badge: Value = serde_json::from_str(&std::fs::read_to_string(badge).unwrap()).unwrap();
+    assert_eq!(
+        (
+            badge["message"].as_str().unwrap(),
+            badge["color"].as_str().unwrap()
+        ),
+        ("23/23 passed", "brightgreen")
+    );
+    assert!(Path::new(&official).join("checks.json").exists());
+}
