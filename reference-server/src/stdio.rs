@@ -53,11 +53,20 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
             out_tx.clone(),
             stop_tx.clone(),
         );
-        tasks.spawn(async move {
+        // Tool calls may take a while (the slow tool), so they run concurrently; everything else
+        // is answered in the order it arrived.
+        let concurrent = serde_json::from_slice::<serde_json::Value>(&frame)
+            .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("tools/call"));
+        let work = async move {
             if handle_line(&server, &session, &frame, &out).await {
                 let _ = stop_tx.send(());
             }
-        });
+        };
+        if concurrent {
+            tasks.spawn(work);
+        } else {
+            work.await;
+        }
         while tasks.try_join_next().is_some() {}
     }
     eprintln!("reference-server: stdin closed");

@@ -241,10 +241,7 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
         Reply::Nothing { waited_ms } if is_request => {
             format!("{http}no response within {waited_ms} ms")
         }
-        Reply::Nothing { waited_ms } => format!("{http}no response (waited {waited_ms} ms)")
-            .replace("(waited 0 ms)", "")
-            .trim_end()
-            .to_string(),
+        Reply::Nothing { .. } => format!("{http}no response"),
         Reply::Rejected { status, body } => format!(
             "HTTP {status} with no JSON-RPC message{}",
             if body.trim().is_empty() {

@@ -171,6 +171,8 @@ enum Link {
 struct StdioLink {
     process: StdioProcess,
     pending: Mutex<HashMap<String, oneshot::Sender<(Value, String)>>>,
+    /// Ids of our requests that timed out: a late answer to one is not a reply to anything else.
+    abandoned: Mutex<std::collections::HashSet<String>>,
     unmatched: tokio::sync::Mutex<mpsc::Receiver<(Value, String)>>,
     notifications: Mutex<Vec<Value>>,
     closed: watch::Receiver<bool>,
@@ -204,6 +206,7 @@ impl Session {
                 let link = Arc::new(StdioLink {
                     process,
                     pending: Mutex::new(HashMap::new()),
+                    abandoned: Mutex::new(std::collections::HashSet::new()),
                     unmatched: tokio::sync::Mutex::new(unmatched_rx),
                     notifications: Mutex::new(Vec::new()),
                     closed: closed_rx,
@@ -410,6 +413,12 @@ impl Session {
                         .lock()
                         .expect("pending lock")
                         .remove(&id_key(id));
+                    if matches!(reply, Reply::Nothing { .. }) {
+                        link.abandoned
+                            .lock()
+                            .expect("abandoned lock")
+                            .insert(id_key(id));
+                    }
                     if let Reply::Message { message, .. } = &reply {
                         if let Some(got) = message.get("id") {
                             self.transcript
@@ -504,20 +513,80 @@ impl Session {
         }
     }
 
+    /// Waits for a reply to a frame that has no id of ours (a notification, a raw frame): the
+    /// next response nobody else claims. A `ping` is sent behind the frame as a barrier: a
+    /// server answers in order, so once the ping is answered (and a short grace has passed for
+    /// servers that answer concurrently), any reply to the frame would have come.
     async fn await_unmatched(&self, link: &Arc<StdioLink>, wait: Duration) -> Reply {
+        const GRACE: Duration = Duration::from_millis(50);
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + wait;
         let mut closed = link.closed.clone();
+        let barrier_id = self.next_id();
+        let (tx, barrier) = oneshot::channel();
+        link.pending
+            .lock()
+            .expect("pending lock")
+            .insert(id_key(&barrier_id), tx);
+        let ping = json!({"jsonrpc": "2.0", "id": barrier_id, "method": "ping"}).to_string();
+        self.transcript.lock().expect("transcript lock").push(
+            Direction::Sent,
+            &ping,
+            serde_json::from_str(&ping).ok(),
+            None,
+            None,
+        );
+        let barrier_sent = link
+            .process
+            .write(format!("{ping}\n").as_bytes())
+            .await
+            .is_ok();
         let got = {
             let mut unmatched = link.unmatched.lock().await;
-            tokio::select! {
-                biased;
-                got = unmatched.recv() => got,
-                _ = async { let _ = closed.wait_for(|c| *c).await; } => {
-                    // The server may have answered just before it went away.
-                    tokio::time::timeout(Duration::from_millis(50), unmatched.recv()).await.ok().flatten()
+            let barrier = async move {
+                if barrier_sent {
+                    let _ = barrier.await;
+                } else {
+                    std::future::pending::<()>().await;
                 }
-                _ = tokio::time::sleep(wait) => return Reply::Nothing { waited_ms: wait.as_millis() as u64 },
+            };
+            tokio::pin!(barrier);
+            let mut until = deadline;
+            let mut barrier_done = false;
+            let got = loop {
+                tokio::select! {
+                    biased;
+                    got = unmatched.recv() => break got,
+                    _ = &mut barrier, if !barrier_done => {
+                        barrier_done = true;
+                        until = until.min(tokio::time::Instant::now() + GRACE);
+                    }
+                    _ = async { let _ = closed.wait_for(|c| *c).await; } => {
+                        // The server may have answered just before it went away.
+                        break tokio::time::timeout(Duration::from_millis(50), unmatched.recv()).await.ok().flatten();
+                    }
+                    _ = tokio::time::sleep_until(until) => {
+                        if !barrier_done {
+                            link.abandoned.lock().expect("abandoned lock").insert(id_key(&barrier_id));
+                        }
+                        link.pending.lock().expect("pending lock").remove(&id_key(&barrier_id));
+                        return Reply::Nothing { waited_ms: started.elapsed().as_millis() as u64 };
+                    }
+                }
+            };
+            if !barrier_done {
+                // The barrier's answer may still come; it must not pass for a later reply.
+                link.abandoned
+                    .lock()
+                    .expect("abandoned lock")
+                    .insert(id_key(&barrier_id));
             }
+            got
         };
+        link.pending
+            .lock()
+            .expect("pending lock")
+            .remove(&id_key(&barrier_id));
         match got {
             Some((message, text)) => Reply::Message { message, text },
             None => Reply::Closed {
@@ -1098,7 +1167,15 @@ async fn route(
                 let _ = tx.send((message, text.to_string()));
             }
             None => {
-                let _ = unmatched.try_send((message, text.to_string()));
+                let late = message.get("id").is_some_and(|id| {
+                    link.abandoned
+                        .lock()
+                        .expect("abandoned lock")
+                        .remove(&id_key(id))
+                });
+                if !late {
+                    let _ = unmatched.try_send((message, text.to_string()));
+                }
             }
         }
     }

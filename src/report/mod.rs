@@ -245,7 +245,17 @@ impl Evidence {
             _ => None,
         };
         let remark = match &exchange.reply {
-            Reply::Nothing { waited_ms } => Some(format!("no reply within {waited_ms} ms")),
+            Reply::Nothing { waited_ms } => {
+                // A request's timeout is a setting; the wait after a notification depends on
+                // how fast the server answered the barrier ping behind it, so it is not shown.
+                let request = serde_json::from_str::<Value>(&exchange.sent)
+                    .is_ok_and(|m| m.get("id").is_some() && m.get("method").is_some());
+                Some(if request {
+                    format!("no reply within {waited_ms} ms")
+                } else {
+                    "no reply".to_string()
+                })
+            }
             Reply::Closed { detail } => Some(detail.clone()),
             _ => None,
         };
