@@ -93,7 +93,13 @@ struct Context {
     info: SessionInfo,
     tools: Option<HashSet<String>>,
     token: String,
+    /// stdio servers started ahead for scenarios that need a connection of their own, by
+    /// scenario index: their start-up overlaps the main handshake and each other.
+    prestarted: std::sync::Mutex<HashMap<usize, Session>>,
 }
+
+/// At most this many servers are started ahead of their scenarios.
+const MAX_PRESTARTED: usize = 16;
 
 /// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
 pub async fn run(config: RunConfig) -> Report {
@@ -123,6 +129,17 @@ pub async fn run(config: RunConfig) -> Report {
         grading: None,
         checks: Vec::new(),
     };
+    let mut scenarios: Vec<(usize, Scenario)> = config
+        .scenarios
+        .iter()
+        .cloned()
+        .map(|mut s| {
+            s.checks.retain(|c| config.selected(&c.def.id));
+            s
+        })
+        .filter(|s| !s.checks.is_empty())
+        .enumerate()
+        .collect();
     let main = match Session::open(&config.target, &config.limits) {
         Ok(session) => Arc::new(session),
         Err(e) => {
@@ -131,6 +148,19 @@ pub async fn run(config: RunConfig) -> Report {
             return report;
         }
     };
+    // A slow-starting server should cost its start-up time about once, not once per scenario.
+    let mut prestarted = HashMap::new();
+    if let Target::Stdio(_) = config.target {
+        for (index, _) in scenarios
+            .iter()
+            .filter(|(_, s)| s.session != SessionKind::Shared)
+            .take(MAX_PRESTARTED)
+        {
+            if let Ok(session) = Session::open(&config.target, &config.limits) {
+                prestarted.insert(*index, session);
+            }
+        }
+    }
     let connected = tokio::time::timeout(
         config.run_timeout,
         connect(&main, &config, &mut report.protocol),
@@ -145,6 +175,9 @@ pub async fn run(config: RunConfig) -> Report {
         )),
     };
     if let Some(fatal) = failure {
+        for (_, session) in prestarted.drain() {
+            session.close().await;
+        }
         let exit = main.close().await;
         report.server = main
             .stderr_tail()
@@ -170,19 +203,9 @@ pub async fn run(config: RunConfig) -> Report {
         info,
         tools,
         token: token(),
+        prestarted: std::sync::Mutex::new(prestarted),
     });
 
-    let mut scenarios: Vec<(usize, Scenario)> = config
-        .scenarios
-        .iter()
-        .cloned()
-        .map(|mut s| {
-            s.checks.retain(|c| config.selected(&c.def.id));
-            s
-        })
-        .filter(|s| !s.checks.is_empty())
-        .enumerate()
-        .collect();
     if let Some(observer) = &config.observer {
         (observer.0)(RunEvent::Started {
             scenarios: scenarios.len(),
@@ -431,7 +454,15 @@ async fn run_scenario(
     scenario: &Scenario,
     index: usize,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
+    let prestarted = context
+        .prestarted
+        .lock()
+        .expect("prestarted lock")
+        .remove(&index);
     if let Some(why) = not_applicable(context, scenario) {
+        if let Some(session) = prestarted {
+            session.close().await;
+        }
         let results = scenario
             .checks
             .iter()
@@ -441,7 +472,7 @@ async fn run_scenario(
     }
     let session = match scenario.session {
         SessionKind::Shared => context.main.clone(),
-        kind => match open_isolated(context, kind).await {
+        kind => match open_isolated(context, kind, prestarted).await {
             Ok(session) => Arc::new(session),
             Err(why) => {
                 let results = scenario
@@ -592,8 +623,15 @@ async fn run_scenario(
 
 /// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
 /// era), `bare` sends nothing.
-async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, String> {
-    let session = Session::open(&context.target, &context.limits)?;
+async fn open_isolated(
+    context: &Context,
+    kind: SessionKind,
+    prestarted: Option<Session>,
+) -> Result<Session, String> {
+    let session = match prestarted {
+        Some(session) => session,
+        None => Session::open(&context.target, &context.limits)?,
+    };
     if kind == SessionKind::Fresh {
         match context.info.era {
             Some(Era::Stateless) => session.set_info(SessionInfo {
