@@ -35,6 +35,8 @@ pub enum Command {
     List(ListArgs),
     /// Write a baseline (TOML, to stdout) listing every check that failed or warned in a JSON report.
     Baseline(BaselineArgs),
+    /// Join the JSON reports of a sharded run into one report.
+    Merge(Box<MergeArgs>),
 }
 
 /// Which scenarios to load.
@@ -89,6 +91,33 @@ pub struct RunArgs {
     /// How many scenarios run at once (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Where reports go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How the run is graded.
+    #[command(flatten)]
+    pub grading: GradingArgs,
+    /// Run only shard K of N (e.g. `2/4`): a stable slice of the scenarios, for CI matrix jobs;
+    /// join the JSON reports with `mcpcheck merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Read settings from this file instead of ./mcpcheck.toml; flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only the verdict line, not the table or progress.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every frame sent and received (to stderr, secrets redacted).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// The report files to write.
+#[derive(Debug, Default, Args)]
+pub struct OutputArgs {
     /// Write the report as JSON to FILE (`-` for stdout; the table then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -107,6 +136,11 @@ pub struct RunArgs {
     /// Write the official conformance suite's checks.json shape into DIR.
     #[arg(long, value_name = "DIR")]
     pub official_json: Option<PathBuf>,
+}
+
+/// How verdicts are graded into an exit code.
+#[derive(Debug, Default, Args)]
+pub struct GradingArgs {
     /// Warnings fail the run too.
     #[arg(long)]
     pub strict: bool,
@@ -117,18 +151,53 @@ pub struct RunArgs {
     /// The grading profile: the set of checks that count toward the verdict [default: the newest].
     #[arg(long, value_name = "VERSION")]
     pub profile_version: Option<String>,
-    /// Read settings from this file instead of ./mcpcheck.toml; flags override it.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Print only the verdict line, not the table or progress.
-    #[arg(short, long, conflicts_with = "verbose")]
-    pub quiet: bool,
-    /// Print every frame sent and received (to stderr, secrets redacted).
-    #[arg(short, long)]
-    pub verbose: bool,
-    /// Which scenarios.
+}
+
+/// Strictness, the baseline with its path, and the profile.
+pub type GradingParts = (bool, Option<(Baseline, String)>, &'static Profile);
+
+impl GradingArgs {
+    /// Resolves the profile and reads the baseline.
+    pub fn resolve(&self) -> Result<GradingParts, UsageError> {
+        let profile = match &self.profile_version {
+            None => profile::latest(),
+            Some(name) => profile::find(name).ok_or_else(|| {
+                UsageError::Flag(format!(
+                    "--profile-version `{name}` is not a profile (known: {})",
+                    profile::PROFILES
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?,
+        };
+        let baseline = match &self.baseline {
+            Some(path) => Some((
+                Baseline::load(path).map_err(UsageError::Flag)?,
+                path.display().to_string(),
+            )),
+            None => None,
+        };
+        Ok((self.strict, baseline, profile))
+    }
+}
+
+/// `mcpcheck merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports of the shards of one run (`mcpcheck run --shard K/N --json …`).
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+    /// Where the merged report goes.
     #[command(flatten)]
-    pub scenarios: ScenarioArgs,
+    pub output: OutputArgs,
+    /// How the merged run is graded.
+    #[command(flatten)]
+    pub grading: GradingArgs,
+    /// Print only the verdict line.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `mcpcheck list`.
@@ -272,23 +341,6 @@ impl ConfigFile {
     }
 }
 
-/// Where the reports go.
-#[derive(Clone, Debug, Default)]
-pub struct Outputs {
-    /// JSON (`-` = stdout).
-    pub json: Option<PathBuf>,
-    /// JUnit XML.
-    pub junit: Option<PathBuf>,
-    /// Markdown.
-    pub markdown: Option<PathBuf>,
-    /// HTML.
-    pub html: Option<PathBuf>,
-    /// Badge JSON.
-    pub badge: Option<PathBuf>,
-    /// Directory for the official `checks.json`.
-    pub official_json: Option<PathBuf>,
-}
-
 /// Everything `mcpcheck run` needs, resolved.
 #[derive(Debug)]
 pub struct Resolved {
@@ -297,7 +349,7 @@ pub struct Resolved {
     /// Values to redact from every output.
     pub secrets: Vec<String>,
     /// Where reports go.
-    pub outputs: Outputs,
+    pub outputs: OutputArgs,
     /// Whether warnings fail the run.
     pub strict: bool,
     /// The baseline and its path.
@@ -413,7 +465,7 @@ impl RunArgs {
             self.scenarios.scenarios = file.scenarios;
         }
         self.scenarios.no_builtin |= file.no_builtin;
-        self.strict |= file.strict;
+        self.grading.strict |= file.strict;
         self.cwd = self.cwd.or(file.cwd);
         self.timeout = self.timeout.or(file.timeout);
         self.run_timeout = self.run_timeout.or(file.run_timeout);
@@ -421,15 +473,15 @@ impl RunArgs {
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
         self.spec_version = self.spec_version.or(file.spec_version);
         self.jobs = self.jobs.or(file.jobs);
-        self.baseline = self.baseline.or(file.baseline);
-        self.profile_version = self.profile_version.or(file.profile_version);
-        let o = file.output;
-        self.json = self.json.or(o.json);
-        self.junit = self.junit.or(o.junit);
-        self.markdown = self.markdown.or(o.markdown);
-        self.html = self.html.or(o.html);
-        self.badge = self.badge.or(o.badge);
-        self.official_json = self.official_json.or(o.official_json);
+        self.grading.baseline = self.grading.baseline.or(file.baseline);
+        self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
+        let (o, out) = (file.output, &mut self.output);
+        out.json = out.json.take().or(o.json);
+        out.junit = out.junit.take().or(o.junit);
+        out.markdown = out.markdown.take().or(o.markdown);
+        out.html = out.html.take().or(o.html);
+        out.badge = out.badge.take().or(o.badge);
+        out.official_json = out.official_json.take().or(o.official_json);
         Ok(self)
     }
 
@@ -515,25 +567,25 @@ impl RunArgs {
         if args.jobs == Some(0) {
             return Err(UsageError::Flag("--jobs must be at least 1".into()));
         }
-        let profile = match &args.profile_version {
-            None => profile::latest(),
-            Some(name) => profile::find(name).ok_or_else(|| {
-                UsageError::Flag(format!(
-                    "--profile-version `{name}` is not a profile (known: {})",
-                    profile::PROFILES
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?,
-        };
-        let baseline = match &args.baseline {
-            Some(path) => Some((
-                Baseline::load(path).map_err(UsageError::Flag)?,
-                path.display().to_string(),
-            )),
+        let (strict, baseline, profile) = args.grading.resolve()?;
+        let shard = match &args.shard {
             None => None,
+            Some(text) => {
+                let parsed = text.split_once('/').and_then(|(k, n)| {
+                    Some((
+                        k.trim().parse::<usize>().ok()?,
+                        n.trim().parse::<usize>().ok()?,
+                    ))
+                });
+                match parsed {
+                    Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Some((k, n)),
+                    _ => {
+                        return Err(UsageError::Flag(format!(
+                            "--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4"
+                        )))
+                    }
+                }
+            }
         };
         let limits = Limits {
             request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
@@ -555,20 +607,13 @@ impl RunArgs {
             scenarios,
             only: args.only.clone(),
             observer: None,
-        };
-        let outputs = Outputs {
-            json: args.json,
-            junit: args.junit,
-            markdown: args.markdown,
-            html: args.html,
-            badge: args.badge,
-            official_json: args.official_json,
+            shard,
         };
         Ok(Resolved {
             config,
             secrets,
-            outputs,
-            strict: args.strict,
+            outputs: args.output,
+            strict,
             baseline,
             profile,
             quiet: args.quiet,

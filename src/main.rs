@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::List(args) => list(&args),
         Command::Run(args) => run_command(*args),
         Command::Baseline(args) => baseline(&args),
+        Command::Merge(args) => merge(&args),
     }
 }
 
@@ -99,6 +100,70 @@ fn baseline(args: &cli::BaselineArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+fn merge(args: &cli::MergeArgs) -> ExitCode {
+    let mut reports = Vec::new();
+    for path in &args.reports {
+        let parsed = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            .and_then(|text| {
+                serde_json::from_str::<Report>(&text)
+                    .map_err(|e| format!("{} is not an mcpcheck JSON report: {e}", path.display()))
+            });
+        match parsed {
+            Ok(report) => reports.push(report),
+            Err(e) => return usage(e),
+        }
+    }
+    let (strict, baseline, profile) = match args.grading.resolve() {
+        Ok(resolved) => resolved,
+        Err(e) => return usage(e),
+    };
+    let mut report = match report::merge::merge(reports) {
+        Ok(report) => report,
+        Err(e) => return usage(e),
+    };
+    report.grading = Some(Grading::apply(
+        &report,
+        profile,
+        strict,
+        baseline.as_ref().map(|(b, p)| (b, p.clone())),
+    ));
+    finish(&report, &args.output, args.quiet)
+}
+
+/// Writes the reports, prints the table (or the verdict line) and returns the exit code.
+fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
+    if let Err(e) = write_outputs(report, outputs) {
+        eprintln!("error: {e}");
+        return ExitCode::from(exit::USAGE);
+    }
+    let json_to_stdout = outputs
+        .json
+        .as_deref()
+        .is_some_and(|p| p.as_os_str() == "-");
+    let to_terminal = if json_to_stdout {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(120);
+    let text = if quiet {
+        format!("{}\n", report.verdict_line())
+    } else {
+        report::terminal::render(report, color, width)
+    };
+    if json_to_stdout {
+        eprint!("{text}");
+    } else {
+        emit(&text);
+    }
+    ExitCode::from(report.exit_code())
+}
+
 fn redactor(secrets: &[String]) -> impl Fn(&str) -> String + Send + Sync + 'static {
     let secrets: Vec<String> = secrets.iter().filter(|s| s.len() >= 3).cloned().collect();
     move |text: &str| {
@@ -113,11 +178,6 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         Ok(resolved) => resolved,
         Err(e) => return usage(e),
     };
-    let json_to_stdout = resolved
-        .outputs
-        .json
-        .as_deref()
-        .is_some_and(|p| p.as_os_str() == "-");
     if resolved.verbose {
         let redact = redactor(&resolved.secrets);
         resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
@@ -174,31 +234,7 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         baseline,
     ));
     let report = report.redacted(&resolved.secrets);
-    if let Err(e) = write_outputs(&report, &resolved.outputs) {
-        eprintln!("error: {e}");
-        return ExitCode::from(exit::USAGE);
-    }
-    let to_terminal = if json_to_stdout {
-        std::io::stderr().is_terminal()
-    } else {
-        std::io::stdout().is_terminal()
-    };
-    let color = to_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let width = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(120);
-    let text = if resolved.quiet {
-        format!("{}\n", report.verdict_line())
-    } else {
-        report::terminal::render(&report, color, width)
-    };
-    if json_to_stdout {
-        eprint!("{text}");
-    } else {
-        emit(&text);
-    }
-    ExitCode::from(report.exit_code())
+    finish(&report, &resolved.outputs, resolved.quiet)
 }
 
 /// A progress bar on a terminal; plain lines otherwise.
@@ -242,7 +278,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("failed to write {}: {e}", path.display()))
 }
 
-fn write_outputs(report: &Report, outputs: &cli::Outputs) -> Result<(), String> {
+fn write_outputs(report: &Report, outputs: &cli::OutputArgs) -> Result<(), String> {
     if let Some(path) = &outputs.json {
         let json = serde_json::to_string_pretty(report).expect("serializable") + "\n";
         if path.as_os_str() == "-" {

@@ -6,6 +6,7 @@ pub mod grade;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 pub mod official;
 pub mod terminal;
 

@@ -43,6 +43,18 @@ pub struct RunConfig {
     pub only: Vec<String>,
     /// Told about progress, if anyone listens.
     pub observer: Option<Observer>,
+    /// Run only this slice of the scenarios: `(k, n)` is shard k of n, 1-based.
+    pub shard: Option<(usize, usize)>,
+}
+
+/// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
+/// does not move when other scenarios are added.
+pub fn shard_of(scenario_id: &str, n: usize) -> usize {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in scenario_id.bytes() {
+        hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (hash % n.max(1) as u64) as usize + 1
 }
 
 /// Something that happened during a run, for progress displays.
@@ -138,6 +150,7 @@ pub async fn run(config: RunConfig) -> Report {
             s
         })
         .filter(|s| !s.checks.is_empty())
+        .filter(|s| config.shard.is_none_or(|(k, n)| shard_of(&s.id, n) == k))
         .enumerate()
         .collect();
     let main = match Session::open(&config.target, &config.limits) {

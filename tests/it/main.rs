@@ -17,3 +17,6 @@ mod report;
 
 /// JUnit, Markdown, HTML, badge and official outputs; baselines, strictness, config files.
 mod outputs;
+
+/// Sharding a run and merging the shards' reports.
+mod scale;

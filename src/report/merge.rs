@@ -1,0 +1,82 @@
+//! Joining the JSON reports of a sharded run (`mcpcheck run --shard K/N`) into one report.
+//!
+//! Every scenario check ran in exactly one shard. Built-in checks judge the traffic of their own
+//! shard, so each shard reports them: the merged verdict is the worst of them, with the
+//! evidence of all.
+
+use std::collections::HashMap;
+
+use super::{CheckResult, Report, Summary};
+
+/// How much evidence a merged check keeps.
+const MAX_EVIDENCE: usize = 10;
+
+/// Merges shard reports of one target.
+pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+    let mut reports = reports.into_iter();
+    let mut merged = reports.next().ok_or("no reports to merge")?;
+    let target_of = |r: &Report| {
+        (
+            r.target.transport.clone(),
+            r.target.command.clone(),
+            r.target.url.clone(),
+        )
+    };
+    let target = target_of(&merged);
+    let mut index: HashMap<String, usize> = merged
+        .checks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.clone(), i))
+        .collect();
+    for report in reports {
+        if target_of(&report) != target {
+            return Err(format!(
+                "the reports are of different targets ({} and {}); merge joins the shards of one run",
+                describe(&target),
+                describe(&target_of(&report))
+            ));
+        }
+        if merged.fatal.is_none() {
+            if let Some(fatal) = &report.fatal {
+                merged.fatal = Some(format!("a shard could not test the server: {fatal}"));
+            }
+        }
+        if merged.protocol.version.is_none() {
+            merged.protocol = report.protocol.clone();
+        }
+        merged.started_at = merged.started_at.clone().min(report.started_at.clone());
+        merged.duration_ms = merged.duration_ms.max(report.duration_ms);
+        for check in report.checks {
+            match index.get(&check.id) {
+                Some(&i) => combine(&mut merged.checks[i], check),
+                None => {
+                    index.insert(check.id.clone(), merged.checks.len());
+                    merged.checks.push(check);
+                }
+            }
+        }
+    }
+    merged.summary = Summary::of(&merged.checks);
+    merged.grading = None;
+    Ok(merged)
+}
+
+fn describe(target: &(String, Option<Vec<String>>, Option<String>)) -> String {
+    match target {
+        (_, Some(command), _) => format!("stdio `{}`", command.join(" ")),
+        (_, _, Some(url)) => format!("http `{url}`"),
+        (transport, _, _) => transport.clone(),
+    }
+}
+
+/// The worse verdict wins; evidence from both is kept.
+fn combine(kept: &mut CheckResult, other: CheckResult) {
+    let mut evidence = std::mem::take(&mut kept.evidence);
+    evidence.extend(other.evidence.iter().cloned());
+    if other.status < kept.status {
+        *kept = other;
+    }
+    evidence.truncate(MAX_EVIDENCE);
+    kept.evidence = evidence;
+}
