@@ -813,7 +813,11 @@ impl Session {
             if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) =
                 (&outgoing, &reply)
             {
-                if let Some(got) = message.get("id") {
+                // An HTTP-level rejection with a null id (say, 400 for a missing session) was
+                // refused before the request was read; it answers no request id.
+                let rejected = facts.as_ref().is_some_and(|(f, _)| f.status >= 400)
+                    && message.get("id") == Some(&Value::Null);
+                if let Some(got) = message.get("id").filter(|_| !rejected) {
                     transcript.id_pairs.push((id.clone(), got.clone()));
                 }
             }
