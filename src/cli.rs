@@ -37,6 +37,8 @@ pub enum Command {
     Baseline(BaselineArgs),
     /// Join the JSON reports of a sharded run into one report.
     Merge(Box<MergeArgs>),
+    /// Run the suite against several servers and compare them in a servers × checks matrix.
+    Compare(Box<CompareArgs>),
 }
 
 /// Which scenarios to load.
@@ -113,6 +115,204 @@ pub struct RunArgs {
     /// Which scenarios.
     #[command(flatten)]
     pub scenarios: ScenarioArgs,
+    /// Set by `compare`: never read ./mcpcheck.toml.
+    #[arg(skip)]
+    pub ignore_config_file: bool,
+}
+
+/// `mcpcheck compare`.
+#[derive(Debug, Default, Args)]
+pub struct CompareArgs {
+    /// A servers file: `[[server]]` tables with `name` and `stdio` or `url` (and `env`, `cwd`,
+    /// `headers`, as in mcpcheck.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A server to start and speak to over stdio; repeatable.
+    #[arg(long, value_name = "COMMAND")]
+    pub stdio: Vec<String>,
+    /// A server at this URL; repeatable.
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+    /// Names for the command-line servers, in order (stdio ones first); default `server-N`.
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
+    /// How many servers are checked at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Check only shard K of N of the servers (e.g. `2/4`), for CI matrix jobs.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Seconds to wait for the answer to one request [default: 5].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Use this protocol version with every server instead of negotiating.
+    #[arg(long, value_name = "VERSION")]
+    pub spec_version: Option<String>,
+    /// Compare only these checks (an id, or a prefix ending in `*`); repeatable.
+    #[arg(long = "check", value_name = "ID")]
+    pub only: Vec<String>,
+    /// Write the matrix (and every server's report) as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the matrix as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write the matrix as a self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// A `[[server]]` of a compare servers file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ServerFile {
+    /// The column name.
+    pub name: String,
+    /// `--stdio`.
+    pub stdio: Option<String>,
+    /// `--url`.
+    pub url: Option<String>,
+    /// `--env`.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// `--cwd`.
+    pub cwd: Option<PathBuf>,
+    /// `--header`.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServersFile {
+    #[serde(default)]
+    server: Vec<ServerFile>,
+}
+
+/// Parses `K/N`.
+fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {
+    let parsed = text.split_once('/').and_then(|(k, n)| {
+        Some((
+            k.trim().parse::<usize>().ok()?,
+            n.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match parsed {
+        Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok((k, n)),
+        _ => Err(UsageError::Flag(format!(
+            "--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4"
+        ))),
+    }
+}
+
+impl CompareArgs {
+    /// Resolves the servers into compare entries, with the secrets to redact per server.
+    pub fn resolve(&self) -> Result<Vec<(crate::compare::Entry, Vec<String>)>, UsageError> {
+        let mut servers: Vec<ServerFile> = Vec::new();
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))?;
+            let file: ServersFile = toml::from_str(&text).map_err(|e| {
+                let offset = e.span().map_or(0, |s| s.start).min(text.len());
+                UsageError::Flag(format!(
+                    "{}:{}: {}",
+                    path.display(),
+                    text[..offset].matches('\n').count() + 1,
+                    e.message().trim_end()
+                ))
+            })?;
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            for mut server in file.server {
+                server.cwd = server
+                    .cwd
+                    .map(|c| if c.is_relative() { base.join(c) } else { c });
+                servers.push(server);
+            }
+        }
+        let mut names = self.names.iter();
+        let cli_targets = self
+            .stdio
+            .iter()
+            .map(|c| (Some(c.clone()), None))
+            .chain(self.url.iter().map(|u| (None, Some(u.clone()))));
+        for (stdio, url) in cli_targets {
+            let name = names
+                .next()
+                .cloned()
+                .unwrap_or_else(|| format!("server-{}", servers.len() + 1));
+            servers.push(ServerFile {
+                name,
+                stdio,
+                url,
+                env: BTreeMap::new(),
+                cwd: None,
+                headers: BTreeMap::new(),
+            });
+        }
+        if servers.is_empty() {
+            return Err(UsageError::Flag(
+                "give servers with --stdio / --url (repeatable) or --config servers.toml".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = servers.iter().find(|s| !seen.insert(s.name.clone())) {
+            return Err(UsageError::Flag(format!(
+                "two servers are named `{}`",
+                dup.name
+            )));
+        }
+        if let Some(shard) = &self.shard {
+            let (k, n) = parse_shard(shard)?;
+            servers = servers
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % n == k - 1)
+                .map(|(_, s)| s)
+                .collect();
+        }
+        let mut entries = Vec::new();
+        for server in servers {
+            let args = RunArgs {
+                stdio: server.stdio,
+                url: server.url,
+                env: server
+                    .env
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+                cwd: server.cwd,
+                headers: server
+                    .headers
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect(),
+                timeout: self.timeout,
+                spec_version: self.spec_version.clone(),
+                only: self.only.clone(),
+                scenarios: ScenarioArgs {
+                    scenarios: self.scenarios.scenarios.clone(),
+                    no_builtin: self.scenarios.no_builtin,
+                },
+                ignore_config_file: true,
+                quiet: true,
+                ..RunArgs::default()
+            };
+            let resolved = args
+                .resolve()
+                .map_err(|e| UsageError::Flag(format!("server `{}`: {e}", server.name)))?;
+            entries.push((
+                crate::compare::Entry {
+                    name: server.name,
+                    config: resolved.config,
+                },
+                resolved.secrets,
+            ));
+        }
+        Ok(entries)
+    }
 }
 
 /// The report files to write.
@@ -430,7 +630,9 @@ impl RunArgs {
     fn merge_config(mut self) -> Result<RunArgs, UsageError> {
         let path = match &self.config {
             Some(path) => path.clone(),
-            None if Path::new("mcpcheck.toml").is_file() => PathBuf::from("mcpcheck.toml"),
+            None if !self.ignore_config_file && Path::new("mcpcheck.toml").is_file() => {
+                PathBuf::from("mcpcheck.toml")
+            }
             None => return Ok(self),
         };
         let file = ConfigFile::load(&path)?;
@@ -568,25 +770,7 @@ impl RunArgs {
             return Err(UsageError::Flag("--jobs must be at least 1".into()));
         }
         let (strict, baseline, profile) = args.grading.resolve()?;
-        let shard = match &args.shard {
-            None => None,
-            Some(text) => {
-                let parsed = text.split_once('/').and_then(|(k, n)| {
-                    Some((
-                        k.trim().parse::<usize>().ok()?,
-                        n.trim().parse::<usize>().ok()?,
-                    ))
-                });
-                match parsed {
-                    Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Some((k, n)),
-                    _ => {
-                        return Err(UsageError::Flag(format!(
-                            "--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4"
-                        )))
-                    }
-                }
-            }
-        };
+        let shard = args.shard.as_deref().map(parse_shard).transpose()?;
         let limits = Limits {
             request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
             max_frame_bytes: args.max_frame_bytes.unwrap_or(4 << 20).max(1024),

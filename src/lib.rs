@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod exit;
 pub mod profile;
 pub mod protocol;

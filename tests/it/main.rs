@@ -20,3 +20,6 @@ mod outputs;
 
 /// Sharding a run and merging the shards' reports.
 mod scale;
+
+/// `mcpcheck compare`: the servers × checks matrix.
+mod compare;

@@ -1,0 +1,249 @@
+//! `mcpcheck compare`: the same suite against several servers at once, and a servers × checks
+//! matrix of the verdicts — rows where the servers disagree first, each cell with what was
+//! observed (the error code or HTTP status) and the exchange behind it.
+
+pub mod render;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::check::{Level, Status};
+use crate::report::{Evidence, Report};
+use crate::run::{self, RunConfig};
+
+/// One server to compare: a name and what `run` needs.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// A short name for columns.
+    pub name: String,
+    /// The run configuration for this server.
+    pub config: RunConfig,
+}
+
+/// The comparison.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Matrix {
+    /// The report format's version.
+    pub schema_version: u32,
+    /// The servers, in column order.
+    pub servers: Vec<Column>,
+    /// One row per check, disagreements first.
+    pub rows: Vec<Row>,
+    /// Every server's full report, in column order.
+    pub reports: Vec<Report>,
+}
+
+/// A server's column.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Column {
+    /// Its name.
+    pub name: String,
+    /// stdio command or URL.
+    pub target: String,
+    /// The negotiated protocol version.
+    pub version: Option<String>,
+    /// serverInfo name and version.
+    pub server: Option<String>,
+    /// Set when the server could not be tested.
+    pub fatal: Option<String>,
+    /// Passed checks over judged ones (pass + fail + warn), in percent.
+    pub score: f64,
+    /// Counts.
+    pub pass: usize,
+    /// Failures.
+    pub fail: usize,
+    /// Warnings.
+    pub warn: usize,
+}
+
+/// A check's row.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Row {
+    /// The check id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Its level.
+    pub level: Level,
+    /// Its first spec link.
+    pub spec: Option<String>,
+    /// Whether the servers' verdicts differ.
+    pub disagree: bool,
+    /// One cell per server, in column order.
+    pub cells: Vec<Cell>,
+}
+
+/// One server's verdict on one check.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cell {
+    /// The verdict (absent when the check did not run for this server).
+    pub status: Option<Status>,
+    /// What was observed, in a few characters: `-32602`, `HTTP 404`, `result`, `none`.
+    pub observed: Option<String>,
+    /// The verdict's message.
+    pub message: Option<String>,
+    /// The exchange behind it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+/// Runs every entry (at most `jobs` at once); returns the reports in entry order.
+pub async fn run_all(entries: Vec<Entry>, jobs: usize) -> Vec<Report> {
+    let semaphore = Arc::new(Semaphore::new(jobs.max(1)));
+    let mut tasks = Vec::new();
+    for entry in entries {
+        let semaphore = semaphore.clone();
+        tasks.push(tokio::spawn(async move {
+            let _permit = semaphore.acquire_owned().await.expect("semaphore open");
+            run::run(entry.config).await
+        }));
+    }
+    let mut reports = Vec::new();
+    for task in tasks {
+        reports.push(task.await.expect("a compare run does not panic"));
+    }
+    reports
+}
+
+/// What a check observed, in a few characters.
+pub fn observed(evidence: &[Evidence]) -> Option<String> {
+    let first = evidence.iter().find(|e| e.sent.is_some())?;
+    let http = first.http_status.map(|s| format!("HTTP {s} "));
+    let message = first
+        .received
+        .as_deref()
+        .and_then(|r| serde_json::from_str::<Value>(r).ok());
+    let what = match message {
+        Some(m) if m.get("error").is_some_and(|e| !e.is_null()) => m
+            .pointer("/error/code")
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "error".into()),
+        Some(m) if m.get("result").is_some() => {
+            if m.pointer("/result/isError") == Some(&Value::Bool(true)) {
+                "isError".into()
+            } else {
+                "result".into()
+            }
+        }
+        Some(_) => "response".into(),
+        None if first.received.is_some() => "body".into(),
+        None => first
+            .remark
+            .clone()
+            .map(|r| {
+                if r.starts_with("no reply") {
+                    "none".to_string()
+                } else {
+                    "closed".to_string()
+                }
+            })
+            .unwrap_or_default(),
+    };
+    Some(
+        format!("{}{what}", http.unwrap_or_default())
+            .trim()
+            .to_string(),
+    )
+}
+
+/// Builds the matrix from named reports.
+pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
+    let servers = names
+        .iter()
+        .zip(&reports)
+        .map(|(name, r)| {
+            let judged = r.summary.pass + r.summary.fail + r.summary.warn;
+            Column {
+                name: name.clone(),
+                target: match (&r.target.command, &r.target.url) {
+                    (Some(c), _) => c.join(" "),
+                    (_, Some(u)) => u.clone(),
+                    _ => r.target.transport.clone(),
+                },
+                version: r.protocol.version.clone(),
+                server: r.protocol.server_info.as_ref().map(|i| {
+                    format!(
+                        "{} {}",
+                        i.get("name").and_then(Value::as_str).unwrap_or("?"),
+                        i.get("version").and_then(Value::as_str).unwrap_or("")
+                    )
+                    .trim()
+                    .to_string()
+                }),
+                fatal: r.fatal.clone(),
+                score: if judged == 0 {
+                    0.0
+                } else {
+                    (r.summary.pass as f64 * 1000.0 / judged as f64).round() / 10.0
+                },
+                pass: r.summary.pass,
+                fail: r.summary.fail,
+                warn: r.summary.warn,
+            }
+        })
+        .collect();
+    let mut order: Vec<String> = Vec::new();
+    let mut rows: BTreeMap<String, Row> = BTreeMap::new();
+    for (column, report) in reports.iter().enumerate() {
+        for check in &report.checks {
+            let row = rows.entry(check.id.clone()).or_insert_with(|| {
+                order.push(check.id.clone());
+                Row {
+                    id: check.id.clone(),
+                    title: check.title.clone(),
+                    level: check.level,
+                    spec: check.spec.first().map(|s| s.url.clone()),
+                    disagree: false,
+                    cells: vec![
+                        Cell {
+                            status: None,
+                            observed: None,
+                            message: None,
+                            evidence: Vec::new()
+                        };
+                        reports.len()
+                    ],
+                }
+            });
+            row.cells[column] = Cell {
+                status: Some(check.status),
+                observed: observed(&check.evidence),
+                message: Some(check.message.clone()),
+                evidence: check.evidence.iter().take(3).cloned().collect(),
+            };
+        }
+    }
+    let mut rows: Vec<Row> = order.iter().filter_map(|id| rows.remove(id)).collect();
+    for row in &mut rows {
+        // Not applicable (the other transport, an undeclared capability) is no disagreement.
+        let judged: Vec<Status> = row
+            .cells
+            .iter()
+            .filter_map(|c| c.status)
+            .filter(|s| *s != Status::Skip)
+            .collect();
+        row.disagree = judged.windows(2).any(|w| w[0] != w[1]);
+    }
+    // Disagreements first; within each group, the worst verdict first, then by id.
+    rows.sort_by_key(|r| {
+        (
+            !r.disagree,
+            r.cells.iter().filter_map(|c| c.status).min(),
+            r.id.clone(),
+        )
+    });
+    Matrix {
+        schema_version: 1,
+        servers,
+        rows,
+        reports,
+    }
+}
