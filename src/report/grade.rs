@@ -164,21 +164,27 @@ impl Grading {
         grading
     }
 
-    /// The mark of one check.
-    pub fn mark(&self, id: &str) -> Mark {
-        let has = |list: &Vec<String>| list.iter().any(|x| x == id);
-        if has(&self.failing) {
-            Mark::Failing
-        } else if has(&self.stale) {
-            Mark::Stale
-        } else if has(&self.expected_failures) {
-            Mark::Expected
-        } else if has(&self.ungraded) {
-            Mark::Ungraded
-        } else {
-            Mark::Graded
+    /// The marks of the checks that are not simply graded, for lookups while rendering (one
+    /// map per rendering, so renderers stay linear in the number of checks).
+    pub fn marks(&self) -> std::collections::HashMap<&str, Mark> {
+        let mut marks = std::collections::HashMap::new();
+        for (list, mark) in [
+            (&self.ungraded, Mark::Ungraded),
+            (&self.expected_failures, Mark::Expected),
+            (&self.stale, Mark::Stale),
+            (&self.failing, Mark::Failing),
+        ] {
+            for id in list {
+                marks.insert(id.as_str(), mark);
+            }
         }
+        marks
     }
+}
+
+/// The mark of one check in a report (`Graded` when the report was not graded).
+pub fn mark_of(marks: &std::collections::HashMap<&str, Mark>, id: &str) -> Mark {
+    marks.get(id).copied().unwrap_or(Mark::Graded)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! and open, then every check by area, each expandable to its evidence — the bytes sent and
 //! received, headers, timing — and the server's stderr tail.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use super::grade::Mark;
@@ -43,6 +43,11 @@ dl{display:grid;grid-template-columns:8em 1fr;gap:.2em 1em}dt{color:#57606a}dd{m
 
 /// Renders the report as a self-contained HTML page.
 pub fn render(report: &Report) -> String {
+    let marks = report
+        .grading
+        .as_ref()
+        .map(|g| g.marks())
+        .unwrap_or_default();
     let mut out = String::new();
     let _ = write!(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n", escape(&report.verdict_line()));
     let _ = writeln!(
@@ -114,7 +119,7 @@ pub fn render(report: &Report) -> String {
     if !problems.is_empty() {
         let _ = writeln!(out, "<h2 id=\"problems\">Problems</h2>");
         for check in problems {
-            check_block(&mut out, report, check, true);
+            check_block(&mut out, &marks, check, true);
         }
     }
     let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
@@ -130,7 +135,7 @@ pub fn render(report: &Report) -> String {
             escape(area)
         );
         for check in checks {
-            check_block(&mut out, report, check, false);
+            check_block(&mut out, &marks, check, false);
         }
     }
     if let Some(server) = &report.server {
@@ -156,11 +161,8 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn check_block(out: &mut String, report: &Report, check: &CheckResult, open: bool) {
-    let mark = report
-        .grading
-        .as_ref()
-        .map_or(Mark::Graded, |g| g.mark(&check.id));
+fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResult, open: bool) {
+    let mark = super::grade::mark_of(marks, &check.id);
     let tag = match mark {
         Mark::Expected => " <span class=\"tag\">expected by the baseline</span>",
         Mark::Stale => " <span class=\"tag\">stale baseline entry</span>",

@@ -13,6 +13,12 @@ use crate::check::Status;
 
 /// Renders the report as JUnit XML.
 pub fn render(report: &Report) -> String {
+    let marks = report
+        .grading
+        .as_ref()
+        .map(|g| g.marks())
+        .unwrap_or_default();
+    let marks = &marks;
     let mut junit = JUnitReport::new("mcpcheck");
     let mut suites: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
     for check in &report.checks {
@@ -28,10 +34,7 @@ pub fn render(report: &Report) -> String {
     for (area, checks) in suites {
         let mut suite = TestSuite::new(area);
         for check in checks {
-            let mark = report
-                .grading
-                .as_ref()
-                .map_or(Mark::Graded, |g| g.mark(&check.id));
+            let mark = super::grade::mark_of(marks, &check.id);
             let strict = report.grading.as_ref().is_some_and(|g| g.strict);
             let mut case = TestCase::new(check.id.as_str(), status(check, mark, strict));
             case.set_classname(format!("mcpcheck.{area}"));

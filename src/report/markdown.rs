@@ -18,6 +18,11 @@ fn fence(text: &str) -> String {
 
 /// Renders the report as Markdown.
 pub fn render(report: &Report) -> String {
+    let marks = report
+        .grading
+        .as_ref()
+        .map(|g| g.marks())
+        .unwrap_or_default();
     let mut out = String::new();
     let failing = report.exit_code() == crate::exit::FAILURES || report.fatal.is_some();
     let icon = if failing {
@@ -99,7 +104,7 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(out, "### {heading}\n");
         for check in group {
-            problem(&mut out, report, check);
+            problem(&mut out, &marks, check);
         }
     }
     let stale = report
@@ -132,11 +137,8 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn problem(out: &mut String, report: &Report, check: &CheckResult) {
-    let mark = report
-        .grading
-        .as_ref()
-        .map_or(Mark::Graded, |g| g.mark(&check.id));
+fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, check: &CheckResult) {
+    let mark = super::grade::mark_of(marks, &check.id);
     let tag = match mark {
         Mark::Expected => " — expected by the baseline",
         Mark::Ungraded => " — not graded by this profile",
