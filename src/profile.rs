@@ -41,6 +41,9 @@ pub const PROFILES: &[Profile] = &[Profile {
         "jsonrpc-error-shape",
         "http-notification-accepted",
         "http-response-content-type",
+        "jsonrpc-batch-rejected",
+        "pagination-invalid-cursor",
+        "logging-set-level-invalid",
     ],
 }];
 

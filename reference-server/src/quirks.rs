@@ -63,6 +63,12 @@ pub enum Quirk {
     IgnoreStdinEof,
     /// A request with a string id is refused with -32600.
     StringIdRejected,
+    /// A JSON-RPC batch is processed at every version, not only at 2025-03-26.
+    AcceptBatches,
+    /// A cursor the server never issued is ignored (the first page is served).
+    InvalidCursorIgnored,
+    /// `logging/setLevel` accepts any level.
+    SetLevelAcceptsAnything,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -205,6 +211,21 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StringIdRejected,
         "string-id-rejected",
         "a request id MAY be a string; refusing string ids breaks clients",
+    ),
+    (
+        Quirk::AcceptBatches,
+        "accept-batches",
+        "batches were removed in 2025-06-18 and MUST be refused",
+    ),
+    (
+        Quirk::InvalidCursorIgnored,
+        "invalid-cursor-ignored",
+        "an invalid cursor SHOULD get -32602",
+    ),
+    (
+        Quirk::SetLevelAcceptsAnything,
+        "set-level-accepts-anything",
+        "an invalid log level SHOULD get -32602",
     ),
     (
         Quirk::Notification200,

@@ -96,7 +96,9 @@ impl Server {
         };
         match parsed {
             Value::Array(items)
-                if session.version().as_deref() == Some("2025-03-26") && !items.is_empty() =>
+                if (session.version().as_deref() == Some("2025-03-26")
+                    || self.quirks.has(Quirk::AcceptBatches))
+                    && !items.is_empty() =>
             {
                 let mut handled = Handled {
                     batch: true,
@@ -253,6 +255,7 @@ impl Server {
                         *session.log_level.lock().expect("log level lock") = Some(level);
                         Ok(json!({}))
                     }
+                    None if self.quirks.has(Quirk::SetLevelAcceptsAnything) => Ok(json!({})),
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),
                 }
             }
@@ -309,6 +312,9 @@ impl Server {
             return known.then(|| Ok(Value::Null));
         }
         Some(match method {
+            "tools/list" if self.quirks.has(Quirk::InvalidCursorIgnored) => {
+                list_page(fixtures::tools(version), &json!({}), "tools")
+            }
             "tools/list" => list_page(fixtures::tools(version), params, "tools"),
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => list_page(fixtures::resources(), params, "resources"),

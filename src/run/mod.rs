@@ -506,7 +506,34 @@ async fn run_scenario(
             }
         },
     };
-    let version = context.info.version.clone().unwrap_or_default();
+    // A connection of the scenario's own is judged at the version it negotiated itself.
+    let main_version = context.info.version.clone().unwrap_or_default();
+    let version = if scenario.session == SessionKind::Fresh {
+        session
+            .info()
+            .version
+            .unwrap_or_else(|| main_version.clone())
+    } else {
+        main_version.clone()
+    };
+    if version != main_version && !scenario.requires.versions.contains(&version) {
+        session.close().await;
+        let why = format!(
+            "applies to protocol versions {}; a new connection negotiated {version} (the main one {main_version})",
+            scenario.requires.versions
+        );
+        let results = scenario
+            .checks
+            .iter()
+            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .collect();
+        return (
+            results,
+            Some(std::mem::take(
+                &mut *session.transcript.lock().expect("transcript lock"),
+            )),
+        );
+    }
     let mut captures: HashMap<String, Value> = HashMap::new();
     let mut records: Vec<StepRecord> = Vec::new();
     let base = 1000 * (index as i64 + 1);
