@@ -58,7 +58,7 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
         let concurrent = serde_json::from_slice::<serde_json::Value>(&frame)
             .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("tools/call"));
         let work = async move {
-            if handle_line(&server, &session, &frame, &out).await {
+            if handle_line(&server, &session, &frame, &out, concurrent).await {
                 let _ = stop_tx.send(());
             }
         };
@@ -88,22 +88,42 @@ async fn handle_line(
     session: &Session,
     frame: &[u8],
     out: &mpsc::UnboundedSender<String>,
+    streaming: bool,
 ) -> bool {
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
-    let forward = {
-        let out = out.clone();
-        tokio::spawn(async move {
-            while let Some(note) = notes.recv().await {
-                let _ = out.send(format!("{note}\n"));
-            }
-        })
-    };
+    if streaming {
+        // Notifications of a long request (progress) are written as they come.
+        let forward = {
+            let out = out.clone();
+            tokio::spawn(async move {
+                while let Some(note) = notes.recv().await {
+                    let _ = out.send(format!("{note}\n"));
+                }
+            })
+        };
+        let handled = server.handle_frame(session, frame, &sink).await;
+        drop(sink);
+        let _ = forward.await;
+        return write_replies(server, frame, handled, out);
+    }
+    // A quick request's notifications are written after it, before its response.
     let handled = server.handle_frame(session, frame, &sink).await;
     drop(sink);
-    let _ = forward.await;
-    let pretty = server.quirks.has(Quirk::PrettyPrintPing)
-        && serde_json::from_slice::<Value>(frame)
-            .is_ok_and(|v| v.get("method") == Some(&Value::from("ping")));
+    while let Ok(note) = notes.try_recv() {
+        let _ = out.send(format!("{note}\n"));
+    }
+    write_replies(server, frame, handled, out)
+}
+
+/// Writes a frame's replies; returns whether the server must stop serving.
+fn write_replies(
+    server: &Server,
+    frame: &[u8],
+    handled: crate::server::Handled,
+    out: &mpsc::UnboundedSender<String>,
+) -> bool {
+    let pretty =
+        server.quirks.has(Quirk::PrettyPrintPing) && frame.windows(6).any(|w| w == b"\"ping\"");
     let render = |v: &Value| {
         if pretty {
             serde_json::to_string_pretty(v)

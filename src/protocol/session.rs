@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
-use crate::transport::stdio::{ExitReport, StdioProcess, StdoutEvent};
+use crate::transport::stdio::{ExitReport, StdioProcess, StdoutEvent, StdoutReader};
 use crate::transport::transcript::HttpRecord;
 use crate::transport::{Direction, HttpSpec, Limits, Target, Transcript};
 
@@ -279,20 +279,22 @@ impl Session {
     /// Sends one frame and waits for what comes back.
     pub async fn send(&self, outgoing: Outgoing, options: &SendOptions) -> Exchange {
         let outgoing = self.with_meta(outgoing);
+        let initialize =
+            matches!(&outgoing, Outgoing::Request { method, .. } if method == "initialize");
         let exchange = match &self.link {
-            Link::Stdio(link) => self.send_stdio(link, outgoing.clone(), options).await,
-            Link::Http(link) => self.send_http(link, outgoing.clone(), options).await,
+            Link::Stdio(link) => self.send_stdio(link, outgoing, options).await,
+            Link::Http(link) => self.send_http(link, outgoing, options).await,
         };
-        self.learn_version(&outgoing, &exchange);
+        if initialize {
+            self.learn_version(&exchange);
+        }
         exchange
     }
 
     /// A session that runs its own `initialize` (a bare one) adopts the version it negotiated,
     /// so that later requests carry the matching `MCP-Protocol-Version` header.
-    fn learn_version(&self, outgoing: &Outgoing, exchange: &Exchange) {
-        let (Outgoing::Request { method, .. }, Reply::Message { message, .. }) =
-            (outgoing, &exchange.reply)
-        else {
+    fn learn_version(&self, exchange: &Exchange) {
+        let Reply::Message { message, .. } = &exchange.reply else {
             return;
         };
         let Some(version) = message
@@ -302,10 +304,7 @@ impl Session {
             return;
         };
         let mut info = self.info.lock().expect("info lock");
-        if method == "initialize"
-            && info.version.is_none()
-            && Era::of(version) == Some(Era::Handshake)
-        {
+        if info.version.is_none() && Era::of(version) == Some(Era::Handshake) {
             info.era = Some(Era::Handshake);
             info.version = Some(version.to_string());
         }
@@ -313,9 +312,12 @@ impl Session {
 
     /// In the stateless era every request carries its version and capabilities in `_meta`.
     fn with_meta(&self, outgoing: Outgoing) -> Outgoing {
-        let info = self.info();
-        let (Some(Era::Stateless), Some(version)) = (info.era, info.version) else {
-            return outgoing;
+        let version = {
+            let info = self.info.lock().expect("info lock");
+            match (info.era, &info.version) {
+                (Some(Era::Stateless), Some(version)) => version.clone(),
+                _ => return outgoing,
+            }
         };
         match outgoing {
             Outgoing::Request { id, method, params } => {
@@ -374,11 +376,11 @@ impl Session {
         if !line.ends_with('\n') {
             line.push('\n');
         }
-        let parsed = serde_json::from_str::<Value>(&text).ok();
+        // Checks judge what the server sent; the frames mcpcheck sent are kept as text only.
         self.transcript.lock().expect("transcript lock").push(
             Direction::Sent,
             &text,
-            parsed,
+            None,
             None,
             None,
         );
@@ -1091,39 +1093,44 @@ pub fn answer_server_request(request: &Value) -> Value {
 /// [`answer_server_request`], notifications to the session's list, everything to the transcript.
 async fn dispatch_stdio(
     link: std::sync::Weak<StdioLink>,
-    mut events: mpsc::Receiver<StdoutEvent>,
+    mut reader: StdoutReader,
     unmatched: mpsc::Sender<(Value, String)>,
     closed: watch::Sender<bool>,
     transcript: Arc<Mutex<Transcript>>,
 ) {
-    while let Some(event) = events.recv().await {
+    'read: while let Some(events) = reader.next().await {
+        // Buffered lines come back without touching the pipe; a flooding server must not keep
+        // this task from yielding to the rest of the run.
+        tokio::task::consume_budget().await;
         let Some(link) = link.upgrade() else { return };
-        match event {
-            StdoutEvent::Closed => break,
-            StdoutEvent::Noise { text, issue } => {
-                transcript.lock().expect("transcript lock").push(
-                    Direction::Received,
-                    &text,
-                    None,
-                    Some(issue),
-                    None,
-                );
-            }
-            StdoutEvent::Message { value, text, issue } => {
-                let single = value.is_object().then(|| value.clone());
-                transcript.lock().expect("transcript lock").push(
-                    Direction::Received,
-                    &text,
-                    single,
-                    issue,
-                    None,
-                );
-                let messages = match value {
-                    Value::Array(items) => items,
-                    other => vec![other],
-                };
-                for message in messages {
-                    route(&link, message, &text, &unmatched, &transcript).await;
+        for event in events {
+            match event {
+                StdoutEvent::Closed => break 'read,
+                StdoutEvent::Noise { text, issue } => {
+                    transcript.lock().expect("transcript lock").push(
+                        Direction::Received,
+                        &text,
+                        None,
+                        Some(issue),
+                        None,
+                    );
+                }
+                StdoutEvent::Message { value, text, issue } => {
+                    let single = value.is_object().then(|| value.clone());
+                    transcript.lock().expect("transcript lock").push(
+                        Direction::Received,
+                        &text,
+                        single,
+                        issue,
+                        None,
+                    );
+                    let messages = match value {
+                        Value::Array(items) => items,
+                        other => vec![other],
+                    };
+                    for message in messages {
+                        route(&link, message, &text, &unmatched, &transcript).await;
+                    }
                 }
             }
         }

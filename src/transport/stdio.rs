@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
 
 use super::{Limits, StdioSpec};
 
@@ -81,7 +80,7 @@ impl StdioProcess {
     pub fn spawn(
         spec: &StdioSpec,
         limits: &Limits,
-    ) -> Result<(StdioProcess, mpsc::Receiver<StdoutEvent>), String> {
+    ) -> Result<(StdioProcess, StdoutReader), String> {
         let (program, args) = spec
             .argv
             .split_first()
@@ -109,8 +108,13 @@ impl StdioProcess {
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take();
         let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let (tx, rx) = mpsc::channel(256);
-        tokio::spawn(read_stdout(stdout, tx, limits.max_frame_bytes));
+        let reader = StdoutReader {
+            reader: BufReader::new(stdout),
+            framer: Framer::new(limits.max_frame_bytes),
+            line: Vec::new(),
+            max_frame: limits.max_frame_bytes,
+            closed: false,
+        };
         let stderr_reader = tokio::spawn(read_stderr(
             stderr_pipe,
             stderr.clone(),
@@ -125,7 +129,7 @@ impl StdioProcess {
             exited: Arc::new(Mutex::new(None)),
             stopped: Mutex::new(false),
         };
-        Ok((process, rx))
+        Ok((process, reader))
     }
 
     /// Writes bytes to the server's stdin.
@@ -254,42 +258,38 @@ async fn read_stderr(
     }
 }
 
-/// Reads stdout line by line and turns lines into messages, recovering multi-line JSON so that
-/// the problem can be reported precisely rather than as a timeout.
-async fn read_stdout(
-    stdout: tokio::process::ChildStdout,
-    tx: mpsc::Sender<StdoutEvent>,
+/// The server's stdout, read line by line and turned into events; multi-line JSON is recovered
+/// so that the problem can be reported precisely rather than as a timeout. The session's
+/// dispatcher pulls from it directly, so a response takes no extra task hop.
+pub struct StdoutReader {
+    reader: BufReader<tokio::process::ChildStdout>,
+    framer: Framer,
+    line: Vec<u8>,
     max_frame: usize,
-) {
-    let mut reader = BufReader::new(stdout);
-    let mut framer = Framer::new(max_frame);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let read = read_line_capped(&mut reader, &mut line, max_frame).await;
-        let events = match read {
-            Ok(LineRead::Eof) => {
-                for event in framer.finish() {
-                    let _ = tx.send(event).await;
-                }
-                let _ = tx.send(StdoutEvent::Closed).await;
-                return;
-            }
-            Ok(LineRead::Line) => framer.line(&line),
+    closed: bool,
+}
+
+impl StdoutReader {
+    /// The next events; `StdoutEvent::Closed` comes last, then `None`.
+    pub async fn next(&mut self) -> Option<Vec<StdoutEvent>> {
+        if self.closed {
+            return None;
+        }
+        self.line.clear();
+        let max_frame = self.max_frame;
+        Some(match read_line_capped(&mut self.reader, &mut self.line, max_frame).await {
+            Ok(LineRead::Line) => self.framer.line(&self.line),
             Ok(LineRead::Oversize(total)) => vec![StdoutEvent::Noise {
-                text: String::from_utf8_lossy(&line[..line.len().min(256)]).into_owned(),
+                text: String::from_utf8_lossy(&self.line[..self.line.len().min(256)]).into_owned(),
                 issue: format!("a frame of {total} bytes exceeds the limit of {max_frame} bytes; it was discarded"),
             }],
-            Err(_) => {
-                let _ = tx.send(StdoutEvent::Closed).await;
-                return;
+            Ok(LineRead::Eof) | Err(_) => {
+                self.closed = true;
+                let mut events = self.framer.finish();
+                events.push(StdoutEvent::Closed);
+                events
             }
-        };
-        for event in events {
-            if tx.send(event).await.is_err() {
-                return;
-            }
-        }
+        })
     }
 }
 
