@@ -60,7 +60,7 @@ async fn bench(name: &str, target: Target, count: usize) {
         .map_err(|(e, _)| e)
         .expect("handshake");
     measure(session.clone(), count / 10, 1).await; // warm-up
-    for in_flight in [1, 16] {
+    for in_flight in [1, 16, 64] {
         let rate = measure(session.clone(), count, in_flight).await;
         println!("{name:5} in-flight={in_flight:<3} {rate:>10.0} exchanges/s ({count} pings)");
     }
@@ -74,10 +74,13 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(20_000);
     let server = reference_server();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runtime = match std::env::var("MCPCHECK_BENCH_RUNTIME").as_deref() {
+        Ok("current") => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    }
+    .enable_all()
+    .build()
+    .expect("runtime");
     runtime.block_on(bench(
         "stdio",
         Target::Stdio(StdioSpec {

@@ -65,8 +65,8 @@ fn main() -> ExitCode {
         }
     }
     let server = Arc::new(Server { quirks, stateless });
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
