@@ -44,6 +44,11 @@ pub const PROFILES: &[Profile] = &[Profile {
         "jsonrpc-batch-rejected",
         "pagination-invalid-cursor",
         "logging-set-level-invalid",
+        "http-origin-rejected",
+        "http-protocol-version-invalid",
+        "tools-list-shape",
+        "resources-list-shape",
+        "prompts-get-unknown",
     ],
 }];
 

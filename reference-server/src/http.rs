@@ -68,7 +68,11 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     if req.uri().path() != "/mcp" {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
-    if let Some(origin) = req.headers().get("origin") {
+    if let Some(origin) = req
+        .headers()
+        .get("origin")
+        .filter(|_| !state.server.quirks.has(Quirk::NoOriginCheck))
+    {
         if !origin_allowed(origin) {
             return rpc_error(
                 StatusCode::FORBIDDEN,
@@ -229,6 +233,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     if !is_initialize
         && !protocol_version.is_empty()
         && !SUPPORTED.contains(&protocol_version.as_str())
+        && !state.server.quirks.has(Quirk::IgnoreProtocolVersionHeader)
     {
         return rpc_error(
             StatusCode::BAD_REQUEST,

@@ -69,6 +69,16 @@ pub enum Quirk {
     InvalidCursorIgnored,
     /// `logging/setLevel` accepts any level.
     SetLevelAcceptsAnything,
+    /// HTTP: the Origin header is not validated.
+    NoOriginCheck,
+    /// HTTP: the MCP-Protocol-Version header is not validated.
+    IgnoreProtocolVersionHeader,
+    /// The first tool's inputSchema has no `type`.
+    ToolInputSchemaWithoutType,
+    /// The first resource has no `name`.
+    ResourceWithoutName,
+    /// An unknown prompt is served as an empty list of messages.
+    UnknownPromptEmptyResult,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -226,6 +236,31 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::SetLevelAcceptsAnything,
         "set-level-accepts-anything",
         "an invalid log level SHOULD get -32602",
+    ),
+    (
+        Quirk::NoOriginCheck,
+        "no-origin-check",
+        "a foreign Origin MUST be refused with 403 (DNS rebinding)",
+    ),
+    (
+        Quirk::IgnoreProtocolVersionHeader,
+        "ignore-protocol-version-header",
+        "an invalid MCP-Protocol-Version MUST get 400",
+    ),
+    (
+        Quirk::ToolInputSchemaWithoutType,
+        "tool-input-schema-without-type",
+        "a tool's inputSchema MUST be of type object (schema)",
+    ),
+    (
+        Quirk::ResourceWithoutName,
+        "resource-without-name",
+        "a resource MUST have a name (schema)",
+    ),
+    (
+        Quirk::UnknownPromptEmptyResult,
+        "unknown-prompt-empty-result",
+        "an unknown prompt SHOULD get -32602",
     ),
     (
         Quirk::Notification200,

@@ -312,18 +312,47 @@ impl Server {
             return known.then(|| Ok(Value::Null));
         }
         Some(match method {
-            "tools/list" if self.quirks.has(Quirk::InvalidCursorIgnored) => {
-                list_page(fixtures::tools(version), &json!({}), "tools")
+            "tools/list" => {
+                let mut tools = fixtures::tools(version);
+                if self.quirks.has(Quirk::ToolInputSchemaWithoutType) {
+                    tools[0]["inputSchema"]
+                        .as_object_mut()
+                        .expect("schema object")
+                        .remove("type");
+                }
+                let ignored = json!({});
+                let params = if self.quirks.has(Quirk::InvalidCursorIgnored) {
+                    &ignored
+                } else {
+                    params
+                };
+                list_page(tools, params, "tools")
             }
-            "tools/list" => list_page(fixtures::tools(version), params, "tools"),
             "tools/call" => self.call_tool(version, session, params, sink).await,
-            "resources/list" => list_page(fixtures::resources(), params, "resources"),
+            "resources/list" => {
+                let mut resources = fixtures::resources();
+                if self.quirks.has(Quirk::ResourceWithoutName) {
+                    resources[0]
+                        .as_object_mut()
+                        .expect("resource object")
+                        .remove("name");
+                }
+                list_page(resources, params, "resources")
+            }
             "resources/templates/list" => {
                 list_page(fixtures::resource_templates(), params, "resourceTemplates")
             }
             "resources/read" => self.read_resource(params),
             "prompts/list" => list_page(fixtures::prompts(), params, "prompts"),
-            "prompts/get" => get_prompt(params),
+            "prompts/get" => match get_prompt(params) {
+                Err((-32602, message, _))
+                    if message.starts_with("Unknown prompt")
+                        && self.quirks.has(Quirk::UnknownPromptEmptyResult) =>
+                {
+                    Ok(json!({"messages": []}))
+                }
+                other => other,
+            },
             _ => complete(params),
         })
     }

@@ -93,7 +93,7 @@ fn the_terminal_table_shows_expected_and_actual_for_failures() {
         "{text}"
     );
     assert!(
-        text.contains("does not conform to MCP 2025-11-25: 0 passed, 1 failed, 1 not testable"),
+        text.contains("does not conform to MCP 2025-11-25: 1 passed, 1 failed, 1 not testable"),
         "{text}"
     );
     assert!(
