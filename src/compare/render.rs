@@ -212,19 +212,7 @@ pub fn html(matrix: &Matrix) -> String {
                 let _ = writeln!(wire, "{message}");
             }
             for evidence in &cell.evidence {
-                if let Some(sent) = &evidence.sent {
-                    let _ = writeln!(wire, "→ {sent}");
-                }
-                if let Some(received) = &evidence.received {
-                    let status = evidence
-                        .http_status
-                        .map(|s| format!("HTTP {s} "))
-                        .unwrap_or_default();
-                    let _ = writeln!(wire, "← {status}{received}");
-                }
-                if let Some(remark) = &evidence.remark {
-                    let _ = writeln!(wire, "· {remark}");
-                }
+                let _ = writeln!(wire, "{}", evidence.wire());
             }
             let _ = write!(
                 out,

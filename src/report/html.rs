@@ -7,7 +7,6 @@ use std::fmt::Write;
 
 use super::grade::Mark;
 use super::{CheckResult, Evidence, Report};
-use crate::check::Status;
 
 /// Escapes text for HTML.
 pub fn escape(text: &str) -> String {
@@ -55,23 +54,8 @@ pub fn render(report: &Report) -> String {
         "<h1 id=\"verdict\">{}</h1>",
         escape(&report.verdict_line())
     );
-    let target = match (&report.target.command, &report.target.url) {
-        (Some(command), _) => format!("stdio: {}", command.join(" ")),
-        (_, Some(url)) => format!("http: {url}"),
-        _ => report.target.transport.clone(),
-    };
-    let server = report
-        .protocol
-        .server_info
-        .as_ref()
-        .map(|i| {
-            format!(
-                "{} {}",
-                i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
-                i.get("version").and_then(|v| v.as_str()).unwrap_or("")
-            )
-        })
-        .unwrap_or_else(|| "unknown server".into());
+    let target = report.target_label();
+    let server = report.server_label();
     let profile = report
         .grading
         .as_ref()
@@ -105,17 +89,7 @@ pub fn render(report: &Report) -> String {
             escape(fatal)
         );
     }
-    let mut problems: Vec<&CheckResult> = report
-        .checks
-        .iter()
-        .filter(|c| {
-            matches!(
-                c.status,
-                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
-            )
-        })
-        .collect();
-    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    let problems = report.problems();
     if !problems.is_empty() {
         let _ = writeln!(out, "<h2 id=\"problems\">Problems</h2>");
         for check in problems {

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::grade::Mark;
-use super::{CheckResult, Report};
+use super::{CheckResult, Evidence, Report};
 use crate::check::Status;
 
 fn cell(text: &str) -> String {
@@ -81,17 +81,7 @@ pub fn render(report: &Report) -> String {
             }
         }
     }
-    let mut problems: Vec<&CheckResult> = report
-        .checks
-        .iter()
-        .filter(|c| {
-            matches!(
-                c.status,
-                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
-            )
-        })
-        .collect();
-    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    let problems = report.problems();
     for (status, heading) in [
         (Status::Fail, "Failures"),
         (Status::Error, "Could not be checked"),
@@ -173,22 +163,12 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
         check.source
     );
     if !check.evidence.is_empty() {
-        let mut wire = String::new();
-        for evidence in &check.evidence {
-            if let Some(sent) = &evidence.sent {
-                let _ = writeln!(wire, "→ {}: {sent}", evidence.label);
-            }
-            if let Some(received) = &evidence.received {
-                let status = evidence
-                    .http_status
-                    .map(|s| format!("HTTP {s} "))
-                    .unwrap_or_default();
-                let _ = writeln!(wire, "← {status}{received}");
-            }
-            if let Some(remark) = &evidence.remark {
-                let _ = writeln!(wire, "· {}: {remark}", evidence.label);
-            }
-        }
+        let wire = check
+            .evidence
+            .iter()
+            .map(Evidence::wire)
+            .collect::<Vec<_>>()
+            .join("\n");
         let _ = writeln!(
             out,
             "<details><summary>exchange</summary>\n\n{}\n\n</details>\n",

@@ -278,6 +278,25 @@ impl Evidence {
         }
     }
 
+    /// The exchange as lines of text: `→ step: sent`, `← HTTP 200 received`, `· step: remark`.
+    pub fn wire(&self) -> String {
+        let mut lines = Vec::new();
+        if let Some(sent) = &self.sent {
+            lines.push(format!("→ {}: {sent}", self.label));
+        }
+        if let Some(received) = &self.received {
+            let status = self
+                .http_status
+                .map(|s| format!("HTTP {s} "))
+                .unwrap_or_default();
+            lines.push(format!("← {status}{received}"));
+        }
+        if let Some(remark) = &self.remark {
+            lines.push(format!("· {}: {remark}", self.label));
+        }
+        lines.join("\n")
+    }
+
     /// Evidence of one received frame and what is wrong with it.
     pub fn frame(text: &str, issue: &str) -> Evidence {
         Evidence {
@@ -299,6 +318,48 @@ impl Evidence {
 }
 
 impl Report {
+    /// `stdio: COMMAND` or `http: URL`.
+    pub fn target_label(&self) -> String {
+        match (&self.target.command, &self.target.url) {
+            (Some(command), _) => format!("stdio: {}", command.join(" ")),
+            (_, Some(url)) => format!("http: {url}"),
+            _ => self.target.transport.clone(),
+        }
+    }
+
+    /// The server's name and version from `serverInfo`, or `unknown server`.
+    pub fn server_label(&self) -> String {
+        self.protocol
+            .server_info
+            .as_ref()
+            .map(|i| {
+                format!(
+                    "{} {}",
+                    i.get("name").and_then(Value::as_str).unwrap_or("?"),
+                    i.get("version").and_then(Value::as_str).unwrap_or("")
+                )
+                .trim_end()
+                .to_string()
+            })
+            .unwrap_or_else(|| "unknown server".into())
+    }
+
+    /// The checks that need attention (fail, error, warn, not-testable), worst first.
+    pub fn problems(&self) -> Vec<&CheckResult> {
+        let mut problems: Vec<&CheckResult> = self
+            .checks
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.status,
+                    Status::Fail | Status::Error | Status::Warn | Status::NotTestable
+                )
+            })
+            .collect();
+        problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+        problems
+    }
+
     /// Replaces every occurrence of every secret, anywhere in the report, with `[redacted]`.
     pub fn redacted(self, secrets: &[String]) -> Report {
         let secrets: Vec<&String> = secrets.iter().filter(|s| s.len() >= 3).collect();

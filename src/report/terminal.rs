@@ -12,27 +12,12 @@ use crate::check::Status;
 /// Renders the report for a terminal; `color` turns on ANSI colours, `width` bounds the tables.
 pub fn render(report: &Report, color: bool, width: u16) -> String {
     let mut out = String::new();
-    let target = match (&report.target.command, &report.target.url) {
-        (Some(command), _) => format!("stdio: {}", command.join(" ")),
-        (_, Some(url)) => format!("http: {url}"),
-        _ => report.target.transport.clone(),
-    };
+    let target = report.target_label();
     out.push_str(&format!(
         "mcpcheck {} · {target}\n",
         report.mcpcheck_version
     ));
-    let server = report
-        .protocol
-        .server_info
-        .as_ref()
-        .map(|i| {
-            format!(
-                "{} {}",
-                i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
-                i.get("version").and_then(|v| v.as_str()).unwrap_or("")
-            )
-        })
-        .unwrap_or_else(|| "unknown server".into());
+    let server = report.server_label();
     out.push_str(&format!(
         "server: {} · protocol {} ({} era)\n\n",
         server.trim_end(),
