@@ -49,6 +49,10 @@ pub const PROFILES: &[Profile] = &[Profile {
         "tools-list-shape",
         "resources-list-shape",
         "prompts-get-unknown",
+        "prompts-list-shape",
+        "resources-templates-list-shape",
+        "resources-read-contents-shape",
+        "completion-unknown-prompt",
     ],
 }];
 

@@ -79,6 +79,14 @@ pub enum Quirk {
     ResourceWithoutName,
     /// An unknown prompt is served as an empty list of messages.
     UnknownPromptEmptyResult,
+    /// The first prompt has no `name`.
+    PromptWithoutName,
+    /// The resource template has no `uriTemplate`.
+    TemplateWithoutUriTemplate,
+    /// Reading a text resource returns both `text` and `blob`.
+    ReadTextAndBlob,
+    /// Completion for an unknown prompt offers an empty list.
+    CompletionUnknownRefEmpty,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -261,6 +269,26 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::UnknownPromptEmptyResult,
         "unknown-prompt-empty-result",
         "an unknown prompt SHOULD get -32602",
+    ),
+    (
+        Quirk::PromptWithoutName,
+        "prompt-without-name",
+        "a prompt MUST have a name (schema)",
+    ),
+    (
+        Quirk::TemplateWithoutUriTemplate,
+        "template-without-uri-template",
+        "a resource template MUST have a uriTemplate (schema)",
+    ),
+    (
+        Quirk::ReadTextAndBlob,
+        "read-text-and-blob",
+        "resource contents MUST be text or blob, not both (schema)",
+    ),
+    (
+        Quirk::CompletionUnknownRefEmpty,
+        "completion-unknown-ref-empty",
+        "completion for an unknown prompt SHOULD get -32602",
     ),
     (
         Quirk::Notification200,

@@ -340,10 +340,26 @@ impl Server {
                 list_page(resources, params, "resources")
             }
             "resources/templates/list" => {
-                list_page(fixtures::resource_templates(), params, "resourceTemplates")
+                let mut templates = fixtures::resource_templates();
+                if self.quirks.has(Quirk::TemplateWithoutUriTemplate) {
+                    templates[0]
+                        .as_object_mut()
+                        .expect("template object")
+                        .remove("uriTemplate");
+                }
+                list_page(templates, params, "resourceTemplates")
             }
             "resources/read" => self.read_resource(params),
-            "prompts/list" => list_page(fixtures::prompts(), params, "prompts"),
+            "prompts/list" => {
+                let mut prompts = fixtures::prompts();
+                if self.quirks.has(Quirk::PromptWithoutName) {
+                    prompts[0]
+                        .as_object_mut()
+                        .expect("prompt object")
+                        .remove("name");
+                }
+                list_page(prompts, params, "prompts")
+            }
             "prompts/get" => match get_prompt(params) {
                 Err((-32602, message, _))
                     if message.starts_with("Unknown prompt")
@@ -353,7 +369,12 @@ impl Server {
                 }
                 other => other,
             },
-            _ => complete(params),
+            _ => match complete(params) {
+                Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
+                    Ok(json!({"completion": {"values": [], "hasMore": false}}))
+                }
+                other => other,
+            },
         })
     }
 
@@ -526,6 +547,15 @@ impl Server {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
         match fixtures::read_resource(uri) {
+            Some(mut result) if self.quirks.has(Quirk::ReadTextAndBlob) => {
+                if let Some(item) = result["contents"]
+                    .get_mut(0)
+                    .filter(|i| i.get("text").is_some())
+                {
+                    item["blob"] = json!(fixtures::PIXEL_PNG);
+                }
+                Ok(result)
+            }
             Some(result) => Ok(result),
             None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
                 Ok(json!({"contents": []}))

@@ -74,7 +74,7 @@ fn the_terminal_table_shows_expected_and_actual_for_failures() {
         "--stdio",
         &stdio_command(&["missing-resource-empty-contents"]),
         "--check",
-        "resources-*",
+        "resources-read-missing-*",
     ]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -93,7 +93,7 @@ fn the_terminal_table_shows_expected_and_actual_for_failures() {
         "{text}"
     );
     assert!(
-        text.contains("does not conform to MCP 2025-11-25: 1 passed, 1 failed, 1 not testable"),
+        text.contains("does not conform to MCP 2025-11-25: 0 passed, 1 failed, 1 not testable"),
         "{text}"
     );
     assert!(
