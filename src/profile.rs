@@ -53,6 +53,8 @@ pub const PROFILES: &[Profile] = &[Profile {
         "resources-templates-list-shape",
         "resources-read-contents-shape",
         "completion-unknown-prompt",
+        "tools-structured-content-valid",
+        "tools-call-malformed",
     ],
 }];
 

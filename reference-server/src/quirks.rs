@@ -87,6 +87,10 @@ pub enum Quirk {
     ReadTextAndBlob,
     /// Completion for an unknown prompt offers an empty list.
     CompletionUnknownRefEmpty,
+    /// The structured tool returns its sum as a string, against its outputSchema.
+    StructuredContentMismatch,
+    /// A tools/call without a name gets -32603.
+    MalformedCallInternalError,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -289,6 +293,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::CompletionUnknownRefEmpty,
         "completion-unknown-ref-empty",
         "completion for an unknown prompt SHOULD get -32602",
+    ),
+    (
+        Quirk::StructuredContentMismatch,
+        "structured-content-mismatch",
+        "structuredContent MUST validate against the outputSchema",
+    ),
+    (
+        Quirk::MalformedCallInternalError,
+        "malformed-call-internal-error",
+        "invalid params MUST get -32602 (JSON-RPC 2.0)",
     ),
     (
         Quirk::Notification200,

@@ -477,7 +477,12 @@ impl Server {
         sink: &Sink,
     ) -> Outcome {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return Err((-32602, "Invalid params: name must be a string".into(), None));
+            let code = if self.quirks.has(Quirk::MalformedCallInternalError) {
+                -32603
+            } else {
+                -32602
+            };
+            return Err((code, "Invalid params: name must be a string".into(), None));
         };
         let args = params
             .get("arguments")
@@ -520,6 +525,15 @@ impl Server {
                 if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) =>
             {
                 Ok(json!({"content": [], "isError": true}))
+            }
+            ToolOutcome::Result(mut result)
+                if name == "mcpcheck_structured"
+                    && self.quirks.has(Quirk::StructuredContentMismatch) =>
+            {
+                if let Some(sum) = result.pointer("/structuredContent/sum").cloned() {
+                    result["structuredContent"]["sum"] = json!(sum.to_string());
+                }
+                Ok(result)
             }
             ToolOutcome::Result(result) => Ok(result),
             ToolOutcome::Slow { steps, delay_ms } => {

@@ -31,6 +31,8 @@ pub struct Env<'a> {
     pub transport: TransportKind,
     /// Values captured by earlier steps.
     pub captures: &'a HashMap<String, Value>,
+    /// Every listed tool's definition, by name, if the run listed tools.
+    pub tools: Option<&'a HashMap<String, Value>>,
 }
 
 /// Evaluates a check over its steps; the worst verdict wins.
@@ -72,6 +74,7 @@ fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdi
         }
         name.strip_prefix("capture.")
             .and_then(|c| env.captures.get(c).cloned())
+            .or_else(|| crate::run::tool_value(env.tools, name))
     };
     for rule in &check.rules {
         if matches(&rule.when, exchange, env, &lookup) {
@@ -192,6 +195,13 @@ fn matches(
             Test::Len(n) => length(value) == Some(*n),
             Test::MaxLen(n) => length(value).is_some_and(|l| l <= *n),
             Test::Schema(validator) => value.is_some_and(|v| validator.is_valid(v)),
+            Test::SchemaFrom(placeholder) => {
+                let schema = template::expand_str(placeholder, lookup).ok();
+                let validator = schema
+                    .as_ref()
+                    .and_then(|s| jsonschema::validator_for(s).ok());
+                value.is_some_and(|v| validator.is_some_and(|validator| validator.is_valid(v)))
+            }
         }
     })
 }
@@ -296,6 +306,7 @@ mod tests {
                 version,
                 transport: TransportKind::Stdio,
                 captures: &captures,
+                tools: None,
             },
         )
     }
@@ -381,6 +392,7 @@ mod tests {
                     version: "2025-11-25",
                     transport: TransportKind::Stdio,
                     captures: &captures,
+                    tools: None,
                 },
             );
             assert_eq!(verdict.status, Status::Error, "{verdict:?}");

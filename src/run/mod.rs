@@ -103,7 +103,8 @@ struct Context {
     target: Target,
     limits: Limits,
     info: SessionInfo,
-    tools: Option<HashSet<String>>,
+    /// Every listed tool's definition, by name (when a scenario needs tools).
+    tools: Option<HashMap<String, Value>>,
     token: String,
     /// stdio servers started ahead for scenarios that need a connection of their own, by
     /// scenario index: their start-up overlaps the main handshake and each other.
@@ -374,8 +375,8 @@ fn declares(info: &SessionInfo, capability: &str) -> bool {
 }
 
 /// Lists every tool (following cursors, at most 50 pages); listing is always safe.
-async fn list_tools(session: &Session) -> HashSet<String> {
-    let mut names = HashSet::new();
+async fn list_tools(session: &Session) -> HashMap<String, Value> {
+    let mut names = HashMap::new();
     let mut cursor: Option<Value> = None;
     let mut seen_cursors = HashSet::new();
     for _ in 0..50 {
@@ -394,7 +395,7 @@ async fn list_tools(session: &Session) -> HashSet<String> {
             .flatten()
         {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                names.insert(name.to_string());
+                names.insert(name.to_string(), tool.clone());
             }
         }
         match result.get("nextCursor") {
@@ -405,6 +406,16 @@ async fn list_tools(session: &Session) -> HashSet<String> {
         }
     }
     names
+}
+
+/// `tool.NAME/POINTER`: a value from a listed tool's definition, e.g.
+/// `tool.search/outputSchema`.
+pub fn tool_value(tools: Option<&HashMap<String, Value>>, name: &str) -> Option<Value> {
+    let rest = name.strip_prefix("tool.")?;
+    let (tool, pointer) = rest
+        .split_once('/')
+        .map_or((rest, String::new()), |(t, p)| (t, format!("/{p}")));
+    tools?.get(tool)?.pointer(&pointer).cloned()
 }
 
 fn token() -> String {
@@ -452,7 +463,7 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
         !context
             .tools
             .as_ref()
-            .is_some_and(|tools| tools.contains(*t))
+            .is_some_and(|tools| tools.contains_key(*t))
     }) {
         return Some(format!(
             "the server lists no tool named `{missing}`, the fixture this scenario calls"
@@ -544,7 +555,8 @@ async fn run_scenario(
                 "token" => Some(Value::from(context.token.clone())),
                 _ => name
                     .strip_prefix("capture.")
-                    .and_then(|c| captures.get(c).cloned()),
+                    .and_then(|c| captures.get(c).cloned())
+                    .or_else(|| tool_value(context.tools.as_ref(), name)),
             }
         };
         let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
@@ -623,6 +635,7 @@ async fn run_scenario(
         version: &version,
         transport: context.target.kind(),
         captures: &captures,
+        tools: context.tools.as_ref(),
     };
     let mut results = Vec::new();
     for check in &scenario.checks {

@@ -240,6 +240,10 @@ pub struct CondFile {
     /// The value there validates against this JSON Schema (2020-12 unless `$schema` says otherwise).
     #[serde(default)]
     pub schema: Option<Value>,
+    /// The value there validates against the schema this placeholder names, e.g.
+    /// `"{{capture.outputSchema}}"` (its own `$schema`, else 2020-12).
+    #[serde(default)]
+    pub schema_from: Option<String>,
     /// More assertions.
     #[serde(default)]
     pub all: Vec<AssertFile>,
@@ -272,4 +276,8 @@ pub struct AssertFile {
     /// See [`CondFile::schema`].
     #[serde(default)]
     pub schema: Option<Value>,
+    /// The value there validates against the schema this placeholder names, e.g.
+    /// `"{{capture.outputSchema}}"` (its own `$schema`, else 2020-12).
+    #[serde(default)]
+    pub schema_from: Option<String>,
 }

@@ -400,6 +400,7 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
         len: cond.len,
         max_len: cond.max_len,
         schema: cond.schema,
+        schema_from: cond.schema_from,
     };
     let has_inline = inline.equals.is_some()
         || inline.not_equals.is_some()
@@ -407,7 +408,8 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
         || inline.kind.is_some()
         || inline.len.is_some()
         || inline.max_len.is_some()
-        || inline.schema.is_some();
+        || inline.schema.is_some()
+        || inline.schema_from.is_some();
     match (&cond.at, has_inline) {
         (Some(_), true) => asserts.extend(resolve_assert(source, inline)?),
         (Some(at), false) => return Err(source.at(at, "`at` needs a test: `equals`, `not_equals`, `one_of`, `type`, `len`, `max_len` or `schema`")),
@@ -476,6 +478,9 @@ fn resolve_assert(source: &Source, assert: AssertFile) -> Result<Vec<Assert>, Lo
             .build(&schema)
             .map_err(|e| source.at(&assert.at, format!("the schema does not compile: {e}")))?;
         tests.push(Test::Schema(Arc::new(validator)));
+    }
+    if let Some(placeholder) = assert.schema_from {
+        tests.push(Test::SchemaFrom(placeholder));
     }
     Ok(tests
         .into_iter()

@@ -184,6 +184,8 @@ pub enum Test {
     MaxLen(usize),
     /// Valid against a schema.
     Schema(Arc<jsonschema::Validator>),
+    /// Valid against the schema a placeholder resolves to at evaluation time.
+    SchemaFrom(String),
 }
 
 /// JSON types, plus presence.
