@@ -55,6 +55,7 @@ pub const PROFILES: &[Profile] = &[Profile {
         "completion-unknown-prompt",
         "tools-structured-content-valid",
         "tools-call-malformed",
+        "http-get-sse-or-405",
     ],
 }];
 

@@ -91,6 +91,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
             }
             Err(response) => response,
         },
+        Method::GET if state.server.quirks.has(Quirk::Get200Plain) => plain(StatusCode::OK, "ok"),
         _ => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
             response

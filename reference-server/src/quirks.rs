@@ -91,6 +91,8 @@ pub enum Quirk {
     StructuredContentMismatch,
     /// A tools/call without a name gets -32603.
     MalformedCallInternalError,
+    /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
+    Get200Plain,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -303,6 +305,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::MalformedCallInternalError,
         "malformed-call-internal-error",
         "invalid params MUST get -32602 (JSON-RPC 2.0)",
+    ),
+    (
+        Quirk::Get200Plain,
+        "get-200-plain",
+        "GET MUST give an SSE stream or 405 (Streamable HTTP)",
     ),
     (
         Quirk::Notification200,

@@ -153,6 +153,20 @@ fn matches(
             return false;
         }
     }
+    if let Some(prefix) = &cond.content_type {
+        let content_type = exchange
+            .http
+            .as_ref()
+            .and_then(|h| {
+                h.headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+            })
+            .map(|(_, v)| v.to_ascii_lowercase());
+        if !content_type.is_some_and(|ct| ct.starts_with(&prefix.to_ascii_lowercase())) {
+            return false;
+        }
+    }
     let message = reply_message(exchange);
     if let Some(kinds) = &cond.reply {
         let ok = kinds.iter().any(|kind| match (kind, &exchange.reply) {

@@ -78,6 +78,8 @@ pub struct SendOptions {
     pub timeout: Option<Duration>,
     /// Whether a response with an id that matches nothing counts as the reply (isolated sessions).
     pub accept_unmatched: bool,
+    /// HTTP: send with this method (`GET`, `DELETE`) and no body instead of POSTing the frame.
+    pub http_method: Option<String>,
 }
 
 /// What came back for one frame.
@@ -679,11 +681,21 @@ impl Session {
         let started = Instant::now();
         let text = Self::render(&outgoing);
         let headers = self.http_headers(&link.spec, &outgoing, options);
+        let method = options.http_method.clone().unwrap_or_else(|| "POST".into());
+        let mut headers = headers;
+        if method != "POST" {
+            headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
+        }
+        let body = if method == "POST" {
+            text.clone().into_bytes()
+        } else {
+            Vec::new()
+        };
         let request = HttpRequest {
-            method: "POST".into(),
+            method: method.clone(),
             url: link.spec.url.clone(),
             headers: headers.clone(),
-            body: text.clone().into_bytes(),
+            body,
         };
         let awaited = match &outgoing {
             Outgoing::Request { id, .. } => Some(id_key(id)),
@@ -753,9 +765,13 @@ impl Session {
             Outgoing::Raw { .. } => "raw",
         };
         let mut record = HttpRecord {
-            method: "POST".into(),
+            method: method.clone(),
             request_headers: headers.clone(),
-            carried: carried.into(),
+            carried: if method == "POST" {
+                carried.into()
+            } else {
+                method.to_ascii_lowercase()
+            },
             ..HttpRecord::default()
         };
         let (reply, notifications, facts) = match result {
@@ -824,8 +840,13 @@ impl Session {
                 }
             }
         }
+        let sent = if method == "POST" {
+            text
+        } else {
+            format!("{method} {}", link.spec.url)
+        };
         Exchange {
-            sent: text,
+            sent,
             sent_headers: headers,
             reply,
             notifications,

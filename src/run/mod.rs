@@ -612,6 +612,7 @@ async fn run_scenario(
                     wait: step.wait,
                     timeout: step.timeout,
                     accept_unmatched: scenario.session != SessionKind::Shared,
+                    http_method: step.http_method.clone(),
                 };
                 Ok(session.send(outgoing, &options).await)
             }

@@ -128,6 +128,10 @@ pub struct StepFile {
     /// Values to capture from the response: name = JSON pointer into the response message.
     #[serde(default)]
     pub capture: OrderedMap,
+    /// HTTP only: send with this method (`GET` or `DELETE`) and no body; such a step needs no
+    /// `request`, `notification` or `raw`.
+    #[serde(default)]
+    pub http_method: Option<Spanned<String>>,
 }
 
 /// One check.
@@ -216,6 +220,9 @@ pub struct CondFile {
     /// The HTTP status is one of these.
     #[serde(default)]
     pub http_status: Option<Vec<u16>>,
+    /// The HTTP response's Content-Type starts with this (case-insensitive).
+    #[serde(default)]
+    pub content_type: Option<String>,
     /// A JSON pointer into the reply message, for an inline assertion.
     #[serde(default)]
     pub at: Option<Spanned<String>>,

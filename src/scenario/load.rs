@@ -139,7 +139,7 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
     let mut steps = Vec::new();
     let mut names = HashSet::new();
     for step in file.steps {
-        let resolved = resolve_step(source, step, session)?;
+        let resolved = resolve_step(source, step, session, requires.transport)?;
         names.insert(resolved.name.clone());
         steps.push(resolved);
     }
@@ -180,9 +180,25 @@ fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, Load
     }
 }
 
-fn resolve_step(source: &Source, step: StepFile, session: SessionKind) -> Result<Step, LoadError> {
+fn resolve_step(
+    source: &Source,
+    step: StepFile,
+    session: SessionKind,
+    transport: Option<TransportKind>,
+) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
+    let http_method = match &step.http_method {
+        None => None,
+        Some(m) => match m.get_ref().as_str() {
+            "GET" | "DELETE" | "POST" if transport == Some(TransportKind::Http) => Some(m.get_ref().clone()),
+            "GET" | "DELETE" | "POST" => {
+                return Err(source.at(m, "`http_method` needs the scenario to require the http transport: add `transport = \"http\"` to [requires]"))
+            }
+            other => return Err(source.at(m, format!("unknown http_method `{other}`; use `GET`, `DELETE` or `POST`"))),
+        },
+    };
     let send = match (step.request, step.notification, step.raw) {
+        (None, None, None) if http_method.is_some() => StepSend::Raw(String::new()),
         (Some(m), None, None) => StepSend::Request {
             id: step.id.clone(),
             method: m.method,
@@ -228,6 +244,7 @@ fn resolve_step(source: &Source, step: StepFile, session: SessionKind) -> Result
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         capture: step.capture.0,
+        http_method,
     })
 }
 
@@ -425,6 +442,7 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
         versions,
         transport,
         http_status: cond.http_status,
+        content_type: cond.content_type,
         asserts,
     })
 }

@@ -73,6 +73,8 @@ pub struct Step {
     pub omit_headers: Vec<String>,
     /// Captures: name and JSON pointer into the reply message.
     pub capture: Vec<(String, String)>,
+    /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
+    pub http_method: Option<String>,
 }
 
 /// What a step sends (params and raw text may hold `{{…}}` placeholders).
@@ -137,6 +139,8 @@ pub struct Cond {
     pub transport: Option<TransportKind>,
     /// The HTTP statuses, any of which matches.
     pub http_status: Option<Vec<u16>>,
+    /// A prefix of the HTTP response's Content-Type.
+    pub content_type: Option<String>,
     /// Assertions on the reply message.
     pub asserts: Vec<Assert>,
 }

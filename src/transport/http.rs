@@ -178,6 +178,11 @@ where
     let sse = result
         .header("content-type")
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+    if sse && request.method != "POST" {
+        // A GET stream stays open for server messages; its headers are the answer.
+        result.stopped_early = true;
+        return Ok(result);
+    }
     let mut body = response.into_body();
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
