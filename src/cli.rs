@@ -33,6 +33,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// List the checks.
     List(ListArgs),
+    /// Say what a check sends, what it expects and why.
+    Explain(ExplainArgs),
     /// Write a baseline (TOML, to stdout) listing every check that failed or warned in a JSON report.
     Baseline(BaselineArgs),
     /// Join the JSON reports of a sharded run into one report.
@@ -406,6 +408,17 @@ pub struct ListArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// `mcpcheck explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The check id (see `mcpcheck list`).
+    #[arg(value_name = "ID")]
+    pub id: String,
     /// Which scenarios.
     #[command(flatten)]
     pub scenarios: ScenarioArgs,

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::List(args) => list(&args),
+        Command::Explain(args) => explain(&args),
         Command::Run(args) => run_command(*args),
         Command::Baseline(args) => baseline(&args),
         Command::Merge(args) => merge(&args),
@@ -80,6 +81,104 @@ fn list(args: &cli::ListArgs) -> ExitCode {
         "{table}\n\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n",
         defs.len()
     ));
+    ExitCode::SUCCESS
+}
+
+fn explain(args: &cli::ExplainArgs) -> ExitCode {
+    let scenarios = match cli::load_scenarios(&args.scenarios) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    let found = scenarios.iter().find_map(|s| {
+        s.checks
+            .iter()
+            .find(|c| c.def.id == args.id)
+            .map(|c| (Some(s), c.def.clone(), c.steps.clone()))
+    });
+    let found = found.or_else(|| {
+        mcpcheck::check::wire::definitions()
+            .into_iter()
+            .find(|d| d.id == args.id)
+            .map(|d| (None, d, Vec::new()))
+    });
+    let Some((scenario, def, steps)) = found else {
+        return usage(format!(
+            "no check is named `{}` (see `mcpcheck list`)",
+            args.id
+        ));
+    };
+    let mut text = format!("{} — {}\n\n", def.id, def.title);
+    text.push_str(&format!(
+        "level:     {}{}\n",
+        def.level,
+        if def.derived {
+            " (derived from JSON-RPC 2.0 or the schema)"
+        } else {
+            ""
+        }
+    ));
+    text.push_str(&format!(
+        "area:      {}\nversions:  {}\ntransport: {}\nsource:    {}\n",
+        def.area,
+        def.versions,
+        def.transport
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "any".into()),
+        def.source
+    ));
+    for spec in &def.spec {
+        text.push_str(&format!(
+            "spec:      {} ({} {})\n",
+            spec.url, spec.version, spec.section
+        ));
+    }
+    text.push_str(&format!("\nexpects:   {}\n", def.expect));
+    if let Some(explain) = &def.explain {
+        text.push_str(&format!("\nwhy:       {explain}\n"));
+    }
+    match scenario {
+        Some(scenario) => {
+            let session = match scenario.session {
+                mcpcheck::scenario::SessionKind::Shared => "the run's main session",
+                mcpcheck::scenario::SessionKind::Fresh => {
+                    "a connection of its own, after the handshake"
+                }
+                mcpcheck::scenario::SessionKind::Bare => {
+                    "a connection of its own, with no handshake"
+                }
+            };
+            text.push_str(&format!(
+                "\nsends, on {session} (scenario `{}`):\n",
+                scenario.id
+            ));
+            for step in &scenario.steps {
+                let judged = if steps.contains(&step.name) {
+                    " ← judged"
+                } else {
+                    ""
+                };
+                let what = match &step.send {
+                    mcpcheck::scenario::StepSend::Request { method, params, .. } => format!(
+                        "request {method} {}",
+                        params.as_ref().map(|p| p.to_string()).unwrap_or_default()
+                    ),
+                    mcpcheck::scenario::StepSend::Notification { method, params } => format!(
+                        "notification {method} {}",
+                        params.as_ref().map(|p| p.to_string()).unwrap_or_default()
+                    ),
+                    mcpcheck::scenario::StepSend::Raw(raw) if raw.is_empty() => {
+                        format!("HTTP {}", step.http_method.clone().unwrap_or_default())
+                    }
+                    mcpcheck::scenario::StepSend::Raw(raw) => format!("raw bytes {raw}"),
+                };
+                text.push_str(&format!("  {}: {}{judged}\n", step.name, what.trim_end()));
+            }
+        }
+        None => {
+            text.push_str("\nbuilt-in: judged over every message of the run, not over one step\n")
+        }
+    }
+    emit(&text);
     ExitCode::SUCCESS
 }
 

@@ -219,3 +219,17 @@ fn an_older_version_can_be_forced() {
     assert_eq!(report["protocol"]["version"], "2024-11-05");
     assert_eq!(report["protocol"]["detection"], "--spec-version 2024-11-05");
 }
+
+#[test]
+fn explain_says_what_a_check_sends_expects_and_why() {
+    let out = output(&["explain", "resources-read-missing-error"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("level:     MUST"), "{text}");
+    assert!(text.contains("read: request resources/read {\"uri\":\"mcpcheck://nonexistent/resource-that-does-not-exist\"} ← judged"), "{text}");
+    assert!(text.contains("why:       SEP-2164"), "{text}");
+    assert!(
+        String::from_utf8_lossy(&output(&["explain", "stdio-framing"]).stdout).contains("built-in")
+    );
+    assert_eq!(output(&["explain", "no-such-check"]).status.code(), Some(2));
+}
