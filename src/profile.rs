@@ -56,6 +56,9 @@ pub const PROFILES: &[Profile] = &[Profile {
         "tools-structured-content-valid",
         "tools-call-malformed",
         "http-get-sse-or-405",
+        "jsonrpc-invalid-request-null-id",
+        "tools-name-format",
+        "resources-uri-scheme",
     ],
 }];
 

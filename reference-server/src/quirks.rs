@@ -93,6 +93,12 @@ pub enum Quirk {
     MalformedCallInternalError,
     /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
     Get200Plain,
+    /// A request whose id is null is processed.
+    NullIdAccepted,
+    /// The first tool's name contains a space.
+    ToolNameWithSpace,
+    /// The first resource's uri has no scheme.
+    ResourceUriWithoutScheme,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -310,6 +316,21 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::Get200Plain,
         "get-200-plain",
         "GET MUST give an SSE stream or 405 (Streamable HTTP)",
+    ),
+    (
+        Quirk::NullIdAccepted,
+        "null-id-accepted",
+        "a request id MUST NOT be null",
+    ),
+    (
+        Quirk::ToolNameWithSpace,
+        "tool-name-with-space",
+        "tool names SHOULD use only A-Z a-z 0-9 _ - . (SEP-986)",
+    ),
+    (
+        Quirk::ResourceUriWithoutScheme,
+        "resource-uri-without-scheme",
+        "a resource uri MUST be a URI (RFC 3986)",
     ),
     (
         Quirk::Notification200,

@@ -156,6 +156,7 @@ impl Server {
             Some(Value::String(_)) => true,
             Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
             Some(Value::Object(_)) => self.quirks.has(Quirk::ObjectIdAccepted),
+            Some(Value::Null) => self.quirks.has(Quirk::NullIdAccepted),
             Some(_) => false,
         };
         let version_ok = message.get("jsonrpc") == Some(&json!("2.0"))
@@ -314,6 +315,9 @@ impl Server {
         Some(match method {
             "tools/list" => {
                 let mut tools = fixtures::tools(version);
+                if self.quirks.has(Quirk::ToolNameWithSpace) {
+                    tools[0]["name"] = json!("mcpcheck echo");
+                }
                 if self.quirks.has(Quirk::ToolInputSchemaWithoutType) {
                     tools[0]["inputSchema"]
                         .as_object_mut()
@@ -331,6 +335,9 @@ impl Server {
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => {
                 let mut resources = fixtures::resources();
+                if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
+                    resources[0]["uri"] = json!("docs/readme");
+                }
                 if self.quirks.has(Quirk::ResourceWithoutName) {
                     resources[0]
                         .as_object_mut()
