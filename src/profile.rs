@@ -59,6 +59,8 @@ pub const PROFILES: &[Profile] = &[Profile {
         "jsonrpc-invalid-request-null-id",
         "tools-name-format",
         "resources-uri-scheme",
+        "http-session-delete",
+        "http-session-terminated-404",
     ],
 }];
 

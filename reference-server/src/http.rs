@@ -84,9 +84,14 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     }
     match *req.method() {
         Method::POST => post(state, req).await,
+        Method::DELETE if state.server.quirks.has(Quirk::Delete500) => {
+            plain(StatusCode::INTERNAL_SERVER_ERROR, "cannot delete")
+        }
         Method::DELETE => match session_of(state, &req) {
             Ok((id, _)) => {
-                state.sessions.lock().expect("sessions lock").remove(&id);
+                if !state.server.quirks.has(Quirk::SessionsSurviveDelete) {
+                    state.sessions.lock().expect("sessions lock").remove(&id);
+                }
                 plain(StatusCode::OK, "")
             }
             Err(response) => response,

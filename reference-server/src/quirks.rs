@@ -99,6 +99,10 @@ pub enum Quirk {
     ToolNameWithSpace,
     /// The first resource's uri has no scheme.
     ResourceUriWithoutScheme,
+    /// HTTP: DELETE answers 200 but the session lives on.
+    SessionsSurviveDelete,
+    /// HTTP: DELETE answers 500.
+    Delete500,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -331,6 +335,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::ResourceUriWithoutScheme,
         "resource-uri-without-scheme",
         "a resource uri MUST be a URI (RFC 3986)",
+    ),
+    (
+        Quirk::SessionsSurviveDelete,
+        "sessions-survive-delete",
+        "a terminated session MUST get 404 (Streamable HTTP)",
+    ),
+    (
+        Quirk::Delete500,
+        "delete-500",
+        "DELETE SHOULD end the session (2xx) or be refused with 405",
     ),
     (
         Quirk::Notification200,

@@ -41,7 +41,7 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
     let many = check.steps.len() > 1;
     for name in &check.steps {
         let mut verdict = match records.iter().find(|r| &r.name == name) {
-            Some(record) => evaluate_step(check, record, env),
+            Some(record) => evaluate_step(check, record, records, env),
             None => Verdict::new(Status::NotTestable, format!("step `{name}` did not run")),
         };
         if many && verdict.status != Status::Pass {
@@ -54,7 +54,12 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
     worst.unwrap_or_else(|| Verdict::new(Status::NotTestable, "the check names no step"))
 }
 
-fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdict {
+fn evaluate_step(
+    check: &ScenarioCheck,
+    record: &StepRecord,
+    records: &[StepRecord],
+    env: &Env,
+) -> Verdict {
     let exchange = match &record.outcome {
         Ok(exchange) => exchange,
         Err(why) => return Verdict::new(Status::NotTestable, why.clone()),
@@ -77,7 +82,7 @@ fn evaluate_step(check: &ScenarioCheck, record: &StepRecord, env: &Env) -> Verdi
             .or_else(|| crate::run::tool_value(env.tools, name))
     };
     for rule in &check.rules {
-        if matches(&rule.when, exchange, env, &lookup) {
+        if matches(&rule.when, exchange, records, env, &lookup) {
             let text = rule
                 .message
                 .as_deref()
@@ -133,9 +138,31 @@ fn is_error(message: &Value) -> bool {
 fn matches(
     cond: &Cond,
     exchange: &Exchange,
+    records: &[StepRecord],
     env: &Env,
     lookup: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
+    if let Some(want) = cond.session_issued {
+        if exchange
+            .sent_headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
+            != want
+        {
+            return false;
+        }
+    }
+    if let Some((step, statuses)) = &cond.prior {
+        let status = records
+            .iter()
+            .find(|r| &r.name == step)
+            .and_then(|r| r.outcome.as_ref().ok())
+            .and_then(|e| e.http.as_ref())
+            .map(|h| h.status);
+        if !status.is_some_and(|s| statuses.contains(&s)) {
+            return false;
+        }
+    }
     if let Some(window) = &cond.versions {
         if !window.contains(env.version) {
             return false;

@@ -190,7 +190,7 @@ pub struct SpecFile {
 pub struct RuleFile {
     /// The condition; every field given must hold.
     pub when: CondFile,
-    /// `pass`, `fail`, `warn`, `info`, `not-testable` or `violation` (per the level).
+    /// `pass`, `fail`, `warn`, `info`, `skip`, `not-testable` or `violation` (per the level).
     pub verdict: Spanned<String>,
     /// The message reported (templated).
     #[serde(default)]
@@ -223,6 +223,16 @@ pub struct CondFile {
     /// The HTTP response's Content-Type starts with this (case-insensitive).
     #[serde(default)]
     pub content_type: Option<String>,
+    /// An earlier step whose HTTP status `prior_http_status` tests (e.g. a DELETE before a
+    /// request that must then get 404).
+    #[serde(default)]
+    pub prior_step: Option<Spanned<String>>,
+    /// The HTTP status of `prior_step` is one of these.
+    #[serde(default)]
+    pub prior_http_status: Option<Vec<u16>>,
+    /// HTTP: whether the server had issued a session id (mcpcheck sent `Mcp-Session-Id`).
+    #[serde(default)]
+    pub session_issued: Option<bool>,
     /// A JSON pointer into the reply message, for an inline assertion.
     #[serde(default)]
     pub at: Option<Spanned<String>>,

@@ -318,7 +318,7 @@ fn resolve_check(
     };
     let mut rules = Vec::new();
     for rule in check.rules {
-        rules.push(resolve_rule(source, rule, level)?);
+        rules.push(resolve_rule(source, rule, level, steps)?);
     }
     let otherwise = match &check.otherwise {
         Some(v) => verdict(source, v, level)?,
@@ -351,17 +351,23 @@ fn verdict(source: &Source, v: &Spanned<String>, level: Level) -> Result<Status,
         "fail" => Status::Fail,
         "warn" => Status::Warn,
         "info" => Status::Info,
+        "skip" => Status::Skip,
         "not-testable" => Status::NotTestable,
         "violation" => level.violation(),
         other => {
-            return Err(source.at(v, format!("unknown verdict `{other}`; use `pass`, `fail`, `warn`, `info`, `not-testable` or `violation`")))
+            return Err(source.at(v, format!("unknown verdict `{other}`; use `pass`, `fail`, `warn`, `info`, `skip`, `not-testable` or `violation`")))
         }
     })
 }
 
-fn resolve_rule(source: &Source, rule: RuleFile, level: Level) -> Result<Rule, LoadError> {
+fn resolve_rule(
+    source: &Source,
+    rule: RuleFile,
+    level: Level,
+    steps: &HashSet<String>,
+) -> Result<Rule, LoadError> {
     let status = verdict(source, &rule.verdict, level)?;
-    let when = resolve_cond(source, rule.when)?;
+    let when = resolve_cond(source, rule.when, steps)?;
     Ok(Rule {
         when,
         verdict: status,
@@ -370,7 +376,32 @@ fn resolve_rule(source: &Source, rule: RuleFile, level: Level) -> Result<Rule, L
     })
 }
 
-fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
+fn resolve_cond(
+    source: &Source,
+    cond: CondFile,
+    steps: &HashSet<String>,
+) -> Result<Cond, LoadError> {
+    let prior = match (&cond.prior_step, &cond.prior_http_status) {
+        (None, None) => None,
+        (Some(step), Some(statuses)) if steps.contains(step.get_ref()) => {
+            Some((step.get_ref().clone(), statuses.clone()))
+        }
+        (Some(step), Some(_)) => {
+            return Err(source.at(step, format!("no step is named `{}`", step.get_ref())))
+        }
+        (Some(step), None) => {
+            return Err(source.at(
+                step,
+                "`prior_step` needs `prior_http_status`, the statuses it must have had",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(source.error(
+                None,
+                "`prior_http_status` needs `prior_step`, the step it tests",
+            ))
+        }
+    };
     let reply = match &cond.reply {
         None => None,
         Some(kinds) => {
@@ -443,6 +474,8 @@ fn resolve_cond(source: &Source, cond: CondFile) -> Result<Cond, LoadError> {
         transport,
         http_status: cond.http_status,
         content_type: cond.content_type,
+        prior,
+        session_issued: cond.session_issued,
         asserts,
     })
 }

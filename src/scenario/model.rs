@@ -141,6 +141,10 @@ pub struct Cond {
     pub http_status: Option<Vec<u16>>,
     /// A prefix of the HTTP response's Content-Type.
     pub content_type: Option<String>,
+    /// An earlier step and the HTTP statuses it must have had.
+    pub prior: Option<(String, Vec<u16>)>,
+    /// Whether the server had issued an HTTP session id.
+    pub session_issued: Option<bool>,
     /// Assertions on the reply message.
     pub asserts: Vec<Assert>,
 }
