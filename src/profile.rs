@@ -61,6 +61,7 @@ pub const PROFILES: &[Profile] = &[Profile {
         "resources-uri-scheme",
         "http-session-delete",
         "http-session-terminated-404",
+        "http-session-required-400",
     ],
 }];
 

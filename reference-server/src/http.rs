@@ -184,6 +184,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         );
     }
     let protocol_version = header("mcp-protocol-version");
+    let has_session_header = req.headers().contains_key("mcp-session-id");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
@@ -233,6 +234,10 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     } else {
         match session {
             Ok(found) => found,
+            Err(_) if state.server.quirks.has(Quirk::SessionOptional) && !has_session_header => {
+                let throwaway = Arc::new(Session::default());
+                ("throwaway".to_string(), throwaway)
+            }
             Err(response) => return response,
         }
     };

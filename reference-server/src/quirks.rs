@@ -103,6 +103,8 @@ pub enum Quirk {
     SessionsSurviveDelete,
     /// HTTP: DELETE answers 500.
     Delete500,
+    /// HTTP: a request without a session id is served (on a throwaway session).
+    SessionOptional,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -345,6 +347,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::Delete500,
         "delete-500",
         "DELETE SHOULD end the session (2xx) or be refused with 405",
+    ),
+    (
+        Quirk::SessionOptional,
+        "session-optional",
+        "a request without the issued session id SHOULD get 400",
     ),
     (
         Quirk::Notification200,

@@ -143,12 +143,7 @@ fn matches(
     lookup: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
     if let Some(want) = cond.session_issued {
-        if exchange
-            .sent_headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case("mcp-session-id"))
-            != want
-        {
+        if exchange.http.as_ref().is_some_and(|h| h.session) != want {
             return false;
         }
     }

@@ -121,6 +121,8 @@ pub struct HttpFacts {
     /// The SSE events, when the body was a stream.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<crate::transport::sse::SseEvent>,
+    /// Whether the server had issued a session id when this request was sent.
+    pub session: bool,
 }
 
 /// One frame sent and what came back: the evidence behind a verdict.
@@ -680,6 +682,7 @@ impl Session {
     ) -> Exchange {
         let started = Instant::now();
         let text = Self::render(&outgoing);
+        let had_session = self.info.lock().expect("info lock").http_session.is_some();
         let headers = self.http_headers(&link.spec, &outgoing, options);
         let method = options.http_method.clone().unwrap_or_else(|| "POST".into());
         let mut headers = headers;
@@ -799,6 +802,7 @@ impl Session {
                     status: response.status,
                     headers: response.headers.clone(),
                     events: response.events.clone(),
+                    session: had_session,
                 };
                 (reply, notifications, Some((facts, response)))
             }
