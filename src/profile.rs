@@ -62,6 +62,7 @@ pub const PROFILES: &[Profile] = &[Profile {
         "http-session-delete",
         "http-session-terminated-404",
         "http-session-required-400",
+        "progress-notifications",
     ],
 }];
 

@@ -105,6 +105,8 @@ pub enum Quirk {
     Delete500,
     /// HTTP: a request without a session id is served (on a throwaway session).
     SessionOptional,
+    /// The slow tool's progress goes down instead of up.
+    ProgressDecreasing,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -352,6 +354,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::SessionOptional,
         "session-optional",
         "a request without the issued session id SHOULD get 400",
+    ),
+    (
+        Quirk::ProgressDecreasing,
+        "progress-decreasing",
+        "progress MUST increase with each notification",
     ),
     (
         Quirk::Notification200,

@@ -548,8 +548,13 @@ impl Server {
                 for step in 1..=steps {
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                     if let Some(token) = &token {
+                        let shown = if self.quirks.has(Quirk::ProgressDecreasing) {
+                            steps + 1 - step
+                        } else {
+                            step
+                        };
                         let mut progress =
-                            json!({"progressToken": token, "progress": step, "total": steps});
+                            json!({"progressToken": token, "progress": shown, "total": steps});
                         if fixtures::at_least(version, "2025-03-26") {
                             progress["message"] = json!(format!("step {step} of {steps}"));
                         }

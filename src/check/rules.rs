@@ -142,6 +142,11 @@ fn matches(
     env: &Env,
     lookup: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
+    if let Some(want) = cond.progress_ok {
+        if progress_ok(exchange) != want {
+            return false;
+        }
+    }
     if let Some(want) = cond.session_issued {
         if exchange.http.as_ref().is_some_and(|h| h.session) != want {
             return false;
@@ -240,6 +245,40 @@ fn matches(
             }
         }
     })
+}
+
+/// Whether the progress notifications received during an exchange are well-formed: at least
+/// one, each for the token the request carried, with strictly increasing `progress`.
+pub fn progress_ok(exchange: &Exchange) -> bool {
+    let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
+    let Some(token) = sent
+        .as_ref()
+        .and_then(|s| s.pointer("/params/_meta/progressToken"))
+    else {
+        return false;
+    };
+    let progress: Vec<&Value> = exchange
+        .notifications
+        .iter()
+        .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+        .collect();
+    if progress.is_empty() {
+        return false;
+    }
+    let mut last = f64::NEG_INFINITY;
+    for note in progress {
+        if note.pointer("/params/progressToken") != Some(token) {
+            return false;
+        }
+        let Some(value) = note.pointer("/params/progress").and_then(Value::as_f64) else {
+            return false;
+        };
+        if value <= last {
+            return false;
+        }
+        last = value;
+    }
+    true
 }
 
 fn length(value: Option<&Value>) -> Option<usize> {

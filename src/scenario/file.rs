@@ -230,9 +230,13 @@ pub struct CondFile {
     /// The HTTP status of `prior_step` is one of these.
     #[serde(default)]
     pub prior_http_status: Option<Vec<u16>>,
-    /// HTTP: whether the server had issued a session id (mcpcheck sent `Mcp-Session-Id`).
+    /// HTTP: whether the server had issued a session id on this connection.
     #[serde(default)]
     pub session_issued: Option<bool>,
+    /// Whether the step's `notifications/progress` are well-formed: at least one, each for the
+    /// `progressToken` the step sent, with strictly increasing `progress`.
+    #[serde(default)]
+    pub progress_ok: Option<bool>,
     /// A JSON pointer into the reply message, for an inline assertion.
     #[serde(default)]
     pub at: Option<Spanned<String>>,

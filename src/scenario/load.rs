@@ -476,6 +476,7 @@ fn resolve_cond(
         content_type: cond.content_type,
         prior,
         session_issued: cond.session_issued,
+        progress_ok: cond.progress_ok,
         asserts,
     })
 }

@@ -145,6 +145,8 @@ pub struct Cond {
     pub prior: Option<(String, Vec<u16>)>,
     /// Whether the server had issued an HTTP session id.
     pub session_issued: Option<bool>,
+    /// Whether the step's progress notifications are well-formed.
+    pub progress_ok: Option<bool>,
     /// Assertions on the reply message.
     pub asserts: Vec<Assert>,
 }
