@@ -1054,7 +1054,8 @@ impl Session {
         match &self.link {
             Link::Stdio(link) => Some(link.process.shutdown(self.limits.exit_grace).await),
             Link::Http(link) => {
-                let session = self.info().http_session?;
+                // Only a session the server issued can be deleted.
+                self.info.lock().expect("info lock").http_session.as_ref()?;
                 let mut headers = self.http_headers(
                     &link.spec,
                     &Outgoing::Raw {
@@ -1063,7 +1064,6 @@ impl Session {
                     &SendOptions::default(),
                 );
                 headers.retain(|(n, _)| !n.eq_ignore_ascii_case("content-type"));
-                let _ = session;
                 let request = HttpRequest {
                     method: "DELETE".into(),
                     url: link.spec.url.clone(),

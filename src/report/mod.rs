@@ -142,12 +142,6 @@ impl Summary {
             Status::Error => &mut self.error,
         }
     }
-
-    /// The count for one status.
-    pub fn count(&self, status: Status) -> usize {
-        let mut copy = self.clone();
-        *copy.slot(status)
-    }
 }
 
 /// One check's result.
