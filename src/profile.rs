@@ -63,6 +63,7 @@ pub const PROFILES: &[Profile] = &[Profile {
         "http-session-terminated-404",
         "http-session-required-400",
         "progress-notifications",
+        "pagination-cursor-advances",
     ],
 }];
 
