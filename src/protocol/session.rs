@@ -1052,7 +1052,15 @@ impl Session {
     /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.
     pub async fn close(&self) -> Option<ExitReport> {
         match &self.link {
-            Link::Stdio(link) => Some(link.process.shutdown(self.limits.exit_grace).await),
+            Link::Stdio(link) => {
+                let exit = link.process.shutdown(self.limits.exit_grace).await;
+                // With the group gone stdout ends; let the dispatcher record the last frames
+                // before anyone reads the transcript.
+                let mut closed = link.closed.clone();
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|c| *c)).await;
+                Some(exit)
+            }
             Link::Http(link) => {
                 // Only a session the server issued can be deleted.
                 self.info.lock().expect("info lock").http_session.as_ref()?;
