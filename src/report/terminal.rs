@@ -63,17 +63,7 @@ pub fn render(report: &Report, color: bool, width: u16) -> String {
         out.push_str(&table.to_string());
         out.push_str("\n\n");
     }
-    let mut problems: Vec<&&CheckResult> = areas
-        .iter()
-        .flat_map(|(_, checks)| checks.iter())
-        .filter(|c| {
-            matches!(
-                c.status,
-                Status::Fail | Status::Error | Status::Warn | Status::NotTestable
-            )
-        })
-        .collect();
-    problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+    let problems = report.problems();
     if !problems.is_empty() {
         out.push_str("problems\n\n");
         for check in problems {

@@ -22,7 +22,7 @@ use crate::report::{
     SCHEMA_VERSION,
 };
 use crate::scenario::{Scenario, SessionKind, StepSend};
-use crate::transport::{Limits, Target, Transcript, TransportKind};
+use crate::transport::{Limits, Target, Transcript};
 
 /// Everything a run needs, resolved from the command line.
 #[derive(Clone, Debug)]
@@ -707,9 +707,4 @@ async fn open_isolated(
         }
     }
     Ok(session)
-}
-
-/// The transport a run uses, for callers that only have the config.
-pub fn transport_of(config: &RunConfig) -> TransportKind {
-    config.target.kind()
 }

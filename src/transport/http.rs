@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Body as _;
 use hyper::Uri;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
@@ -47,8 +46,6 @@ pub struct HttpResponse {
     pub messages: Vec<(Value, String)>,
     /// A problem with the body: not JSON, cut short, and so on.
     pub issue: Option<String>,
-    /// For SSE: whether reading stopped at the awaited response while the stream was still open.
-    pub stopped_early: bool,
 }
 
 impl HttpResponse {
@@ -180,7 +177,6 @@ where
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
     if sse && request.method != "POST" {
         // A GET stream stays open for server messages; its headers are the answer.
-        result.stopped_early = true;
         return Ok(result);
     }
     let mut body = response.into_body();
@@ -221,7 +217,6 @@ where
             result.events.push(event);
         }
         if finished {
-            result.stopped_early = !body.is_end_stream();
             break;
         }
         if result.body_bytes > max_body.saturating_mul(4) {

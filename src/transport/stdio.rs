@@ -285,7 +285,7 @@ impl StdoutReader {
             }],
             Ok(LineRead::Eof) | Err(_) => {
                 self.closed = true;
-                let mut events = self.framer.finish();
+                let mut events = self.framer.flush();
                 events.push(StdoutEvent::Closed);
                 events
             }
@@ -425,10 +425,6 @@ impl Framer {
             })
             .collect()
     }
-
-    fn finish(&mut self) -> Vec<StdoutEvent> {
-        self.flush()
-    }
 }
 
 fn classify(value: Value, text: String, issue: Option<String>) -> StdoutEvent {
@@ -500,7 +496,7 @@ mod tests {
     fn unfinished_json_is_noise_at_the_end() {
         let mut framer = Framer::new(1 << 20);
         assert!(framer.line(b"{\"truncated\":\n").is_empty());
-        assert_eq!(kinds(&framer.finish()), ["noise"]);
+        assert_eq!(kinds(&framer.flush()), ["noise"]);
     }
 
     #[tokio::test]

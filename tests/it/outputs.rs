@@ -5,9 +5,12 @@ use serde_json::Value;
 
 use crate::support::{mcpcheck, run_json, stdio_command, HttpServer};
 
-/// Runs against the reference server with a failure and a warning, writing every format.
-fn run_all_formats(dir: &Path, extra: &[&str]) -> (i32, Value) {
-    let command = stdio_command(&["missing-resource-empty-contents", "unknown-tool-is-error"]);
+/// The quirks that give a run one failure and one warning.
+const FAIL_AND_WARN: &[&str] = &["missing-resource-empty-contents", "unknown-tool-is-error"];
+
+/// Runs against the reference server with these quirks, writing every format into `dir`.
+fn run_all_formats(dir: &Path, quirks: &[&str]) -> (i32, Value) {
+    let command = stdio_command(quirks);
     let d = |name: &str| dir.join(name).display().to_string();
     let mut args = vec!["run", "--stdio", &command, "-q", "--json", "-"];
     let (junit, markdown, html, badge, official) = (
@@ -29,7 +32,6 @@ fn run_all_formats(dir: &Path, extra: &[&str]) -> (i32, Value) {
         "--official-json",
         &official,
     ]);
-    args.extend(extra);
     let output = mcpcheck().args(&args).output().unwrap();
     (
         output.status.code().unwrap(),
@@ -40,7 +42,7 @@ fn run_all_formats(dir: &Path, extra: &[&str]) -> (i32, Value) {
 #[test]
 fn every_format_is_written_and_junit_counts_match_the_json() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, report) = run_all_formats(dir.path(), &[]);
+    let (code, report) = run_all_formats(dir.path(), FAIL_AND_WARN);
     assert_eq!(code, 1);
     let summary = &report["summary"];
     let xml = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
@@ -305,7 +307,7 @@ fn a_config_file_makes_the_ci_job_just_mcpcheck_run() {
 /// The report of a run, with the fields that vary between runs fixed.
 fn stable_report() -> Report {
     let dir = tempfile::tempdir().unwrap();
-    let (_, mut report) = run_all_formats(dir.path(), &[]);
+    let (_, mut report) = run_all_formats(dir.path(), FAIL_AND_WARN);
     report["startedAt"] = "2026-11-22T00:00:00Z".into();
     report["durationMs"] = 500.into();
     report["target"]["command"] = serde_json::json!([
@@ -356,7 +358,7 @@ fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    run_all_formats(dir.path(), &[]);
+    run_all_formats(dir.path(), FAIL_AND_WARN);
     let page = format!("file://{}", dir.path().join("report.html").display());
     let profile = dir.path().join("chromium-profile");
     let output = std::process::Command::new(chromium)
@@ -399,21 +401,7 @@ fn a_clean_run_writes_every_format_too() {
         d("badge.json"),
         d("official"),
     );
-    let (code, report, _) = run_json(&[
-        "--stdio",
-        &stdio_command(&[]),
-        "-q",
-        "--junit",
-        &junit,
-        "--markdown",
-        &markdown,
-        "--html",
-        &html,
-        "--badge",
-        &badge,
-        "--official-json",
-        &official,
-    ]);
+    let (code, report) = run_all_formats(dir.path(), &[]);
     assert_eq!(code, 0);
     let junit = quick_junit::Report::deserialize_from_str(&std::fs::read_to_string(junit).unwrap())
         .unwrap();
