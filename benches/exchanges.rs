@@ -103,6 +103,7 @@ fn main() {
     runtime.block_on(bench(
         "http",
         Target::Http(HttpSpec {
+            serve: None,
             url: url.trim().to_string(),
             headers: Vec::new(),
         }),

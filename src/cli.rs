@@ -15,6 +15,7 @@ use crate::report::grade::Baseline;
 use crate::run::RunConfig;
 use crate::scenario::load;
 use crate::scenario::{LoadError, Scenario};
+use crate::transport::serve::{free_port, ServeSpec, PORT_PLACEHOLDER};
 use crate::transport::{HttpSpec, Limits, StdioSpec, Target};
 
 /// mcpcheck: checks, requirement by requirement, whether an MCP server follows the spec.
@@ -63,11 +64,19 @@ pub struct RunArgs {
     /// Speak Streamable HTTP to the server at this URL.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// An environment variable for the stdio server; `K=$VAR` takes the value from mcpcheck's
+    /// With --url: start this HTTP server command first (in its own process group), wait until
+    /// the URL's port accepts connections, and stop it afterwards. `{port}` in the command and
+    /// the URL becomes a free port.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub serve: Option<String>,
+    /// Seconds the --serve command may take to start listening [default: 30].
+    #[arg(long, value_name = "SECS")]
+    pub serve_timeout: Option<f64>,
+    /// An environment variable for the stdio (or --serve) server; `K=$VAR` takes the value from mcpcheck's
     /// environment and redacts it from all output. Repeatable.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
-    /// The working directory of the stdio server.
+    /// The working directory of the stdio (or --serve) server.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// An HTTP header sent with every request, e.g. "Authorization: Bearer $TOKEN" ($NAME is
@@ -80,6 +89,10 @@ pub struct RunArgs {
     /// Seconds the whole run may take; unfinished checks are reported as errors [default: 300].
     #[arg(long, value_name = "SECS")]
     pub run_timeout: Option<f64>,
+    /// Seconds a stdio server may take to answer its first request, while it starts (an
+    /// interpreter, `npx`, …); later requests get --timeout [default: 20].
+    #[arg(long, value_name = "SECS")]
+    pub startup_timeout: Option<f64>,
     /// Seconds a stdio server may take to exit after its stdin closes, before SIGTERM [default: 2].
     #[arg(long, value_name = "SECS")]
     pub exit_grace: Option<f64>,
@@ -147,6 +160,9 @@ pub struct CompareArgs {
     /// Seconds to wait for the answer to one request [default: 5].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    /// Seconds a stdio server may take to answer its first request [default: 20].
+    #[arg(long, value_name = "SECS")]
+    pub startup_timeout: Option<f64>,
     /// Use this protocol version with every server instead of negotiating.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
@@ -177,6 +193,12 @@ pub struct ServerFile {
     pub stdio: Option<String>,
     /// `--url`.
     pub url: Option<String>,
+    /// `--serve`.
+    pub serve: Option<String>,
+    /// `--serve-timeout`.
+    pub serve_timeout: Option<f64>,
+    /// `--startup-timeout`.
+    pub startup_timeout: Option<f64>,
     /// `--env`.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -249,6 +271,9 @@ impl CompareArgs {
                 name,
                 stdio,
                 url,
+                serve: None,
+                serve_timeout: None,
+                startup_timeout: None,
                 env: BTreeMap::new(),
                 cwd: None,
                 headers: BTreeMap::new(),
@@ -280,6 +305,8 @@ impl CompareArgs {
             let args = RunArgs {
                 stdio: server.stdio,
                 url: server.url,
+                serve: server.serve,
+                serve_timeout: server.serve_timeout,
                 env: server
                     .env
                     .into_iter()
@@ -292,6 +319,7 @@ impl CompareArgs {
                     .map(|(k, v)| format!("{k}: {v}"))
                     .collect(),
                 timeout: self.timeout,
+                startup_timeout: server.startup_timeout.or(self.startup_timeout),
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
                 scenarios: ScenarioArgs {
@@ -452,6 +480,10 @@ pub struct ConfigFile {
     pub stdio: Option<String>,
     /// `--url`.
     pub url: Option<String>,
+    /// `--serve`.
+    pub serve: Option<String>,
+    /// `--serve-timeout`.
+    pub serve_timeout: Option<f64>,
     /// `--env`, as a table.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -464,6 +496,8 @@ pub struct ConfigFile {
     pub timeout: Option<f64>,
     /// `--run-timeout`.
     pub run_timeout: Option<f64>,
+    /// `--startup-timeout`.
+    pub startup_timeout: Option<f64>,
     /// `--exit-grace`.
     pub exit_grace: Option<f64>,
     /// `--max-frame-bytes`.
@@ -591,6 +625,25 @@ pub fn load_scenarios(args: &ScenarioArgs) -> Result<Vec<Scenario>, UsageError> 
 
 /// Expands `$NAME` and `${NAME}` from the environment; returns the text and whether anything came
 /// from the environment.
+/// Parses `--env K=V` pairs (expanding `$VAR`, whose values become secrets).
+fn parse_env(
+    pairs: &[String],
+    secrets: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, UsageError> {
+    let mut env = Vec::new();
+    for pair in pairs {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| UsageError::Flag(format!("--env `{pair}`: expected K=V")))?;
+        let (value, from_env) = expand_env(value, "--env")?;
+        if from_env {
+            secrets.push(value.clone());
+        }
+        env.push((key.to_string(), value));
+    }
+    Ok(env)
+}
+
 fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
     let mut out = String::new();
     let mut rest = text;
@@ -658,7 +711,9 @@ impl RunArgs {
             }
             self.stdio = file.stdio;
             self.url = file.url;
+            self.serve = file.serve;
         }
+        self.serve_timeout = self.serve_timeout.or(file.serve_timeout);
         if self.env.is_empty() {
             self.env = file
                 .env
@@ -685,6 +740,7 @@ impl RunArgs {
         self.timeout = self.timeout.or(file.timeout);
         self.run_timeout = self.run_timeout.or(file.run_timeout);
         self.exit_grace = self.exit_grace.or(file.exit_grace);
+        self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
         self.spec_version = self.spec_version.or(file.spec_version);
         self.jobs = self.jobs.or(file.jobs);
@@ -705,66 +761,88 @@ impl RunArgs {
         let args = self.merge_config()?;
         let scenarios = load_scenarios(&args.scenarios)?;
         let mut secrets = Vec::new();
-        let target =
-            match (&args.stdio, &args.url) {
-                (Some(command), None) => {
-                    let argv = shell_words::split(command)
-                        .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
-                    if argv.is_empty() {
-                        return Err(UsageError::Flag("--stdio needs a command".into()));
-                    }
-                    let mut env = Vec::new();
-                    for pair in &args.env {
-                        let (key, value) = pair.split_once('=').ok_or_else(|| {
-                            UsageError::Flag(format!("--env `{pair}`: expected K=V"))
-                        })?;
-                        let (value, from_env) = expand_env(value, "--env")?;
-                        if from_env {
-                            secrets.push(value.clone());
-                        }
-                        env.push((key.to_string(), value));
-                    }
-                    Target::Stdio(StdioSpec {
-                        argv,
-                        env,
-                        cwd: args.cwd.clone(),
-                    })
+        let target = match (&args.stdio, &args.url) {
+            (Some(command), None) => {
+                let argv = shell_words::split(command)
+                    .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
+                if argv.is_empty() {
+                    return Err(UsageError::Flag("--stdio needs a command".into()));
                 }
-                (None, Some(url)) => {
-                    crate::transport::http::parse_url(url)
-                        .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
-                    let mut headers = Vec::new();
-                    for header in &args.headers {
-                        let (name, value) = header.split_once(':').ok_or_else(|| {
-                            UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
-                        })?;
-                        let name = name.trim();
-                        if name.is_empty()
-                            || !name.bytes().all(|b| {
-                                b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
-                            })
-                        {
-                            return Err(UsageError::Flag(format!(
-                                "--header `{header}`: `{name}` is not a valid header name"
-                            )));
+                Target::Stdio(StdioSpec {
+                    argv,
+                    env: parse_env(&args.env, &mut secrets)?,
+                    cwd: args.cwd.clone(),
+                })
+            }
+            (None, Some(url)) => {
+                let mut url = url.clone();
+                let serve = match &args.serve {
+                    None => None,
+                    Some(command) => {
+                        let mut command = command.clone();
+                        if command.contains(PORT_PLACEHOLDER) || url.contains(PORT_PLACEHOLDER) {
+                            let port = free_port()
+                                .map_err(|e| {
+                                    UsageError::Flag(format!("--serve: no free port: {e}"))
+                                })?
+                                .to_string();
+                            command = command.replace(PORT_PLACEHOLDER, &port);
+                            url = url.replace(PORT_PLACEHOLDER, &port);
                         }
-                        let (value, _) = expand_env(value.trim(), "--header")?;
-                        secrets.push(value.clone());
-                        if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
-                            secrets.push(token.to_string());
+                        let argv = shell_words::split(&command)
+                            .map_err(|e| UsageError::Flag(format!("--serve: {e}")))?;
+                        if argv.is_empty() {
+                            return Err(UsageError::Flag("--serve needs a command".into()));
                         }
-                        headers.push((name.to_string(), value));
+                        let startup_timeout = args.serve_timeout.unwrap_or(30.0);
+                        Some(ServeSpec {
+                            command: StdioSpec {
+                                argv,
+                                env: parse_env(&args.env, &mut secrets)?,
+                                cwd: args.cwd.clone(),
+                            },
+                            startup_timeout: seconds(startup_timeout, "--serve-timeout")?,
+                        })
                     }
-                    Target::Http(HttpSpec {
-                        url: url.clone(),
-                        headers,
-                    })
+                };
+                let url = &url;
+                crate::transport::http::parse_url(url)
+                    .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
+                let mut headers = Vec::new();
+                for header in &args.headers {
+                    let (name, value) = header.split_once(':').ok_or_else(|| {
+                        UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
+                    })?;
+                    let name = name.trim();
+                    if name.is_empty()
+                        || !name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+                    {
+                        return Err(UsageError::Flag(format!(
+                            "--header `{header}`: `{name}` is not a valid header name"
+                        )));
+                    }
+                    let (value, _) = expand_env(value.trim(), "--header")?;
+                    secrets.push(value.clone());
+                    if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
+                        secrets.push(token.to_string());
+                    }
+                    headers.push((name.to_string(), value));
                 }
-                _ => return Err(UsageError::Flag(
+                Target::Http(HttpSpec {
+                    url: url.clone(),
+                    headers,
+                    serve,
+                })
+            }
+            _ => {
+                return Err(UsageError::Flag(
                     "give --stdio COMMAND or --url URL (or set `stdio` or `url` in mcpcheck.toml)"
                         .into(),
-                )),
-            };
+                ))
+            }
+        };
         if matches!(target, Target::Stdio(_)) && !args.headers.is_empty() {
             return Err(UsageError::Flag("--header goes with --url".into()));
         }
@@ -788,6 +866,7 @@ impl RunArgs {
             request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
             max_frame_bytes: args.max_frame_bytes.unwrap_or(4 << 20).max(1024),
             exit_grace: seconds(args.exit_grace.unwrap_or(2.0), "--exit-grace")?,
+            startup_timeout: seconds(args.startup_timeout.unwrap_or(20.0), "--startup-timeout")?,
             ..Limits::default()
         };
         let jobs = args.jobs.unwrap_or_else(|| {

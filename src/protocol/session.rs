@@ -180,6 +180,9 @@ struct StdioLink {
     unmatched: tokio::sync::Mutex<mpsc::Receiver<(Value, String)>>,
     notifications: Mutex<Vec<Value>>,
     closed: watch::Receiver<bool>,
+    /// Set once stdout has produced anything: until then the server may still be starting, and
+    /// a request may wait up to the start-up allowance.
+    heard: Arc<std::sync::atomic::AtomicBool>,
 }
 
 struct HttpLink {
@@ -214,6 +217,7 @@ impl Session {
                     unmatched: tokio::sync::Mutex::new(unmatched_rx),
                     notifications: Mutex::new(Vec::new()),
                     closed: closed_rx,
+                    heard: events.heard(),
                 });
                 tokio::spawn(dispatch_stdio(
                     Arc::downgrade(&link),
@@ -411,7 +415,10 @@ impl Session {
         } else {
             match (waiter, &outgoing) {
                 (Some(rx), Outgoing::Request { id, .. }) => {
-                    let timeout = options.timeout.unwrap_or(self.limits.request_timeout);
+                    let mut timeout = options.timeout.unwrap_or(self.limits.request_timeout);
+                    if !link.heard.load(std::sync::atomic::Ordering::Relaxed) {
+                        timeout = timeout.max(self.limits.startup_timeout);
+                    }
                     let reply = self
                         .await_response(link, rx, timeout, options.accept_unmatched)
                         .await;

@@ -22,7 +22,8 @@ use crate::report::{
     SCHEMA_VERSION,
 };
 use crate::scenario::{Scenario, SessionKind, StepSend};
-use crate::transport::{Limits, Target, Transcript};
+use crate::transport::serve::Served;
+use crate::transport::{HttpSpec, Limits, Target, Transcript};
 
 /// Everything a run needs, resolved from the command line.
 #[derive(Clone, Debug)]
@@ -116,9 +117,44 @@ const MAX_PRESTARTED: usize = 16;
 
 /// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
 pub async fn run(config: RunConfig) -> Report {
-    let started_at = rfc3339(SystemTime::now());
+    let Target::Http(HttpSpec {
+        url,
+        serve: Some(serve),
+        ..
+    }) = &config.target
+    else {
+        return run_started(config).await;
+    };
     let clock = Instant::now();
-    let mut report = Report {
+    let (host, port) = match crate::transport::http::parse_url(url) {
+        Ok(uri) => (
+            uri.host().unwrap_or("127.0.0.1").to_string(),
+            uri.port_u16().unwrap_or(80),
+        ),
+        Err(e) => {
+            let mut report = empty_report(&config);
+            report.fatal = Some(e);
+            return report;
+        }
+    };
+    match Served::start(serve, &host, port, &config.limits).await {
+        Ok(served) => {
+            let report = run_started(config).await;
+            served.stop().await;
+            report
+        }
+        Err(e) => {
+            let mut report = empty_report(&config);
+            report.fatal = Some(e);
+            report.duration_ms = clock.elapsed().as_millis() as u64;
+            report
+        }
+    }
+}
+
+/// A report with nothing run yet.
+fn empty_report(config: &RunConfig) -> Report {
+    Report {
         schema_version: SCHEMA_VERSION,
         mcpcheck_version: env!("CARGO_PKG_VERSION").into(),
         target: match &config.target {
@@ -129,19 +165,25 @@ pub async fn run(config: RunConfig) -> Report {
             },
             Target::Http(spec) => TargetInfo {
                 transport: "http".into(),
-                command: None,
+                command: spec.serve.as_ref().map(|s| s.command.argv.clone()),
                 url: Some(spec.url.clone()),
             },
         },
         protocol: ProtocolInfo::default(),
         server: None,
         fatal: None,
-        started_at,
+        started_at: rfc3339(SystemTime::now()),
         duration_ms: 0,
         summary: Summary::default(),
         grading: None,
         checks: Vec::new(),
-    };
+    }
+}
+
+/// Runs the scenarios against a server that is running (HTTP) or will be started (stdio).
+async fn run_started(config: RunConfig) -> Report {
+    let clock = Instant::now();
+    let mut report = empty_report(&config);
     let mut scenarios: Vec<(usize, Scenario)> = config
         .scenarios
         .iter()

@@ -2,6 +2,7 @@
 //! that records everything that crossed the wire. Nothing here knows about checks.
 
 pub mod http;
+pub mod serve;
 pub mod sse;
 pub mod stdio;
 pub mod transcript;
@@ -67,6 +68,8 @@ pub struct HttpSpec {
     pub url: String,
     /// Headers sent with every request (`--header`).
     pub headers: Vec<(String, String)>,
+    /// A command mcpcheck starts before the run and stops after it (`--serve`).
+    pub serve: Option<serve::ServeSpec>,
 }
 
 /// What a [`Tap`] calls: the direction and the frame's text.
@@ -93,6 +96,8 @@ pub struct Limits {
     pub stderr_bytes: usize,
     /// How long a stdio server may take to exit after its stdin closes, before SIGTERM.
     pub exit_grace: Duration,
+    /// How long a stdio server may take to answer its first request (it may still be starting).
+    pub startup_timeout: Duration,
     /// Shown every frame, if set.
     pub tap: Option<Tap>,
 }
@@ -104,6 +109,7 @@ impl Default for Limits {
             max_frame_bytes: 4 << 20,
             stderr_bytes: 16 << 10,
             exit_grace: Duration::from_secs(2),
+            startup_timeout: Duration::from_secs(5),
             tap: None,
         }
     }

@@ -114,6 +114,7 @@ impl StdioProcess {
             line: Vec::new(),
             max_frame: limits.max_frame_bytes,
             closed: false,
+            heard: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         };
         let stderr_reader = tokio::spawn(read_stderr(
             stderr_pipe,
@@ -267,9 +268,15 @@ pub struct StdoutReader {
     line: Vec<u8>,
     max_frame: usize,
     closed: bool,
+    heard: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl StdoutReader {
+    /// A flag set once stdout has produced any byte: the server is up.
+    pub fn heard(&self) -> Arc<std::sync::atomic::AtomicBool> {
+        self.heard.clone()
+    }
+
     /// The next events; `StdoutEvent::Closed` comes last, then `None`.
     pub async fn next(&mut self) -> Option<Vec<StdoutEvent>> {
         if self.closed {
@@ -277,7 +284,7 @@ impl StdoutReader {
         }
         self.line.clear();
         let max_frame = self.max_frame;
-        Some(match read_line_capped(&mut self.reader, &mut self.line, max_frame).await {
+        Some(match read_line_capped(&mut self.reader, &mut self.line, max_frame, &self.heard).await {
             Ok(LineRead::Line) => self.framer.line(&self.line),
             Ok(LineRead::Oversize(total)) => vec![StdoutEvent::Noise {
                 text: String::from_utf8_lossy(&self.line[..self.line.len().min(256)]).into_owned(),
@@ -304,10 +311,14 @@ async fn read_line_capped<R: tokio::io::AsyncBufRead + Unpin>(
     reader: &mut R,
     line: &mut Vec<u8>,
     max: usize,
+    heard: &std::sync::atomic::AtomicBool,
 ) -> std::io::Result<LineRead> {
     let mut total = 0usize;
     loop {
         let available = reader.fill_buf().await?;
+        if !available.is_empty() {
+            heard.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         if available.is_empty() {
             return Ok(if total == 0 {
                 LineRead::Eof
@@ -505,13 +516,17 @@ mod tests {
         let mut reader = BufReader::new(&data[..]);
         let mut line = Vec::new();
         assert!(matches!(
-            read_line_capped(&mut reader, &mut line, 10).await.unwrap(),
+            read_line_capped(&mut reader, &mut line, 10, &Default::default())
+                .await
+                .unwrap(),
             LineRead::Oversize(101)
         ));
         assert_eq!(line.len(), 10);
         line.clear();
         assert!(matches!(
-            read_line_capped(&mut reader, &mut line, 10).await.unwrap(),
+            read_line_capped(&mut reader, &mut line, 10, &Default::default())
+                .await
+                .unwrap(),
             LineRead::Line
         ));
         assert_eq!(line, b"{}\n");

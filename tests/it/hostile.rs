@@ -1,7 +1,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{mcpcheck, run_json};
+use crate::support::{mcpcheck, reference_server, run_json};
 
 /// Whether a process runs whose whole command line is `command`.
 fn running(command: &str) -> bool {
@@ -47,8 +47,16 @@ fn a_server_that_hangs_times_out_and_its_group_is_killed() {
     let m = marker(0);
     let command = format!("sh -c 'sleep {m} & sleep {}'", m + 1);
     let started = Instant::now();
-    let (code, report, _) =
-        run_json(&["--stdio", &command, "--timeout", "1", "--exit-grace", "0.2"]);
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &command,
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "1",
+        "--exit-grace",
+        "0.2",
+    ]);
     assert_eq!(code, 3);
     assert!(
         report["fatal"]
@@ -179,4 +187,85 @@ fn https_to_a_plain_http_server_fails_the_tls_handshake_cleanly() {
         fatal.contains("TLS handshake with 127.0.0.1 failed"),
         "{fatal}"
     );
+}
+
+#[test]
+fn a_slow_starting_server_gets_the_startup_allowance() {
+    let command = format!("sh -c 'sleep 1.5; exec {}'", reference_server().display());
+    let (code, report, stderr) = run_json(&["--stdio", &command, "--timeout", "1"]);
+    assert_eq!(code, 0, "{stderr}\n{}", report["fatal"]);
+    assert_eq!(report["summary"]["fail"], 0);
+    assert_eq!(report["summary"]["error"], 0);
+    // Without the allowance the first answer comes too late.
+    let command = format!("sh -c 'sleep 2.5; exec {}'", reference_server().display());
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &command,
+        "--timeout",
+        "0.5",
+        "--startup-timeout",
+        "0.5",
+    ]);
+    assert_eq!(code, 3);
+    assert!(report["fatal"]
+        .as_str()
+        .unwrap()
+        .contains("no answer to initialize"));
+}
+
+#[test]
+fn serve_starts_an_http_server_on_a_free_port_and_stops_it() {
+    let serve = format!("{} --http 127.0.0.1:{{port}}", reference_server().display());
+    let (code, report, stderr) =
+        run_json(&["--url", "http://127.0.0.1:{port}/mcp", "--serve", &serve]);
+    assert_eq!(code, 0, "{stderr}\n{}", report["fatal"]);
+    let url = report["target"]["url"].as_str().unwrap();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a numeric port replaced {port}");
+    assert!(port > 0);
+    assert_eq!(report["protocol"]["version"], "2025-11-25");
+    assert_eq!(report["summary"]["fail"], 0);
+    assert_eq!(report["summary"]["error"], 0);
+    let args = report["target"]["command"].as_array().unwrap();
+    assert!(args
+        .iter()
+        .any(|a| a.as_str().unwrap().contains(&port.to_string())));
+    std::thread::sleep(Duration::from_millis(100));
+    let leftover = Command::new("ps").args(["-eo", "args"]).output().unwrap();
+    assert!(
+        !String::from_utf8_lossy(&leftover.stdout).contains(&format!("--http 127.0.0.1:{port}")),
+        "the served server was left running"
+    );
+}
+
+#[test]
+fn a_serve_command_that_never_listens_is_untestable_with_its_stderr() {
+    let started = Instant::now();
+    let (code, report, _) = run_json(&[
+        "--url",
+        "http://127.0.0.1:{port}/mcp",
+        "--serve",
+        "sh -c 'echo cannot-bind >&2; exit 4'",
+    ]);
+    assert_eq!(code, 3);
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(
+        fatal.contains("exit 4") && fatal.contains("cannot-bind"),
+        "{fatal}"
+    );
+    let (code, report, _) = run_json(&[
+        "--url",
+        "http://127.0.0.1:{port}/mcp",
+        "--serve",
+        "sleep 30",
+        "--serve-timeout",
+        "0.5",
+    ]);
+    assert_eq!(code, 3);
+    assert!(report["fatal"].as_str().unwrap().contains("did not listen"));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!running("sleep 30"), "the --serve command was left running");
 }

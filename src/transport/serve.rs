@@ -1,0 +1,97 @@
+//! `--serve`: start an HTTP server's command before a run, wait until its port accepts
+//! connections, and stop its whole process group afterwards.
+//!
+//! This is how a CI job (or `mcpcheck compare`) tests an HTTP server it has not started itself.
+//! `{port}` in the command and the URL stands for a free port chosen by mcpcheck. The process is
+//! started like a stdio server (own process group, stderr kept, registered for Ctrl-C cleanup),
+//! and its stdout is read and discarded so that it never blocks on a full pipe.
+
+use std::time::{Duration, Instant};
+
+use super::stdio::{StdioProcess, StdoutEvent};
+use super::{Limits, StdioSpec};
+
+/// A command that serves HTTP, and how long it may take to start listening.
+#[derive(Clone, Debug)]
+pub struct ServeSpec {
+    /// The command (program, arguments, environment, working directory).
+    pub command: StdioSpec,
+    /// How long to wait for the port to accept a connection.
+    pub startup_timeout: Duration,
+}
+
+/// The `{port}` placeholder of `--serve` commands and URLs.
+pub const PORT_PLACEHOLDER: &str = "{port}";
+
+/// A free TCP port on the loopback interface (bound and released at once).
+pub fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// A running served process.
+pub struct Served {
+    process: StdioProcess,
+}
+
+impl Served {
+    /// Starts the command and waits until `host:port` accepts a TCP connection. Fails (with the
+    /// command's stderr) if it exits first or does not listen within the start-up timeout.
+    pub async fn start(
+        spec: &ServeSpec,
+        host: &str,
+        port: u16,
+        limits: &Limits,
+    ) -> Result<Served, String> {
+        let (process, mut stdout) = StdioProcess::spawn(&spec.command, limits)?;
+        tokio::spawn(async move {
+            while let Some(events) = stdout.next().await {
+                if events.iter().any(|e| matches!(e, StdoutEvent::Closed)) {
+                    break;
+                }
+            }
+        });
+        let served = Served { process };
+        let started = Instant::now();
+        let address = format!("{host}:{port}");
+        loop {
+            if let Some(status) = served.process.try_status().await {
+                served.stop().await;
+                let stderr = served.process.stderr_tail();
+                return Err(format!(
+                    "the --serve command exited ({status}) before listening on {address}{}",
+                    tail_note(&stderr)
+                ));
+            }
+            if tokio::net::TcpStream::connect(&address).await.is_ok() {
+                return Ok(served);
+            }
+            if started.elapsed() >= spec.startup_timeout {
+                served.stop().await;
+                let stderr = served.process.stderr_tail();
+                return Err(format!(
+                    "the --serve command did not listen on {address} within {:.1} s{}",
+                    spec.startup_timeout.as_secs_f64(),
+                    tail_note(&stderr)
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// Stops the served process group (SIGTERM, then SIGKILL); nothing is left running.
+    pub async fn stop(&self) {
+        self.process.shutdown(Duration::from_millis(50)).await;
+    }
+}
+
+fn tail_note(stderr: &str) -> String {
+    let tail: Vec<&str> = stderr.trim_end().lines().rev().take(12).collect();
+    if tail.is_empty() {
+        String::new()
+    } else {
+        let lines: Vec<&str> = tail.into_iter().rev().collect();
+        format!("; its stderr ends with:\n{}", lines.join("\n"))
+    }
+}
