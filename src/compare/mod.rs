@@ -134,24 +134,38 @@ pub fn observed(evidence: &[Evidence]) -> Option<String> {
             }
         }
         Some(_) => "response".into(),
-        None if first.received.is_some() => "body".into(),
-        None => first
-            .remark
-            .clone()
-            .map(|r| {
-                if r.starts_with("no reply") {
-                    "none".to_string()
-                } else {
-                    "closed".to_string()
-                }
-            })
-            .unwrap_or_default(),
+        // Evidence is capped: a long error message may have been cut, but its code came first.
+        None => match first.received.as_deref().and_then(error_code_prefix) {
+            Some(code) => code,
+            None if first.received.is_some() => "body".into(),
+            None => first
+                .remark
+                .clone()
+                .map(|r| {
+                    if r.starts_with("no reply") {
+                        "none".to_string()
+                    } else {
+                        "closed".to_string()
+                    }
+                })
+                .unwrap_or_default(),
+        },
     };
     Some(
         format!("{}{what}", http.unwrap_or_default())
             .trim()
             .to_string(),
     )
+}
+
+/// The error code of a (possibly cut) JSON-RPC error response's text, e.g. `-32603`.
+fn error_code_prefix(text: &str) -> Option<String> {
+    let at = text.find("\"error\":{\"code\":")? + "\"error\":{\"code\":".len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(|c| *c == '-' || c.is_ascii_digit())
+        .collect();
+    digits.parse::<i64>().ok().map(|c| c.to_string())
 }
 
 /// Builds the matrix from named reports.
@@ -245,5 +259,23 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
         servers,
         rows,
         reports,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cut_error_response_still_shows_its_code() {
+        let cut = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"ValidationError: 31 valid"#;
+        assert_eq!(error_code_prefix(cut).as_deref(), Some("-32603"));
+        assert_eq!(error_code_prefix("plain text body"), None);
+        let evidence = Evidence {
+            sent: Some("{}".into()),
+            received: Some(cut.into()),
+            ..Evidence::default()
+        };
+        assert_eq!(observed(&[evidence]).as_deref(), Some("-32603"));
     }
 }
