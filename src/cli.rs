@@ -199,6 +199,8 @@ pub struct ServerFile {
     pub serve_timeout: Option<f64>,
     /// `--startup-timeout`.
     pub startup_timeout: Option<f64>,
+    /// `--exit-grace`.
+    pub exit_grace: Option<f64>,
     /// `--env`.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
@@ -274,6 +276,7 @@ impl CompareArgs {
                 serve: None,
                 serve_timeout: None,
                 startup_timeout: None,
+                exit_grace: None,
                 env: BTreeMap::new(),
                 cwd: None,
                 headers: BTreeMap::new(),
@@ -320,6 +323,7 @@ impl CompareArgs {
                     .collect(),
                 timeout: self.timeout,
                 startup_timeout: server.startup_timeout.or(self.startup_timeout),
+                exit_grace: server.exit_grace,
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
                 scenarios: ScenarioArgs {
