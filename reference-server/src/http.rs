@@ -184,6 +184,15 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         );
     }
     let protocol_version = header("mcp-protocol-version");
+    // Header values compared with the body as they are (methods are case-sensitive).
+    let raw_header = |name: &str| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.trim().to_string())
+    };
+    let mcp_method = raw_header("mcp-method");
+    let mcp_name = raw_header("mcp-name");
     let has_session_header = req.headers().contains_key("mcp-session-id");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
@@ -217,6 +226,18 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         );
     };
     if state.server.stateless {
+        if !state.server.quirks.has(Quirk::StatelessIgnoreHeaders) {
+            if let Some(problem) =
+                stateless_header_problem(&parsed, &protocol_version, &mcp_method, &mcp_name)
+            {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32020,
+                    &problem,
+                    parsed.get("id").cloned(),
+                );
+            }
+        }
         // No sessions in the stateless era: every request stands alone.
         return respond(state, Arc::new(Session::default()), body, None, true).await;
     }
@@ -306,7 +327,65 @@ async fn respond(
     } else {
         Value::Array(handled.replies).take_first()
     };
-    json_response(state, StatusCode::OK, body, id_header)
+    let status =
+        if state.server.stateless && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
+            stateless_status(&body)
+        } else {
+            StatusCode::OK
+        };
+    json_response(state, status, body, id_header)
+}
+
+/// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
+/// unknown method is 404 (2026-07-28, Streamable HTTP).
+fn stateless_status(body: &Value) -> StatusCode {
+    match body.pointer("/error/code").and_then(Value::as_i64) {
+        Some(-32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
+        Some(-32601) => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// What is wrong with a stateless request's routing headers, if anything: `MCP-Protocol-Version`
+/// must equal `_meta`'s version, `Mcp-Method` the method, and `Mcp-Name` the tool, prompt or
+/// resource named (2026-07-28).
+fn stateless_header_problem(
+    message: &Value,
+    protocol_version: &str,
+    mcp_method: &Option<String>,
+    mcp_name: &Option<String>,
+) -> Option<String> {
+    let method = message.get("method").and_then(Value::as_str)?;
+    let params = message.get("params");
+    let body_version = params
+        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
+        .and_then(Value::as_str);
+    if let Some(body_version) = body_version {
+        if protocol_version != body_version {
+            return Some(format!(
+                "Header mismatch: MCP-Protocol-Version `{protocol_version}` differs from _meta protocolVersion `{body_version}`"
+            ));
+        }
+    }
+    if mcp_method.as_deref() != Some(method) {
+        return Some(format!(
+            "Header mismatch: Mcp-Method must be `{method}`, got {mcp_method:?}"
+        ));
+    }
+    let named = match method {
+        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+        "resources/read" => params.and_then(|p| p.get("uri")),
+        _ => None,
+    }
+    .and_then(Value::as_str);
+    if let Some(named) = named {
+        if mcp_name.as_deref() != Some(named) {
+            return Some(format!(
+                "Header mismatch: Mcp-Name must be `{named}`, got {mcp_name:?}"
+            ));
+        }
+    }
+    None
 }
 
 fn new_session_id(state: &State) -> String {

@@ -33,6 +33,8 @@ pub struct Env<'a> {
     pub captures: &'a HashMap<String, Value>,
     /// Every listed tool's definition, by name, if the run listed tools.
     pub tools: Option<&'a HashMap<String, Value>>,
+    /// Whether the server speaks both eras (stateless, and discover listed a handshake version).
+    pub dual_era: bool,
 }
 
 /// Evaluates a check over its steps; the worst verdict wins.
@@ -76,6 +78,12 @@ fn evaluate_step(
         }
         if name == "protocolVersion" {
             return Some(Value::from(env.version));
+        }
+        if name == "http_status" {
+            return exchange
+                .http
+                .as_ref()
+                .map(|h| Value::from(h.status.to_string()));
         }
         name.strip_prefix("capture.")
             .and_then(|c| env.captures.get(c).cloned())
@@ -146,6 +154,9 @@ fn matches(
         if progress_ok(exchange) != want {
             return false;
         }
+    }
+    if cond.dual_era.is_some_and(|want| want != env.dual_era) {
+        return false;
     }
     if let Some(want) = cond.session_issued {
         if exchange.http.as_ref().is_some_and(|h| h.session) != want {
@@ -382,6 +393,7 @@ mod tests {
                 transport: TransportKind::Stdio,
                 captures: &captures,
                 tools: None,
+                dual_era: false,
             },
         )
     }
@@ -468,6 +480,7 @@ mod tests {
                     transport: TransportKind::Stdio,
                     captures: &captures,
                     tools: None,
+                    dual_era: false,
                 },
             );
             assert_eq!(verdict.status, Status::Error, "{verdict:?}");

@@ -72,6 +72,8 @@ pub struct SendOptions {
     pub headers: Vec<(String, String)>,
     /// Headers to leave out (HTTP), including ones mcpcheck would send by default.
     pub omit_headers: Vec<String>,
+    /// Stateless era: `_meta` entries mcpcheck would add that are left out (`_meta`: all of it).
+    pub omit_meta: Vec<String>,
     /// How long to wait for an unexpected reply to a notification or raw frame.
     pub wait: Option<Duration>,
     /// How long to wait for the response to a request (defaults to the session's timeout).
@@ -155,6 +157,8 @@ pub struct SessionInfo {
     pub capabilities: Option<Value>,
     /// HTTP: the session id the server issued.
     pub http_session: Option<String>,
+    /// Stateless era: the versions `server/discover` listed.
+    pub supported_versions: Vec<String>,
 }
 
 /// A session with one server.
@@ -286,7 +290,7 @@ impl Session {
 
     /// Sends one frame and waits for what comes back.
     pub async fn send(&self, outgoing: Outgoing, options: &SendOptions) -> Exchange {
-        let outgoing = self.with_meta(outgoing);
+        let outgoing = self.with_meta(outgoing, &options.omit_meta);
         let initialize =
             matches!(&outgoing, Outgoing::Request { method, .. } if method == "initialize");
         let exchange = match &self.link {
@@ -319,7 +323,7 @@ impl Session {
     }
 
     /// In the stateless era every request carries its version and capabilities in `_meta`.
-    fn with_meta(&self, outgoing: Outgoing) -> Outgoing {
+    fn with_meta(&self, outgoing: Outgoing, omit: &[String]) -> Outgoing {
         let version = {
             let info = self.info.lock().expect("info lock");
             match (info.era, &info.version) {
@@ -333,12 +337,22 @@ impl Session {
                 if let Some(object) = params.as_object_mut() {
                     let meta = object.entry("_meta").or_insert_with(|| json!({}));
                     if let Some(meta) = meta.as_object_mut() {
-                        meta.entry("io.modelcontextprotocol/protocolVersion")
-                            .or_insert(json!(version));
-                        meta.entry("io.modelcontextprotocol/clientCapabilities")
-                            .or_insert(client_capabilities());
-                        meta.entry("io.modelcontextprotocol/clientInfo")
-                            .or_insert(client_info());
+                        let defaults = [
+                            ("io.modelcontextprotocol/protocolVersion", json!(version)),
+                            (
+                                "io.modelcontextprotocol/clientCapabilities",
+                                client_capabilities(),
+                            ),
+                            ("io.modelcontextprotocol/clientInfo", client_info()),
+                        ];
+                        for (key, value) in defaults {
+                            if !omit.iter().any(|o| o == key) {
+                                meta.entry(key).or_insert(value);
+                            }
+                        }
+                    }
+                    if omit.iter().any(|o| o == "_meta") {
+                        object.remove("_meta");
                     }
                 }
                 Outgoing::Request {
@@ -643,21 +657,29 @@ impl Session {
         match (info.era, &info.version) {
             (Some(Era::Stateless), Some(version)) => {
                 headers.push(("MCP-Protocol-Version".into(), version.clone()));
-                if let Some(method) = outgoing.method() {
+                // Routing headers mirror the body; for raw frames, the body as far as it parses,
+                // so that a raw frame tests its own defect rather than missing headers.
+                let raw = match outgoing {
+                    Outgoing::Raw { text } => serde_json::from_str::<Value>(text).ok(),
+                    _ => None,
+                };
+                let method = outgoing.method().or_else(|| {
+                    raw.as_ref()
+                        .and_then(|m| m.get("method"))
+                        .and_then(Value::as_str)
+                });
+                if let Some(method) = method {
                     headers.push(("Mcp-Method".into(), method.to_string()));
                 }
-                if let Outgoing::Request {
-                    params: Some(params),
-                    ..
-                } = outgoing
+                let params = match outgoing {
+                    Outgoing::Request { params, .. } => params.as_ref(),
+                    _ => raw.as_ref().and_then(|m| m.get("params")),
+                };
+                if let Some(name) = params
+                    .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+                    .and_then(Value::as_str)
                 {
-                    if let Some(name) = params
-                        .get("name")
-                        .or_else(|| params.get("uri"))
-                        .and_then(Value::as_str)
-                    {
-                        headers.push(("Mcp-Name".into(), name.to_string()));
-                    }
+                    headers.push(("Mcp-Name".into(), name.to_string()));
                 }
             }
             (_, Some(version)) if version.as_str() >= "2025-06-18" => {
@@ -965,6 +987,7 @@ impl Session {
             server_info,
             capabilities: discovered.get("capabilities").cloned(),
             http_session: None,
+            supported_versions: supported.iter().map(|v| v.to_string()).collect(),
         });
         Ok(())
     }

@@ -46,6 +46,8 @@ pub struct RunConfig {
     pub observer: Option<Observer>,
     /// Run only this slice of the scenarios: `(k, n)` is shard k of n, 1-based.
     pub shard: Option<(usize, usize)>,
+    /// The fixture profile selected with `--profile` (`everything`): its scenarios run.
+    pub fixture_profile: Option<String>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -107,6 +109,8 @@ struct Context {
     /// Every listed tool's definition, by name (when a scenario needs tools).
     tools: Option<HashMap<String, Value>>,
     token: String,
+    /// The fixture profile the run selected.
+    fixture_profile: Option<String>,
     /// stdio servers started ahead for scenarios that need a connection of their own, by
     /// scenario index: their start-up overlaps the main handshake and each other.
     prestarted: std::sync::Mutex<HashMap<usize, Session>>,
@@ -259,6 +263,7 @@ async fn run_started(config: RunConfig) -> Report {
         info,
         tools,
         token: token(),
+        fixture_profile: config.fixture_profile.clone(),
         prestarted: std::sync::Mutex::new(prestarted),
     });
 
@@ -480,6 +485,13 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     if let Some(t) = requires.transport.filter(|t| *t != transport) {
         return Some(format!("applies to the {t} transport only"));
     }
+    if let Some(profile) = &requires.profile {
+        if context.fixture_profile.as_ref() != Some(profile) {
+            return Some(format!(
+                "a fixture check of the `{profile}` profile (run with --profile {profile} against a server with those fixtures)"
+            ));
+        }
+    }
     if let Some(era) = requires.era.filter(|e| Some(*e) != context.info.era) {
         return Some(format!(
             "applies to the {era} era only; the server speaks the {} era",
@@ -499,6 +511,15 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     {
         return Some(format!(
             "the server does not declare the `{missing}` capability"
+        ));
+    }
+    if let Some(declared) = requires
+        .undeclared
+        .iter()
+        .find(|c| declares(&context.info, c))
+    {
+        return Some(format!(
+            "the server declares the `{declared}` capability (this checks an undeclared one)"
         ));
     }
     if let Some(missing) = requires.tools.iter().find(|t| {
@@ -651,6 +672,7 @@ async fn run_scenario(
                 let options = SendOptions {
                     headers: step.headers.clone(),
                     omit_headers: step.omit_headers.clone(),
+                    omit_meta: step.omit_meta.clone(),
                     wait: step.wait,
                     timeout: step.timeout,
                     accept_unmatched: scenario.session != SessionKind::Shared,
@@ -679,6 +701,12 @@ async fn run_scenario(
         transport: context.target.kind(),
         captures: &captures,
         tools: context.tools.as_ref(),
+        dual_era: context.info.era == Some(Era::Stateless)
+            && context
+                .info
+                .supported_versions
+                .iter()
+                .any(|v| Era::of(v) == Some(Era::Handshake)),
     };
     let mut results = Vec::new();
     for check in &scenario.checks {

@@ -70,6 +70,9 @@ pub struct RequiresFile {
     /// Server capabilities that must be declared.
     #[serde(default)]
     pub capabilities: Vec<String>,
+    /// Server capabilities that must not be declared (to check they are not served either).
+    #[serde(default)]
+    pub undeclared: Vec<String>,
     /// Tools that must be listed (fixture tools; calling a tool the user did not name is not done).
     #[serde(default)]
     pub tools: Vec<String>,
@@ -82,6 +85,10 @@ pub struct RequiresFile {
     /// `handshake` or `stateless`.
     #[serde(default)]
     pub era: Option<Spanned<String>>,
+    /// A fixture profile (`everything`): the scenario runs only when the run selects it with
+    /// `--profile`, against a server that implements that profile's fixtures.
+    #[serde(default)]
+    pub profile: Option<Spanned<String>>,
 }
 
 /// A JSON-RPC message to send.
@@ -125,6 +132,10 @@ pub struct StepFile {
     /// HTTP headers to leave out.
     #[serde(default)]
     pub omit_headers: Vec<String>,
+    /// Stateless era: `_meta` entries mcpcheck adds that this request leaves out (full keys,
+    /// e.g. `io.modelcontextprotocol/protocolVersion`), or `_meta` for the whole object.
+    #[serde(default)]
+    pub omit_meta: Vec<String>,
     /// Values to capture from the response: name = JSON pointer into the response message.
     #[serde(default)]
     pub capture: OrderedMap,
@@ -233,6 +244,10 @@ pub struct CondFile {
     /// HTTP: whether the server had issued a session id on this connection.
     #[serde(default)]
     pub session_issued: Option<bool>,
+    /// Stateless era: whether `server/discover` also listed a handshake-era version (a server
+    /// speaking both eras may keep answering methods 2026-07-28 removed).
+    #[serde(default)]
+    pub dual_era: Option<bool>,
     /// Whether the step's `notifications/progress` are well-formed: at least one, each for the
     /// `progressToken` the step sent, with strictly increasing `progress`.
     #[serde(default)]

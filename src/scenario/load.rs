@@ -19,6 +19,9 @@ use crate::protocol::version::KNOWN_VERSIONS;
 use crate::protocol::{Era, VersionRange};
 use crate::transport::TransportKind;
 
+/// The fixture profiles a scenario may require (`requires.profile`) and `--profile` selects.
+pub const FIXTURE_PROFILES: &[&str] = &["everything"];
+
 /// A problem in a scenario file, with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {
@@ -111,6 +114,7 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
     };
     let requires = Requires {
         capabilities: file.requires.capabilities.clone(),
+        undeclared: file.requires.undeclared.clone(),
         tools: file.requires.tools.clone(),
         versions: match &file.requires.versions {
             Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
@@ -134,6 +138,22 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
                     ))
                 }
             }),
+        },
+        profile: match &file.requires.profile {
+            None => None,
+            Some(p) if FIXTURE_PROFILES.contains(&p.get_ref().as_str()) => {
+                Some(p.get_ref().clone())
+            }
+            Some(p) => {
+                return Err(source.at(
+                    p,
+                    format!(
+                        "unknown fixture profile `{}`; use {}",
+                        p.get_ref(),
+                        FIXTURE_PROFILES.join(", ")
+                    ),
+                ))
+            }
         },
     };
     let mut steps = Vec::new();
@@ -243,6 +263,7 @@ fn resolve_step(
         wait: step.wait_ms.map(Duration::from_millis),
         headers: step.headers.0,
         omit_headers: step.omit_headers,
+        omit_meta: step.omit_meta,
         capture: step.capture.0,
         http_method,
     })
@@ -476,6 +497,7 @@ fn resolve_cond(
         content_type: cond.content_type,
         prior,
         session_issued: cond.session_issued,
+        dual_era: cond.dual_era,
         progress_ok: cond.progress_ok,
         asserts,
     })

@@ -46,6 +46,8 @@ pub enum SessionKind {
 pub struct Requires {
     /// Capabilities the server must declare.
     pub capabilities: Vec<String>,
+    /// Capabilities the server must not declare.
+    pub undeclared: Vec<String>,
     /// Tools the server must list.
     pub tools: Vec<String>,
     /// The version window.
@@ -54,6 +56,8 @@ pub struct Requires {
     pub transport: Option<TransportKind>,
     /// The era.
     pub era: Option<Era>,
+    /// The fixture profile the run must select (`everything`).
+    pub profile: Option<String>,
 }
 
 /// One step.
@@ -71,6 +75,8 @@ pub struct Step {
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
     pub omit_headers: Vec<String>,
+    /// Stateless era: `_meta` entries to leave out (`_meta` for the whole object).
+    pub omit_meta: Vec<String>,
     /// Captures: name and JSON pointer into the reply message.
     pub capture: Vec<(String, String)>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
@@ -145,6 +151,8 @@ pub struct Cond {
     pub prior: Option<(String, Vec<u16>)>,
     /// Whether the server had issued an HTTP session id.
     pub session_issued: Option<bool>,
+    /// Whether the server speaks both eras (its discover result lists a handshake version).
+    pub dual_era: Option<bool>,
     /// Whether the step's progress notifications are well-formed.
     pub progress_ok: Option<bool>,
     /// Assertions on the reply message.
