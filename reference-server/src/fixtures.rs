@@ -60,12 +60,66 @@ pub fn tools(version: &str) -> Vec<Value> {
             "required": ["sum"]
         });
     }
+    tools.extend(everything_tools());
     if at_least(version, "2025-03-26") {
         for tool in &mut tools {
             tool["annotations"] = json!({"readOnlyHint": true, "openWorldHint": false});
         }
     }
     tools
+}
+
+/// The official conformance suite's fixture tools (its "everything server" names), so that
+/// `mcpcheck --profile everything` and the official suite itself can be run against this server.
+fn everything_tools() -> Vec<Value> {
+    let no_args = json!({"type": "object", "properties": {}});
+    [
+        ("test_simple_text", "Returns a simple text."),
+        ("test_image_content", "Returns an image."),
+        ("test_audio_content", "Returns a sound."),
+        ("test_embedded_resource", "Returns an embedded resource."),
+        ("test_multiple_content_types", "Returns text, an image and a resource."),
+        ("test_error_handling", "Always fails, as a tool error."),
+        ("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100."),
+    ]
+    .into_iter()
+    .map(|(name, description)| json!({"name": name, "description": description, "inputSchema": no_args}))
+    .collect()
+}
+
+/// 10 ms of silence: a minimal WAV file (8 kHz, 8-bit mono, 80 samples), base64.
+pub const SILENCE_WAV: &str = "UklGRnQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YVAAAACAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgA==";
+
+fn everything_call(name: &str) -> Option<ToolOutcome> {
+    let text = |t: &str| json!({"type": "text", "text": t});
+    let image = json!({"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"});
+    let resource = json!({"type": "resource", "resource": {
+        "uri": "test://embedded-resource", "mimeType": "text/plain", "text": "An embedded resource."
+    }});
+    Some(ToolOutcome::Result(match name {
+        "test_simple_text" => {
+            json!({"content": [text("This is a simple text response for testing.")]})
+        }
+        "test_image_content" => json!({"content": [image]}),
+        "test_audio_content" => {
+            json!({"content": [{"type": "audio", "data": SILENCE_WAV, "mimeType": "audio/wav"}]})
+        }
+        "test_embedded_resource" => json!({"content": [resource]}),
+        "test_multiple_content_types" => {
+            json!({"content": [text("Text, an image and a resource:"), image, resource]})
+        }
+        "test_error_handling" => json!({
+            "content": [text("This tool always fails, on purpose.")],
+            "isError": true
+        }),
+        "test_tool_with_progress" => {
+            return Some(ToolOutcome::Progress {
+                points: vec![0, 50, 100],
+                total: 100,
+            })
+        }
+        _ => return None,
+    }))
 }
 
 /// What a tool call produced.
@@ -76,6 +130,8 @@ pub enum ToolOutcome {
     Unknown,
     /// The slow tool: report `steps` progress notifications `delay_ms` apart, then this result.
     Slow { steps: u64, delay_ms: u64 },
+    /// The official suite's progress tool: report these progress values of `total`, then a result.
+    Progress { points: Vec<u64>, total: u64 },
 }
 
 /// Runs a tool (all but the slow one, which needs the transport to report progress).
@@ -123,7 +179,7 @@ pub fn call_tool(name: &str, args: &Value, version: &str) -> ToolOutcome {
                 .unwrap_or(20)
                 .min(1000),
         },
-        _ => ToolOutcome::Unknown,
+        other => everything_call(other).unwrap_or(ToolOutcome::Unknown),
     }
 }
 
@@ -132,6 +188,8 @@ pub fn resources() -> Vec<Value> {
     vec![
         json!({"uri": "ref://docs/readme", "name": "readme", "mimeType": "text/plain", "description": "A short text."}),
         json!({"uri": "ref://images/pixel", "name": "pixel", "mimeType": "image/png", "description": "A 1x1 PNG."}),
+        json!({"uri": "test://static-text", "name": "static-text", "mimeType": "text/plain", "description": "The official suite's text fixture."}),
+        json!({"uri": "test://static-binary", "name": "static-binary", "mimeType": "image/png", "description": "The official suite's binary fixture."}),
     ]
 }
 
@@ -139,6 +197,7 @@ pub fn resources() -> Vec<Value> {
 pub fn resource_templates() -> Vec<Value> {
     vec![
         json!({"uriTemplate": "ref://items/{id}", "name": "item", "mimeType": "text/plain", "description": "An item by id."}),
+        json!({"uriTemplate": "test://template/{id}/data", "name": "template-data", "mimeType": "application/json", "description": "The official suite's template fixture."}),
     ]
 }
 
@@ -149,6 +208,19 @@ pub fn read_resource(uri: &str) -> Option<Value> {
             json!({"uri": uri, "mimeType": "text/plain", "text": "mcpcheck reference server\n"})
         }
         "ref://images/pixel" => json!({"uri": uri, "mimeType": "image/png", "blob": PIXEL_PNG}),
+        "test://static-text" => {
+            json!({"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."})
+        }
+        "test://static-binary" => json!({"uri": uri, "mimeType": "image/png", "blob": PIXEL_PNG}),
+        _ if uri.starts_with("test://template/") => {
+            let id = uri
+                .strip_prefix("test://template/")?
+                .strip_suffix("/data")?;
+            if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
+                return None;
+            }
+            json!({"uri": uri, "mimeType": "application/json", "text": json!({"id": id, "data": format!("data for {id}")}).to_string()})
+        }
         _ => {
             let id = uri.strip_prefix("ref://items/")?;
             if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -169,6 +241,21 @@ pub fn prompts() -> Vec<Value> {
             "arguments": [{"name": "name", "description": "Who to greet.", "required": true}]
         }),
         json!({"name": "plain", "description": "A prompt without arguments."}),
+        json!({"name": "test_simple_prompt", "description": "The official suite's simple prompt."}),
+        json!({
+            "name": "test_prompt_with_arguments",
+            "description": "The official suite's prompt with arguments.",
+            "arguments": [
+                {"name": "arg1", "description": "First argument.", "required": true},
+                {"name": "arg2", "description": "Second argument.", "required": true}
+            ]
+        }),
+        json!({
+            "name": "test_prompt_with_embedded_resource",
+            "description": "The official suite's prompt with an embedded resource.",
+            "arguments": [{"name": "resourceUri", "description": "The resource to embed.", "required": true}]
+        }),
+        json!({"name": "test_prompt_with_image", "description": "The official suite's prompt with an image."}),
     ]
 }
 
@@ -196,6 +283,38 @@ pub fn get_prompt(name: &str, args: &Value) -> Result<Value, PromptError> {
         "plain" => Ok(json!({
             "messages": [{"role": "user", "content": {"type": "text", "text": "Tell me something."}}]
         })),
+        "test_simple_prompt" => Ok(json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}]
+        })),
+        "test_prompt_with_arguments" => {
+            let arg = |name: &'static str| {
+                args.get(name)
+                    .and_then(Value::as_str)
+                    .ok_or(PromptError::MissingArgument(name))
+            };
+            let (arg1, arg2) = (arg("arg1")?, arg("arg2")?);
+            Ok(json!({
+                "messages": [{"role": "user", "content": {"type": "text", "text": format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")}}]
+            }))
+        }
+        "test_prompt_with_embedded_resource" => {
+            let uri = args
+                .get("resourceUri")
+                .and_then(Value::as_str)
+                .ok_or(PromptError::MissingArgument("resourceUri"))?;
+            Ok(json!({
+                "messages": [
+                    {"role": "user", "content": {"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing."}}},
+                    {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}}
+                ]
+            }))
+        }
+        "test_prompt_with_image" => Ok(json!({
+            "messages": [
+                {"role": "user", "content": {"type": "image", "data": PIXEL_PNG, "mimeType": "image/png"}},
+                {"role": "user", "content": {"type": "text", "text": "Please describe the image above."}}
+            ]
+        })),
         _ => Err(PromptError::Unknown),
     }
 }
@@ -213,6 +332,16 @@ pub fn complete(reference: &Value, argument: &str, prefix: &str) -> Option<Vec<S
             &["1", "2", "42"]
         }
         (Some("ref/resource"), _) if reference.get("uri") == Some(&json!("ref://items/{id}")) => {
+            &[]
+        }
+        (Some("ref/prompt"), "arg1")
+            if reference.get("name") == Some(&json!("test_prompt_with_arguments")) =>
+        {
+            &["paris", "park", "party"]
+        }
+        (Some("ref/prompt"), _)
+            if reference.get("name") == Some(&json!("test_prompt_with_arguments")) =>
+        {
             &[]
         }
         _ => return None,

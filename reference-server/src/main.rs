@@ -25,6 +25,12 @@ Serves MCP over stdio, or over Streamable HTTP at http://ADDR/mcp with --http
   --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
   --stateless      speak the stateless era (2026-07-28: server/discover, _meta) instead
                    of the handshake era (2024-11-05 ... 2025-11-25)
+  --capabilities LIST
+                   declare and serve only these capabilities (comma-separated: tools,
+                   resources, prompts, completions, logging); the others' methods are unknown
+  --no-official-fixtures
+                   leave out the official conformance suite's fixtures (test_simple_text,
+                   test://static-text, ...), which are served by default
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk and the rule it breaks";
 
@@ -33,6 +39,8 @@ fn main() -> ExitCode {
     let mut quirks = Quirks::default();
     let mut http: Option<SocketAddr> = None;
     let mut stateless = false;
+    let mut capabilities: Option<Vec<String>> = None;
+    let mut official_fixtures = true;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -57,6 +65,22 @@ fn main() -> ExitCode {
                 _ => return usage_error("--http needs an address such as 127.0.0.1:8080"),
             },
             "--stateless" => stateless = true,
+            "--no-official-fixtures" => official_fixtures = false,
+            "--capabilities" => match args.next() {
+                Some(list) => {
+                    let names: Vec<String> =
+                        list.split(',').map(|c| c.trim().to_string()).collect();
+                    let known = ["tools", "resources", "prompts", "completions", "logging"];
+                    if let Some(bad) = names.iter().find(|n| !known.contains(&n.as_str())) {
+                        return usage_error(&format!(
+                            "unknown capability `{bad}`; use {}",
+                            known.join(", ")
+                        ));
+                    }
+                    capabilities = Some(names);
+                }
+                None => return usage_error("--capabilities needs a list, e.g. tools,prompts"),
+            },
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -64,7 +88,12 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unexpected argument `{other}`")),
         }
     }
-    let server = Arc::new(Server { quirks, stateless });
+    let server = Arc::new(Server {
+        quirks,
+        stateless,
+        capabilities,
+        official_fixtures,
+    });
     // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -111,6 +111,41 @@ pub enum Quirk {
     Notification200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
     ContentTypeTextPlain,
+    /// Stateless: results (other than `server/discover`'s) carry no `resultType`.
+    StatelessNoResultType,
+    /// Stateless: the `server/discover` result's `_meta` has no serverInfo.
+    StatelessNoServerInfo,
+    /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
+    StatelessDiscoverNoCacheHints,
+    /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
+    StatelessMetaOptional,
+    /// Stateless: a request without `_meta` clientInfo is refused with -32602.
+    StatelessRequireClientInfo,
+    /// Stateless: -32022 for an unsupported version carries no `data`.
+    StatelessUnsupportedVersionNoData,
+    /// Stateless: `ping` (removed in 2026-07-28) is still answered.
+    StatelessAnswerRemoved,
+    /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
+    StatelessHttpErrors200,
+    /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
+    StatelessIgnoreHeaders,
+    /// The official fixtures `test_image_content` and `test_prompt_with_image` return an image
+    /// block without `mimeType`.
+    EverythingImageWithoutMimeType,
+    /// The official fixture `test_error_handling` fails with -32603 instead of an `isError` result.
+    EverythingErrorAsProtocolError,
+    /// Reading `test://template/{id}/data` returns content that does not mention the id.
+    EverythingTemplateIgnoresId,
+    /// `test_prompt_with_arguments` leaves its arguments out of the text.
+    EverythingPromptIgnoresArguments,
+    /// Any successful completion answers `{"completion": {}}`, without `values`.
+    EverythingCompletionWithoutValues,
+    /// `tools` is not declared, but tools are served.
+    ToolsServedUndeclared,
+    /// `resources` is not declared, but resources are served.
+    ResourcesServedUndeclared,
+    /// `prompts` is not declared, but prompts are served.
+    PromptsServedUndeclared,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -369,6 +404,91 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::ContentTypeTextPlain,
         "content-type-text-plain",
         "a response MUST be application/json or text/event-stream (Streamable HTTP)",
+    ),
+    (
+        Quirk::StatelessNoResultType,
+        "stateless-no-result-type",
+        "2026-07-28: every result MUST carry resultType",
+    ),
+    (
+        Quirk::StatelessNoServerInfo,
+        "stateless-no-server-info",
+        "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
+    ),
+    (
+        Quirk::StatelessDiscoverNoCacheHints,
+        "stateless-discover-no-cache-hints",
+        "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
+    ),
+    (
+        Quirk::StatelessMetaOptional,
+        "stateless-meta-optional",
+        "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
+    ),
+    (
+        Quirk::StatelessRequireClientInfo,
+        "stateless-require-client-info",
+        "2026-07-28: _meta clientInfo is optional; a request without it MUST be served",
+    ),
+    (
+        Quirk::StatelessUnsupportedVersionNoData,
+        "stateless-unsupported-version-no-data",
+        "2026-07-28: -32022 MUST carry data.supported and data.requested",
+    ),
+    (
+        Quirk::StatelessAnswerRemoved,
+        "stateless-answer-removed",
+        "2026-07-28: ping was removed; a stateless-only server MUST answer -32601",
+    ),
+    (
+        Quirk::StatelessHttpErrors200,
+        "stateless-http-errors-200",
+        "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
+    ),
+    (
+        Quirk::StatelessIgnoreHeaders,
+        "stateless-ignore-headers",
+        "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
+    ),
+    (
+        Quirk::EverythingImageWithoutMimeType,
+        "everything-image-without-mime-type",
+        "an image content block MUST carry data and mimeType (schema)",
+    ),
+    (
+        Quirk::EverythingErrorAsProtocolError,
+        "everything-error-as-protocol-error",
+        "a tool's execution error SHOULD be a result with isError, not a JSON-RPC error",
+    ),
+    (
+        Quirk::EverythingTemplateIgnoresId,
+        "everything-template-ignores-id",
+        "a resource read through a template MUST be the resource the URI names",
+    ),
+    (
+        Quirk::EverythingPromptIgnoresArguments,
+        "everything-prompt-ignores-arguments",
+        "prompts/get MUST use the arguments given",
+    ),
+    (
+        Quirk::EverythingCompletionWithoutValues,
+        "everything-completion-without-values",
+        "a completion result MUST carry completion.values (schema)",
+    ),
+    (
+        Quirk::ToolsServedUndeclared,
+        "tools-served-undeclared",
+        "a server MUST declare the tools capability to serve tools",
+    ),
+    (
+        Quirk::ResourcesServedUndeclared,
+        "resources-served-undeclared",
+        "a server MUST declare the resources capability to serve resources",
+    ),
+    (
+        Quirk::PromptsServedUndeclared,
+        "prompts-served-undeclared",
+        "a server MUST declare the prompts capability to serve prompts",
     ),
 ];
 

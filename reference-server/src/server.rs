@@ -65,12 +65,62 @@ pub struct Server {
     pub quirks: Quirks,
     /// Speak the stateless era (2026-07-28) instead of the handshake era.
     pub stateless: bool,
+    /// The capabilities declared and served (`None`: all of them); the methods of the others
+    /// are unknown (-32601).
+    pub capabilities: Option<Vec<String>>,
+    /// Whether the official conformance suite's fixtures (`test_*`, `test://…`) are served.
+    pub official_fixtures: bool,
+}
+
+/// The capability a feature method belongs to.
+fn capability_of(method: &str) -> Option<&'static str> {
+    Some(match method.split('/').next()? {
+        "tools" => "tools",
+        "resources" => "resources",
+        "prompts" => "prompts",
+        "completion" => "completions",
+        "logging" => "logging",
+        _ => return None,
+    })
+}
+
+/// Whether a fixture (tool, prompt, resource or template) is one of the official suite's.
+fn official(item: &Value) -> bool {
+    ["name", "uri", "uriTemplate"]
+        .iter()
+        .filter_map(|k| item.get(*k).and_then(Value::as_str))
+        .any(|v| v.starts_with("test_") || v.starts_with("test://"))
 }
 
 /// The version the stateless mode speaks.
 pub const STATELESS_VERSION: &str = "2026-07-28";
 
 impl Server {
+    /// Whether the server declares and serves this capability.
+    fn serves(&self, capability: &str) -> bool {
+        self.capabilities
+            .as_ref()
+            .is_none_or(|c| c.iter().any(|x| x == capability))
+    }
+
+    /// Keeps only the declared capabilities of a capabilities object.
+    fn declared(&self, mut capabilities: Value) -> Value {
+        let hidden = [
+            (Quirk::ToolsServedUndeclared, "tools"),
+            (Quirk::ResourcesServedUndeclared, "resources"),
+            (Quirk::PromptsServedUndeclared, "prompts"),
+        ];
+        if let Some(object) = capabilities.as_object_mut() {
+            object.retain(|name, _| {
+                self.serves(name)
+                    && !hidden
+                        .iter()
+                        .any(|(quirk, cap)| cap == name && self.quirks.has(*quirk))
+            });
+        }
+        capabilities
+    }
+
     /// Handles one frame: a line on stdio or a POST body on HTTP.
     pub async fn handle_frame(&self, session: &Session, bytes: &[u8], sink: &Sink) -> Handled {
         let parsed: Value = match serde_json::from_slice(bytes) {
@@ -246,7 +296,7 @@ impl Server {
         match method {
             "initialize" => self.initialize(session, params),
             "ping" => self.ping(),
-            "logging/setLevel" => {
+            "logging/setLevel" if self.serves("logging") => {
                 let level = params
                     .get("level")
                     .and_then(Value::as_str)
@@ -298,6 +348,9 @@ impl Server {
         params: &Value,
         sink: &Sink,
     ) -> Option<Outcome> {
+        if capability_of(method).is_some_and(|c| !self.serves(c)) {
+            return None;
+        }
         let known = matches!(
             method,
             "tools/list"
@@ -315,6 +368,7 @@ impl Server {
         Some(match method {
             "tools/list" => {
                 let mut tools = fixtures::tools(version);
+                tools.retain(|t| self.official_fixtures || !official(t));
                 if self.quirks.has(Quirk::ToolNameWithSpace) {
                     tools[0]["name"] = json!("mcpcheck echo");
                 }
@@ -335,6 +389,7 @@ impl Server {
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => {
                 let mut resources = fixtures::resources();
+                resources.retain(|r| self.official_fixtures || !official(r));
                 if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
                     resources[0]["uri"] = json!("docs/readme");
                 }
@@ -348,6 +403,7 @@ impl Server {
             }
             "resources/templates/list" => {
                 let mut templates = fixtures::resource_templates();
+                templates.retain(|t| self.official_fixtures || !official(t));
                 if self.quirks.has(Quirk::TemplateWithoutUriTemplate) {
                     templates[0]
                         .as_object_mut()
@@ -359,6 +415,7 @@ impl Server {
             "resources/read" => self.read_resource(params),
             "prompts/list" => {
                 let mut prompts = fixtures::prompts();
+                prompts.retain(|p| self.official_fixtures || !official(p));
                 if self.quirks.has(Quirk::PromptWithoutName) {
                     prompts[0]
                         .as_object_mut()
@@ -366,6 +423,38 @@ impl Server {
                         .remove("name");
                 }
                 list_page(prompts, params, "prompts")
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
+                    && self.quirks.has(Quirk::EverythingPromptIgnoresArguments) =>
+            {
+                Ok(
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
+                )
+            }
+            "prompts/get" | "completion/complete"
+                if !self.official_fixtures
+                    && [params.get("name"), params.pointer("/ref/name")]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .any(|n| n.starts_with("test_")) =>
+            {
+                Err((-32602, "Invalid params: unknown prompt".into(), None))
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_image"))
+                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
+            {
+                get_prompt(params).map(|mut result| {
+                    if let Some(content) = result
+                        .pointer_mut("/messages/0/content")
+                        .and_then(Value::as_object_mut)
+                    {
+                        content.remove("mimeType");
+                    }
+                    result
+                })
             }
             "prompts/get" => match get_prompt(params) {
                 Err((-32602, message, _))
@@ -379,6 +468,9 @@ impl Server {
             _ => match complete(params) {
                 Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
                     Ok(json!({"completion": {"values": [], "hasMore": false}}))
+                }
+                Ok(_) if self.quirks.has(Quirk::EverythingCompletionWithoutValues) => {
+                    Ok(json!({"completion": {}}))
                 }
                 other => other,
             },
@@ -399,42 +491,70 @@ impl Server {
             .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
             .and_then(Value::as_str);
         let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
-        let (Some(version), Some(_)) = (version, capabilities) else {
+        let version = match (version, capabilities) {
+            (Some(version), Some(_)) => version,
+            _ if self.quirks.has(Quirk::StatelessMetaOptional) => STATELESS_VERSION,
+            _ => {
+                return Err((
+                    -32602,
+                    "Invalid params: _meta must carry protocolVersion and clientCapabilities"
+                        .into(),
+                    None,
+                ))
+            }
+        };
+        if self.quirks.has(Quirk::StatelessRequireClientInfo)
+            && meta
+                .and_then(|m| m.get("io.modelcontextprotocol/clientInfo"))
+                .is_none()
+        {
             return Err((
                 -32602,
-                "Invalid params: _meta must carry protocolVersion and clientCapabilities".into(),
+                "Invalid params: _meta must carry clientInfo".into(),
                 None,
             ));
-        };
-        if version != STATELESS_VERSION {
-            return Err((
-                -32022,
-                "Unsupported protocol version".into(),
-                Some(json!({"supported": [STATELESS_VERSION], "requested": version})),
-            ));
         }
+        if version != STATELESS_VERSION {
+            let data = (!self.quirks.has(Quirk::StatelessUnsupportedVersionNoData))
+                .then(|| json!({"supported": [STATELESS_VERSION], "requested": version}));
+            return Err((-32022, "Unsupported protocol version".into(), data));
+        }
+        let discover = method == "server/discover";
         let mut result = match method {
-            "server/discover" => Ok(json!({
-                "supportedVersions": [STATELESS_VERSION],
-                "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
-                "instructions": "A reference server for mcpcheck. Its tools are harmless.",
-                "ttlMs": 0,
-                "cacheScope": "public"
-            })),
+            "server/discover" => {
+                let mut result = json!({
+                    "supportedVersions": [STATELESS_VERSION],
+                    "capabilities": self.declared(json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})),
+                    "instructions": "A reference server for mcpcheck. Its tools are harmless.",
+                    "ttlMs": 0,
+                    "cacheScope": "public"
+                });
+                if self.quirks.has(Quirk::StatelessDiscoverNoCacheHints) {
+                    let object = result.as_object_mut().expect("object");
+                    object.remove("ttlMs");
+                    object.remove("cacheScope");
+                }
+                Ok(result)
+            }
+            "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
             _ => match self.feature(session, version, method, params, sink).await {
                 Some(outcome) => outcome,
                 // initialize, ping, logging/setLevel and subscribe are gone in this era.
                 None => self.unknown_method(method),
             },
         }?;
-        result["resultType"] = json!("complete");
-        let meta = result
-            .as_object_mut()
-            .expect("results are objects")
-            .entry("_meta")
-            .or_insert_with(|| json!({}));
-        meta["io.modelcontextprotocol/serverInfo"] =
-            json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
+        if discover || !self.quirks.has(Quirk::StatelessNoResultType) {
+            result["resultType"] = json!("complete");
+        }
+        if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo)) {
+            let meta = result
+                .as_object_mut()
+                .expect("results are objects")
+                .entry("_meta")
+                .or_insert_with(|| json!({}));
+            meta["io.modelcontextprotocol/serverInfo"] =
+                json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
+        }
         Ok(result)
     }
 
@@ -465,7 +585,7 @@ impl Server {
         }
         let mut result = json!({
             "protocolVersion": version,
-            "capabilities": capabilities,
+            "capabilities": self.declared(capabilities),
             "serverInfo": {"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")},
             "instructions": "A reference server for mcpcheck. Its tools are harmless."
         });
@@ -510,7 +630,12 @@ impl Server {
                 "params": {"level": "info", "logger": "tools", "data": format!("calling {name}")}
             }));
         }
-        match fixtures::call_tool(name, &args, version) {
+        let outcome = if !self.official_fixtures && name.starts_with("test_") {
+            ToolOutcome::Unknown
+        } else {
+            fixtures::call_tool(name, &args, version)
+        };
+        match outcome {
             ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolIsError) => Ok(json!({
                 "content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
                 "isError": true
@@ -542,7 +667,37 @@ impl Server {
                 }
                 Ok(result)
             }
+            ToolOutcome::Result(mut result)
+                if name == "test_image_content"
+                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
+            {
+                if let Some(block) = result
+                    .pointer_mut("/content/0")
+                    .and_then(Value::as_object_mut)
+                {
+                    block.remove("mimeType");
+                }
+                Ok(result)
+            }
+            ToolOutcome::Result(_)
+                if name == "test_error_handling"
+                    && self.quirks.has(Quirk::EverythingErrorAsProtocolError) =>
+            {
+                Err((-32603, "Internal error: the tool failed".into(), None))
+            }
             ToolOutcome::Result(result) => Ok(result),
+            ToolOutcome::Progress { mut points, total } => {
+                if self.quirks.has(Quirk::ProgressDecreasing) {
+                    points.reverse();
+                }
+                if let Some(token) = params.pointer("/_meta/progressToken") {
+                    for point in points {
+                        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": point, "total": total}}));
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+                Ok(json!({"content": [{"type": "text", "text": "Progress reported."}]}))
+            }
             ToolOutcome::Slow { steps, delay_ms } => {
                 let token = params.pointer("/_meta/progressToken").cloned();
                 for step in 1..=steps {
@@ -572,7 +727,12 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
-        match fixtures::read_resource(uri) {
+        let found = if !self.official_fixtures && uri.starts_with("test://") {
+            None
+        } else {
+            fixtures::read_resource(uri)
+        };
+        match found {
             Some(mut result) if self.quirks.has(Quirk::ReadTextAndBlob) => {
                 if let Some(item) = result["contents"]
                     .get_mut(0)
@@ -580,6 +740,13 @@ impl Server {
                 {
                     item["blob"] = json!(fixtures::PIXEL_PNG);
                 }
+                Ok(result)
+            }
+            Some(mut result)
+                if uri.starts_with("test://template/")
+                    && self.quirks.has(Quirk::EverythingTemplateIgnoresId) =>
+            {
+                result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
                 Ok(result)
             }
             Some(result) => Ok(result),

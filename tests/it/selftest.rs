@@ -3,33 +3,61 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{mcpcheck, reference_server, run_json, statuses, stdio_command, HttpServer};
+use crate::support::{mcpcheck, reference_server, run_json, statuses, HttpServer};
 
+/// How the reference server runs: the transport, and the era it speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Transport {
     Stdio,
     Http,
+    StatelessStdio,
+    StatelessHttp,
 }
 
 impl Transport {
+    const HANDSHAKE: [Transport; 2] = [Transport::Stdio, Transport::Http];
+    const STATELESS: [Transport; 2] = [Transport::StatelessStdio, Transport::StatelessHttp];
+
     fn name(self) -> &'static str {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "http",
+            Transport::StatelessStdio => "stateless-stdio",
+            Transport::StatelessHttp => "stateless-http",
+        }
+    }
+
+    /// The modes a quirk runs in: `stateless-*` quirks change only the stateless era.
+    fn for_quirk(quirk: &str) -> [Transport; 2] {
+        if quirk.starts_with("stateless-") {
+            Transport::STATELESS
+        } else {
+            Transport::HANDSHAKE
         }
     }
 }
 
-/// Runs the whole library against the reference server with these quirks.
+/// Runs the whole library (with the `everything` fixture checks) against the reference server
+/// with these quirks.
 fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
+    let mut args: Vec<&str> = quirks.iter().flat_map(|q| ["--quirk", *q]).collect();
     match transport {
-        Transport::Stdio => {
-            let (code, report, _) = run_json(&["--stdio", &stdio_command(quirks), "-q"]);
+        Transport::Stdio | Transport::StatelessStdio => {
+            if transport == Transport::StatelessStdio {
+                args.push("--stateless");
+            }
+            let command = format!("{} {}", reference_server().display(), args.join(" "));
+            let (code, report, _) =
+                run_json(&["--stdio", &command, "--profile", "everything", "-q"]);
             (code, report)
         }
-        Transport::Http => {
-            let server = HttpServer::start(quirks);
-            let (code, report, _) = run_json(&["--url", &server.url, "-q"]);
+        Transport::Http | Transport::StatelessHttp => {
+            if transport == Transport::StatelessHttp {
+                args.push("--stateless");
+            }
+            let server = HttpServer::start_with(&args);
+            let (code, report, _) =
+                run_json(&["--url", &server.url, "--profile", "everything", "-q"]);
             (code, report)
         }
     }
@@ -47,8 +75,8 @@ fn assert_clean(transport: Transport) {
     assert_eq!(report["protocol"]["version"], "2025-11-25");
     assert_eq!(report["protocol"]["era"], "handshake");
     let other = match transport {
-        Transport::Stdio => "http",
-        Transport::Http => "stdio",
+        Transport::Stdio | Transport::StatelessStdio => "http",
+        Transport::Http | Transport::StatelessHttp => "stdio",
     };
     for check in report["checks"].as_array().unwrap() {
         let (id, status) = (
@@ -57,6 +85,9 @@ fn assert_clean(transport: Transport) {
         );
         if id.starts_with(other) {
             assert_eq!(status, "skip", "{id} is for {other} only");
+        } else if id.starts_with("stateless-") || id.contains("-undeclared-") {
+            // The stateless era's checks, and those of capabilities the server does not declare.
+            assert_eq!(status, "skip", "{id} does not apply to the clean server");
         } else {
             assert_eq!(
                 status,
@@ -92,6 +123,9 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "both" => vec!["stdio", "http"],
                 "stdio" => vec!["stdio"],
                 "http" => vec!["http"],
+                "stateless" => vec!["stateless-stdio", "stateless-http"],
+                "stateless-stdio" => vec!["stateless-stdio"],
+                "stateless-http" => vec!["stateless-http"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -128,13 +162,23 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
         expected.keys().cloned().collect::<BTreeSet<_>>(),
         "tests/quirks.toml and --list-quirks must name the same quirks"
     );
-    let clean: BTreeMap<&str, BTreeMap<String, String>> = [Transport::Stdio, Transport::Http]
+    for (quirk, per) in &expected {
+        let modes = Transport::for_quirk(quirk).map(Transport::name);
+        for mode in per.keys() {
+            assert!(
+                modes.contains(mode),
+                "tests/quirks.toml [{quirk}] names {mode}, but the quirk runs in {modes:?}"
+            );
+        }
+    }
+    let clean: BTreeMap<&str, BTreeMap<String, String>> = Transport::HANDSHAKE
         .iter()
+        .chain(&Transport::STATELESS)
         .map(|t| (t.name(), statuses(&run(*t, &[]).1)))
         .collect();
     let jobs: Vec<(String, Transport)> = quirks
         .iter()
-        .flat_map(|q| [(q.clone(), Transport::Stdio), (q.clone(), Transport::Http)])
+        .flat_map(|q| Transport::for_quirk(q).map(|t| (q.clone(), t)))
         .collect();
     let results = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -205,19 +249,8 @@ fn list_names_every_check_that_runs() {
 
 #[test]
 fn a_stateless_server_is_detected_and_judged_at_2026_07_28() {
-    for transport in [Transport::Stdio, Transport::Http] {
-        let (code, report) = match transport {
-            Transport::Stdio => {
-                let command = format!("{} --stateless", reference_server().display());
-                let (code, report, _) = run_json(&["--stdio", &command, "-q"]);
-                (code, report)
-            }
-            Transport::Http => {
-                let server = HttpServer::start_with(&["--stateless"]);
-                let (code, report, _) = run_json(&["--url", &server.url, "-q"]);
-                (code, report)
-            }
-        };
+    for transport in Transport::STATELESS {
+        let (code, report) = run(transport, &[]);
         assert_eq!(code, 0, "{}", transport.name());
         assert_eq!(report["protocol"]["era"], "stateless");
         assert_eq!(report["protocol"]["version"], "2026-07-28");
@@ -235,6 +268,20 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28() {
         };
         assert_eq!(status("lifecycle-initialize-result"), "skip");
         assert_eq!(status("resources-read-missing-error"), "pass");
+        assert_eq!(status("stateless-meta-required"), "pass");
+        // The clean server passes everything that applies to the stateless era.
+        for check in checks {
+            let (id, verdict) = (
+                check["id"].as_str().unwrap(),
+                check["status"].as_str().unwrap(),
+            );
+            assert!(
+                verdict == "pass" || verdict == "skip",
+                "{id} over {}: {verdict}: {}",
+                transport.name(),
+                check["message"]
+            );
+        }
         let sent = checks
             .iter()
             .find(|c| c["id"] == "jsonrpc-method-not-found")
