@@ -102,6 +102,11 @@ pub struct RunArgs {
     /// Use this protocol version instead of negotiating the newest.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
+    /// Also run the fixture checks of this profile: `everything` calls the official conformance
+    /// suite's fixture tools, resources and prompts (`test_simple_text`, `test://static-text`, …),
+    /// which the server must implement.
+    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
+    pub fixture_profile: Option<String>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,
@@ -163,6 +168,9 @@ pub struct CompareArgs {
     /// Seconds a stdio server may take to answer its first request [default: 20].
     #[arg(long, value_name = "SECS")]
     pub startup_timeout: Option<f64>,
+    /// Also run the fixture checks of this profile (`everything`) against every server.
+    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
+    pub fixture_profile: Option<String>,
     /// Use this protocol version with every server instead of negotiating.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
@@ -324,6 +332,7 @@ impl CompareArgs {
                 timeout: self.timeout,
                 startup_timeout: server.startup_timeout.or(self.startup_timeout),
                 exit_grace: server.exit_grace,
+                fixture_profile: self.fixture_profile.clone(),
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
                 scenarios: ScenarioArgs {
@@ -504,6 +513,8 @@ pub struct ConfigFile {
     pub startup_timeout: Option<f64>,
     /// `--exit-grace`.
     pub exit_grace: Option<f64>,
+    /// `--profile`.
+    pub profile: Option<String>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
     /// `--spec-version`.
@@ -747,6 +758,7 @@ impl RunArgs {
         self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
         self.spec_version = self.spec_version.or(file.spec_version);
+        self.fixture_profile = self.fixture_profile.or(file.profile);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
@@ -878,6 +890,14 @@ impl RunArgs {
                 .map(|n| n.get())
                 .unwrap_or(2)
         });
+        if let Some(profile) = &args.fixture_profile {
+            if !load::FIXTURE_PROFILES.contains(&profile.as_str()) {
+                return Err(UsageError::Flag(format!(
+                    "unknown fixture profile `{profile}`; use {}",
+                    load::FIXTURE_PROFILES.join(", ")
+                )));
+            }
+        }
         let config = RunConfig {
             target,
             limits,
@@ -888,6 +908,7 @@ impl RunArgs {
             only: args.only.clone(),
             observer: None,
             shard,
+            fixture_profile: args.fixture_profile.clone(),
         };
         Ok(Resolved {
             config,

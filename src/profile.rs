@@ -5,67 +5,98 @@
 /// One frozen set of graded checks.
 #[derive(Debug)]
 pub struct Profile {
-    /// Its name (`YYYY.MM`).
+    /// Its name (`YYYY.MM`, or `YYYY.MM.N` for a later profile of the same month).
     pub name: &'static str,
-    /// The ids of the built-in checks it grades.
+    /// The profile it extends: every check that one grades, this one grades too.
+    pub extends: Option<&'static str>,
+    /// The ids of the built-in checks it grades beyond those of `extends`.
     pub checks: &'static [&'static str],
 }
 
 /// Every profile, oldest first. Add a new profile (never edit a released one) when checks are
 /// added; the test `the_latest_profile_grades_every_check` insists on it.
-pub const PROFILES: &[Profile] = &[Profile {
-    name: "2026.11",
-    checks: &[
-        "lifecycle-initialize-result",
-        "lifecycle-version-echo",
-        "lifecycle-initialized-no-response",
-        "ping-empty-result",
-        "lifecycle-version-unsupported",
-        "resources-read-missing-error",
-        "resources-read-missing-data-uri",
-        "tools-call-unknown-tool",
-        "tools-call-empty-result",
-        "jsonrpc-parse-error",
-        "jsonrpc-parse-error-recovery",
-        "jsonrpc-invalid-request-empty-object",
-        "jsonrpc-invalid-request-version",
-        "jsonrpc-invalid-request-id-type",
-        "jsonrpc-method-not-found",
-        "jsonrpc-notification-no-response",
-        "jsonrpc-id-types",
-        "stdio-framing",
-        "stdio-exit-on-stdin-eof",
-        "jsonrpc-version-field",
-        "jsonrpc-response-id",
-        "jsonrpc-response-result-xor-error",
-        "jsonrpc-error-shape",
-        "http-notification-accepted",
-        "http-response-content-type",
-        "jsonrpc-batch-rejected",
-        "pagination-invalid-cursor",
-        "logging-set-level-invalid",
-        "http-origin-rejected",
-        "http-protocol-version-invalid",
-        "tools-list-shape",
-        "resources-list-shape",
-        "prompts-get-unknown",
-        "prompts-list-shape",
-        "resources-templates-list-shape",
-        "resources-read-contents-shape",
-        "completion-unknown-prompt",
-        "tools-structured-content-valid",
-        "tools-call-malformed",
-        "http-get-sse-or-405",
-        "jsonrpc-invalid-request-null-id",
-        "tools-name-format",
-        "resources-uri-scheme",
-        "http-session-delete",
-        "http-session-terminated-404",
-        "http-session-required-400",
-        "progress-notifications",
-        "pagination-cursor-advances",
-    ],
-}];
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "2026.11",
+        extends: None,
+        checks: &[
+            "lifecycle-initialize-result",
+            "lifecycle-version-echo",
+            "lifecycle-initialized-no-response",
+            "ping-empty-result",
+            "lifecycle-version-unsupported",
+            "resources-read-missing-error",
+            "resources-read-missing-data-uri",
+            "tools-call-unknown-tool",
+            "tools-call-empty-result",
+            "jsonrpc-parse-error",
+            "jsonrpc-parse-error-recovery",
+            "jsonrpc-invalid-request-empty-object",
+            "jsonrpc-invalid-request-version",
+            "jsonrpc-invalid-request-id-type",
+            "jsonrpc-method-not-found",
+            "jsonrpc-notification-no-response",
+            "jsonrpc-id-types",
+            "stdio-framing",
+            "stdio-exit-on-stdin-eof",
+            "jsonrpc-version-field",
+            "jsonrpc-response-id",
+            "jsonrpc-response-result-xor-error",
+            "jsonrpc-error-shape",
+            "http-notification-accepted",
+            "http-response-content-type",
+            "jsonrpc-batch-rejected",
+            "pagination-invalid-cursor",
+            "logging-set-level-invalid",
+            "http-origin-rejected",
+            "http-protocol-version-invalid",
+            "tools-list-shape",
+            "resources-list-shape",
+            "prompts-get-unknown",
+            "prompts-list-shape",
+            "resources-templates-list-shape",
+            "resources-read-contents-shape",
+            "completion-unknown-prompt",
+            "tools-structured-content-valid",
+            "tools-call-malformed",
+            "http-get-sse-or-405",
+            "jsonrpc-invalid-request-null-id",
+            "tools-name-format",
+            "resources-uri-scheme",
+            "http-session-delete",
+            "http-session-terminated-404",
+            "http-session-required-400",
+            "progress-notifications",
+            "pagination-cursor-advances",
+        ],
+    },
+    Profile {
+        name: "2026.11.1",
+        extends: Some("2026.11"),
+        checks: &[
+            "stateless-discover-result",
+            "stateless-discover-server-info",
+            "stateless-result-type",
+            "stateless-meta-required",
+            "stateless-meta-client-info-optional",
+            "stateless-unsupported-version",
+            "stateless-removed-methods",
+            "stateless-unknown-method-404",
+            "stateless-header-mismatch",
+            "everything-tool-content",
+            "everything-tool-error",
+            "everything-tool-progress",
+            "everything-resource-read",
+            "everything-resource-template",
+            "everything-prompts",
+            "everything-prompt-arguments",
+            "everything-completion",
+            "tools-undeclared-not-served",
+            "resources-undeclared-not-served",
+            "prompts-undeclared-not-served",
+        ],
+    },
+];
 
 /// The newest profile, used when none is named.
 pub fn latest() -> &'static Profile {
@@ -82,7 +113,19 @@ impl Profile {
     /// built-in ones only if this profile lists them.
     pub fn grades(&self, id: &str, source: &str) -> bool {
         let builtin = source == "built-in" || source.starts_with("scenarios/");
-        !builtin || self.checks.contains(&id)
+        !builtin || self.graded().any(|c| c == id)
+    }
+
+    /// Every check this profile grades, its ancestors' included.
+    pub fn graded(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let parent = self
+            .extends
+            .map(|name| find(name).expect("a profile extends a known one"));
+        let inherited: Box<dyn Iterator<Item = &'static str>> = match parent {
+            Some(parent) => Box::new(parent.graded()),
+            None => Box::new(std::iter::empty()),
+        };
+        inherited.chain(self.checks.iter().copied())
     }
 }
 
@@ -98,17 +141,34 @@ mod tests {
             .flat_map(|s| s.checks.iter().map(|c| c.def.id.clone()))
             .chain(crate::check::wire::ids().into_iter().map(String::from))
             .collect();
+        let graded: Vec<&str> = latest().graded().collect();
         for id in &ids {
             assert!(
-                latest().checks.contains(&id.as_str()),
+                graded.contains(&id.as_str()),
                 "`{id}` is in no profile: add a new profile to src/profile.rs that grades it"
             );
         }
         assert_eq!(
-            latest().checks.len(),
+            graded.len(),
             ids.len(),
             "the latest profile names a check that no longer exists"
         );
+    }
+
+    #[test]
+    fn a_profile_grades_what_it_extends_and_no_later_check() {
+        let first = find("2026.11").unwrap();
+        let second = find("2026.11.1").unwrap();
+        assert!(first.grades(
+            "jsonrpc-parse-error",
+            "scenarios/jsonrpc/parse-error.toml:1"
+        ));
+        assert!(second.grades(
+            "jsonrpc-parse-error",
+            "scenarios/jsonrpc/parse-error.toml:1"
+        ));
+        assert!(!first.grades("stateless-meta-required", "scenarios/stateless/meta.toml:1"));
+        assert!(second.grades("stateless-meta-required", "scenarios/stateless/meta.toml:1"));
     }
 
     #[test]

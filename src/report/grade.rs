@@ -233,6 +233,7 @@ mod tests {
 
     const PROFILE: Profile = Profile {
         name: "test",
+        extends: None,
         checks: &["old-check", "other"],
     };
 
