@@ -94,6 +94,7 @@ pub const PROFILES: &[Profile] = &[
             "tools-undeclared-not-served",
             "resources-undeclared-not-served",
             "prompts-undeclared-not-served",
+            "wire-result-schema",
         ],
     },
 ];

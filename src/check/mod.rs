@@ -3,6 +3,7 @@
 //! Checks are pure: [`rules`] evaluates a scenario check against recorded exchanges, [`wire`]
 //! evaluates the built-in checks over whole transcripts. Neither does any I/O.
 
+pub mod messages;
 pub mod rules;
 pub mod wire;
 

@@ -1,9 +1,12 @@
 //! Built-in checks judged over whole transcripts rather than single steps: framing, the JSON-RPC
 //! envelope of every message, HTTP status and content types, and how a stdio server exits.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
-use super::{CheckDef, Level, SpecRef, Status, Verdict};
+use super::{messages, CheckDef, Level, SpecRef, Status, Verdict};
+use crate::protocol::session::id_key;
 use crate::protocol::VersionRange;
 use crate::report::Evidence;
 use crate::transport::stdio::ExitReport;
@@ -24,6 +27,17 @@ struct Builtin {
 }
 
 const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "wire-result-schema",
+        area: "jsonrpc",
+        title: "every result has the shape of its method's result type",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "schema"), ("2026-07-28", "schema")],
+        expect: "each result to validate against its method's result type at the negotiated version (InitializeResult, ListToolsResult, CallToolResult, ReadResourceResult, GetPromptResult, CompleteResult, DiscoverResult, …)",
+        transport: None,
+        explain: "The schema defines a result type for every method; a response with a valid JSON-RPC envelope but the wrong result shape is still wrong. mcpcheck validates every result it receives, on every connection, against its own per-version description of that type (content types, required members, and from 2026-07-28 resultType and the caching hints ttlMs and cacheScope on list and read results).",
+    },
     Builtin {
         id: "stdio-framing",
         area: "stdio",
@@ -288,6 +302,65 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                             "neither `result` nor `error`"
                         },
                     ));
+                }
+            }
+        }
+        "wire-result-schema" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                // Which method each request id was for, as the connection went along.
+                let mut methods: HashMap<String, String> = HashMap::new();
+                for frame in &transcript.frames {
+                    // Frames mcpcheck sent over stdio are kept as text only.
+                    let parsed;
+                    let message = match (&frame.message, frame.direction) {
+                        (Some(message), _) => message,
+                        (None, Direction::Sent) => {
+                            parsed = serde_json::from_str::<Value>(&frame.text).ok();
+                            match &parsed {
+                                Some(message) => message,
+                                None => continue,
+                            }
+                        }
+                        (None, Direction::Received) => continue,
+                    };
+                    if !message.is_object() {
+                        continue;
+                    }
+                    match frame.direction {
+                        Direction::Sent => {
+                            if let (Some(id), Some(method)) = (
+                                message.get("id"),
+                                message.get("method").and_then(Value::as_str),
+                            ) {
+                                methods.insert(id_key(id), method.to_string());
+                            }
+                        }
+                        Direction::Received => {
+                            let (Some(id), Some(result), None) = (
+                                message.get("id"),
+                                message.get("result"),
+                                message.get("error"),
+                            ) else {
+                                continue;
+                            };
+                            let Some(method) = methods.get(&id_key(id)) else {
+                                continue;
+                            };
+                            if messages::result_schema(method, version).is_none() {
+                                continue;
+                            }
+                            seen += 1;
+                            if let Some(problem) = messages::check_result(method, version, result) {
+                                bad.push(Evidence::frame(
+                                    &frame.text,
+                                    &format!("not a {method} result of {version}: {problem}"),
+                                ));
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -324,9 +324,7 @@ async fn run_started(config: RunConfig) -> Report {
         report.checks.extend(results);
     }
     let exit = main.close().await;
-    transcripts.push(std::mem::take(
-        &mut *main.transcript.lock().expect("transcript lock"),
-    ));
+    transcripts.push(take_transcript(&main));
     let input = wire::WireInput {
         transport: config.target.kind(),
         transcripts: &transcripts,
@@ -477,6 +475,13 @@ fn token() -> String {
     format!("{:016x}", hasher.finish())
 }
 
+/// A session's transcript, labelled with the protocol version the session spoke.
+fn take_transcript(session: &Session) -> Transcript {
+    let mut transcript = std::mem::take(&mut *session.transcript.lock().expect("transcript lock"));
+    transcript.version = session.info().version;
+    transcript
+}
+
 /// Why a scenario does not apply, if it does not.
 fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     let requires = &scenario.requires;
@@ -601,12 +606,7 @@ async fn run_scenario(
             .iter()
             .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
             .collect();
-        return (
-            results,
-            Some(std::mem::take(
-                &mut *session.transcript.lock().expect("transcript lock"),
-            )),
-        );
+        return (results, Some(take_transcript(&session)));
     }
     let mut captures: HashMap<String, Value> = HashMap::new();
     let mut records: Vec<StepRecord> = Vec::new();
@@ -738,9 +738,7 @@ async fn run_scenario(
         None
     } else {
         session.close().await;
-        Some(std::mem::take(
-            &mut *session.transcript.lock().expect("transcript lock"),
-        ))
+        Some(take_transcript(&session))
     };
     (results, transcript)
 }

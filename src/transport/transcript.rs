@@ -78,6 +78,8 @@ pub struct Transcript {
     pub posts: Vec<HttpRecord>,
     /// Pairs of (id sent, id received) for every request mcpcheck built and got a response to.
     pub id_pairs: Vec<(Value, Value)>,
+    /// The protocol version the connection spoke, once known (set when the run collects it).
+    pub version: Option<String>,
     tap: Option<super::Tap>,
 }
 
@@ -89,6 +91,7 @@ impl Default for Transcript {
             dropped: 0,
             posts: Vec::new(),
             id_pairs: Vec::new(),
+            version: None,
             tap: None,
         }
     }

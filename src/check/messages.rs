@@ -1,0 +1,312 @@
+//! mcpcheck's own description of what each result looks like at each protocol version: a JSON
+//! Schema (2020-12) per method and version, written from the specification's facts (required
+//! members, member types, and when each content type and field arrived). The built-in check
+//! `wire-result-schema` validates every result the server sends against the one for the method
+//! it answers, at the version the session negotiated, so that a result with the right envelope
+//! but the wrong shape does not pass unseen. The test suite cross-checks these schemas against
+//! the official schema files on a corpus of valid and broken messages.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{json, Value};
+
+/// The result types mcpcheck knows, by the method whose result they are.
+pub const METHODS: &[(&str, &str)] = &[
+    ("initialize", "InitializeResult"),
+    ("ping", "EmptyResult"),
+    ("server/discover", "DiscoverResult"),
+    ("tools/list", "ListToolsResult"),
+    ("tools/call", "CallToolResult"),
+    ("resources/list", "ListResourcesResult"),
+    ("resources/read", "ReadResourceResult"),
+    ("resources/templates/list", "ListResourceTemplatesResult"),
+    ("prompts/list", "ListPromptsResult"),
+    ("prompts/get", "GetPromptResult"),
+    ("completion/complete", "CompleteResult"),
+];
+
+/// The name of the result type of a method, as the specification's schema calls it.
+pub fn result_type(method: &str) -> Option<&'static str> {
+    METHODS.iter().find(|(m, _)| *m == method).map(|(_, t)| *t)
+}
+
+fn since(version: &str, first: &str) -> bool {
+    version >= first
+}
+
+fn string() -> Value {
+    json!({"type": "string"})
+}
+
+fn object() -> Value {
+    json!({"type": "object"})
+}
+
+/// An object with these required members (and any others).
+fn shape(required: &[&str], properties: Value) -> Value {
+    json!({"type": "object", "required": required, "properties": properties})
+}
+
+fn content_block(version: &str) -> Value {
+    let mut kinds = vec![
+        shape(
+            &["type", "text"],
+            json!({"type": {"const": "text"}, "text": string(), "annotations": object()}),
+        ),
+        shape(
+            &["type", "data", "mimeType"],
+            json!({"type": {"const": "image"}, "data": string(), "mimeType": string(), "annotations": object()}),
+        ),
+        shape(
+            &["type", "resource"],
+            json!({"type": {"const": "resource"}, "resource": resource_contents(), "annotations": object()}),
+        ),
+    ];
+    if since(version, "2025-03-26") {
+        kinds.push(shape(
+            &["type", "data", "mimeType"],
+            json!({"type": {"const": "audio"}, "data": string(), "mimeType": string(), "annotations": object()}),
+        ));
+    }
+    if since(version, "2025-06-18") {
+        kinds.push(shape(
+            &["type", "uri", "name"],
+            json!({"type": {"const": "resource_link"}, "uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}}),
+        ));
+    }
+    json!({"anyOf": kinds})
+}
+
+fn resource_contents() -> Value {
+    json!({"anyOf": [
+        shape(&["uri", "text"], json!({"uri": string(), "text": string(), "mimeType": string()})),
+        shape(&["uri", "blob"], json!({"uri": string(), "blob": string(), "mimeType": string()})),
+    ]})
+}
+
+fn tool(version: &str) -> Value {
+    let mut properties = json!({
+        "name": string(),
+        "description": string(),
+        "inputSchema": shape(&["type"], json!({"type": {"const": "object"}, "properties": object()})),
+    });
+    if since(version, "2025-03-26") {
+        properties["annotations"] = object();
+    }
+    if since(version, "2025-06-18") {
+        properties["title"] = string();
+        // An object schema until 2025-11-25; any JSON Schema from 2026-07-28 on.
+        properties["outputSchema"] = if since(version, "2026-07-28") {
+            object()
+        } else {
+            shape(
+                &["type"],
+                json!({"type": {"const": "object"}, "properties": object()}),
+            )
+        };
+    }
+    shape(&["name", "inputSchema"], properties)
+}
+
+/// The schema a result of `method` must satisfy at `version`, if mcpcheck knows the method.
+pub fn result_schema(method: &str, version: &str) -> Option<Value> {
+    let stateless = since(version, "2026-07-28");
+    let cursor = json!({"nextCursor": string()});
+    let list = |member: &str, item: Value| {
+        let mut properties = cursor.clone();
+        properties[member] = json!({"type": "array", "items": item});
+        let mut required = vec![member];
+        if stateless {
+            required.extend(["ttlMs", "cacheScope"]);
+            properties["ttlMs"] = json!({"type": "integer", "minimum": 0});
+            properties["cacheScope"] = json!({"enum": ["public", "private"]});
+        }
+        shape(&required, properties)
+    };
+    let mut schema = match method {
+        "initialize" if !stateless => shape(
+            &["protocolVersion", "capabilities", "serverInfo"],
+            json!({
+                "protocolVersion": string(),
+                "capabilities": object(),
+                "serverInfo": shape(&["name", "version"], json!({"name": string(), "version": string()})),
+                "instructions": string(),
+            }),
+        ),
+        "ping" if !stateless => object(),
+        "server/discover" if stateless => shape(
+            &["supportedVersions", "capabilities", "ttlMs", "cacheScope"],
+            json!({
+                "supportedVersions": {"type": "array", "items": string()},
+                "capabilities": object(),
+                "ttlMs": {"type": "integer", "minimum": 0},
+                "cacheScope": {"enum": ["public", "private"]},
+                "instructions": string(),
+            }),
+        ),
+        "tools/list" => list("tools", tool(version)),
+        "tools/call" => {
+            let mut properties = json!({
+                "content": {"type": "array", "items": content_block(version)},
+                "isError": {"type": "boolean"},
+            });
+            if since(version, "2025-06-18") && !stateless {
+                properties["structuredContent"] = object();
+            }
+            shape(&["content"], properties)
+        }
+        "resources/list" => list(
+            "resources",
+            shape(
+                &["uri", "name"],
+                json!({"uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}}),
+            ),
+        ),
+        "resources/templates/list" => list(
+            "resourceTemplates",
+            shape(
+                &["uriTemplate", "name"],
+                json!({"uriTemplate": string(), "name": string(), "mimeType": string()}),
+            ),
+        ),
+        "resources/read" => {
+            let mut schema = list("contents", resource_contents());
+            schema["properties"]
+                .as_object_mut()
+                .expect("properties")
+                .remove("nextCursor");
+            schema
+        }
+        "prompts/list" => list(
+            "prompts",
+            shape(
+                &["name"],
+                json!({
+                    "name": string(),
+                    "description": string(),
+                    "arguments": {"type": "array", "items": shape(&["name"], json!({"name": string(), "description": string(), "required": {"type": "boolean"}}))},
+                }),
+            ),
+        ),
+        "prompts/get" => shape(
+            &["messages"],
+            json!({
+                "description": string(),
+                "messages": {"type": "array", "items": shape(&["role", "content"], json!({
+                    "role": {"enum": ["user", "assistant"]},
+                    "content": content_block(version),
+                }))},
+            }),
+        ),
+        "completion/complete" => shape(
+            &["completion"],
+            json!({"completion": shape(&["values"], json!({
+                "values": {"type": "array", "items": string(), "maxItems": 100},
+                "total": {"type": "integer"},
+                "hasMore": {"type": "boolean"},
+            }))}),
+        ),
+        _ => return None,
+    };
+    schema["properties"]["_meta"] = object();
+    if stateless {
+        schema["properties"]["resultType"] = string();
+        let required = schema
+            .as_object_mut()
+            .expect("an object schema")
+            .entry("required")
+            .or_insert_with(|| json!([]));
+        required
+            .as_array_mut()
+            .expect("required is an array")
+            .push(json!("resultType"));
+    }
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    Some(schema)
+}
+
+type Cache = Mutex<HashMap<(String, String), Option<Arc<jsonschema::Validator>>>>;
+
+fn validator(method: &str, version: &str) -> Option<Arc<jsonschema::Validator>> {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (method.to_string(), version.to_string());
+    if let Some(found) = cache.lock().expect("cache lock").get(&key) {
+        return found.clone();
+    }
+    let compiled = result_schema(method, version).map(|schema| {
+        Arc::new(jsonschema::validator_for(&schema).expect("mcpcheck's own schemas compile"))
+    });
+    cache
+        .lock()
+        .expect("cache lock")
+        .insert(key, compiled.clone());
+    compiled
+}
+
+/// What is wrong with a result of `method` at `version`: `None` when it conforms or mcpcheck has
+/// no schema for the method; otherwise the first problems, each with its JSON pointer.
+pub fn check_result(method: &str, version: &str, result: &Value) -> Option<String> {
+    // A 2026-07-28 result may ask for more input instead (MRTR); that shape is not judged here.
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return None;
+    }
+    let validator = validator(method, version)?;
+    let problems: Vec<String> = validator
+        .iter_errors(result)
+        .take(3)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            format!("{} at `{}`", e, if at.is_empty() { "/" } else { &at })
+        })
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_has_a_schema_in_its_era() {
+        for (method, _) in METHODS {
+            let handshake = result_schema(method, "2025-11-25");
+            let stateless = result_schema(method, "2026-07-28");
+            match *method {
+                "initialize" | "ping" => assert!(handshake.is_some() && stateless.is_none()),
+                "server/discover" => assert!(handshake.is_none() && stateless.is_some()),
+                _ => assert!(handshake.is_some() && stateless.is_some()),
+            }
+        }
+    }
+
+    #[test]
+    fn content_types_follow_their_versions() {
+        let audio =
+            json!({"content": [{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}]});
+        assert!(check_result("tools/call", "2024-11-05", &audio).is_some());
+        assert!(check_result("tools/call", "2025-03-26", &audio).is_none());
+        let link = json!({"content": [{"type": "resource_link", "uri": "x:y", "name": "y"}]});
+        assert!(check_result("tools/call", "2025-03-26", &link).is_some());
+        assert!(check_result("tools/call", "2025-06-18", &link).is_none());
+    }
+
+    #[test]
+    fn stateless_results_need_result_type_and_caching_hints() {
+        let list = json!({"tools": []});
+        assert!(check_result("tools/list", "2025-11-25", &list).is_none());
+        let problem = check_result("tools/list", "2026-07-28", &list).unwrap();
+        assert!(problem.contains("resultType"), "{problem}");
+        let full =
+            json!({"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "public"});
+        assert!(check_result("tools/list", "2026-07-28", &full).is_none());
+    }
+
+    #[test]
+    fn a_problem_names_where_it_is() {
+        let result = json!({"tools": [{"name": "x", "inputSchema": {"type": "array"}}]});
+        let problem = check_result("tools/list", "2025-11-25", &result).unwrap();
+        assert!(problem.contains("/tools/0/inputSchema/type"), "{problem}");
+    }
+}
