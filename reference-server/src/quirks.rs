@@ -117,6 +117,8 @@ pub enum Quirk {
     StatelessNoServerInfo,
     /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
     StatelessDiscoverNoCacheHints,
+    /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
+    StatelessNoCacheHints,
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
     StatelessMetaOptional,
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
@@ -419,6 +421,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessDiscoverNoCacheHints,
         "stateless-discover-no-cache-hints",
         "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
+    ),
+    (
+        Quirk::StatelessNoCacheHints,
+        "stateless-no-cache-hints",
+        "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
     ),
     (
         Quirk::StatelessMetaOptional,

@@ -546,6 +546,19 @@ impl Server {
         if discover || !self.quirks.has(Quirk::StatelessNoResultType) {
             result["resultType"] = json!("complete");
         }
+        // Lists and reads are cacheable: they carry the caching hints (SEP-2549).
+        let cacheable = matches!(
+            method,
+            "tools/list"
+                | "resources/list"
+                | "resources/templates/list"
+                | "prompts/list"
+                | "resources/read"
+        );
+        if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
+            result["ttlMs"] = json!(0);
+            result["cacheScope"] = json!("public");
+        }
         if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo)) {
             let meta = result
                 .as_object_mut()

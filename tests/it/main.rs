@@ -26,3 +26,6 @@ mod compare;
 
 /// The official suite's known false results do not happen here.
 mod parity;
+
+/// mcpcheck's own result schemas against the official schema files.
+mod schemas;

@@ -1,0 +1,340 @@
+//! mcpcheck's own result schemas (src/check/messages.rs) against the official schema files in
+//! ../shared/spec/schema: on a corpus of valid results and of results broken one way at a time,
+//! for every method and protocol version, both must give the same verdict.
+
+use std::path::PathBuf;
+
+use mcpcheck::check::messages::{check_result, result_schema, result_type, METHODS};
+use serde_json::{json, Value};
+
+const VERSIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
+fn official_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/spec/schema");
+    dir.is_dir().then_some(dir)
+}
+
+/// A validator for one definition of an official schema file.
+fn official(dir: &std::path::Path, version: &str, definition: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(dir.join(format!("{version}.json"))).unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let defs = if doc.get("$defs").is_some() {
+        "$defs"
+    } else {
+        "definitions"
+    };
+    doc["$ref"] = json!(format!("#/{defs}/{definition}"));
+    jsonschema::options()
+        .should_validate_formats(false)
+        .build(&doc)
+        .unwrap_or_else(|e| panic!("{version} {definition}: {e}"))
+}
+
+/// A valid result of `method` at `version`, with every kind of item the type allows.
+fn valid(method: &str, version: &str) -> Value {
+    let mut blocks = vec![
+        json!({"type": "text", "text": "hello"}),
+        json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}),
+        json!({"type": "resource", "resource": {"uri": "ref://a", "mimeType": "text/plain", "text": "a"}}),
+    ];
+    if version >= "2025-03-26" {
+        blocks.push(json!({"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}));
+    }
+    if version >= "2025-06-18" {
+        blocks.push(json!({"type": "resource_link", "uri": "ref://b", "name": "b"}));
+    }
+    let mut result = match method {
+        "initialize" => json!({
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": false}},
+            "serverInfo": {"name": "s", "version": "1"},
+            "instructions": "hi"
+        }),
+        "ping" => json!({}),
+        "server/discover" => json!({
+            "supportedVersions": [version],
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "public"
+        }),
+        "tools/list" => json!({"tools": [
+            {"name": "a", "description": "d", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}},
+            {"name": "b", "inputSchema": {"type": "object"}}
+        ], "nextCursor": "c"}),
+        "tools/call" => json!({"content": blocks, "isError": false}),
+        "resources/list" => {
+            json!({"resources": [{"uri": "ref://a", "name": "a", "mimeType": "text/plain"}]})
+        }
+        "resources/read" => json!({"contents": [
+            {"uri": "ref://a", "mimeType": "text/plain", "text": "a"},
+            {"uri": "ref://b", "mimeType": "image/png", "blob": "iVBORw0KGgo="}
+        ]}),
+        "resources/templates/list" => {
+            json!({"resourceTemplates": [{"uriTemplate": "ref://items/{id}", "name": "item"}]})
+        }
+        "prompts/list" => json!({"prompts": [
+            {"name": "p", "description": "d", "arguments": [{"name": "x", "required": true}]},
+            {"name": "q"}
+        ]}),
+        "prompts/get" => json!({"messages": blocks
+            .iter()
+            .map(|b| json!({"role": "user", "content": b}))
+            .collect::<Vec<_>>()}),
+        "completion/complete" => {
+            json!({"completion": {"values": ["a", "b"], "total": 2, "hasMore": false}})
+        }
+        other => panic!("no corpus for {other}"),
+    };
+    if version >= "2026-07-28" {
+        result["resultType"] = json!("complete");
+        if matches!(
+            method,
+            "tools/list"
+                | "resources/list"
+                | "resources/templates/list"
+                | "prompts/list"
+                | "resources/read"
+        ) {
+            result["ttlMs"] = json!(1000);
+            result["cacheScope"] = json!("private");
+        }
+    }
+    result
+}
+
+/// Results broken one way each: every required member left out, every member of the wrong
+/// type, and breakages inside items (names, content blocks, versions' content types).
+fn mutants(method: &str, version: &str, valid: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let object = valid.as_object().unwrap();
+    for key in object.keys() {
+        let mut broken = valid.clone();
+        broken.as_object_mut().unwrap().remove(key);
+        out.push((format!("without {key}"), broken));
+        let mut broken = valid.clone();
+        broken[key] = json!(7);
+        out.push((format!("{key} = 7"), broken));
+    }
+    out.push(("not an object".into(), json!([1, 2])));
+    let mut item = |what: &str, pointer: &str, value: Option<Value>| {
+        let mut broken = valid.clone();
+        match value {
+            Some(v) => *broken.pointer_mut(pointer).unwrap() = v,
+            None => {
+                let (parent, key) = pointer.rsplit_once('/').unwrap();
+                broken
+                    .pointer_mut(parent)
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .remove(key);
+            }
+        }
+        out.push((what.to_string(), broken));
+    };
+    match method {
+        "initialize" => {
+            item("serverInfo without version", "/serverInfo/version", None);
+            item(
+                "serverInfo.name a number",
+                "/serverInfo/name",
+                Some(json!(1)),
+            );
+        }
+        "tools/list" => {
+            item("a tool without name", "/tools/0/name", None);
+            item("a tool without inputSchema", "/tools/0/inputSchema", None);
+            item(
+                "inputSchema of type array",
+                "/tools/1/inputSchema/type",
+                Some(json!("array")),
+            );
+            item("nextCursor a number", "/nextCursor", Some(json!(3)));
+        }
+        "tools/call" => {
+            item("image without mimeType", "/content/1/mimeType", None);
+            item("text without text", "/content/0/text", None);
+            item(
+                "an unknown content type",
+                "/content/0",
+                Some(json!({"type": "video", "data": "AA=="})),
+            );
+            item("isError a string", "/isError", Some(json!("no")));
+            item(
+                "embedded resource without uri",
+                "/content/2/resource/uri",
+                None,
+            );
+            if version < "2025-03-26" {
+                item(
+                    "audio before 2025-03-26",
+                    "/content/0",
+                    Some(json!({"type": "audio", "data": "AA==", "mimeType": "audio/wav"})),
+                );
+            }
+            if version < "2025-06-18" {
+                item(
+                    "resource_link before 2025-06-18",
+                    "/content/0",
+                    Some(json!({"type": "resource_link", "uri": "ref://b", "name": "b"})),
+                );
+            }
+        }
+        "resources/list" => {
+            item("a resource without uri", "/resources/0/uri", None);
+            item("a resource without name", "/resources/0/name", None);
+        }
+        "resources/read" => {
+            item("contents without text or blob", "/contents/0/text", None);
+            item("contents without uri", "/contents/1/uri", None);
+        }
+        "resources/templates/list" => {
+            item(
+                "a template without uriTemplate",
+                "/resourceTemplates/0/uriTemplate",
+                None,
+            );
+        }
+        "prompts/list" => {
+            item("a prompt without name", "/prompts/0/name", None);
+            item(
+                "an argument without name",
+                "/prompts/0/arguments/0/name",
+                None,
+            );
+            item(
+                "required a string",
+                "/prompts/0/arguments/0/required",
+                Some(json!("yes")),
+            );
+        }
+        "prompts/get" => {
+            item("a message without role", "/messages/0/role", None);
+            item("role system", "/messages/0/role", Some(json!("system")));
+            item("content without type", "/messages/0/content/type", None);
+        }
+        "completion/complete" => {
+            item("completion without values", "/completion/values", None);
+            item(
+                "101 values",
+                "/completion/values",
+                Some(json!((0..101).map(|i| i.to_string()).collect::<Vec<_>>())),
+            );
+            item(
+                "a value not a string",
+                "/completion/values/0",
+                Some(json!(1)),
+            );
+        }
+        "server/discover" => {
+            item(
+                "supportedVersions not strings",
+                "/supportedVersions/0",
+                Some(json!(20260728)),
+            );
+            item("cacheScope shared", "/cacheScope", Some(json!("shared")));
+            item("ttlMs negative", "/ttlMs", Some(json!(-1)));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Where mcpcheck knowingly differs from a schema file, and why.
+fn known_difference(method: &str, version: &str, what: &str) -> Option<&'static str> {
+    match (method, what) {
+        ("completion/complete", "101 values") if version < "2026-07-28" => Some(
+            "the schema states the 100-value cap (\"Must not exceed 100 items\") only in a description \
+             until 2026-07-28 adds maxItems; mcpcheck follows the text",
+        ),
+        _ => None,
+    }
+}
+
+#[test]
+fn known_differences_are_still_differences() {
+    let Some(dir) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    // If a schema file is fixed, the exception must go.
+    let theirs = official(&dir, "2025-11-25", "CompleteResult");
+    let base = valid("completion/complete", "2025-11-25");
+    let (_, many) = mutants("completion/complete", "2025-11-25", &base)
+        .into_iter()
+        .find(|(w, _)| w == "101 values")
+        .unwrap();
+    assert!(theirs.is_valid(&many));
+    assert!(check_result("completion/complete", "2025-11-25", &many).is_some());
+    assert!(known_difference("completion/complete", "2025-11-25", "101 values").is_some());
+}
+
+#[test]
+fn own_schemas_agree_with_the_official_ones() {
+    let Some(dir) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    let mut disagreements = Vec::new();
+    let mut compared = 0;
+    for version in VERSIONS {
+        for (method, _) in METHODS {
+            if result_schema(method, version).is_none() {
+                continue;
+            }
+            let definition = result_type(method).unwrap();
+            let theirs = official(&dir, version, definition);
+            let base = valid(method, version);
+            let mut corpus = vec![("valid".to_string(), base.clone())];
+            corpus.extend(mutants(method, version, &base));
+            for (what, message) in corpus {
+                compared += 1;
+                let ours_ok = check_result(method, version, &message).is_none();
+                let theirs_ok = theirs.is_valid(&message);
+                if ours_ok != theirs_ok && known_difference(method, version, &what).is_none() {
+                    disagreements.push(format!(
+                        "{version} {method} ({what}): mcpcheck says {}, the official schema says {}",
+                        if ours_ok { "valid" } else { "invalid" },
+                        if theirs_ok { "valid" } else { "invalid" },
+                    ));
+                }
+            }
+        }
+    }
+    assert!(compared > 300, "only {compared} messages compared");
+    assert!(
+        disagreements.is_empty(),
+        "{} of {compared} disagree:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+/// The corpus really holds both verdicts: most mutants are invalid for both.
+#[test]
+fn the_corpus_has_valid_and_invalid_messages() {
+    for version in VERSIONS {
+        for (method, _) in METHODS {
+            if result_schema(method, version).is_none() {
+                continue;
+            }
+            let base = valid(method, version);
+            assert!(
+                check_result(method, version, &base).is_none(),
+                "{version} {method}: {:?}",
+                check_result(method, version, &base)
+            );
+            let invalid = mutants(method, version, &base)
+                .iter()
+                .filter(|(_, m)| check_result(method, version, m).is_some())
+                .count();
+            assert!(invalid >= 1, "{version} {method}: no invalid mutant");
+        }
+    }
+}
