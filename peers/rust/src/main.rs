@@ -153,10 +153,11 @@ impl ServerHandler for Peer_ {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(from_json(json!({"resources": [
+        // The SDK's constructors fill in resultType (and the server adds caching hints).
+        Ok(ListResourcesResult::with_all_items(from_json(json!([
             {"uri": "ref://docs/readme", "name": "readme", "mimeType": "text/plain", "description": "A short text."},
             {"uri": "ref://images/pixel", "name": "pixel", "mimeType": "image/png", "description": "A 1x1 PNG."}
-        ]})))
+        ]))))
     }
 
     async fn list_resource_templates(
@@ -164,9 +165,11 @@ impl ServerHandler for Peer_ {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(from_json(json!({"resourceTemplates": [
-            {"uriTemplate": "ref://items/{id}", "name": "item", "mimeType": "text/plain", "description": "An item by id."}
-        ]})))
+        Ok(ListResourceTemplatesResult::with_all_items(from_json(
+            json!([
+                {"uriTemplate": "ref://items/{id}", "name": "item", "mimeType": "text/plain", "description": "An item by id."}
+            ]),
+        )))
     }
 
     async fn read_resource(
