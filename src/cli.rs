@@ -107,6 +107,10 @@ pub struct RunArgs {
     /// which the server must implement.
     #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
     pub fixture_profile: Option<String>,
+    /// Also validate every result with the official schema files in DIR (`<version>.json`, as
+    /// published under schema/<version>/schema.json in the specification repository).
+    #[arg(long, value_name = "DIR")]
+    pub official_schemas: Option<PathBuf>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,
@@ -515,6 +519,8 @@ pub struct ConfigFile {
     pub exit_grace: Option<f64>,
     /// `--profile`.
     pub profile: Option<String>,
+    /// `--official-schemas`.
+    pub official_schemas: Option<PathBuf>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
     /// `--spec-version`.
@@ -583,6 +589,7 @@ impl ConfigFile {
         config.cwd.iter_mut().for_each(rebase);
         config.scenarios.iter_mut().for_each(rebase);
         config.baseline.iter_mut().for_each(rebase);
+        config.official_schemas.iter_mut().for_each(rebase);
         let o = &mut config.output;
         for p in [
             &mut o.json,
@@ -759,6 +766,7 @@ impl RunArgs {
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
         self.spec_version = self.spec_version.or(file.spec_version);
         self.fixture_profile = self.fixture_profile.or(file.profile);
+        self.official_schemas = self.official_schemas.or(file.official_schemas);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
@@ -909,6 +917,12 @@ impl RunArgs {
             observer: None,
             shard,
             fixture_profile: args.fixture_profile.clone(),
+            official_schemas: match &args.official_schemas {
+                None => None,
+                Some(dir) => Some(std::sync::Arc::new(
+                    crate::check::messages::OfficialSchemas::load(dir).map_err(UsageError::Flag)?,
+                )),
+            },
         };
         Ok(Resolved {
             config,

@@ -264,6 +264,105 @@ pub fn check_result(method: &str, version: &str, result: &Value) -> Option<Strin
     (!problems.is_empty()).then(|| problems.join("; "))
 }
 
+/// The official schema files a user pointed mcpcheck at (`--official-schemas DIR`, holding
+/// `<version>.json` as published in the specification repository): results are also validated
+/// against the official definition of their type.
+#[derive(Debug, Default)]
+pub struct OfficialSchemas {
+    docs: HashMap<String, Value>,
+    compiled: Cache,
+}
+
+impl OfficialSchemas {
+    /// Loads every `<version>.json` of a folder; an unreadable or unparsable file is an error.
+    pub fn load(dir: &std::path::Path) -> Result<OfficialSchemas, String> {
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| format!("--official-schemas {}: {e}", dir.display()))?;
+        let mut docs = HashMap::new();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Some(version) = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .filter(|s| crate::protocol::version::KNOWN_VERSIONS.contains(s))
+            else {
+                continue;
+            };
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let doc: Value = serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+            docs.insert(version.to_string(), doc);
+        }
+        if docs.is_empty() {
+            return Err(format!(
+                "--official-schemas {}: no <version>.json file of a known version (e.g. 2025-11-25.json)",
+                dir.display()
+            ));
+        }
+        Ok(OfficialSchemas {
+            docs,
+            compiled: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The versions loaded.
+    pub fn versions(&self) -> Vec<&str> {
+        let mut versions: Vec<&str> = self.docs.keys().map(String::as_str).collect();
+        versions.sort();
+        versions
+    }
+
+    fn validator(&self, version: &str, definition: &str) -> Option<Arc<jsonschema::Validator>> {
+        let key = (version.to_string(), definition.to_string());
+        if let Some(found) = self.compiled.lock().expect("cache lock").get(&key) {
+            return found.clone();
+        }
+        let compiled = self.docs.get(version).and_then(|doc| {
+            let defs = if doc.get("$defs").is_some() {
+                "$defs"
+            } else {
+                "definitions"
+            };
+            doc.pointer(&format!("/{defs}/{definition}"))?;
+            let mut rooted = doc.clone();
+            rooted["$ref"] = json!(format!("#/{defs}/{definition}"));
+            // `format: byte` and friends are annotations here, as in the published files' intent.
+            jsonschema::options()
+                .should_validate_formats(false)
+                .build(&rooted)
+                .ok()
+                .map(Arc::new)
+        });
+        self.compiled
+            .lock()
+            .expect("cache lock")
+            .insert(key, compiled.clone());
+        compiled
+    }
+
+    /// What the official schema of `version` finds wrong with a result of `method`: `None` when
+    /// it conforms, or when that version's file or the method's type is not there.
+    pub fn check_result(&self, method: &str, version: &str, result: &Value) -> Option<String> {
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return None;
+        }
+        let validator = self.validator(version, result_type(method)?)?;
+        let problems: Vec<String> = validator
+            .iter_errors(result)
+            .take(3)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                format!("{} at `{}`", e, if at.is_empty() { "/" } else { &at })
+            })
+            .collect();
+        (!problems.is_empty()).then(|| problems.join("; "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,6 +168,8 @@ pub struct WireInput<'a> {
     pub transcripts: &'a [Transcript],
     /// How the main stdio server ended.
     pub main_exit: Option<&'a ExitReport>,
+    /// The official schema files, if the user named them (`--official-schemas`).
+    pub official: Option<&'a messages::OfficialSchemas>,
 }
 
 /// Evaluates one built-in check.
@@ -357,6 +359,14 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                                 bad.push(Evidence::frame(
                                     &frame.text,
                                     &format!("not a {method} result of {version}: {problem}"),
+                                ));
+                            } else if let Some(problem) = input
+                                .official
+                                .and_then(|o| o.check_result(method, version, result))
+                            {
+                                bad.push(Evidence::frame(
+                                    &frame.text,
+                                    &format!("the official {version} schema rejects this {method} result: {problem}"),
                                 ));
                             }
                         }

@@ -48,6 +48,8 @@ pub struct RunConfig {
     pub shard: Option<(usize, usize)>,
     /// The fixture profile selected with `--profile` (`everything`): its scenarios run.
     pub fixture_profile: Option<String>,
+    /// Official schema files to validate results with too (`--official-schemas`).
+    pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -329,6 +331,7 @@ async fn run_started(config: RunConfig) -> Report {
         transport: config.target.kind(),
         transcripts: &transcripts,
         main_exit: exit.as_ref(),
+        official: config.official_schemas.as_deref(),
     };
     for def in wire::definitions()
         .iter()

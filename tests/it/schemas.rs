@@ -338,3 +338,64 @@ fn the_corpus_has_valid_and_invalid_messages() {
         }
     }
 }
+
+/// `--official-schemas DIR`: results are also validated with the official files, and what they
+/// reject is a failure even where mcpcheck's own description is satisfied.
+#[test]
+fn official_schemas_from_a_folder_are_used_at_run_time() {
+    use crate::support::{reference_server, run_json, statuses};
+    let Some(dir) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    let server = reference_server().display().to_string();
+    let official = dir.to_str().unwrap();
+    for era in ["", " --stateless"] {
+        let command = format!("{server}{era}");
+        let (code, report, _) = run_json(&["--stdio", &command, "--official-schemas", official]);
+        assert_eq!(code, 0, "{era}");
+        assert_eq!(statuses(&report)["wire-result-schema"], "pass");
+    }
+    // A copy of 2025-11-25 whose ListToolsResult also requires `extra`: only the official file
+    // can reject the reference server's tools/list now.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("2025-11-25.json")).unwrap())
+            .unwrap();
+    doc["$defs"]["ListToolsResult"]["required"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!("extra"));
+    std::fs::write(tmp.path().join("2025-11-25.json"), doc.to_string()).unwrap();
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &server,
+        "--official-schemas",
+        tmp.path().to_str().unwrap(),
+        "--check",
+        "wire-result-schema",
+        "--check",
+        "tools-list-shape",
+    ]);
+    assert_eq!(code, 1);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "wire-result-schema")
+        .unwrap();
+    assert_eq!(check["status"], "fail");
+    let evidence = check["evidence"].to_string();
+    assert!(
+        evidence.contains("the official 2025-11-25 schema rejects this tools/list result"),
+        "{evidence}"
+    );
+    // A folder without schema files is a usage error.
+    let empty = tempfile::tempdir().unwrap();
+    let output = crate::support::mcpcheck()
+        .args(["run", "--stdio", &server, "--official-schemas"])
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
