@@ -898,6 +898,19 @@ impl RunArgs {
                 .map(|n| n.get())
                 .unwrap_or(2)
         });
+        // A pattern that selects nothing would make a green run that checked nothing.
+        for pattern in &args.only {
+            let known = scenarios
+                .iter()
+                .flat_map(|s| s.checks.iter().map(|c| c.def.id.as_str()))
+                .chain(crate::check::wire::ids())
+                .any(|id| crate::run::pattern_matches(pattern, id));
+            if !known {
+                return Err(UsageError::Flag(format!(
+                    "--check `{pattern}` matches no check (an id, or a prefix ending in `*`; see `mcpcheck list`)"
+                )));
+            }
+        }
         if let Some(profile) = &args.fixture_profile {
             if !load::FIXTURE_PROFILES.contains(&profile.as_str()) {
                 return Err(UsageError::Flag(format!(

@@ -89,16 +89,17 @@ impl std::fmt::Debug for Observer {
     }
 }
 
+/// Whether a `--check` pattern (an id, or a prefix ending in `*`) selects a check id.
+pub fn pattern_matches(pattern: &str, id: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => id.starts_with(prefix),
+        None => id == pattern,
+    }
+}
+
 impl RunConfig {
     fn selected(&self, id: &str) -> bool {
-        self.only.is_empty()
-            || self
-                .only
-                .iter()
-                .any(|pattern| match pattern.strip_suffix('*') {
-                    Some(prefix) => id.starts_with(prefix),
-                    None => id == pattern,
-                })
+        self.only.is_empty() || self.only.iter().any(|pattern| pattern_matches(pattern, id))
     }
 }
 

@@ -67,6 +67,10 @@ fn usage_errors_exit_2() {
         &["run", "--stdio", "x", "--spec-version", "2025-02-30"],
         &["run", "--url", "not a url"],
         &["run", "--stdio", "x", "--timeout", "-1"],
+        // A --check that selects nothing would give a green run that checked nothing.
+        &["run", "--stdio", "x", "--check", "*-undeclared-*"],
+        &["run", "--stdio", "x", "--check", "no-such-check"],
+        &["run", "--stdio", "x", "--profile", "nothing"],
         &["frobnicate"],
     ] {
         let out = output(args);
