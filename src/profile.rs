@@ -95,6 +95,7 @@ pub const PROFILES: &[Profile] = &[
             "resources-undeclared-not-served",
             "prompts-undeclared-not-served",
             "wire-result-schema",
+            "everything-prompt-missing-argument",
         ],
     },
 ];

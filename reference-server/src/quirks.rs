@@ -142,6 +142,8 @@ pub enum Quirk {
     EverythingPromptIgnoresArguments,
     /// Any successful completion answers `{"completion": {}}`, without `values`.
     EverythingCompletionWithoutValues,
+    /// `test_prompt_with_arguments` is produced even without its required `arg2`.
+    EverythingPromptMissingArgumentServed,
     /// `tools` is not declared, but tools are served.
     ToolsServedUndeclared,
     /// `resources` is not declared, but resources are served.
@@ -481,6 +483,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::EverythingCompletionWithoutValues,
         "everything-completion-without-values",
         "a completion result MUST carry completion.values (schema)",
+    ),
+    (
+        Quirk::EverythingPromptMissingArgumentServed,
+        "everything-prompt-missing-argument-served",
+        "a missing required prompt argument SHOULD get -32602",
     ),
     (
         Quirk::ToolsServedUndeclared,

@@ -426,6 +426,17 @@ impl Server {
             }
             "prompts/get"
                 if params.get("name") == Some(&json!("test_prompt_with_arguments"))
+                    && params.pointer("/arguments/arg2").is_none()
+                    && self
+                        .quirks
+                        .has(Quirk::EverythingPromptMissingArgumentServed) =>
+            {
+                Ok(
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='?', arg2=''"}}]}),
+                )
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
                     && self.quirks.has(Quirk::EverythingPromptIgnoresArguments) =>
             {
                 Ok(
