@@ -96,6 +96,8 @@ pub const PROFILES: &[Profile] = &[
             "prompts-undeclared-not-served",
             "wire-result-schema",
             "everything-prompt-missing-argument",
+            "http-session-id-visible-ascii",
+            "http-sse-priming",
         ],
     },
 ];

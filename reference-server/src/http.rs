@@ -303,7 +303,8 @@ async fn respond(
     let handled = tokio::select! {
         handled = &mut work => handled.expect("handler task"),
         Some(first) = notes.recv() => {
-            return sse_response(state, first, notes, work, sse_allowed);
+            let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
+            return sse_response(state, first, notes, work, prime);
         }
     };
     if !handled.had_request {
@@ -392,7 +393,12 @@ fn new_session_id(state: &State) -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(state.counter.fetch_add(1, Ordering::Relaxed));
-    format!("{:016x}{:016x}", hasher.finish(), std::process::id())
+    let id = format!("{:016x}{:016x}", hasher.finish(), std::process::id());
+    if state.server.quirks.has(Quirk::SessionIdWithSpace) {
+        format!("{} {}", &id[..16], &id[16..])
+    } else {
+        id
+    }
 }
 
 /// Answers with an SSE stream: the notifications as they come, then the response, then the end.

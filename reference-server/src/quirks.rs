@@ -144,6 +144,10 @@ pub enum Quirk {
     EverythingCompletionWithoutValues,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed,
+    /// HTTP: SSE responses start straight with a message, without a priming event.
+    SseNoPriming,
+    /// HTTP: session ids contain a space.
+    SessionIdWithSpace,
     /// `tools` is not declared, but tools are served.
     ToolsServedUndeclared,
     /// `resources` is not declared, but resources are served.
@@ -488,6 +492,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::EverythingPromptMissingArgumentServed,
         "everything-prompt-missing-argument-served",
         "a missing required prompt argument SHOULD get -32602",
+    ),
+    (
+        Quirk::SseNoPriming,
+        "sse-no-priming",
+        "an SSE stream SHOULD start with an event id and empty data (2025-11-25)",
+    ),
+    (
+        Quirk::SessionIdWithSpace,
+        "session-id-with-space",
+        "a session id MUST hold only visible ASCII (0x21-0x7E)",
     ),
     (
         Quirk::ToolsServedUndeclared,

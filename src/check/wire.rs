@@ -28,6 +28,28 @@ struct Builtin {
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "http-session-id-visible-ascii",
+        area: "http",
+        title: "a session id holds only visible ASCII",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#session-management")],
+        expect: "every Mcp-Session-Id the server issues to consist of characters 0x21 to 0x7E only",
+        transport: Some(TransportKind::Http),
+        explain: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E), so that it survives every HTTP stack and log unchanged. Every session id issued during the run is examined.",
+    },
+    Builtin {
+        id: "http-sse-priming",
+        area: "http",
+        title: "an SSE response starts with a priming event (an id and empty data)",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "on 2025-11-25, every text/event-stream response to a POST to begin with an event that has an id and empty data",
+        transport: Some(TransportKind::Http),
+        explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined.",
+    },
+    Builtin {
         id: "wire-result-schema",
         area: "jsonrpc",
         title: "every result has the shape of its method's result type",
@@ -374,6 +396,53 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "http-session-id-visible-ascii" => {
+            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
+                let Some(id) = post.response_header("mcp-session-id") else {
+                    continue;
+                };
+                seen += 1;
+                if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                    bad.push(Evidence::remark(
+                        "Mcp-Session-Id",
+                        format!("the session id {id:?} holds characters outside 0x21..0x7E"),
+                    ));
+                }
+            }
+        }
+        "http-sse-priming" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref() == Some("2025-11-25"))
+            {
+                for post in transcript.posts.iter().filter(|p| {
+                    p.method == "POST"
+                        && p.response_header("content-type").is_some_and(|c| {
+                            c.to_ascii_lowercase().starts_with("text/event-stream")
+                        })
+                }) {
+                    seen += 1;
+                    let primed = post.first_event.as_ref().is_some_and(|e| {
+                        e.id.as_deref().is_some_and(|id| !id.is_empty()) && e.data.is_empty()
+                    });
+                    if !primed {
+                        let first = match &post.first_event {
+                            Some(e) => format!(
+                                "its first event has id {:?} and {} bytes of data",
+                                e.id,
+                                e.data.len()
+                            ),
+                            None => "it carried no event".to_string(),
+                        };
+                        bad.push(Evidence::remark(
+                            "SSE response",
+                            format!("an SSE response to a POST was not primed: {first}"),
+                        ));
+                    }
+                }
+            }
+        }
         "jsonrpc-error-shape" => {
             for (message, frame) in received().filter(|(m, _)| is_response(m)) {
                 let Some(error) = message.get("error") else {
@@ -448,10 +517,20 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let count = bad.len();
     bad.truncate(MAX_EVIDENCE);
     let verdict = if seen == 0 {
-        Verdict::new(
-            Status::NotTestable,
-            "nothing this check examines crossed the wire during the run",
-        )
+        match def.id.as_str() {
+            // Servers may run without sessions and may answer every POST with plain JSON.
+            "http-session-id-visible-ascii" => {
+                Verdict::new(Status::Skip, "the server issued no session id")
+            }
+            "http-sse-priming" => Verdict::new(
+                Status::Skip,
+                "no POST was answered with an SSE stream on a 2025-11-25 connection",
+            ),
+            _ => Verdict::new(
+                Status::NotTestable,
+                "nothing this check examines crossed the wire during the run",
+            ),
+        }
     } else if count == 0 {
         let mut v = Verdict::new(Status::Pass, format!("{seen} examined, all conform"));
         v.note = note;
