@@ -47,7 +47,7 @@ const BUILTINS: &[Builtin] = &[
         spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
         expect: "on 2025-11-25, every text/event-stream response to a POST to begin with an event that has an id and empty data",
         transport: Some(TransportKind::Http),
-        explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined.",
+        explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined, after the initialize POST that negotiates the version.",
     },
     Builtin {
         id: "wire-result-schema",
@@ -416,8 +416,21 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 .iter()
                 .filter(|t| t.version.as_deref() == Some("2025-11-25"))
             {
-                for post in transcript.posts.iter().filter(|p| {
-                    p.method == "POST"
+                // The initialize POST is left out: the version is only being negotiated there.
+                let initialize: std::collections::HashSet<usize> = transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Sent)
+                    .filter(|f| {
+                        serde_json::from_str::<Value>(&f.text)
+                            .ok()
+                            .is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
+                    })
+                    .filter_map(|f| f.post)
+                    .collect();
+                for (_, post) in transcript.posts.iter().enumerate().filter(|(i, p)| {
+                    !initialize.contains(i)
+                        && p.method == "POST"
                         && p.response_header("content-type").is_some_and(|c| {
                             c.to_ascii_lowercase().starts_with("text/event-stream")
                         })
