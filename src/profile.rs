@@ -98,6 +98,7 @@ pub const PROFILES: &[Profile] = &[
             "everything-prompt-missing-argument",
             "http-session-id-visible-ascii",
             "http-sse-priming",
+            "tools-schemas-valid",
         ],
     },
 ];

@@ -144,6 +144,8 @@ pub enum Quirk {
     EverythingCompletionWithoutValues,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed,
+    /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
+    ToolInputSchemaInvalid,
     /// HTTP: SSE responses start straight with a message, without a priming event.
     SseNoPriming,
     /// HTTP: session ids contain a space.
@@ -492,6 +494,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::EverythingPromptMissingArgumentServed,
         "everything-prompt-missing-argument-served",
         "a missing required prompt argument SHOULD get -32602",
+    ),
+    (
+        Quirk::ToolInputSchemaInvalid,
+        "tool-input-schema-invalid",
+        "a tool's inputSchema MUST be a valid JSON Schema",
     ),
     (
         Quirk::SseNoPriming,

@@ -372,6 +372,9 @@ impl Server {
                 if self.quirks.has(Quirk::ToolNameWithSpace) {
                     tools[0]["name"] = json!("mcpcheck echo");
                 }
+                if self.quirks.has(Quirk::ToolInputSchemaInvalid) {
+                    tools[0]["inputSchema"]["properties"]["text"]["type"] = json!("strin");
+                }
                 if self.quirks.has(Quirk::ToolInputSchemaWithoutType) {
                     tools[0]["inputSchema"]
                         .as_object_mut()

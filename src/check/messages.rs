@@ -264,6 +264,23 @@ pub fn check_result(method: &str, version: &str, result: &Value) -> Option<Strin
     (!problems.is_empty()).then(|| problems.join("; "))
 }
 
+/// Compiles a tool's inputSchema or outputSchema by its dialect: the one its `$schema` names,
+/// else JSON Schema 2020-12 from 2025-11-25 on and draft-07 before (the versions' defaults).
+pub fn compile_tool_schema(schema: &Value, version: &str) -> Result<(), String> {
+    if !schema.is_object() && !schema.is_boolean() {
+        return Err("it is not an object".into());
+    }
+    let mut options = jsonschema::options().should_validate_formats(false);
+    if schema.get("$schema").is_none() {
+        options = options.with_draft(if since(version, "2025-11-25") {
+            jsonschema::Draft::Draft202012
+        } else {
+            jsonschema::Draft::Draft7
+        });
+    }
+    options.build(schema).map(|_| ()).map_err(|e| e.to_string())
+}
+
 /// The official schema files a user pointed mcpcheck at (`--official-schemas DIR`, holding
 /// `<version>.json` as published in the specification repository): results are also validated
 /// against the official definition of their type.
@@ -400,6 +417,17 @@ mod tests {
         let full =
             json!({"tools": [], "resultType": "complete", "ttlMs": 0, "cacheScope": "public"});
         assert!(check_result("tools/list", "2026-07-28", &full).is_none());
+    }
+
+    #[test]
+    fn tool_schemas_compile_by_their_dialect() {
+        let good = json!({"type": "object", "properties": {"x": {"type": "string"}}});
+        assert!(compile_tool_schema(&good, "2025-11-25").is_ok());
+        assert!(compile_tool_schema(&good, "2024-11-05").is_ok());
+        let bad = json!({"type": "object", "properties": {"x": {"type": "strin"}}});
+        assert!(compile_tool_schema(&bad, "2025-11-25").is_err());
+        assert!(compile_tool_schema(&bad, "2024-11-05").is_err());
+        assert!(compile_tool_schema(&json!("object"), "2025-11-25").is_err());
     }
 
     #[test]

@@ -28,6 +28,17 @@ struct Builtin {
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "tools-schemas-valid",
+        area: "tools",
+        title: "every listed tool's inputSchema and outputSchema is a valid JSON Schema",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "server/tools#tool"), ("2025-11-25", "basic/index#json-schema-usage")],
+        expect: "each inputSchema (and outputSchema) in every tools/list result to be a valid JSON Schema of its dialect ($schema, else 2020-12 from 2025-11-25 on and draft-07 before)",
+        transport: None,
+        explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
+    },
+    Builtin {
         id: "http-session-id-visible-ascii",
         area: "http",
         title: "a session id holds only visible ASCII",
@@ -389,6 +400,63 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                                 bad.push(Evidence::frame(
                                     &frame.text,
                                     &format!("the official {version} schema rejects this {method} result: {problem}"),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "tools-schemas-valid" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                let mut methods: HashMap<String, String> = HashMap::new();
+                for frame in &transcript.frames {
+                    let parsed;
+                    let message = match (&frame.message, frame.direction) {
+                        (Some(message), _) => message,
+                        (None, Direction::Sent) => {
+                            parsed = serde_json::from_str::<Value>(&frame.text).ok();
+                            match &parsed {
+                                Some(message) => message,
+                                None => continue,
+                            }
+                        }
+                        (None, Direction::Received) => continue,
+                    };
+                    if frame.direction == Direction::Sent {
+                        if let (Some(id), Some(method)) = (
+                            message.get("id"),
+                            message.get("method").and_then(Value::as_str),
+                        ) {
+                            methods.insert(id_key(id), method.to_string());
+                        }
+                        continue;
+                    }
+                    let is_list = message
+                        .get("id")
+                        .and_then(|id| methods.get(&id_key(id)))
+                        .is_some_and(|m| m == "tools/list");
+                    let Some(tools) = message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .filter(|_| is_list)
+                    else {
+                        continue;
+                    };
+                    for tool in tools {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        for member in ["inputSchema", "outputSchema"] {
+                            let Some(schema) = tool.get(member) else {
+                                continue;
+                            };
+                            seen += 1;
+                            if let Err(problem) = messages::compile_tool_schema(schema, version) {
+                                bad.push(Evidence::remark(
+                                    "tools/list",
+                                    format!("the {member} of `{name}` is not a valid JSON Schema: {problem}"),
                                 ));
                             }
                         }
