@@ -99,6 +99,7 @@ pub const PROFILES: &[Profile] = &[
             "http-session-id-visible-ascii",
             "http-sse-priming",
             "tools-schemas-valid",
+            "logging-level-filtered",
         ],
     },
 ];

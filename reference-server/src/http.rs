@@ -300,12 +300,15 @@ async fn respond(
     let task_session = session.clone();
     let mut work =
         tokio::spawn(async move { server.handle_frame(&task_session, &body, &sink).await });
+    // Notifications first: a handler that logs and then answers at once must not have its
+    // notification dropped because its answer was ready too.
     let handled = tokio::select! {
-        handled = &mut work => handled.expect("handler task"),
+        biased;
         Some(first) = notes.recv() => {
             let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
             return sse_response(state, first, notes, work, prime);
         }
+        handled = &mut work => handled.expect("handler task"),
     };
     if !handled.had_request {
         if handled.replies.is_empty() {

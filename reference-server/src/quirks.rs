@@ -144,6 +144,8 @@ pub enum Quirk {
     EverythingCompletionWithoutValues,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed,
+    /// Tool calls log at info whatever level the client set.
+    LogLevelIgnored,
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
     ToolInputSchemaInvalid,
     /// HTTP: SSE responses start straight with a message, without a priming event.
@@ -494,6 +496,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::EverythingPromptMissingArgumentServed,
         "everything-prompt-missing-argument-served",
         "a missing required prompt argument SHOULD get -32602",
+    ),
+    (
+        Quirk::LogLevelIgnored,
+        "log-level-ignored",
+        "after logging/setLevel the server SHOULD send only messages at or above that level",
     ),
     (
         Quirk::ToolInputSchemaInvalid,

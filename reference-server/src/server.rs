@@ -650,7 +650,7 @@ impl Server {
             ));
         }
         let level = *session.log_level.lock().expect("log level lock");
-        if level.is_some_and(|l| l <= 1) {
+        if level.is_some_and(|l| l <= 1 || self.quirks.has(Quirk::LogLevelIgnored)) {
             let _ = sink.send(json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/message",

@@ -150,6 +150,19 @@ fn matches(
     env: &Env,
     lookup: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
+    if let Some(wanted) = &cond.notified {
+        let found = exchange.notifications.iter().any(|n| {
+            n.get("method").and_then(Value::as_str) == Some(wanted.method.as_str())
+                && match (&wanted.at, &wanted.one_of) {
+                    (Some(at), Some(options)) => n.pointer(at).is_some_and(|v| options.contains(v)),
+                    (Some(at), None) => n.pointer(at).is_some(),
+                    _ => true,
+                }
+        });
+        if !found {
+            return false;
+        }
+    }
     if let Some(want) = cond.progress_ok {
         if progress_ok(exchange) != want {
             return false;

@@ -211,6 +211,20 @@ pub struct RuleFile {
     pub note: Option<String>,
 }
 
+/// A notification a condition looks for.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifiedFile {
+    /// The notification's method.
+    pub method: String,
+    /// A JSON pointer into the notification.
+    #[serde(default)]
+    pub at: Option<String>,
+    /// The value there is one of these.
+    #[serde(default)]
+    pub one_of: Option<Vec<Value>>,
+}
+
 /// A condition on what came back. Every field given must hold.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -252,6 +266,11 @@ pub struct CondFile {
     /// `progressToken` the step sent, with strictly increasing `progress`.
     #[serde(default)]
     pub progress_ok: Option<bool>,
+    /// A notification the server sent during the step: its method and, optionally, a value at a
+    /// JSON pointer that is one of some values (`{ method = "notifications/message", at =
+    /// "/params/level", one_of = ["debug"] }`).
+    #[serde(default)]
+    pub notified: Option<NotifiedFile>,
     /// A JSON pointer into the reply message, for an inline assertion.
     #[serde(default)]
     pub at: Option<Spanned<String>>,

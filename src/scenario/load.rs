@@ -499,6 +499,7 @@ fn resolve_cond(
         session_issued: cond.session_issued,
         dual_era: cond.dual_era,
         progress_ok: cond.progress_ok,
+        notified: cond.notified,
         asserts,
     })
 }

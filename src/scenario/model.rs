@@ -155,6 +155,8 @@ pub struct Cond {
     pub dual_era: Option<bool>,
     /// Whether the step's progress notifications are well-formed.
     pub progress_ok: Option<bool>,
+    /// A notification the server must have sent during the step.
+    pub notified: Option<crate::scenario::file::NotifiedFile>,
     /// Assertions on the reply message.
     pub asserts: Vec<Assert>,
 }
