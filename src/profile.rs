@@ -100,6 +100,8 @@ pub const PROFILES: &[Profile] = &[
             "http-sse-priming",
             "tools-schemas-valid",
             "logging-level-filtered",
+            "stateless-http-no-session",
+            "stateless-http-post-only",
         ],
     },
 ];

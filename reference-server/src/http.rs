@@ -84,6 +84,19 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     }
     match *req.method() {
         Method::POST => post(state, req).await,
+        // 2026-07-28 Streamable HTTP is POST only.
+        Method::GET
+            if state.server.stateless && state.server.quirks.has(Quirk::StatelessGetAllowed) =>
+        {
+            plain(StatusCode::OK, "ok")
+        }
+        _ if state.server.stateless => {
+            let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+            response
+                .headers_mut()
+                .insert("allow", HeaderValue::from_static("POST"));
+            response
+        }
         Method::DELETE if state.server.quirks.has(Quirk::Delete500) => {
             plain(StatusCode::INTERNAL_SERVER_ERROR, "cannot delete")
         }
@@ -239,7 +252,12 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             }
         }
         // No sessions in the stateless era: every request stands alone.
-        return respond(state, Arc::new(Session::default()), body, None, true).await;
+        let id_header = state
+            .server
+            .quirks
+            .has(Quirk::StatelessSessionId)
+            .then(|| new_session_id(state));
+        return respond(state, Arc::new(Session::default()), body, id_header, true).await;
     }
     let is_initialize =
         parsed.get("method") == Some(&json!("initialize")) && parsed.get("id").is_some();

@@ -144,6 +144,10 @@ pub enum Quirk {
     EverythingCompletionWithoutValues,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed,
+    /// Stateless, HTTP: GET is answered 200 instead of 405.
+    StatelessGetAllowed,
+    /// Stateless, HTTP: responses carry an `Mcp-Session-Id` header.
+    StatelessSessionId,
     /// Tool calls log at info whatever level the client set.
     LogLevelIgnored,
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
@@ -496,6 +500,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::EverythingPromptMissingArgumentServed,
         "everything-prompt-missing-argument-served",
         "a missing required prompt argument SHOULD get -32602",
+    ),
+    (
+        Quirk::StatelessGetAllowed,
+        "stateless-get-allowed",
+        "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)",
+    ),
+    (
+        Quirk::StatelessSessionId,
+        "stateless-session-id",
+        "2026-07-28 HTTP: responses SHOULD carry no Mcp-Session-Id",
     ),
     (
         Quirk::LogLevelIgnored,

@@ -28,6 +28,17 @@ struct Builtin {
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "stateless-http-no-session",
+        area: "stateless",
+        title: "on 2026-07-28, responses carry no Mcp-Session-Id",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/transports/streamable-http")],
+        expect: "no Mcp-Session-Id header on any response of a connection on 2026-07-28",
+        transport: Some(TransportKind::Http),
+        explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
+    },
+    Builtin {
         id: "tools-schemas-valid",
         area: "tools",
         title: "every listed tool's inputSchema and outputSchema is a valid JSON Schema",
@@ -464,6 +475,23 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "stateless-http-no-session" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
+                    seen += 1;
+                    if let Some(id) = post.response_header("mcp-session-id") {
+                        bad.push(Evidence::remark(
+                            "Mcp-Session-Id",
+                            format!("a {} response carried Mcp-Session-Id {id:?}", post.method),
+                        ));
+                    }
+                }
+            }
+        }
         "http-session-id-visible-ascii" => {
             for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
                 let Some(id) = post.response_header("mcp-session-id") else {
@@ -602,6 +630,9 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             // Servers may run without sessions and may answer every POST with plain JSON.
             "http-session-id-visible-ascii" => {
                 Verdict::new(Status::Skip, "the server issued no session id")
+            }
+            "stateless-http-no-session" => {
+                Verdict::new(Status::Skip, "applies to connections on 2026-07-28 only")
             }
             "http-sse-priming" => Verdict::new(
                 Status::Skip,
