@@ -481,7 +481,15 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 .iter()
                 .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
             {
-                for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
+                let version = transcript.version.as_deref().unwrap_or_default();
+                // Requests that claimed another version in their header (mcpcheck's own
+                // contradiction probes) may be routed to a legacy handler; they do not count.
+                for post in transcript.posts.iter().filter(|p| {
+                    p.status.is_some()
+                        && p.request_headers.iter().all(|(n, v)| {
+                            !n.eq_ignore_ascii_case("mcp-protocol-version") || v == version
+                        })
+                }) {
                     seen += 1;
                     if let Some(id) = post.response_header("mcp-session-id") {
                         bad.push(Evidence::remark(
