@@ -253,15 +253,20 @@ pub fn check_result(method: &str, version: &str, result: &Value) -> Option<Strin
         return None;
     }
     let validator = validator(method, version)?;
-    let problems: Vec<String> = validator
-        .iter_errors(result)
+    problems(&validator, result)
+}
+
+/// The first problems a validator finds, each with its JSON pointer; `None` when there are none.
+fn problems(validator: &jsonschema::Validator, value: &Value) -> Option<String> {
+    let found: Vec<String> = validator
+        .iter_errors(value)
         .take(3)
         .map(|e| {
             let at = e.instance_path().to_string();
             format!("{} at `{}`", e, if at.is_empty() { "/" } else { &at })
         })
         .collect();
-    (!problems.is_empty()).then(|| problems.join("; "))
+    (!found.is_empty()).then(|| found.join("; "))
 }
 
 /// Compiles a tool's inputSchema or outputSchema by its dialect: the one its `$schema` names,
@@ -368,15 +373,7 @@ impl OfficialSchemas {
             return None;
         }
         let validator = self.validator(version, result_type(method)?)?;
-        let problems: Vec<String> = validator
-            .iter_errors(result)
-            .take(3)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                format!("{} at `{}`", e, if at.is_empty() { "/" } else { &at })
-            })
-            .collect();
-        (!problems.is_empty()).then(|| problems.join("; "))
+        problems(&validator, result)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::protocol::VersionRange;
 use crate::report::Evidence;
 use crate::transport::stdio::ExitReport;
 use crate::transport::transcript::cut;
-use crate::transport::{Direction, Transcript, TransportKind};
+use crate::transport::{Direction, Transcript, TransportKind, WireFrame};
 
 /// A built-in check's definition, as data.
 struct Builtin {
@@ -216,6 +216,43 @@ pub struct WireInput<'a> {
     pub official: Option<&'a messages::OfficialSchemas>,
 }
 
+/// Every response a connection received that carries a result, with the method of the request
+/// it answers (matched by id as the connection went along) and the frame it came in.
+fn results(transcript: &Transcript) -> Vec<(String, &Value, &WireFrame)> {
+    let mut methods: HashMap<String, String> = HashMap::new();
+    let mut out = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                // Frames mcpcheck sent over stdio are kept as text only.
+                let sent = frame
+                    .message
+                    .clone()
+                    .or_else(|| serde_json::from_str::<Value>(&frame.text).ok());
+                if let Some(sent) = sent {
+                    if let (Some(id), Some(method)) =
+                        (sent.get("id"), sent.get("method").and_then(Value::as_str))
+                    {
+                        methods.insert(id_key(id), method.to_string());
+                    }
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                let (Some(id), Some(_)) = (message.get("id"), message.get("result")) else {
+                    continue;
+                };
+                if let Some(method) = methods.get(&id_key(id)) {
+                    out.push((method.clone(), message, frame));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Evaluates one built-in check.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     if let Some(transport) = def.transport {
@@ -356,64 +393,27 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 let Some(version) = transcript.version.as_deref() else {
                     continue;
                 };
-                // Which method each request id was for, as the connection went along.
-                let mut methods: HashMap<String, String> = HashMap::new();
-                for frame in &transcript.frames {
-                    // Frames mcpcheck sent over stdio are kept as text only.
-                    let parsed;
-                    let message = match (&frame.message, frame.direction) {
-                        (Some(message), _) => message,
-                        (None, Direction::Sent) => {
-                            parsed = serde_json::from_str::<Value>(&frame.text).ok();
-                            match &parsed {
-                                Some(message) => message,
-                                None => continue,
-                            }
-                        }
-                        (None, Direction::Received) => continue,
-                    };
-                    if !message.is_object() {
+                for (method, message, frame) in results(transcript) {
+                    if message.get("error").is_some()
+                        || messages::result_schema(&method, version).is_none()
+                    {
                         continue;
                     }
-                    match frame.direction {
-                        Direction::Sent => {
-                            if let (Some(id), Some(method)) = (
-                                message.get("id"),
-                                message.get("method").and_then(Value::as_str),
-                            ) {
-                                methods.insert(id_key(id), method.to_string());
-                            }
-                        }
-                        Direction::Received => {
-                            let (Some(id), Some(result), None) = (
-                                message.get("id"),
-                                message.get("result"),
-                                message.get("error"),
-                            ) else {
-                                continue;
-                            };
-                            let Some(method) = methods.get(&id_key(id)) else {
-                                continue;
-                            };
-                            if messages::result_schema(method, version).is_none() {
-                                continue;
-                            }
-                            seen += 1;
-                            if let Some(problem) = messages::check_result(method, version, result) {
-                                bad.push(Evidence::frame(
-                                    &frame.text,
-                                    &format!("not a {method} result of {version}: {problem}"),
-                                ));
-                            } else if let Some(problem) = input
-                                .official
-                                .and_then(|o| o.check_result(method, version, result))
-                            {
-                                bad.push(Evidence::frame(
-                                    &frame.text,
-                                    &format!("the official {version} schema rejects this {method} result: {problem}"),
-                                ));
-                            }
-                        }
+                    let result = &message["result"];
+                    seen += 1;
+                    if let Some(problem) = messages::check_result(&method, version, result) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("not a {method} result of {version}: {problem}"),
+                        ));
+                    } else if let Some(problem) = input
+                        .official
+                        .and_then(|o| o.check_result(&method, version, result))
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the official {version} schema rejects this {method} result: {problem}"),
+                        ));
                     }
                 }
             }
@@ -423,37 +423,11 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 let Some(version) = transcript.version.as_deref() else {
                     continue;
                 };
-                let mut methods: HashMap<String, String> = HashMap::new();
-                for frame in &transcript.frames {
-                    let parsed;
-                    let message = match (&frame.message, frame.direction) {
-                        (Some(message), _) => message,
-                        (None, Direction::Sent) => {
-                            parsed = serde_json::from_str::<Value>(&frame.text).ok();
-                            match &parsed {
-                                Some(message) => message,
-                                None => continue,
-                            }
-                        }
-                        (None, Direction::Received) => continue,
-                    };
-                    if frame.direction == Direction::Sent {
-                        if let (Some(id), Some(method)) = (
-                            message.get("id"),
-                            message.get("method").and_then(Value::as_str),
-                        ) {
-                            methods.insert(id_key(id), method.to_string());
-                        }
-                        continue;
-                    }
-                    let is_list = message
-                        .get("id")
-                        .and_then(|id| methods.get(&id_key(id)))
-                        .is_some_and(|m| m == "tools/list");
-                    let Some(tools) = message
-                        .pointer("/result/tools")
-                        .and_then(Value::as_array)
-                        .filter(|_| is_list)
+                for (_, message, _) in results(transcript)
+                    .into_iter()
+                    .filter(|(method, _, _)| method == "tools/list")
+                {
+                    let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array)
                     else {
                         continue;
                     };

@@ -825,7 +825,6 @@ impl Session {
                 record.status = Some(response.status);
                 record.response_headers = response.headers.clone();
                 record.body_bytes = response.body_bytes;
-                record.sse_events = response.events.len();
                 record.first_event = response.events.first().cloned();
                 self.learn_session(&outgoing, &response);
                 let (reply, notifications) = Self::http_reply(&response, &done);

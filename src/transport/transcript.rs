@@ -52,8 +52,6 @@ pub struct HttpRecord {
     pub response_headers: Vec<(String, String)>,
     /// The response body's length in bytes (for SSE: what was read).
     pub body_bytes: usize,
-    /// For an SSE response: how many events were read, and the first of them.
-    pub sse_events: usize,
     /// For an SSE response: its first event.
     pub first_event: Option<super::sse::SseEvent>,
     /// A transport failure, if the exchange did not complete.
