@@ -104,6 +104,28 @@ pub const PROFILES: &[Profile] = &[
             "stateless-http-post-only",
         ],
     },
+    Profile {
+        name: "2026.11.2",
+        extends: Some("2026.11.1"),
+        checks: &[
+            "wire-notification-schema",
+            "wire-uri-rfc3986",
+            "wire-base64",
+            "tools-name-unique",
+            "progress-only-while-active",
+            "server-requests-allowed",
+            "server-request-id",
+            "stateless-error-codes",
+            "cancellation-unknown-id-ignored",
+            "cancellation-in-flight-no-response",
+            "stateless-cancel-no-response",
+            "resources-subscribe-served",
+            "resources-read-traversal-refused",
+            "lifecycle-initialize-after-early-request",
+            "stateless-name-mismatch",
+            "stateless-name-base64-sentinel",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -240,9 +240,13 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     };
     if state.server.stateless {
         if !state.server.quirks.has(Quirk::StatelessIgnoreHeaders) {
-            if let Some(problem) =
-                stateless_header_problem(&parsed, &protocol_version, &mcp_method, &mcp_name)
-            {
+            if let Some(problem) = stateless_header_problem(
+                &state.server.quirks,
+                &parsed,
+                &protocol_version,
+                &mcp_method,
+                &mcp_name,
+            ) {
                 return rpc_error(
                     StatusCode::BAD_REQUEST,
                     -32020,
@@ -372,6 +376,7 @@ fn stateless_status(body: &Value) -> StatusCode {
 /// must equal `_meta`'s version, `Mcp-Method` the method, and `Mcp-Name` the tool, prompt or
 /// resource named (2026-07-28).
 fn stateless_header_problem(
+    quirks: &crate::quirks::Quirks,
     message: &Value,
     protocol_version: &str,
     mcp_method: &Option<String>,
@@ -400,8 +405,17 @@ fn stateless_header_problem(
         _ => None,
     }
     .and_then(Value::as_str);
-    if let Some(named) = named {
-        if mcp_name.as_deref() != Some(named) {
+    if let (Some(named), false) = (named, quirks.has(Quirk::StatelessIgnoreMcpName)) {
+        let header = match mcp_name.as_deref() {
+            Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
+                match decode_sentinel(value) {
+                    Ok(decoded) => Some(decoded),
+                    Err(problem) => return Some(problem),
+                }
+            }
+            other => other.map(str::to_string),
+        };
+        if header.as_deref() != Some(named) {
             return Some(format!(
                 "Header mismatch: Mcp-Name must be `{named}`, got {mcp_name:?}"
             ));
@@ -546,4 +560,41 @@ impl TakeFirst for Value {
             _ => Value::Null,
         }
     }
+}
+
+/// An `Mcp-Name` value as the name it stands for: a value of the form `=?base64?…?=` (the
+/// Base64 sentinel, for names a header cannot carry) is decoded; any other value is literal.
+fn decode_sentinel(value: &str) -> Result<String, String> {
+    let Some(encoded) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return Ok(value.to_string());
+    };
+    let invalid = || format!("Header mismatch: Mcp-Name holds invalid Base64 `{encoded}`");
+    let mut bits: u32 = 0;
+    let mut count = 0;
+    let mut bytes = Vec::new();
+    let trimmed = encoded.trim_end_matches('=');
+    if encoded.len() % 4 != 0 || encoded.len() - trimmed.len() > 2 {
+        return Err(invalid());
+    }
+    for c in trimmed.bytes() {
+        let sextet = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return Err(invalid()),
+        };
+        bits = (bits << 6) | u32::from(sextet);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            bytes.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| invalid())
 }

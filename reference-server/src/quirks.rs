@@ -162,6 +162,38 @@ pub enum Quirk {
     ResourcesServedUndeclared,
     /// `prompts` is not declared, but prompts are served.
     PromptsServedUndeclared,
+    /// A log message notification lacks `data`.
+    LogMessageWithoutData,
+    /// The second listed resource's URI holds a malformed percent-escape.
+    ResourceUriBadEscape,
+    /// Binary payloads (blobs, image and audio data) lose their `=` padding.
+    BlobUnpadded,
+    /// tools/list names the first tool twice (a copy is listed last).
+    ToolNameDuplicate,
+    /// After the response to a call with a progress token, one more progress notification follows (stdio).
+    ProgressAfterResponse,
+    /// With roots/list the server also asks for sampling/createMessage, which the client did not declare.
+    ServerSendsSampling,
+    /// roots/list is asked twice with the same request id.
+    ServerRequestIdReused,
+    /// 2026-07-28: a missing resource gets the retired -32002.
+    StatelessLegacyNotFoundCode,
+    /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
+    IgnoreCancel,
+    /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
+    StatelessIgnoreCancel,
+    /// Cancelling an unknown request id is answered with an error.
+    CancelUnknownError,
+    /// resources/subscribe and resources/unsubscribe fail although `subscribe` is declared.
+    SubscribeError,
+    /// After a feature request before `initialize`, `initialize` itself is refused.
+    PreInitBreaksInitialize,
+    /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
+    ResourceTraversal,
+    /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
+    StatelessIgnoreMcpName,
+    /// 2026-07-28 HTTP: Mcp-Name is compared literally; the Base64 sentinel is not decoded.
+    StatelessNoBase64Sentinel,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -545,6 +577,85 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::PromptsServedUndeclared,
         "prompts-served-undeclared",
         "a server MUST declare the prompts capability to serve prompts",
+    ),    (
+        Quirk::LogMessageWithoutData,
+        "log-message-without-data",
+        "a log message MUST carry level and data (schema)",
+    ),
+    (
+        Quirk::ResourceUriBadEscape,
+        "resource-uri-bad-escape",
+        "a resource uri MUST be an RFC 3986 URI",
+    ),
+    (
+        Quirk::BlobUnpadded,
+        "blob-unpadded",
+        "binary data MUST be properly base64-encoded (RFC 4648)",
+    ),
+    (
+        Quirk::ToolNameDuplicate,
+        "tool-name-duplicate",
+        "tool names SHOULD be unique",
+    ),
+    (
+        Quirk::ProgressAfterResponse,
+        "progress-after-response",
+        "progress MUST only reference active requests",
+    ),
+    (
+        Quirk::ServerSendsSampling,
+        "server-sends-sampling",
+        "server requests MUST respect the client's capabilities",
+    ),
+    (
+        Quirk::ServerRequestIdReused,
+        "server-request-id-reused",
+        "a request id MUST NOT be reused within a session",
+    ),
+    (
+        Quirk::StatelessLegacyNotFoundCode,
+        "stateless-legacy-not-found-code",
+        "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
+    ),
+    (
+        Quirk::IgnoreCancel,
+        "ignore-cancel",
+        "a cancelled request SHOULD get no response",
+    ),
+    (
+        Quirk::StatelessIgnoreCancel,
+        "stateless-ignore-cancel",
+        "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request",
+    ),
+    (
+        Quirk::CancelUnknownError,
+        "cancel-unknown-error",
+        "cancelling an unknown id SHOULD be ignored",
+    ),
+    (
+        Quirk::SubscribeError,
+        "subscribe-error",
+        "a declared subscribe capability MUST be served",
+    ),
+    (
+        Quirk::PreInitBreaksInitialize,
+        "pre-init-breaks-initialize",
+        "initialize MUST be answered with the server's capabilities, even after a premature request",
+    ),
+    (
+        Quirk::ResourceTraversal,
+        "resource-traversal",
+        "resource URIs MUST be validated; traversal MUST be refused",
+    ),
+    (
+        Quirk::StatelessIgnoreMcpName,
+        "stateless-ignore-mcp-name",
+        "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020",
+    ),
+    (
+        Quirk::StatelessNoBase64Sentinel,
+        "stateless-no-base64-sentinel",
+        "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
     ),
 ];
 

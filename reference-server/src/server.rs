@@ -4,6 +4,7 @@
 //! POST body) and sends on what it returns. Notifications produced while a request runs (progress,
 //! log messages) go to the sink the transport passes in. Quirks are applied here, and only here.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -36,6 +37,12 @@ pub type Sink = UnboundedSender<Value>;
 pub struct Session {
     version: Mutex<Option<String>>,
     log_level: Mutex<Option<usize>>,
+    /// Whether the client declared the `roots` capability.
+    client_roots: AtomicBool,
+    /// Whether the server has asked the client for its roots.
+    asked_roots: AtomicBool,
+    /// With the quirk `pre-init-breaks-initialize`: a feature request came before initialize.
+    early_request: AtomicBool,
 }
 
 impl Session {
@@ -174,12 +181,22 @@ impl Server {
             },
             message => {
                 let had_request = is_request(&message) || !message.is_object();
+                // With the quirk, a call's progress goes on after its response (stdio only:
+                // an HTTP response carries one message).
+                let late = (self.quirks.has(Quirk::ProgressAfterResponse)
+                    && message.get("method") == Some(&json!("tools/call")))
+                .then(|| message.pointer("/params/_meta/progressToken").cloned())
+                .flatten();
+                let mut replies: Vec<Value> = self
+                    .handle_message(session, message, sink)
+                    .await
+                    .into_iter()
+                    .collect();
+                if let Some(token) = late {
+                    replies.push(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1000}}));
+                }
                 Handled {
-                    replies: self
-                        .handle_message(session, message, sink)
-                        .await
-                        .into_iter()
-                        .collect(),
+                    replies,
                     had_request,
                     ..Handled::default()
                 }
@@ -281,14 +298,25 @@ impl Server {
         }
         let Some(version) = session.version() else {
             return match method {
+                "initialize" if session.early_request.load(Ordering::Relaxed) => Err((
+                    -32600,
+                    "Invalid Request: this connection misbehaved before initializing".into(),
+                    None,
+                )),
                 "initialize" => self.initialize(session, params),
                 "ping" => self.ping(),
                 _ => match self.feature(session, "", method, params, sink).await {
-                    Some(_) => Err((
-                        -32600,
-                        "Invalid Request: the session is not initialized".into(),
-                        None,
-                    )),
+                    Some(_) => {
+                        session.early_request.store(
+                            self.quirks.has(Quirk::PreInitBreaksInitialize),
+                            Ordering::Relaxed,
+                        );
+                        Err((
+                            -32600,
+                            "Invalid Request: the session is not initialized".into(),
+                            None,
+                        ))
+                    }
                     None => self.unknown_method(method),
                 },
             };
@@ -310,10 +338,38 @@ impl Server {
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),
                 }
             }
+            "resources/subscribe" | "resources/unsubscribe" if self.serves("resources") => {
+                if !params.get("uri").is_some_and(Value::is_string) {
+                    Err((-32602, "Invalid params: uri must be a string".into(), None))
+                } else if self.quirks.has(Quirk::SubscribeError) {
+                    Err((-32603, "Internal error: subscriptions failed".into(), None))
+                } else {
+                    Ok(json!({}))
+                }
+            }
             _ => match self.feature(session, &version, method, params, sink).await {
                 Some(outcome) => outcome,
                 None => self.unknown_method(method),
             },
+        }
+    }
+
+    /// Asks the client for its roots once per session, as servers that work on files do, if the
+    /// client declared the capability (handshake era only: 2026-07-28 servers send no requests).
+    fn ask_roots(&self, session: &Session, sink: &Sink) {
+        if self.stateless
+            || !session.client_roots.load(Ordering::Relaxed)
+            || session.asked_roots.swap(true, Ordering::Relaxed)
+        {
+            return;
+        }
+        let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
+        if self.quirks.has(Quirk::ServerRequestIdReused) {
+            let _ =
+                sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
+        }
+        if self.quirks.has(Quirk::ServerSendsSampling) {
+            let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-sampling-1", "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
         }
     }
 
@@ -367,7 +423,11 @@ impl Server {
         }
         Some(match method {
             "tools/list" => {
+                self.ask_roots(session, sink);
                 let mut tools = fixtures::tools(version);
+                if self.quirks.has(Quirk::ToolNameDuplicate) {
+                    tools.push(tools[0].clone());
+                }
                 tools.retain(|t| self.official_fixtures || !official(t));
                 if self.quirks.has(Quirk::ToolNameWithSpace) {
                     tools[0]["name"] = json!("mcpcheck echo");
@@ -395,6 +455,11 @@ impl Server {
                 resources.retain(|r| self.official_fixtures || !official(r));
                 if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
                     resources[0]["uri"] = json!("docs/readme");
+                }
+                if self.quirks.has(Quirk::ResourceUriBadEscape) {
+                    if let Some(second) = resources.get_mut(1) {
+                        second["uri"] = json!("ref://images/pi%xel");
+                    }
                 }
                 if self.quirks.has(Quirk::ResourceWithoutName) {
                     resources[0]
@@ -603,7 +668,7 @@ impl Server {
         };
         let mut capabilities = json!({
             "tools": {"listChanged": false},
-            "resources": {"subscribe": false, "listChanged": false},
+            "resources": {"subscribe": true, "listChanged": false},
             "prompts": {"listChanged": false},
             "logging": {}
         });
@@ -620,6 +685,10 @@ impl Server {
             result.as_object_mut().expect("object").remove("serverInfo");
         }
         *session.version.lock().expect("version lock") = Some(version);
+        session.client_roots.store(
+            params.pointer("/capabilities/roots").is_some(),
+            Ordering::Relaxed,
+        );
         Ok(result)
     }
 
@@ -654,7 +723,11 @@ impl Server {
             let _ = sink.send(json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/message",
-                "params": {"level": "info", "logger": "tools", "data": format!("calling {name}")}
+                "params": if self.quirks.has(Quirk::LogMessageWithoutData) {
+                    json!({"level": "info", "logger": "tools"})
+                } else {
+                    json!({"level": "info", "logger": "tools", "data": format!("calling {name}")})
+                }
             }));
         }
         let outcome = if !self.official_fixtures && name.starts_with("test_") {
@@ -777,6 +850,19 @@ impl Server {
                 Ok(result)
             }
             Some(result) => Ok(result),
+            None if uri.starts_with("file://")
+                && uri.contains("/..")
+                && self.quirks.has(Quirk::ResourceTraversal) =>
+            {
+                Ok(
+                    json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
+                )
+            }
+            None if self.stateless && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => Err((
+                -32002,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
             None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
                 Ok(json!({"contents": []}))
             }
@@ -794,7 +880,10 @@ impl Server {
         }
     }
 
-    fn result(&self, id: Value, result: Value) -> Value {
+    fn result(&self, id: Value, mut result: Value) -> Value {
+        if self.quirks.has(Quirk::BlobUnpadded) {
+            unpad(&mut result);
+        }
         json!({"jsonrpc": "2.0", "id": self.reply_id(id), "result": result})
     }
 
@@ -892,5 +981,17 @@ fn complete(params: &Value) -> Outcome {
             Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
         }
         None => Err((-32602, "Invalid params: unknown reference".into(), None)),
+    }
+}
+
+/// Strips the `=` padding of the fixtures' base64 payloads wherever they occur in a result.
+fn unpad(value: &mut Value) {
+    match value {
+        Value::String(text) if text == fixtures::PIXEL_PNG || text == fixtures::SILENCE_WAV => {
+            *text = text.trim_end_matches('=').to_string();
+        }
+        Value::Array(items) => items.iter_mut().for_each(unpad),
+        Value::Object(members) => members.values_mut().for_each(unpad),
+        _ => {}
     }
 }

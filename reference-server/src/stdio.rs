@@ -1,15 +1,17 @@
 //! The stdio transport of the reference server: one JSON-RPC message per line on stdin and stdout.
 //!
-//! Requests are handled concurrently; the notifications a request produces are written before its
-//! response. Logs go to stderr only. The server exits when stdin closes.
+//! Tool calls are handled concurrently and can be cancelled (`notifications/cancelled` stops the
+//! call: no further progress, no response); the notifications a request produces are written
+//! before its response. Logs go to stderr only. The server exits when stdin closes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 
 use crate::quirks::Quirk;
 use crate::server::{Server, Session};
@@ -33,6 +35,8 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     let mut tasks = JoinSet::new();
     let (stop_tx, mut stop_rx) = mpsc::unbounded_channel::<()>();
     let mut line = Vec::new();
+    // Tool calls in flight, by their request id as JSON text, for cancellation.
+    let mut in_flight: HashMap<String, AbortHandle> = HashMap::new();
     loop {
         line.clear();
         let read = tokio::select! {
@@ -55,15 +59,52 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
         );
         // Tool calls may take a while (the slow tool), so they run concurrently; everything else
         // is answered in the order it arrived.
-        let concurrent = serde_json::from_slice::<serde_json::Value>(&frame)
-            .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("tools/call"));
+        let parsed = serde_json::from_slice::<Value>(&frame).ok();
+        let method = parsed
+            .as_ref()
+            .and_then(|v| v.get("method"))
+            .and_then(Value::as_str);
+        let concurrent = method == Some("tools/call");
+        in_flight.retain(|_, task| !task.is_finished());
+        if method == Some("notifications/cancelled") {
+            let id = parsed
+                .as_ref()
+                .and_then(|v| v.pointer("/params/requestId"))
+                .map(Value::to_string)
+                .unwrap_or_default();
+            let ignore = server.quirks.has(Quirk::IgnoreCancel)
+                || server.quirks.has(Quirk::StatelessIgnoreCancel);
+            match in_flight.remove(&id) {
+                // The call stops where it is: no further progress, no response.
+                Some(task) if !ignore => task.abort(),
+                Some(_) => {}
+                None if server.quirks.has(Quirk::CancelUnknownError) => {
+                    let _ = out_tx.send(format!(
+                        "{}\n",
+                        serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32602, "message": format!("Unknown request id {id}")}})
+                    ));
+                }
+                None => {}
+            }
+        }
+        let call_id = concurrent
+            .then(|| {
+                parsed
+                    .as_ref()
+                    .and_then(|v| v.get("id"))
+                    .map(Value::to_string)
+            })
+            .flatten();
         let work = async move {
             if handle_line(&server, &session, &frame, &out, concurrent).await {
                 let _ = stop_tx.send(());
             }
         };
         if concurrent {
-            tasks.spawn(work);
+            let task = tasks.spawn(work);
+            if let Some(id) = call_id {
+                in_flight.insert(id, task);
+            }
         } else {
             work.await;
         }

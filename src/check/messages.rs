@@ -26,6 +26,41 @@ pub const METHODS: &[(&str, &str)] = &[
     ("completion/complete", "CompleteResult"),
 ];
 
+/// The notifications a server sends that mcpcheck knows, with their type's name in the schema.
+pub const NOTIFICATIONS: &[(&str, &str)] = &[
+    ("notifications/message", "LoggingMessageNotification"),
+    ("notifications/progress", "ProgressNotification"),
+    ("notifications/cancelled", "CancelledNotification"),
+    (
+        "notifications/resources/updated",
+        "ResourceUpdatedNotification",
+    ),
+    (
+        "notifications/resources/list_changed",
+        "ResourceListChangedNotification",
+    ),
+    (
+        "notifications/tools/list_changed",
+        "ToolListChangedNotification",
+    ),
+    (
+        "notifications/prompts/list_changed",
+        "PromptListChangedNotification",
+    ),
+];
+
+/// The log levels of `notifications/message`, as the schema lists them.
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 /// The name of the result type of a method, as the specification's schema calls it.
 pub fn result_type(method: &str) -> Option<&'static str> {
     METHODS.iter().find(|(m, _)| *m == method).map(|(_, t)| *t)
@@ -226,6 +261,55 @@ pub fn result_schema(method: &str, version: &str) -> Option<Value> {
     Some(schema)
 }
 
+/// The schema a whole notification message of `method` must satisfy at `version` (its method
+/// and params), if mcpcheck knows the notification.
+pub fn notification_schema(method: &str, version: &str) -> Option<Value> {
+    let token = json!({"type": ["string", "integer"]});
+    let mut params = match method {
+        "notifications/message" => shape(
+            &["level", "data"],
+            json!({"level": {"enum": LOG_LEVELS}, "logger": string(), "data": true}),
+        ),
+        "notifications/progress" => {
+            let mut properties = json!({
+                "progressToken": token,
+                "progress": {"type": "number"},
+                "total": {"type": "number"},
+            });
+            if since(version, "2025-03-26") {
+                properties["message"] = string();
+            }
+            shape(&["progressToken", "progress"], properties)
+        }
+        // 2025-11-25 made requestId optional (a task is cancelled by tasks/cancel instead).
+        "notifications/cancelled" => shape(
+            if version == "2025-11-25" {
+                &[]
+            } else {
+                &["requestId"]
+            },
+            json!({"requestId": token, "reason": string()}),
+        ),
+        "notifications/resources/updated" => shape(&["uri"], json!({"uri": string()})),
+        "notifications/resources/list_changed"
+        | "notifications/tools/list_changed"
+        | "notifications/prompts/list_changed" => object(),
+        _ => return None,
+    };
+    params["properties"]["_meta"] = object();
+    let list_changed = method.ends_with("/list_changed");
+    let mut schema = shape(
+        if list_changed {
+            &["method"]
+        } else {
+            &["method", "params"]
+        },
+        json!({"method": {"const": method}, "params": params}),
+    );
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    Some(schema)
+}
+
 type Cache = Mutex<HashMap<(String, String), Option<Arc<jsonschema::Validator>>>>;
 
 fn validator(method: &str, version: &str) -> Option<Arc<jsonschema::Validator>> {
@@ -235,7 +319,12 @@ fn validator(method: &str, version: &str) -> Option<Arc<jsonschema::Validator>> 
     if let Some(found) = cache.lock().expect("cache lock").get(&key) {
         return found.clone();
     }
-    let compiled = result_schema(method, version).map(|schema| {
+    let schema = if method.starts_with("notifications/") {
+        notification_schema(method, version)
+    } else {
+        result_schema(method, version)
+    };
+    let compiled = schema.map(|schema| {
         Arc::new(jsonschema::validator_for(&schema).expect("mcpcheck's own schemas compile"))
     });
     cache
@@ -254,6 +343,15 @@ pub fn check_result(method: &str, version: &str, result: &Value) -> Option<Strin
     }
     let validator = validator(method, version)?;
     problems(&validator, result)
+}
+
+/// What is wrong with a notification message the server sent at `version`: `None` when it
+/// conforms or mcpcheck does not know its method.
+pub fn check_notification(version: &str, message: &Value) -> Option<String> {
+    let method = message.get("method").and_then(Value::as_str)?;
+    NOTIFICATIONS.iter().find(|(m, _)| *m == method)?;
+    let validator = validator(method, version)?;
+    problems(&validator, message)
 }
 
 /// The first problems a validator finds, each with its JSON pointer; `None` when there are none.
@@ -374,6 +472,14 @@ impl OfficialSchemas {
         }
         let validator = self.validator(version, result_type(method)?)?;
         problems(&validator, result)
+    }
+
+    /// What the official schema of `version` finds wrong with a notification message.
+    pub fn check_notification(&self, version: &str, message: &Value) -> Option<String> {
+        let method = message.get("method").and_then(Value::as_str)?;
+        let (_, definition) = NOTIFICATIONS.iter().find(|(m, _)| *m == method)?;
+        let validator = self.validator(version, definition)?;
+        problems(&validator, message)
     }
 }
 

@@ -78,6 +78,8 @@ pub fn spec_url(version: &str, section: &str) -> String {
             "https://www.jsonrpc.org/specification#{}",
             section.trim_start_matches('#')
         )
+    } else if let Some(number) = version.strip_prefix("rfc") {
+        format!("https://www.rfc-editor.org/rfc/rfc{number}#{section}")
     } else {
         let (path, anchor) = section
             .split_once('#')

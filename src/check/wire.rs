@@ -28,6 +28,94 @@ struct Builtin {
 
 const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "wire-notification-schema",
+        area: "jsonrpc",
+        title: "every notification the server sends has its method's shape",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "schema"), ("2026-07-28", "schema")],
+        expect: "each notifications/message, progress, cancelled, resources/updated and list_changed notification to validate against its type at the negotiated version",
+        transport: None,
+        explain: "The schema defines the params of every notification: a log message needs a level from the RFC 5424 list and data, progress a string or integer token and a number, resources/updated a uri. mcpcheck validates every notification of a method it knows, on every connection, against its own per-version description (and the official schema files with --official-schemas). Notifications of other methods are not judged here.",
+    },
+    Builtin {
+        id: "wire-uri-rfc3986",
+        area: "resources",
+        title: "every resource URI the server sends is an RFC 3986 URI",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "server/resources#resource"), ("rfc3986", "section-3")],
+        expect: "each uri in resources/list and resources/read results and in resource and resource_link content blocks to be scheme \":\" followed only by characters a URI may hold, with well-formed percent-escapes",
+        transport: None,
+        explain: "Resources are identified by URIs per RFC 3986, custom schemes included. A space, a non-ASCII character, a malformed percent-escape or a missing scheme makes a string that clients cannot parse or compare reliably. Every URI of every such result of the run is examined.",
+    },
+    Builtin {
+        id: "wire-base64",
+        area: "resources",
+        title: "every blob and every image or audio payload is valid base64",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "server/resources#binary-content"), ("2025-11-25", "server/tools#image-content"), ("rfc4648", "section-4")],
+        expect: "each resource blob and each image or audio block's data to be padded base64 in the standard alphabet (RFC 4648 §4)",
+        transport: None,
+        explain: "Binary data MUST be properly encoded: the schema gives these members format `byte`, base64 as RFC 4648 §4 defines it — the standard alphabet (not the URL-safe one), padded with `=` to a multiple of four characters. Every blob and image or audio payload of the run's resources/read, tools/call and prompts/get results is examined.",
+    },
+    Builtin {
+        id: "tools-name-unique",
+        area: "tools",
+        title: "no tool name is listed twice, across all pages of a listing",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "server/tools#tool-names")],
+        expect: "every tool name to appear once across the pages of each tools/list listing",
+        transport: None,
+        explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
+    },
+    Builtin {
+        id: "progress-only-while-active",
+        area: "progress",
+        title: "progress notifications only name tokens of requests still in flight",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements")],
+        expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
+        transport: None,
+        explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived.",
+    },
+    Builtin {
+        id: "server-requests-allowed",
+        area: "lifecycle",
+        title: "the server sends only the requests the client's capabilities allow",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#capability-negotiation"), ("2026-07-28", "basic/patterns/mrtr")],
+        expect: "no sampling/createMessage or elicitation/create request (mcpcheck declares only `roots`), and on 2026-07-28 no request at all",
+        transport: None,
+        explain: "Both parties MUST respect the negotiated capabilities: mcpcheck declares the `roots` client capability only, so a server may ask for roots/list or ping, but not for sampling or elicitation. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is examined.",
+    },
+    Builtin {
+        id: "server-request-id",
+        area: "jsonrpc",
+        title: "the server's own requests have string or integer ids, never reused",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#requests")],
+        expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
+        transport: None,
+        explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined.",
+    },
+    Builtin {
+        id: "stateless-error-codes",
+        area: "stateless",
+        title: "on 2026-07-28, no retired or undefined error code of the reserved range",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/index#error-codes")],
+        expect: "no error with -32002, -32042, or a code in -32020..-32099 other than -32020, -32021 and -32022 on a 2026-07-28 connection",
+        transport: None,
+        explain: "2026-07-28 reserves -32020 to -32099 for the specification and defines -32020, -32021 and -32022 in it; implementations MUST NOT emit an undefined code from the range. -32002 (resource not found, now -32602) and -32042 are retired. Every error response of a 2026-07-28 connection is examined.",
+    },
+    Builtin {
         id: "stateless-http-no-session",
         area: "stateless",
         title: "on 2026-07-28, responses carry no Mcp-Session-Id",
@@ -216,24 +304,39 @@ pub struct WireInput<'a> {
     pub official: Option<&'a messages::OfficialSchemas>,
 }
 
-/// Every response a connection received that carries a result, with the method of the request
-/// it answers (matched by id as the connection went along) and the frame it came in.
-fn results(transcript: &Transcript) -> Vec<(String, &Value, &WireFrame)> {
-    let mut methods: HashMap<String, String> = HashMap::new();
+/// A frame mcpcheck sent, as JSON (frames sent over stdio are kept as text only).
+fn sent_message(frame: &WireFrame) -> Option<Value> {
+    frame
+        .message
+        .clone()
+        .or_else(|| serde_json::from_str::<Value>(&frame.text).ok())
+}
+
+/// A result a connection received, with the request it answers.
+struct Answered<'a> {
+    /// The request's method.
+    method: String,
+    /// The request as sent.
+    request: Value,
+    /// The response message.
+    message: &'a Value,
+    /// The frame the response came in.
+    frame: &'a WireFrame,
+}
+
+/// Every response a connection received that carries a result, with the request it answers
+/// (matched by id as the connection went along) and the frame it came in.
+fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
+    let mut requests: HashMap<String, Value> = HashMap::new();
     let mut out = Vec::new();
     for frame in &transcript.frames {
         match frame.direction {
             Direction::Sent => {
-                // Frames mcpcheck sent over stdio are kept as text only.
-                let sent = frame
-                    .message
-                    .clone()
-                    .or_else(|| serde_json::from_str::<Value>(&frame.text).ok());
-                if let Some(sent) = sent {
-                    if let (Some(id), Some(method)) =
+                if let Some(sent) = sent_message(frame) {
+                    if let (Some(id), Some(_)) =
                         (sent.get("id"), sent.get("method").and_then(Value::as_str))
                     {
-                        methods.insert(id_key(id), method.to_string());
+                        requests.insert(id_key(id), sent.clone());
                     }
                 }
             }
@@ -244,14 +347,217 @@ fn results(transcript: &Transcript) -> Vec<(String, &Value, &WireFrame)> {
                 let (Some(id), Some(_)) = (message.get("id"), message.get("result")) else {
                     continue;
                 };
-                if let Some(method) = methods.get(&id_key(id)) {
-                    out.push((method.clone(), message, frame));
+                if let Some(request) = requests.get(&id_key(id)) {
+                    out.push(Answered {
+                        method: request["method"].as_str().unwrap_or_default().to_string(),
+                        request: request.clone(),
+                        message,
+                        frame,
+                    });
                 }
             }
         }
     }
     out
 }
+
+/// The content blocks of a tools/call or prompts/get result (prompt messages hold one each).
+fn content_blocks<'a>(method: &str, result: &'a Value) -> Vec<&'a Value> {
+    match method {
+        "tools/call" => result
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default(),
+        "prompts/get" => result
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| m.iter().filter_map(|m| m.get("content")).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The resource URIs a result carries, each with where it was found.
+fn result_uris<'a>(method: &str, result: &'a Value) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    let mut each = |member: &str, key: &str| {
+        for (i, item) in result
+            .get(member)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(uri) = item.get(key).and_then(Value::as_str) {
+                out.push((format!("{method} /{member}/{i}/{key}"), uri));
+            }
+        }
+    };
+    match method {
+        "resources/list" => each("resources", "uri"),
+        "resources/read" => each("contents", "uri"),
+        _ => {}
+    }
+    for block in content_blocks(method, result) {
+        let uri = match block.get("type").and_then(Value::as_str) {
+            Some("resource_link") => block.get("uri"),
+            Some("resource") => block.pointer("/resource/uri"),
+            _ => None,
+        };
+        if let Some(uri) = uri.and_then(Value::as_str) {
+            out.push((format!("a {method} content block"), uri));
+        }
+    }
+    out
+}
+
+/// The base64 payloads a result carries (blobs, image and audio data), each with where it was.
+fn result_base64<'a>(method: &str, result: &'a Value) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    if method == "resources/read" {
+        for (i, item) in result
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(blob) = item.get("blob").and_then(Value::as_str) {
+                out.push((format!("resources/read /contents/{i}/blob"), blob));
+            }
+        }
+    }
+    for block in content_blocks(method, result) {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("?");
+        let data = match kind {
+            "image" | "audio" => block.get("data"),
+            "resource" => block.pointer("/resource/blob"),
+            _ => None,
+        };
+        if let Some(data) = data.and_then(Value::as_str) {
+            out.push((format!("the data of a {method} {kind} block"), data));
+        }
+    }
+    out
+}
+
+/// Whether a string is base64 as RFC 4648 §4 defines it: the standard alphabet, padded to a
+/// multiple of four characters, `=` only at the end.
+pub fn is_base64(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return false;
+    }
+    let padding = bytes.iter().rev().take_while(|b| **b == b'=').count();
+    padding <= 2
+        && bytes[..bytes.len() - padding]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+}
+
+/// What keeps a string from being a URI by RFC 3986 (`scheme ":" hier-part [ "?" query ] [ "#"
+/// fragment ]`): `None` when it is one. Characters outside the grammar, a malformed
+/// percent-escape, a missing or malformed scheme and a second `#` are found.
+pub fn uri_problem(text: &str) -> Option<String> {
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return Some("no scheme (no `:`)".into());
+    };
+    let mut chars = scheme.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
+        return Some(format!("`{scheme}` is not a scheme"));
+    }
+    let bytes = rest.as_bytes();
+    let mut hashes = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'%' => {
+                let escape = bytes.get(i + 1..i + 3);
+                if !escape.is_some_and(|e| e.iter().all(u8::is_ascii_hexdigit)) {
+                    return Some(format!(
+                        "a malformed percent-escape at byte {}",
+                        i + 1 + scheme.len()
+                    ));
+                }
+                i += 3;
+                continue;
+            }
+            b'#' => hashes += 1,
+            // unreserved, sub-delims, and the delimiters of the hierarchy, query and fragment;
+            // `[` and `]` for IP literals in the authority.
+            _ if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?[]".contains(&b) => {}
+            _ => {
+                let c = rest[i..].chars().next().unwrap_or('?');
+                return Some(format!(
+                    "the character {c:?}, which a URI cannot hold unescaped"
+                ));
+            }
+        }
+        i += 1;
+    }
+    (hashes > 1).then(|| "more than one `#`".into())
+}
+
+/// Replays a connection frame by frame and finds the progress notifications whose token no
+/// request in flight carries: how many progress notifications there were, and the offenders.
+fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) {
+    let mut active: HashMap<String, String> = HashMap::new();
+    let (mut seen, mut bad) = (0, Vec::new());
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                let Some(sent) = sent_message(frame) else {
+                    continue;
+                };
+                if let (Some(id), Some(token)) =
+                    (sent.get("id"), sent.pointer("/params/_meta/progressToken"))
+                {
+                    active.insert(id_key(token), id_key(id));
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+                    seen += 1;
+                    let token = message
+                        .pointer("/params/progressToken")
+                        .map(id_key)
+                        .unwrap_or_default();
+                    if !active.contains_key(&token) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("progress for token {token}, which no request in flight carries (never sent, or its request was already answered)"),
+                        ));
+                    }
+                } else if message.get("method").is_none() {
+                    if let Some(id) = message.get("id").map(id_key) {
+                        active.retain(|_, request| *request != id);
+                    }
+                }
+            }
+        }
+    }
+    (seen, bad)
+}
+
+/// The requests a server sent (messages with a method and an id), with their frames.
+fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &WireFrame)> {
+    transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == Direction::Received)
+        .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
+        .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+}
+
+/// The error codes 2026-07-28 defines in the range it reserves (-32020 to -32099).
+const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
 
 /// Evaluates one built-in check.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
@@ -393,7 +699,13 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 let Some(version) = transcript.version.as_deref() else {
                     continue;
                 };
-                for (method, message, frame) in results(transcript) {
+                for Answered {
+                    method,
+                    message,
+                    frame,
+                    ..
+                } in results(transcript)
+                {
                     if message.get("error").is_some()
                         || messages::result_schema(&method, version).is_none()
                     {
@@ -423,9 +735,9 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 let Some(version) = transcript.version.as_deref() else {
                     continue;
                 };
-                for (_, message, _) in results(transcript)
+                for Answered { message, .. } in results(transcript)
                     .into_iter()
-                    .filter(|(method, _, _)| method == "tools/list")
+                    .filter(|a| a.method == "tools/list")
                 {
                     let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array)
                     else {
@@ -534,6 +846,200 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "wire-notification-schema" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received)
+                {
+                    let Some(message) = frame.message.as_ref().filter(|m| {
+                        m.get("id").is_none()
+                            && m.get("method")
+                                .and_then(Value::as_str)
+                                .is_some_and(|method| {
+                                    messages::NOTIFICATIONS.iter().any(|(n, _)| *n == method)
+                                })
+                    }) else {
+                        continue;
+                    };
+                    seen += 1;
+                    let method = message["method"].as_str().unwrap_or_default();
+                    if let Some(problem) = messages::check_notification(version, message) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("not a {method} notification of {version}: {problem}"),
+                        ));
+                    } else if let Some(problem) = input
+                        .official
+                        .and_then(|o| o.check_notification(version, message))
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the official {version} schema rejects this {method} notification: {problem}"),
+                        ));
+                    }
+                }
+            }
+        }
+        "wire-uri-rfc3986" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript) {
+                    for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
+                        seen += 1;
+                        if let Some(problem) = uri_problem(uri) {
+                            bad.push(Evidence::remark(
+                                &answered.method,
+                                format!("{place}: {uri:?} is not an RFC 3986 URI: {problem}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "wire-base64" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript) {
+                    for (place, data) in
+                        result_base64(&answered.method, &answered.message["result"])
+                    {
+                        seen += 1;
+                        if !is_base64(data) {
+                            bad.push(Evidence::remark(
+                                &answered.method,
+                                format!(
+                                    "{place} is not padded standard base64 (RFC 4648): {:?}",
+                                    cut(data, 60)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "tools-name-unique" => {
+            for transcript in input.transcripts {
+                // A tools/list without a cursor starts a listing; one with a cursor continues it.
+                let mut names: HashMap<String, usize> = HashMap::new();
+                let mut page = 0;
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/list")
+                {
+                    if answered.request.pointer("/params/cursor").is_none() {
+                        names.clear();
+                        page = 0;
+                    }
+                    page += 1;
+                    seen += 1;
+                    for name in answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    {
+                        if let Some(first) = names.insert(name.to_string(), page) {
+                            bad.push(Evidence::remark(
+                                "tools/list",
+                                format!("the tool name `{name}` is listed twice (pages {first} and {page} of one listing)"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "progress-only-while-active" => {
+            for transcript in input.transcripts {
+                let (count, offenders) = progress_outside_requests(transcript);
+                seen += count;
+                bad.extend(offenders);
+            }
+        }
+        "server-requests-allowed" => {
+            for transcript in input.transcripts {
+                let stateless = transcript
+                    .version
+                    .as_deref()
+                    .is_some_and(|v| v >= "2026-07-28");
+                for (message, frame) in server_requests(transcript) {
+                    seen += 1;
+                    let method = message["method"].as_str().unwrap_or("?");
+                    let gated = match method {
+                        "sampling/createMessage" => Some("sampling"),
+                        "elicitation/create" => Some("elicitation"),
+                        _ => None,
+                    };
+                    if stateless {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)"),
+                        ));
+                    } else if let Some(capability) = gated {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("a {method} request, although mcpcheck did not declare the `{capability}` client capability"),
+                        ));
+                    }
+                }
+            }
+        }
+        "server-request-id" => {
+            for transcript in input.transcripts {
+                let mut ids: HashMap<String, usize> = HashMap::new();
+                for (message, frame) in server_requests(transcript) {
+                    seen += 1;
+                    let id = &message["id"];
+                    if !(id.is_string() || id.is_i64() || id.is_u64()) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the request id {id} is not a string or an integer"),
+                        ));
+                    } else if ids.insert(id_key(id), seen).is_some() {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the request id {id} was used before in this session"),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-error-codes" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received)
+                {
+                    let Some(code) = frame
+                        .message
+                        .as_ref()
+                        .and_then(|m| m.pointer("/error/code"))
+                        .and_then(Value::as_i64)
+                    else {
+                        continue;
+                    };
+                    seen += 1;
+                    let problem = match code {
+                        -32002 => Some("-32002 was the resource-not-found code before 2026-07-28; it is no longer defined".to_string()),
+                        -32042 => Some("-32042 (URL elicitation required) is not defined on 2026-07-28".to_string()),
+                        -32099..=-32020 if !DEFINED_RESERVED.contains(&code) => Some(format!("{code} lies in -32020..-32099, which the spec reserves, and it defines no such code")),
+                        _ => None,
+                    };
+                    if let Some(problem) = problem {
+                        bad.push(Evidence::frame(&frame.text, &problem));
+                    }
+                }
+            }
+        }
         "jsonrpc-error-shape" => {
             for (message, frame) in received().filter(|(m, _)| is_response(m)) {
                 let Some(error) = message.get("error") else {
@@ -619,6 +1125,28 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             "http-sse-priming" => Verdict::new(
                 Status::Skip,
                 "no POST was answered with an SSE stream on a 2025-11-25 connection",
+            ),
+            "server-requests-allowed" | "server-request-id" => {
+                Verdict::new(Status::Skip, "the server sent no requests of its own")
+            }
+            "progress-only-while-active" => {
+                Verdict::new(Status::Skip, "the server sent no progress notifications")
+            }
+            "wire-base64" => Verdict::new(
+                Status::Skip,
+                "no blob, image or audio payload crossed the wire during the run",
+            ),
+            "wire-uri-rfc3986" => Verdict::new(
+                Status::Skip,
+                "no resource URI crossed the wire during the run",
+            ),
+            "wire-notification-schema" => Verdict::new(
+                Status::Skip,
+                "the server sent no notification of a method mcpcheck knows",
+            ),
+            "stateless-error-codes" => Verdict::new(
+                Status::Skip,
+                "no error came back on a 2026-07-28 connection",
             ),
             _ => Verdict::new(
                 Status::NotTestable,

@@ -76,6 +76,9 @@ pub struct SendOptions {
     pub omit_meta: Vec<String>,
     /// How long to wait for an unexpected reply to a notification or raw frame.
     pub wait: Option<Duration>,
+    /// stdio: after a notification or raw frame, wait this long for whatever comes back, with no
+    /// barrier ping to cut the wait short.
+    pub hold: Option<Duration>,
     /// How long to wait for the response to a request (defaults to the session's timeout).
     pub timeout: Option<Duration>,
     /// Whether a response with an id that matches nothing counts as the reply (isolated sessions).
@@ -457,6 +460,10 @@ impl Session {
                     }
                     reply
                 }
+                _ if options.hold.is_some() => {
+                    self.await_hold(link, options.hold.unwrap_or_default())
+                        .await
+                }
                 (_, Outgoing::Raw { .. }) => {
                     self.await_unmatched(link, options.wait.unwrap_or(self.limits.request_timeout))
                         .await
@@ -537,6 +544,22 @@ impl Session {
                     detail: self.closed_detail(link, "stdout closed").await,
                 }
             }
+        }
+    }
+
+    /// Waits the whole of `hold` for the next response nobody else claims (a late answer).
+    async fn await_hold(&self, link: &Arc<StdioLink>, hold: Duration) -> Reply {
+        let mut closed = link.closed.clone();
+        let mut unmatched = link.unmatched.lock().await;
+        tokio::select! {
+            got = unmatched.recv() => match got {
+                Some((message, text)) => Reply::Message { message, text },
+                None => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+            },
+            _ = async { let _ = closed.wait_for(|c| *c).await; } => Reply::Closed {
+                detail: self.closed_detail(link, "stdout closed").await,
+            },
+            _ = tokio::time::sleep(hold) => Reply::Nothing { waited_ms: hold.as_millis() as u64 },
         }
     }
 

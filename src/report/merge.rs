@@ -1,12 +1,13 @@
 //! Joining the JSON reports of a sharded run (`mcpcheck run --shard K/N`) into one report.
 //!
 //! Every scenario check ran in exactly one shard. Built-in checks judge the traffic of their own
-//! shard, so each shard reports them: the merged verdict is the worst of them, with the
-//! evidence of all.
+//! shard, so each shard reports them: the merged verdict is the worst of them (a shard that had
+//! nothing to judge and skipped does not count), with the evidence of all.
 
 use std::collections::HashMap;
 
 use super::{CheckResult, Report, Summary};
+use crate::check::Status;
 
 /// How much evidence a merged check keeps.
 const MAX_EVIDENCE: usize = 10;
@@ -70,11 +71,17 @@ fn describe(target: &(String, Option<Vec<String>>, Option<String>)) -> String {
     }
 }
 
-/// The worse verdict wins; evidence from both is kept.
+/// The worse verdict wins, except that a skip (nothing to judge in that shard) never hides a
+/// verdict another shard reached; evidence from both is kept.
 fn combine(kept: &mut CheckResult, other: CheckResult) {
     let mut evidence = std::mem::take(&mut kept.evidence);
     evidence.extend(other.evidence.iter().cloned());
-    if other.status < kept.status {
+    let replace = match (kept.status, other.status) {
+        (Status::Skip, theirs) => theirs != Status::Skip,
+        (_, Status::Skip) => false,
+        (ours, theirs) => theirs < ours,
+    };
+    if replace {
         *kept = other;
     }
     evidence.truncate(MAX_EVIDENCE);

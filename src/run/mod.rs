@@ -416,11 +416,26 @@ async fn connect(
     Ok(())
 }
 
+/// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag
+/// inside one, which must be `true`.
 fn declares(info: &SessionInfo, capability: &str) -> bool {
-    info.capabilities
+    let mut parts = capability.split('.');
+    let Some(top) = info
+        .capabilities
         .as_ref()
-        .and_then(|c| c.get(capability))
-        .is_some_and(|v| !v.is_null())
+        .and_then(|c| c.get(parts.next().unwrap_or_default()))
+        .filter(|v| !v.is_null())
+    else {
+        return false;
+    };
+    let mut value = top;
+    for part in parts {
+        match value.get(part) {
+            Some(inner) => value = inner,
+            None => return false,
+        }
+    }
+    value.as_bool().unwrap_or(true)
 }
 
 /// Lists every tool (following cursors, at most 50 pages); listing is always safe.
@@ -678,6 +693,7 @@ async fn run_scenario(
                     omit_headers: step.omit_headers.clone(),
                     omit_meta: step.omit_meta.clone(),
                     wait: step.wait,
+                    hold: step.hold,
                     timeout: step.timeout,
                     accept_unmatched: scenario.session != SessionKind::Shared,
                     http_method: step.http_method.clone(),

@@ -126,6 +126,11 @@ pub struct StepFile {
     /// How long to wait for an (unexpected) reply to a notification or raw frame, in milliseconds.
     #[serde(default)]
     pub wait_ms: Option<u64>,
+    /// stdio: after a notification or raw frame, wait this long for whatever comes back, without
+    /// the ping mcpcheck otherwise sends behind the frame to cut the wait short (for replies that
+    /// only come later, such as the response to a request cancelled too late).
+    #[serde(default)]
+    pub hold_ms: Option<u64>,
     /// HTTP headers to add or replace.
     #[serde(default)]
     pub headers: OrderedMap,

@@ -261,6 +261,7 @@ fn resolve_step(
         send,
         timeout: step.timeout_ms.map(Duration::from_millis),
         wait: step.wait_ms.map(Duration::from_millis),
+        hold: step.hold_ms.map(Duration::from_millis),
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,

@@ -71,6 +71,8 @@ pub struct Step {
     pub timeout: Option<Duration>,
     /// How long to wait for an unexpected reply to a notification or raw frame.
     pub wait: Option<Duration>,
+    /// stdio: wait this long for a late reply, without a barrier ping.
+    pub hold: Option<Duration>,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
