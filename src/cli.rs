@@ -42,6 +42,60 @@ pub enum Command {
     Merge(Box<MergeArgs>),
     /// Run the suite against several servers and compare them in a servers × checks matrix.
     Compare(Box<CompareArgs>),
+    /// The official MCP schema files, for `--official-schemas`.
+    #[command(subcommand)]
+    Schemas(SchemasCommand),
+}
+
+/// `mcpcheck schemas …`.
+#[derive(Debug, Subcommand)]
+pub enum SchemasCommand {
+    /// Download every version's official schema.json from the specification repository at the
+    /// pinned commit, check each against its pinned sha256, and write them as `<version>.json`
+    /// into a folder for `--official-schemas`. Files already there with the right checksum are
+    /// kept. Exit codes: 0 done, 1 a checksum did not match (nothing written for that file),
+    /// 2 bad usage, 3 a download failed.
+    Fetch(FetchArgs),
+}
+
+/// `mcpcheck schemas fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The folder to write to [default: $XDG_CACHE_HOME or ~/.cache, then
+    /// mcpcheck/schemas/<commit>].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Only these protocol versions (repeatable) [default: all five].
+    #[arg(long = "version", value_name = "VERSION", value_parser = parse_known_version)]
+    pub versions: Vec<String>,
+    /// Download from a mirror of the repository's raw files instead: the file of a version is
+    /// `<URL>/<commit>/schema/<version>/schema.json`.
+    #[arg(long, value_name = "URL", default_value = crate::check::official::DEFAULT_BASE)]
+    pub from: String,
+    /// Give up on a file after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+}
+
+fn parse_known_version(value: &str) -> Result<String, String> {
+    if KNOWN_VERSIONS.contains(&value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!(
+            "unknown protocol version `{value}`; known: {}",
+            KNOWN_VERSIONS.join(", ")
+        ))
+    }
+}
+
+/// Which discovered tools mcpcheck may call (`--call-tools`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallTools {
+    /// Only tools annotated `readOnlyHint: true`.
+    ReadOnly,
+    /// Any listed tool.
+    All,
 }
 
 /// Which scenarios to load.
@@ -111,6 +165,11 @@ pub struct RunArgs {
     /// published under schema/<version>/schema.json in the specification repository).
     #[arg(long, value_name = "DIR")]
     pub official_schemas: Option<PathBuf>,
+    /// Allow mcpcheck to call tools the server lists (never done otherwise): `read-only` only
+    /// those annotated `readOnlyHint: true`, `all` any. One tool is called, with arguments its
+    /// inputSchema forbids, to see that the server validates them.
+    #[arg(long, value_name = "WHICH", value_enum)]
+    pub call_tools: Option<CallTools>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,
@@ -521,6 +580,8 @@ pub struct ConfigFile {
     pub profile: Option<String>,
     /// `--official-schemas`.
     pub official_schemas: Option<PathBuf>,
+    /// `--call-tools`.
+    pub call_tools: Option<CallTools>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
     /// `--spec-version`.
@@ -767,6 +828,7 @@ impl RunArgs {
         self.spec_version = self.spec_version.or(file.spec_version);
         self.fixture_profile = self.fixture_profile.or(file.profile);
         self.official_schemas = self.official_schemas.or(file.official_schemas);
+        self.call_tools = self.call_tools.or(file.call_tools);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
@@ -930,6 +992,7 @@ impl RunArgs {
             observer: None,
             shard,
             fixture_profile: args.fixture_profile.clone(),
+            call_tools: args.call_tools,
             official_schemas: match &args.official_schemas {
                 None => None,
                 Some(dir) => Some(std::sync::Arc::new(

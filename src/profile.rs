@@ -124,6 +124,7 @@ pub const PROFILES: &[Profile] = &[
             "lifecycle-initialize-after-early-request",
             "stateless-name-mismatch",
             "stateless-name-base64-sentinel",
+            "tools-call-invalid-arguments",
         ],
     },
 ];

@@ -194,6 +194,8 @@ pub enum Quirk {
     StatelessIgnoreMcpName,
     /// 2026-07-28 HTTP: Mcp-Name is compared literally; the Base64 sentinel is not decoded.
     StatelessNoBase64Sentinel,
+    /// `mcpcheck_echo` runs without its required `text` and succeeds.
+    InvalidArgumentsAccepted,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -656,6 +658,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessNoBase64Sentinel,
         "stateless-no-base64-sentinel",
         "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
+    ),
+    (
+        Quirk::InvalidArgumentsAccepted,
+        "invalid-arguments-accepted",
+        "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)",
     ),
 ];
 

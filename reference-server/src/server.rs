@@ -749,6 +749,13 @@ impl Server {
                 Some(json!({"name": name})),
             )),
             ToolOutcome::Result(_)
+                if name == "mcpcheck_echo"
+                    && args.get("text").is_none()
+                    && self.quirks.has(Quirk::InvalidArgumentsAccepted) =>
+            {
+                Ok(json!({"content": [{"type": "text", "text": ""}]}))
+            }
+            ToolOutcome::Result(_)
                 if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) =>
             {
                 Ok(json!({"content": null}))

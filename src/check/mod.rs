@@ -4,6 +4,7 @@
 //! evaluates the built-in checks over whole transcripts. Neither does any I/O.
 
 pub mod messages;
+pub mod official;
 pub mod rules;
 pub mod wire;
 

@@ -922,17 +922,25 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         }
         "tools-name-unique" => {
             for transcript in input.transcripts {
-                // A tools/list without a cursor starts a listing; one with a cursor continues it.
+                // A tools/list without a cursor starts a listing; one with the nextCursor of the
+                // listing's last page continues it. Any other cursor (mcpcheck's invalid-cursor
+                // probe) is not part of a listing.
                 let mut names: HashMap<String, usize> = HashMap::new();
                 let mut page = 0;
+                let mut next: Option<Value> = None;
                 for answered in results(transcript)
                     .into_iter()
                     .filter(|a| a.method == "tools/list")
                 {
-                    if answered.request.pointer("/params/cursor").is_none() {
-                        names.clear();
-                        page = 0;
+                    match answered.request.pointer("/params/cursor") {
+                        None => {
+                            names.clear();
+                            page = 0;
+                        }
+                        Some(cursor) if Some(cursor) == next.as_ref() => {}
+                        Some(_) => continue,
                     }
+                    next = answered.message.pointer("/result/nextCursor").cloned();
                     page += 1;
                     seen += 1;
                     for name in answered
@@ -1169,4 +1177,50 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         .with_actual(cut(&first, 200))
     };
     (verdict, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_padded_standard_alphabet() {
+        for good in ["", "AA==", "AAA=", "AAAA", "iVBORw0KGgo=", "+/+/"] {
+            assert!(is_base64(good), "{good:?}");
+        }
+        for bad in [
+            "AA", "AAA", "A===", "AA=A", "-_-_", "AA AA==", "AA==\n", "Zm9v!A==",
+        ] {
+            assert!(!is_base64(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn uris_follow_rfc_3986() {
+        for good in [
+            "file:///home/user/a.txt",
+            "https://example.com/a?b=c#d",
+            "test://static-text",
+            "ref://items/%20x",
+            "urn:isbn:0451450523",
+            "http://[::1]:8080/",
+            "mailto:a@example.com",
+        ] {
+            assert_eq!(uri_problem(good), None, "{good:?}");
+        }
+        for (bad, why) in [
+            ("docs/readme", "no scheme"),
+            ("1abc:x", "not a scheme"),
+            (":x", "not a scheme"),
+            ("ref://a b", "' '"),
+            ("ref://a/%zz", "percent-escape"),
+            ("ref://a/%4", "percent-escape"),
+            ("ref://é", "'é'"),
+            ("ref://a#b#c", "more than one"),
+            ("ref://a\\b", "'\\\\'"),
+        ] {
+            let problem = uri_problem(bad).unwrap_or_else(|| panic!("{bad:?} passed"));
+            assert!(problem.contains(why), "{bad:?}: {problem}");
+        }
+    }
 }

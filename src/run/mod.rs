@@ -50,6 +50,8 @@ pub struct RunConfig {
     pub fixture_profile: Option<String>,
     /// Official schema files to validate results with too (`--official-schemas`).
     pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
+    /// Which discovered tools mcpcheck may call (`--call-tools`); none when not given.
+    pub call_tools: Option<crate::cli::CallTools>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -111,6 +113,11 @@ struct Context {
     info: SessionInfo,
     /// Every listed tool's definition, by name (when a scenario needs tools).
     tools: Option<HashMap<String, Value>>,
+    /// Which discovered tools may be called (`--call-tools`).
+    call_tools: Option<crate::cli::CallTools>,
+    /// The tool chosen for the invalid-arguments probe, and the arguments that violate its
+    /// inputSchema (`{{probe.name}}`, `{{probe.arguments}}`).
+    probe: Option<(String, Value)>,
     token: String,
     /// The fixture profile the run selected.
     fixture_profile: Option<String>,
@@ -253,7 +260,7 @@ async fn run_started(config: RunConfig) -> Report {
     let needs_tools = config
         .scenarios
         .iter()
-        .any(|s| !s.requires.tools.is_empty());
+        .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
     let tools = if needs_tools && declares(&info, "tools") {
         Some(list_tools(&main).await)
     } else {
@@ -264,6 +271,10 @@ async fn run_started(config: RunConfig) -> Report {
         target: config.target.clone(),
         limits: config.limits.clone(),
         info,
+        probe: config
+            .call_tools
+            .and_then(|which| tools.as_ref().and_then(|t| probe_tool(t, which))),
+        call_tools: config.call_tools,
         tools,
         token: token(),
         fixture_profile: config.fixture_profile.clone(),
@@ -474,6 +485,49 @@ async fn list_tools(session: &Session) -> HashMap<String, Value> {
 
 /// `tool.NAME/POINTER`: a value from a listed tool's definition, e.g.
 /// `tool.search/outputSchema`.
+/// The tool the invalid-arguments probe calls, among those `which` allows (by name, so that
+/// runs repeat): the first whose inputSchema requires a property, called without any; else the
+/// first with a typed property, called with a value of another type. `None` if no tool has
+/// either.
+pub fn probe_tool(
+    tools: &HashMap<String, Value>,
+    which: crate::cli::CallTools,
+) -> Option<(String, Value)> {
+    let mut names: Vec<&String> = tools
+        .iter()
+        .filter(|(_, tool)| {
+            which == crate::cli::CallTools::All
+                || tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    names.sort();
+    let requires = |name: &&&String| {
+        tools[**name]
+            .pointer("/inputSchema/required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
+    };
+    if let Some(name) = names.iter().find(requires) {
+        return Some(((*name).clone(), json!({})));
+    }
+    names.iter().find_map(|name| {
+        let properties = tools[*name]
+            .pointer("/inputSchema/properties")?
+            .as_object()?;
+        properties.iter().find_map(|(property, schema)| {
+            let wrong = match schema.get("type")?.as_str()? {
+                "string" => json!(12345),
+                "number" | "integer" | "boolean" | "object" | "array" => {
+                    json!("mcpcheck: not the declared type")
+                }
+                _ => return None,
+            };
+            Some(((*name).clone(), json!({ property.clone(): wrong })))
+        })
+    })
+}
+
 pub fn tool_value(tools: Option<&HashMap<String, Value>>, name: &str) -> Option<Value> {
     let rest = name.strip_prefix("tool.")?;
     let (tool, pointer) = rest
@@ -545,6 +599,27 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
         return Some(format!(
             "the server declares the `{declared}` capability (this checks an undeclared one)"
         ));
+    }
+    if requires.call_tools {
+        match context.call_tools {
+            None => {
+                return Some(
+                    "calls a tool the server lists, which mcpcheck only does with --call-tools read-only|all"
+                        .into(),
+                )
+            }
+            Some(which) if context.probe.is_none() => {
+                return Some(format!(
+                    "no listed tool{} has a required or typed argument to get wrong",
+                    if which == crate::cli::CallTools::ReadOnly {
+                        " annotated readOnlyHint: true"
+                    } else {
+                        ""
+                    }
+                ))
+            }
+            Some(_) => {}
+        }
     }
     if let Some(missing) = requires.tools.iter().find(|t| {
         !context
@@ -635,6 +710,8 @@ async fn run_scenario(
             match name {
                 "protocolVersion" => Some(Value::from(version.clone())),
                 "token" => Some(Value::from(context.token.clone())),
+                "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
+                "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
                 _ => name
                     .strip_prefix("capture.")
                     .and_then(|c| captures.get(c).cloned())

@@ -89,6 +89,10 @@ pub struct RequiresFile {
     /// `--profile`, against a server that implements that profile's fixtures.
     #[serde(default)]
     pub profile: Option<Spanned<String>>,
+    /// The scenario calls a tool the server lists (`{{probe.name}}`): it runs only when the user
+    /// allows that with `--call-tools`.
+    #[serde(default)]
+    pub call_tools: bool,
 }
 
 /// A JSON-RPC message to send.

@@ -155,6 +155,7 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
                 ))
             }
         },
+        call_tools: file.requires.call_tools,
     };
     let mut steps = Vec::new();
     let mut names = HashSet::new();

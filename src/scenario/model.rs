@@ -58,6 +58,8 @@ pub struct Requires {
     pub era: Option<Era>,
     /// The fixture profile the run must select (`everything`).
     pub profile: Option<String>,
+    /// The scenario calls a discovered tool: it runs only under `--call-tools`.
+    pub call_tools: bool,
 }
 
 /// One step.

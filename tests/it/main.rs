@@ -29,3 +29,6 @@ mod parity;
 
 /// mcpcheck's own result schemas against the official schema files.
 mod schemas;
+
+/// Safe by default: no discovered tool is called without `--call-tools`.
+mod safety;

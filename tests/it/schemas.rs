@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use mcpcheck::check::messages::{check_result, result_schema, result_type, METHODS};
+use mcpcheck::check::messages::{
+    check_notification, check_result, result_schema, result_type, METHODS, NOTIFICATIONS,
+};
 use serde_json::{json, Value};
 
 const VERSIONS: &[&str] = &[
@@ -398,4 +400,266 @@ fn official_schemas_from_a_folder_are_used_at_run_time() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// A valid notification of `method` at `version`, with every optional member the type allows.
+fn valid_notification(method: &str, version: &str) -> Value {
+    let params = match method {
+        "notifications/message" => {
+            json!({"level": "warning", "logger": "db", "data": {"detail": "slow query"}})
+        }
+        "notifications/progress" => {
+            let mut p = json!({"progressToken": "t-1", "progress": 0.5, "total": 1});
+            if version >= "2025-03-26" {
+                p["message"] = json!("halfway");
+            }
+            p
+        }
+        "notifications/cancelled" => json!({"requestId": 7, "reason": "user"}),
+        "notifications/resources/updated" => json!({"uri": "file:///a.txt"}),
+        _ => json!({}),
+    };
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+/// The valid notification broken one way at a time. (The `jsonrpc` member is left alone: the
+/// official files require it from 2025-11-25 on, and mcpcheck judges it in its own check,
+/// `jsonrpc-version-field`, for every message.)
+fn notification_mutants(method: &str, version: &str, valid: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let mut with = |what: &str, pointer: &str, value: Option<Value>| {
+        let mut m = valid.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let target = m.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+        match value {
+            Some(v) => target.insert(key.to_string(), v),
+            None => target.remove(key),
+        };
+        out.push((what.to_string(), m));
+    };
+    match method {
+        "notifications/message" => {
+            with("no data", "/params/data", None);
+            with("no level", "/params/level", None);
+            with("unknown level", "/params/level", Some(json!("verbose")));
+            with("numeric logger", "/params/logger", Some(json!(5)));
+        }
+        "notifications/progress" => {
+            with("no token", "/params/progressToken", None);
+            with("boolean token", "/params/progressToken", Some(json!(true)));
+            with(
+                "fractional token",
+                "/params/progressToken",
+                Some(json!(1.5)),
+            );
+            with("string progress", "/params/progress", Some(json!("50%")));
+            with("no progress", "/params/progress", None);
+            with("string total", "/params/total", Some(json!("one")));
+            if version >= "2025-03-26" {
+                with("numeric message", "/params/message", Some(json!(5)));
+            }
+        }
+        "notifications/cancelled" => {
+            with("null request id", "/params/requestId", Some(Value::Null));
+            with("numeric reason", "/params/reason", Some(json!(5)));
+            with("no request id", "/params/requestId", None);
+        }
+        "notifications/resources/updated" => {
+            with("no uri", "/params/uri", None);
+            with("numeric uri", "/params/uri", Some(json!(5)));
+        }
+        _ => {
+            with("string params", "/params", Some(json!("changed")));
+        }
+    }
+    out
+}
+
+#[test]
+fn own_notification_schemas_agree_with_the_official_ones() {
+    let Some(dir) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    let mut disagreements = Vec::new();
+    let (mut compared, mut invalid) = (0, 0);
+    for version in VERSIONS {
+        for (method, definition) in NOTIFICATIONS {
+            let theirs = official(&dir, version, definition);
+            let base = valid_notification(method, version);
+            let mut corpus = vec![("valid".to_string(), base.clone())];
+            corpus.extend(notification_mutants(method, version, &base));
+            for (what, message) in corpus {
+                compared += 1;
+                let ours_ok = check_notification(version, &message).is_none();
+                let theirs_ok = theirs.is_valid(&message);
+                invalid += usize::from(!ours_ok);
+                if what == "valid" {
+                    assert!(
+                        ours_ok,
+                        "{version} {method}: the valid notification is refused"
+                    );
+                }
+                if ours_ok != theirs_ok {
+                    disagreements.push(format!(
+                        "{version} {method} ({what}): mcpcheck says {}, the official schema says {}",
+                        if ours_ok { "valid" } else { "invalid" },
+                        if theirs_ok { "valid" } else { "invalid" },
+                    ));
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} messages compared");
+    assert!(invalid > 80, "only {invalid} messages found invalid");
+    assert!(
+        disagreements.is_empty(),
+        "{} of {compared} disagree:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+/// A mirror of the specification repository's raw files, on loopback: it answers
+/// `GET /<commit>/schema/<version>/schema.json` from a folder of `<version>.json` files, with
+/// one version's file altered if asked. Returns its base URL and how many files it served.
+fn mirror(
+    dir: PathBuf,
+    tamper: Option<&'static str>,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = served.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap() == 0 || header == "\r\n" {
+                    break;
+                }
+            }
+            let path = line.split_whitespace().nth(1).unwrap_or("/");
+            let version = path
+                .strip_suffix("/schema.json")
+                .and_then(|p| p.rsplit('/').next())
+                .unwrap_or("");
+            let (status, mut body) = match std::fs::read(dir.join(format!("{version}.json"))) {
+                Ok(body) if path.contains(mcpcheck::check::official::COMMIT) => ("200 OK", body),
+                _ => ("404 Not Found", b"not found".to_vec()),
+            };
+            if Some(version) == tamper {
+                body.extend_from_slice(b"\n");
+            }
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(&body);
+        }
+    });
+    (base, served)
+}
+
+#[test]
+fn schemas_fetch_downloads_the_pinned_files_once_and_checks_them() {
+    let Some(official) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    let (base, served) = mirror(official.clone(), None);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("schemas");
+    let fetch = || {
+        crate::support::mcpcheck()
+            .args(["schemas", "fetch", "--from", &base, "--dir"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let first = fetch();
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&first.stdout).trim(),
+        dir.display().to_string()
+    );
+    for version in VERSIONS {
+        assert_eq!(
+            std::fs::read(dir.join(format!("{version}.json"))).unwrap(),
+            std::fs::read(official.join(format!("{version}.json"))).unwrap(),
+            "{version}"
+        );
+    }
+    assert_eq!(served.load(std::sync::atomic::Ordering::Relaxed), 5);
+    // Once there with the right checksum, nothing is downloaded again.
+    let second = fetch();
+    assert_eq!(second.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("already there"));
+    assert_eq!(served.load(std::sync::atomic::Ordering::Relaxed), 5);
+    // The folder is what --official-schemas reads.
+    let loaded = mcpcheck::check::messages::OfficialSchemas::load(&dir).unwrap();
+    assert_eq!(loaded.versions(), VERSIONS.to_vec());
+}
+
+#[test]
+fn schemas_fetch_refuses_a_file_with_another_checksum() {
+    let Some(official) = official_dir() else {
+        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        return;
+    };
+    let (base, _) = mirror(official, Some("2025-11-25"));
+    let out = tempfile::tempdir().unwrap();
+    let output = crate::support::mcpcheck()
+        .args(["schemas", "fetch", "--from", &base, "--dir"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("2025-11-25.json") && stderr.contains("sha256"),
+        "{stderr}"
+    );
+    assert!(!out.path().join("2025-11-25.json").exists());
+    assert!(out.path().join("2026-07-28.json").exists());
+}
+
+#[test]
+fn schemas_fetch_reports_an_unreachable_source() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let out = tempfile::tempdir().unwrap();
+    let output = crate::support::mcpcheck()
+        .args([
+            "schemas",
+            "fetch",
+            "--version",
+            "2025-11-25",
+            "--from",
+            &base,
+            "--dir",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot connect"));
+    let bad = crate::support::mcpcheck()
+        .args(["schemas", "fetch", "--version", "2099-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
 }

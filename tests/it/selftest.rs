@@ -37,8 +37,8 @@ impl Transport {
     }
 }
 
-/// Runs the whole library (with the `everything` fixture checks) against the reference server
-/// with these quirks.
+/// Runs the whole library (with the `everything` fixture checks, and the probe call that
+/// `--call-tools` allows) against the reference server with these quirks.
 fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
     let mut args: Vec<&str> = quirks.iter().flat_map(|q| ["--quirk", *q]).collect();
     match transport {
@@ -47,8 +47,15 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 args.push("--stateless");
             }
             let command = format!("{} {}", reference_server().display(), args.join(" "));
-            let (code, report, _) =
-                run_json(&["--stdio", &command, "--profile", "everything", "-q"]);
+            let (code, report, _) = run_json(&[
+                "--stdio",
+                &command,
+                "--profile",
+                "everything",
+                "--call-tools",
+                "all",
+                "-q",
+            ]);
             (code, report)
         }
         Transport::Http | Transport::StatelessHttp => {
@@ -56,8 +63,15 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 args.push("--stateless");
             }
             let server = HttpServer::start_with(&args);
-            let (code, report, _) =
-                run_json(&["--url", &server.url, "--profile", "everything", "-q"]);
+            let (code, report, _) = run_json(&[
+                "--url",
+                &server.url,
+                "--profile",
+                "everything",
+                "--call-tools",
+                "all",
+                "-q",
+            ]);
             (code, report)
         }
     }
