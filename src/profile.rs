@@ -125,6 +125,13 @@ pub const PROFILES: &[Profile] = &[
             "stateless-name-mismatch",
             "stateless-name-base64-sentinel",
             "tools-call-invalid-arguments",
+            "stateless-log-level-gated",
+            "stateless-log-level-invalid",
+            "stateless-missing-capability",
+            "stateless-tools-order-stable",
+            "stateless-x-mcp-header-valid",
+            "http-sse-event-id-unique",
+            "http-concurrent-streams",
         ],
     },
 ];

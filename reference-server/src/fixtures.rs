@@ -61,6 +61,15 @@ pub fn tools(version: &str) -> Vec<Value> {
         });
     }
     tools.extend(everything_tools());
+    if at_least(version, "2026-07-28") {
+        // The official suite's stateless fixture: a tool that needs the client to accept
+        // elicitation, which a request without that capability cannot have (-32021).
+        tools.push(json!({
+            "name": "test_missing_capability",
+            "description": "Needs the elicitation client capability.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
+    }
     if at_least(version, "2025-03-26") {
         for tool in &mut tools {
             tool["annotations"] = json!({"readOnlyHint": true, "openWorldHint": false});

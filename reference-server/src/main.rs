@@ -93,6 +93,7 @@ fn main() -> ExitCode {
         stateless,
         capabilities,
         official_fixtures,
+        ..Server::default()
     });
     // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
     let runtime = tokio::runtime::Builder::new_current_thread()

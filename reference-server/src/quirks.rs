@@ -196,6 +196,22 @@ pub enum Quirk {
     StatelessNoBase64Sentinel,
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted,
+    /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
+    StatelessLogWithoutLevel,
+    /// 2026-07-28: an unknown `_meta` logLevel is accepted.
+    StatelessLogLevelUnchecked,
+    /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
+    /// ClientCapabilities object.
+    StatelessRequiredCapabilitiesArray,
+    /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
+    StatelessToolsOrderUnstable,
+    /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
+    StatelessXMcpHeaderOnNumber,
+    /// SSE event ids restart at 0 on every stream, so streams of one session share them.
+    SseEventIdsPerStream,
+    /// HTTP: a call of the slow fixture tool while another is in progress on the same session
+    /// gets 409 Conflict.
+    OneStreamPerSession,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -663,6 +679,41 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::InvalidArgumentsAccepted,
         "invalid-arguments-accepted",
         "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)",
+    ),
+    (
+        Quirk::StatelessLogWithoutLevel,
+        "stateless-log-without-level",
+        "2026-07-28: no notifications/message for a request without _meta logLevel",
+    ),
+    (
+        Quirk::StatelessLogLevelUnchecked,
+        "stateless-log-level-unchecked",
+        "2026-07-28: an invalid _meta logLevel SHOULD get -32602",
+    ),
+    (
+        Quirk::StatelessRequiredCapabilitiesArray,
+        "stateless-required-capabilities-array",
+        "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object",
+    ),
+    (
+        Quirk::StatelessToolsOrderUnstable,
+        "stateless-tools-order-unstable",
+        "2026-07-28: tools/list SHOULD list tools in a deterministic order",
+    ),
+    (
+        Quirk::StatelessXMcpHeaderOnNumber,
+        "stateless-x-mcp-header-on-number",
+        "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties",
+    ),
+    (
+        Quirk::SseEventIdsPerStream,
+        "sse-event-ids-per-stream",
+        "SSE event ids MUST be unique across all streams of a session",
+    ),
+    (
+        Quirk::OneStreamPerSession,
+        "one-stream-per-session",
+        "a client MAY keep several streams open; concurrent requests MUST each be answered",
     ),
 ];
 

@@ -43,6 +43,8 @@ pub struct Session {
     asked_roots: AtomicBool,
     /// With the quirk `pre-init-breaks-initialize`: a feature request came before initialize.
     early_request: AtomicBool,
+    /// HTTP, with the quirk `one-stream-per-session`: a request is in progress.
+    pub busy: AtomicBool,
 }
 
 impl Session {
@@ -77,6 +79,8 @@ pub struct Server {
     pub capabilities: Option<Vec<String>>,
     /// Whether the official conformance suite's fixtures (`test_*`, `test://…`) are served.
     pub official_fixtures: bool,
+    /// How many tools/list requests were answered (for the quirk that reorders them).
+    pub list_calls: std::sync::atomic::AtomicUsize,
 }
 
 /// The capability a feature method belongs to.
@@ -428,6 +432,19 @@ impl Server {
                 if self.quirks.has(Quirk::ToolNameDuplicate) {
                     tools.push(tools[0].clone());
                 }
+                if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
+                    let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
+                    let len = tools.len().max(1);
+                    tools.rotate_left(turn % len);
+                }
+                if self.quirks.has(Quirk::StatelessXMcpHeaderOnNumber) {
+                    if let Some(tool) = tools
+                        .iter_mut()
+                        .find(|t| t["name"] == "mcpcheck_structured")
+                    {
+                        tool["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("A");
+                    }
+                }
                 tools.retain(|t| self.official_fixtures || !official(t));
                 if self.quirks.has(Quirk::ToolNameWithSpace) {
                     tools[0]["name"] = json!("mcpcheck echo");
@@ -593,6 +610,16 @@ impl Server {
                 None,
             ));
         }
+        if let Some(level) = meta.and_then(|m| m.get("io.modelcontextprotocol/logLevel")) {
+            let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));
+            if !known && !self.quirks.has(Quirk::StatelessLogLevelUnchecked) {
+                return Err((
+                    -32602,
+                    format!("Invalid params: unknown logLevel {level}"),
+                    None,
+                ));
+            }
+        }
         if version != STATELESS_VERSION {
             let data = (!self.quirks.has(Quirk::StatelessUnsupportedVersionNoData))
                 .then(|| json!({"supported": [STATELESS_VERSION], "requested": version}));
@@ -718,7 +745,41 @@ impl Server {
                 None,
             ));
         }
-        let level = *session.log_level.lock().expect("log level lock");
+        if name == "test_missing_capability" && self.official_fixtures && self.stateless {
+            let declared = params
+                .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation")
+                .is_some();
+            if declared {
+                return Ok(
+                    json!({"content": [{"type": "text", "text": "elicitation is available"}]}),
+                );
+            }
+            let required = if self.quirks.has(Quirk::StatelessRequiredCapabilitiesArray) {
+                json!(["elicitation"])
+            } else {
+                json!({"elicitation": {}})
+            };
+            return Err((
+                -32021,
+                "Missing required client capability: elicitation".into(),
+                Some(json!({"requiredCapabilities": required})),
+            ));
+        }
+        // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
+        // request, in `_meta` (no level: no log messages at all).
+        let level = if self.stateless {
+            params
+                .pointer("/_meta/io.modelcontextprotocol~1logLevel")
+                .and_then(Value::as_str)
+                .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l))
+                .or_else(|| {
+                    self.quirks
+                        .has(Quirk::StatelessLogWithoutLevel)
+                        .then_some(0)
+                })
+        } else {
+            *session.log_level.lock().expect("log level lock")
+        };
         if level.is_some_and(|l| l <= 1 || self.quirks.has(Quirk::LogLevelIgnored)) {
             let _ = sink.send(json!({
                 "jsonrpc": "2.0",

@@ -42,15 +42,25 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
     let mut worst: Option<Verdict> = None;
     let many = check.steps.len() > 1;
     for name in &check.steps {
-        let mut verdict = match records.iter().find(|r| &r.name == name) {
-            Some(record) => evaluate_step(check, record, records, env),
-            None => Verdict::new(Status::NotTestable, format!("step `{name}` did not run")),
-        };
-        if many && verdict.status != Status::Pass {
-            verdict.message = format!("step `{name}`: {}", verdict.message);
+        // A step sent several times at once (`concurrent`) has a record per copy; each is judged.
+        let mut verdicts: Vec<Verdict> = records
+            .iter()
+            .filter(|r| &r.name == name)
+            .map(|record| evaluate_step(check, record, records, env))
+            .collect();
+        if verdicts.is_empty() {
+            verdicts.push(Verdict::new(
+                Status::NotTestable,
+                format!("step `{name}` did not run"),
+            ));
         }
-        if worst.as_ref().is_none_or(|w| verdict.status < w.status) {
-            worst = Some(verdict);
+        for mut verdict in verdicts {
+            if many && verdict.status != Status::Pass {
+                verdict.message = format!("step `{name}`: {}", verdict.message);
+            }
+            if worst.as_ref().is_none_or(|w| verdict.status < w.status) {
+                worst = Some(verdict);
+            }
         }
     }
     worst.unwrap_or_else(|| Verdict::new(Status::NotTestable, "the check names no step"))

@@ -105,6 +105,39 @@ const BUILTINS: &[Builtin] = &[
         explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined.",
     },
     Builtin {
+        id: "http-sse-event-id-unique",
+        area: "http",
+        title: "SSE event ids are unique across all streams of a session",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#resumability-and-redelivery")],
+        expect: "no SSE event id used twice within one session, on any of its streams (2025-03-26 to 2025-11-25)",
+        transport: Some(TransportKind::Http),
+        explain: "If a server attaches ids to SSE events, they MUST be globally unique across all streams within the session, because a client resumes with Last-Event-ID and the server must know which stream and position that names. Every event id of every SSE response of each session is examined.",
+    },
+    Builtin {
+        id: "stateless-tools-order-stable",
+        area: "stateless",
+        title: "2026-07-28: tools/list answers in a deterministic order",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "server/tools#listing-tools")],
+        expect: "every first page of tools/list in the run to list the same tools in the same order",
+        transport: None,
+        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. The first pages of every tools/list of every 2026-07-28 connection are compared.",
+    },
+    Builtin {
+        id: "stateless-x-mcp-header-valid",
+        area: "stateless",
+        title: "2026-07-28: x-mcp-header annotations in tool schemas are well-formed",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "server/tools#tool"), ("2026-07-28", "basic/transports/streamable-http")],
+        expect: "each x-mcp-header a non-empty HTTP token, unique without regard to case, on an integer, string or boolean property reached through `properties` only",
+        transport: None,
+        explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
+    },
+    Builtin {
         id: "stateless-error-codes",
         area: "stateless",
         title: "on 2026-07-28, no retired or undefined error code of the reserved range",
@@ -554,6 +587,72 @@ fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &Wi
         .filter(|f| f.direction == Direction::Received)
         .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
         .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+}
+
+/// What is wrong with the `x-mcp-header` annotations of a tool's inputSchema (2026-07-28): each
+/// names a header (a non-empty RFC 9110 token, unique without regard to case), sits on an
+/// integer, string or boolean property, and is reached from the root through `properties` only.
+pub fn x_mcp_header_problems(schema: &Value) -> Vec<String> {
+    fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<(Vec<String>, Value, Value)>) {
+        match value {
+            Value::Object(members) => {
+                if let Some(header) = members.get("x-mcp-header") {
+                    let kind = members.get("type").cloned().unwrap_or(Value::Null);
+                    found.push((path.clone(), header.clone(), kind));
+                }
+                for (key, inner) in members {
+                    path.push(key.clone());
+                    walk(inner, path, found);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, inner) in items.iter().enumerate() {
+                    path.push(i.to_string());
+                    walk(inner, path, found);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), &mut found);
+    let mut problems = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for (path, header, kind) in found {
+        let at = format!("/{}", path.join("/"));
+        // Reachable through `properties` only: properties/<name>(/properties/<name>)*.
+        let chained = !path.is_empty()
+            && path.len() % 2 == 0
+            && path.iter().step_by(2).all(|p| p == "properties");
+        if !chained {
+            problems.push(format!(
+                "x-mcp-header at `{at}` is not reached through `properties` alone"
+            ));
+        }
+        let Some(name) = header.as_str() else {
+            problems.push(format!("x-mcp-header at `{at}` is not a string"));
+            continue;
+        };
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(tchar) {
+            problems.push(format!(
+                "x-mcp-header {name:?} at `{at}` is not an HTTP token (RFC 9110)"
+            ));
+        }
+        if !matches!(kind.as_str(), Some("integer" | "string" | "boolean")) {
+            problems.push(format!(
+                "x-mcp-header {name:?} marks a property of type {kind}; only integer, string and boolean properties may carry one"
+            ));
+        }
+        if let Some(other) = names.insert(name.to_ascii_lowercase(), at.clone()) {
+            problems.push(format!(
+                "x-mcp-header {name:?} at `{at}` repeats the one at `{other}` (names are compared without regard to case)"
+            ));
+        }
+    }
+    problems
 }
 
 /// The error codes 2026-07-28 defines in the range it reserves (-32020 to -32099).
@@ -1016,6 +1115,99 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "http-sse-event-id-unique" => {
+            for transcript in input.transcripts.iter().filter(|t| {
+                t.version
+                    .as_deref()
+                    .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
+            }) {
+                let mut ids: HashMap<&str, usize> = HashMap::new();
+                for (n, post) in transcript.posts.iter().enumerate() {
+                    for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
+                        seen += 1;
+                        if let Some(first) = ids.insert(id, n) {
+                            bad.push(Evidence::remark(
+                                "SSE event id",
+                                format!(
+                                    "the event id {id:?} of the stream answering HTTP request {} was used before, on the stream answering request {}",
+                                    n + 1,
+                                    first + 1
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "stateless-tools-order-stable" => {
+            // Per connection: every first page of tools/list, as a sequence of names.
+            let mut first: Option<Vec<String>> = None;
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for answered in results(transcript).into_iter().filter(|a| {
+                    a.method == "tools/list" && a.request.pointer("/params/cursor").is_none()
+                }) {
+                    let names: Vec<String> = answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.get("name").and_then(Value::as_str))
+                        .map(String::from)
+                        .collect();
+                    seen += 1;
+                    match &first {
+                        None => first = Some(names),
+                        Some(before) if *before != names => bad.push(Evidence::remark(
+                            "tools/list",
+                            format!(
+                                "one tools/list answered [{}], a later one [{}]",
+                                cut(&before.join(", "), 120),
+                                cut(&names.join(", "), 120)
+                            ),
+                        )),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        "stateless-x-mcp-header-valid" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/list")
+                {
+                    for tool in answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        let Some(schema) = tool.get("inputSchema") else {
+                            continue;
+                        };
+                        let problems = x_mcp_header_problems(schema);
+                        seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
+                        for problem in problems {
+                            bad.push(Evidence::remark(
+                                "tools/list",
+                                format!("tool `{name}`: {problem}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         "stateless-error-codes" => {
             for transcript in input
                 .transcripts
@@ -1152,6 +1344,14 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 Status::Skip,
                 "the server sent no notification of a method mcpcheck knows",
             ),
+            "http-sse-event-id-unique" => Verdict::new(
+                Status::Skip,
+                "no SSE event of a 2025-03-26 to 2025-11-25 session carried an id",
+            ),
+            "stateless-tools-order-stable" | "stateless-x-mcp-header-valid" => Verdict::new(
+                Status::Skip,
+                "applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)",
+            ),
             "stateless-error-codes" => Verdict::new(
                 Status::Skip,
                 "no error came back on a 2026-07-28 connection",
@@ -1192,6 +1392,47 @@ mod tests {
             "AA", "AAA", "A===", "AA=A", "-_-_", "AA AA==", "AA==\n", "Zm9v!A==",
         ] {
             assert!(!is_base64(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn x_mcp_header_rules() {
+        let good = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
+        }});
+        assert!(x_mcp_header_problems(&good).is_empty());
+        for (schema, why) in [
+            (
+                serde_json::json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+                "type",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+                "token",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}),
+                "token",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}}),
+                "repeats",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+                "through `properties`",
+            ),
+            (
+                serde_json::json!({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+                "through `properties`",
+            ),
+        ] {
+            let problems = x_mcp_header_problems(&schema);
+            assert!(
+                problems.iter().any(|p| p.contains(why)),
+                "{schema}: {problems:?}"
+            );
         }
     }
 

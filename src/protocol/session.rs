@@ -849,6 +849,11 @@ impl Session {
                 record.response_headers = response.headers.clone();
                 record.body_bytes = response.body_bytes;
                 record.first_event = response.events.first().cloned();
+                record.event_ids = response
+                    .events
+                    .iter()
+                    .filter_map(|e| e.id.clone())
+                    .collect();
                 self.learn_session(&outgoing, &response);
                 let (reply, notifications) = Self::http_reply(&response, &done);
                 let facts = HttpFacts {

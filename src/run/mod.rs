@@ -706,92 +706,103 @@ async fn run_scenario(
     let mut records: Vec<StepRecord> = Vec::new();
     let base = 1000 * (index as i64 + 1);
     for (n, step) in scenario.steps.iter().enumerate() {
-        let lookup = |name: &str| -> Option<Value> {
-            match name {
-                "protocolVersion" => Some(Value::from(version.clone())),
-                "token" => Some(Value::from(context.token.clone())),
-                "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
-                "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
-                _ => name
-                    .strip_prefix("capture.")
-                    .and_then(|c| captures.get(c).cloned())
-                    .or_else(|| tool_value(context.tools.as_ref(), name)),
+        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
+        let copies = step.concurrent.max(1);
+        let build = |copy: usize| -> Result<Outgoing, String> {
+            let lookup = |name: &str| -> Option<Value> {
+                match name {
+                    "protocolVersion" => Some(Value::from(version.clone())),
+                    "token" => Some(Value::from(context.token.clone())),
+                    "copy" => Some(Value::from(copy)),
+                    "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
+                    "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
+                    _ => name
+                        .strip_prefix("capture.")
+                        .and_then(|c| captures.get(c).cloned())
+                        .or_else(|| tool_value(context.tools.as_ref(), name)),
+                }
+            };
+            let unresolved = |name: String| {
+                format!(
+                    "step `{}` was not run: `{{{{{name}}}}}` has no value",
+                    step.name
+                )
+            };
+            let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
+                v.as_ref()
+                    .map(|v| crate::scenario::template::expand(v, &lookup))
+                    .transpose()
+                    .map_err(unresolved)
+            };
+            match &step.send {
+                StepSend::Request { id, method, params } => {
+                    let params = expand(params)?;
+                    let id = match expand(id)? {
+                        Some(id) => id,
+                        None if copies > 1 => json!(base + 500 + 16 * n as i64 + copy as i64),
+                        None => json!(base + n as i64),
+                    };
+                    Ok(Outgoing::Request {
+                        id,
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Notification { method, params } => {
+                    expand(params).map(|params| Outgoing::Notification {
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Raw(text) => crate::scenario::template::expand_str(text, &lookup)
+                    .map(|v| Outgoing::Raw {
+                        text: v
+                            .as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string()),
+                    })
+                    .map_err(unresolved),
             }
-        };
-        let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
-            v.as_ref()
-                .map(|v| crate::scenario::template::expand(v, &lookup))
-                .transpose()
-                .map_err(|name| {
-                    format!(
-                        "step `{}` was not run: `{{{{{name}}}}}` has no value",
-                        step.name
-                    )
-                })
-        };
-        let outgoing = match &step.send {
-            StepSend::Request { id, method, params } => expand(params).and_then(|params| {
-                let id = match expand(id)? {
-                    Some(id) => id,
-                    None => json!(base + n as i64),
-                };
-                Ok(Outgoing::Request {
-                    id,
-                    method: method.clone(),
-                    params,
-                })
-            }),
-            StepSend::Notification { method, params } => {
-                expand(params).map(|params| Outgoing::Notification {
-                    method: method.clone(),
-                    params,
-                })
-            }
-            StepSend::Raw(text) => crate::scenario::template::expand_str(text, &lookup)
-                .map(|v| Outgoing::Raw {
-                    text: v
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string()),
-                })
-                .map_err(|name| {
-                    format!(
-                        "step `{}` was not run: `{{{{{name}}}}}` has no value",
-                        step.name
-                    )
-                }),
         };
         let is_request = matches!(step.send, StepSend::Request { .. });
-        let outcome = match outgoing {
-            Err(why) => Err(why),
-            Ok(outgoing) => {
-                let options = SendOptions {
-                    headers: step.headers.clone(),
-                    omit_headers: step.omit_headers.clone(),
-                    omit_meta: step.omit_meta.clone(),
-                    wait: step.wait,
-                    hold: step.hold,
-                    timeout: step.timeout,
-                    accept_unmatched: scenario.session != SessionKind::Shared,
-                    http_method: step.http_method.clone(),
-                };
-                Ok(session.send(outgoing, &options).await)
-            }
+        let options = SendOptions {
+            headers: step.headers.clone(),
+            omit_headers: step.omit_headers.clone(),
+            omit_meta: step.omit_meta.clone(),
+            wait: step.wait,
+            hold: step.hold,
+            timeout: step.timeout,
+            accept_unmatched: scenario.session != SessionKind::Shared,
+            http_method: step.http_method.clone(),
         };
-        if let Ok(exchange) = &outcome {
-            if let Some(message) = rules::reply_message(exchange) {
-                for (name, pointer) in &step.capture {
-                    if let Some(value) = message.pointer(pointer) {
-                        captures.insert(name.clone(), value.clone());
+        let sends = (1..=copies).map(|copy| {
+            let outgoing = build(copy);
+            let session = &session;
+            let options = &options;
+            async move {
+                match outgoing {
+                    Err(why) => Err(why),
+                    Ok(outgoing) => Ok(session.send(outgoing, options).await),
+                }
+            }
+        });
+        let outcomes = futures_util::future::join_all(sends).await;
+        for outcome in outcomes {
+            if let Ok(exchange) = &outcome {
+                if let Some(message) = rules::reply_message(exchange) {
+                    for (name, pointer) in &step.capture {
+                        if let Some(value) = message.pointer(pointer) {
+                            captures.insert(name.clone(), value.clone());
+                        }
                     }
                 }
             }
+            records.push(StepRecord {
+                name: step.name.clone(),
+                is_request,
+                outcome,
+            });
         }
-        records.push(StepRecord {
-            name: step.name.clone(),
-            is_request,
-            outcome,
-        });
     }
     let env = Env {
         version: &version,
@@ -821,7 +832,7 @@ async fn run_scenario(
         let evidence = check
             .steps
             .iter()
-            .filter_map(|name| records.iter().find(|r| &r.name == name))
+            .flat_map(|name| records.iter().filter(move |r| &r.name == name))
             .filter_map(|r| {
                 r.outcome
                     .as_ref()

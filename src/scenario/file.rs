@@ -135,6 +135,10 @@ pub struct StepFile {
     /// only come later, such as the response to a request cancelled too late).
     #[serde(default)]
     pub hold_ms: Option<u64>,
+    /// Send the request this many times at once (2 to 16), each copy with its own id; `{{copy}}`
+    /// is the copy's number (1, 2, …). Every copy is judged.
+    #[serde(default)]
+    pub concurrent: Option<Spanned<usize>>,
     /// HTTP headers to add or replace.
     #[serde(default)]
     pub headers: OrderedMap,

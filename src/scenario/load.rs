@@ -252,6 +252,19 @@ fn resolve_step(
             format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
         ));
     }
+    let concurrent = match &step.concurrent {
+        None => 1,
+        Some(n) if !(2..=16).contains(n.get_ref()) => {
+            return Err(source.at(n, "`concurrent` is 2 to 16 copies".to_string()))
+        }
+        Some(n) if !matches!(send, StepSend::Request { id: None, .. }) => {
+            return Err(source.at(
+                n,
+                format!("step `{name}`: `concurrent` goes with a `request` without a fixed `id`"),
+            ))
+        }
+        Some(n) => *n.get_ref(),
+    };
     for (capture, pointer) in &step.capture.0 {
         if !(pointer.is_empty() || pointer.starts_with('/')) {
             return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
@@ -263,6 +276,7 @@ fn resolve_step(
         timeout: step.timeout_ms.map(Duration::from_millis),
         wait: step.wait_ms.map(Duration::from_millis),
         hold: step.hold_ms.map(Duration::from_millis),
+        concurrent,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,

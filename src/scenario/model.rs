@@ -75,6 +75,8 @@ pub struct Step {
     pub wait: Option<Duration>,
     /// stdio: wait this long for a late reply, without a barrier ping.
     pub hold: Option<Duration>,
+    /// How many copies of the request are sent at once (1: just the one).
+    pub concurrent: usize,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.

@@ -54,6 +54,8 @@ pub struct HttpRecord {
     pub body_bytes: usize,
     /// For an SSE response: its first event.
     pub first_event: Option<super::sse::SseEvent>,
+    /// For an SSE response: the id of every event that set one, in order.
+    pub event_ids: Vec<String>,
     /// A transport failure, if the exchange did not complete.
     pub error: Option<String>,
 }

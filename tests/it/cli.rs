@@ -237,3 +237,60 @@ fn explain_says_what_a_check_sends_expects_and_why() {
     );
     assert_eq!(output(&["explain", "no-such-check"]).status.code(), Some(2));
 }
+
+#[test]
+fn a_concurrent_step_is_checked_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = |concurrent: &str, send: &str| {
+        format!(
+            "id = \"my-burst\"\narea = \"it\"\ntitle = \"t\"\nsession = \"fresh\"\n\n[[step]]\nname = \"burst\"\nconcurrent = {concurrent}\n{send}\n\n[[check]]\nid = \"my-burst-ok\"\ntitle = \"t\"\nlevel = \"MUST\"\nspec = [{{ version = \"2025-11-25\", section = \"basic/index\" }}]\nstep = \"burst\"\nexpect = \"results\"\nrule = [{{ when = {{ reply = \"result\" }}, verdict = \"pass\" }}]\n"
+        )
+    };
+    for (concurrent, send, message) in [
+        (
+            "1",
+            "request = { method = \"ping\" }",
+            "8:14: `concurrent` is 2 to 16 copies",
+        ),
+        (
+            "3",
+            "notification = { method = \"notifications/x\" }",
+            "8:14: step `burst`: `concurrent` goes with a `request` without a fixed `id`",
+        ),
+    ] {
+        std::fs::write(dir.path().join("burst.toml"), scenario(concurrent, send)).unwrap();
+        let out = output(&["list", "--scenarios", dir.path().to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+    // A valid one: every copy is sent and judged (ping, five at once, each with its own id).
+    std::fs::write(
+        dir.path().join("burst.toml"),
+        scenario("5", "request = { method = \"ping\" }"),
+    )
+    .unwrap();
+    let command = crate::support::reference_server().display().to_string();
+    let (code, report, _) = crate::support::run_json(&[
+        "--stdio",
+        &command,
+        "--no-builtin",
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let check = &report["checks"].as_array().unwrap()[0];
+    assert_eq!(check["status"], "pass");
+    let ids: std::collections::BTreeSet<String> = check["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let sent: serde_json::Value =
+                serde_json::from_str(e["sent"].as_str().unwrap()).unwrap();
+            sent["id"].to_string()
+        })
+        .collect();
+    assert_eq!(ids.len(), 5, "{ids:?}");
+}
