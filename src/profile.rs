@@ -132,6 +132,9 @@ pub const PROFILES: &[Profile] = &[
             "stateless-x-mcp-header-valid",
             "http-sse-event-id-unique",
             "http-concurrent-streams",
+            "stateless-listen-acknowledged",
+            "stateless-listen-ack-first",
+            "stateless-listen-filter",
         ],
     },
 ];

@@ -212,6 +212,12 @@ pub enum Quirk {
     /// HTTP: a call of the slow fixture tool while another is in progress on the same session
     /// gets 409 Conflict.
     OneStreamPerSession,
+    /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
+    StatelessListenUntagged,
+    /// 2026-07-28: a tools/list_changed goes out on a listen stream before its acknowledgement.
+    StatelessListenNotifyBeforeAck,
+    /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
+    StatelessListenAckUnrequested,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -714,6 +720,21 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::OneStreamPerSession,
         "one-stream-per-session",
         "a client MAY keep several streams open; concurrent requests MUST each be answered",
+    ),
+    (
+        Quirk::StatelessListenUntagged,
+        "stateless-listen-untagged",
+        "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    ),
+    (
+        Quirk::StatelessListenNotifyBeforeAck,
+        "stateless-listen-notify-before-ack",
+        "2026-07-28: the acknowledgement MUST be a subscription's first message",
+    ),
+    (
+        Quirk::StatelessListenAckUnrequested,
+        "stateless-listen-ack-unrequested",
+        "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
     ),
 ];
 

@@ -103,6 +103,9 @@ fn official(item: &Value) -> bool {
         .any(|v| v.starts_with("test_") || v.starts_with("test://"))
 }
 
+/// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.
+const LISTEN_LIFETIME: Duration = Duration::from_secs(30);
+
 /// The version the stateless mode speaks.
 pub const STATELESS_VERSION: &str = "2026-07-28";
 
@@ -266,7 +269,10 @@ impl Server {
         match id {
             None => self.handle_notification(method),
             Some(id) => Some(
-                match self.handle_request(session, method, &params, sink).await {
+                match self
+                    .handle_request(session, &id, method, &params, sink)
+                    .await
+                {
                     Ok(result) => self.result(id, result),
                     Err((code, text, data)) => self.error(id, code, &text, data),
                 },
@@ -293,12 +299,15 @@ impl Server {
     async fn handle_request(
         &self,
         session: &Session,
+        id: &Value,
         method: &str,
         params: &Value,
         sink: &Sink,
     ) -> Outcome {
         if self.stateless {
-            return self.handle_stateless(session, method, params, sink).await;
+            return self
+                .handle_stateless(session, id, method, params, sink)
+                .await;
         }
         let Some(version) = session.version() else {
             return match method {
@@ -356,6 +365,42 @@ impl Server {
                 None => self.unknown_method(method),
             },
         }
+    }
+
+    /// `subscriptions/listen` (2026-07-28): acknowledges the notification types it honours (of
+    /// those asked for, the tool list's changes; its lists never change, so nothing follows),
+    /// tagged with the subscription's id, then keeps the stream open until the client ends it
+    /// (stdio: cancellation; HTTP: closing the stream) or, after a while, ends it gracefully
+    /// with a result.
+    async fn listen(&self, id: &Value, params: &Value, sink: &Sink) -> Outcome {
+        let Some(asked) = params.get("notifications").and_then(Value::as_object) else {
+            return Err((
+                -32602,
+                "Invalid params: notifications must be an object".into(),
+                None,
+            ));
+        };
+        let tag = json!({"io.modelcontextprotocol/subscriptionId": id});
+        let mut honoured = json!({});
+        if asked.get("toolsListChanged") == Some(&json!(true)) && self.serves("tools") {
+            honoured["toolsListChanged"] = json!(true);
+        }
+        if self.quirks.has(Quirk::StatelessListenAckUnrequested) {
+            honoured["promptsListChanged"] = json!(true);
+        }
+        if self.quirks.has(Quirk::StatelessListenNotifyBeforeAck) {
+            let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": tag}}));
+        }
+        let mut ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": honoured, "_meta": tag}});
+        if self.quirks.has(Quirk::StatelessListenUntagged) {
+            ack["params"]
+                .as_object_mut()
+                .expect("params")
+                .remove("_meta");
+        }
+        let _ = sink.send(ack);
+        tokio::time::sleep(LISTEN_LIFETIME).await;
+        Ok(json!({"_meta": tag}))
     }
 
     /// Asks the client for its roots once per session, as servers that work on files do, if the
@@ -578,6 +623,7 @@ impl Server {
     async fn handle_stateless(
         &self,
         session: &Session,
+        id: &Value,
         method: &str,
         params: &Value,
         sink: &Sink,
@@ -630,7 +676,7 @@ impl Server {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [STATELESS_VERSION],
-                    "capabilities": self.declared(json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}})),
+                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}, "completions": {}})),
                     "instructions": "A reference server for mcpcheck. Its tools are harmless.",
                     "ttlMs": 0,
                     "cacheScope": "public"
@@ -643,6 +689,7 @@ impl Server {
                 Ok(result)
             }
             "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
+            "subscriptions/listen" => self.listen(id, params, sink).await,
             _ => match self.feature(session, version, method, params, sink).await {
                 Some(outcome) => outcome,
                 // initialize, ping, logging/setLevel and subscribe are gone in this era.

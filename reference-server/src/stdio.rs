@@ -64,7 +64,8 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
             .as_ref()
             .and_then(|v| v.get("method"))
             .and_then(Value::as_str);
-        let concurrent = method == Some("tools/call");
+        // Tool calls and subscriptions run concurrently, and can be cancelled.
+        let concurrent = matches!(method, Some("tools/call" | "subscriptions/listen"));
         in_flight.retain(|_, task| !task.is_finished());
         if method == Some("notifications/cancelled") {
             let id = parsed

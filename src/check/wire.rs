@@ -138,6 +138,28 @@ const BUILTINS: &[Builtin] = &[
         explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
     },
     Builtin {
+        id: "stateless-listen-ack-first",
+        area: "stateless",
+        title: "2026-07-28: a subscription's first message is its acknowledgement",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/subscriptions")],
+        expect: "for every subscriptions/listen, the first notification tagged with its id to be notifications/subscriptions/acknowledged",
+        transport: None,
+        explain: "The acknowledgement MUST be the first message the server sends carrying the subscription's id in io.modelcontextprotocol/subscriptionId, and no notification may go out on the subscription before it (on stdio the order is per subscription; others may interleave). Every listen request of the run is examined.",
+    },
+    Builtin {
+        id: "stateless-listen-filter",
+        area: "stateless",
+        title: "2026-07-28: a subscription carries only the notification types asked for",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/subscriptions"), ("2026-07-28", "schema#subscriptionfilter")],
+        expect: "the acknowledgement to agree to a subset of the types asked for, and every tagged notification to be of a type asked for (never progress or log messages)",
+        transport: None,
+        explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
+    },
+    Builtin {
         id: "stateless-error-codes",
         area: "stateless",
         title: "on 2026-07-28, no retired or undefined error code of the reserved range",
@@ -653,6 +675,104 @@ pub fn x_mcp_header_problems(schema: &Value) -> Vec<String> {
         }
     }
     problems
+}
+
+/// One `subscriptions/listen` of a connection: its id (as a key), the filter it asked for, and
+/// every notification received tagged with its id, in order.
+type ListenStream<'a> = (String, Value, Vec<(&'a Value, &'a WireFrame)>);
+
+/// The `subscriptions/listen` requests a connection sent, with their tagged notifications.
+fn listen_streams(transcript: &Transcript) -> Vec<ListenStream<'_>> {
+    let mut streams: Vec<ListenStream<'_>> = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                let Some(sent) = sent_message(frame) else {
+                    continue;
+                };
+                if sent.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
+                    if let Some(id) = sent.get("id") {
+                        let filter = sent
+                            .pointer("/params/notifications")
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        streams.push((id_key(id), filter, Vec::new()));
+                    }
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                if message.get("id").is_some() {
+                    continue;
+                }
+                let Some(tag) = message
+                    .pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                    .map(id_key)
+                else {
+                    continue;
+                };
+                if let Some((_, _, tagged)) = streams.iter_mut().find(|(id, _, _)| *id == tag) {
+                    tagged.push((message, frame));
+                }
+            }
+        }
+    }
+    streams
+}
+
+/// Why a notification on a listen stream was not asked for by `filter`, if it was not.
+fn unrequested(filter: &Value, notification: &Value) -> Option<String> {
+    let method = notification.get("method").and_then(Value::as_str)?;
+    let asked = |flag: &str| filter.get(flag) == Some(&Value::Bool(true));
+    match method {
+        "notifications/subscriptions/acknowledged" => {
+            let agreed = notification.pointer("/params/notifications")?.as_object()?;
+            for (flag, value) in agreed {
+                let extra = match flag.as_str() {
+                    "resourceSubscriptions" => value.as_array().is_some_and(|uris| {
+                        uris.iter().any(|u| {
+                            !filter
+                                .get("resourceSubscriptions")
+                                .and_then(Value::as_array)
+                                .is_some_and(|asked| asked.contains(u))
+                        })
+                    }),
+                    _ => value == &Value::Bool(true) && !asked(flag),
+                };
+                if extra {
+                    return Some(format!(
+                        "the acknowledgement agrees to `{flag}`, which the listen request did not ask for"
+                    ));
+                }
+            }
+            None
+        }
+        "notifications/tools/list_changed" if !asked("toolsListChanged") => {
+            Some("tools/list_changed without toolsListChanged".into())
+        }
+        "notifications/prompts/list_changed" if !asked("promptsListChanged") => {
+            Some("prompts/list_changed without promptsListChanged".into())
+        }
+        "notifications/resources/list_changed" if !asked("resourcesListChanged") => {
+            Some("resources/list_changed without resourcesListChanged".into())
+        }
+        "notifications/resources/updated" => {
+            let uri = notification.pointer("/params/uri")?;
+            let listed = filter
+                .get("resourceSubscriptions")
+                .and_then(Value::as_array)
+                .is_some_and(|uris| uris.contains(uri));
+            (!listed).then(|| {
+                format!("resources/updated for {uri}, which is not in resourceSubscriptions")
+            })
+        }
+        "notifications/progress" | "notifications/message" => Some(format!(
+            "{method} belongs to a request's own stream, never to a subscription"
+        )),
+        _ => None,
+    }
 }
 
 /// The error codes 2026-07-28 defines in the range it reserves (-32020 to -32099).
@@ -1208,6 +1328,39 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "stateless-listen-ack-first" => {
+            for transcript in input.transcripts {
+                for (id, _, tagged) in listen_streams(transcript) {
+                    let Some((first, frame)) = tagged.first() else {
+                        continue;
+                    };
+                    seen += 1;
+                    if first.get("method").and_then(Value::as_str)
+                        != Some("notifications/subscriptions/acknowledged")
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the first notification of subscription {id} is not its acknowledgement"),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-listen-filter" => {
+            for transcript in input.transcripts {
+                for (id, filter, tagged) in listen_streams(transcript) {
+                    for (notification, frame) in tagged {
+                        seen += 1;
+                        if let Some(why) = unrequested(&filter, notification) {
+                            bad.push(Evidence::frame(
+                                &frame.text,
+                                &format!("subscription {id}: {why}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         "stateless-error-codes" => {
             for transcript in input
                 .transcripts
@@ -1351,6 +1504,10 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             "stateless-tools-order-stable" | "stateless-x-mcp-header-valid" => Verdict::new(
                 Status::Skip,
                 "applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)",
+            ),
+            "stateless-listen-ack-first" | "stateless-listen-filter" => Verdict::new(
+                Status::Skip,
+                "no notification tagged with a subscriptions/listen id arrived",
             ),
             "stateless-error-codes" => Verdict::new(
                 Status::Skip,

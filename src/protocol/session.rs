@@ -79,6 +79,9 @@ pub struct SendOptions {
     /// stdio: after a notification or raw frame, wait this long for whatever comes back, with no
     /// barrier ping to cut the wait short.
     pub hold: Option<Duration>,
+    /// A request that opens a stream (`subscriptions/listen`): stop waiting once a notification
+    /// of this method has arrived, with no response (HTTP: the stream is closed then).
+    pub until_notified: Option<String>,
     /// How long to wait for the response to a request (defaults to the session's timeout).
     pub timeout: Option<Duration>,
     /// Whether a response with an id that matches nothing counts as the reply (isolated sessions).
@@ -436,9 +439,39 @@ impl Session {
                     if !link.heard.load(std::sync::atomic::Ordering::Relaxed) {
                         timeout = timeout.max(self.limits.startup_timeout);
                     }
-                    let reply = self
-                        .await_response(link, rx, timeout, options.accept_unmatched)
-                        .await;
+                    let reply = match options.until_notified.as_deref() {
+                        None => {
+                            self.await_response(link, rx, timeout, options.accept_unmatched)
+                                .await
+                        }
+                        Some(until) => {
+                            let started = Instant::now();
+                            let notified = async {
+                                loop {
+                                    let arrived = link
+                                        .notifications
+                                        .lock()
+                                        .expect("notifications lock")
+                                        .get(notes_before..)
+                                        .unwrap_or_default()
+                                        .iter()
+                                        .any(|n| {
+                                            n.get("method").and_then(Value::as_str) == Some(until)
+                                        });
+                                    if arrived {
+                                        break;
+                                    }
+                                    tokio::time::sleep(Duration::from_millis(10)).await;
+                                }
+                            };
+                            tokio::select! {
+                                reply = self.await_response(link, rx, timeout, options.accept_unmatched) => reply,
+                                _ = notified => Reply::Nothing {
+                                    waited_ms: started.elapsed().as_millis() as u64,
+                                },
+                            }
+                        }
+                    };
                     link.pending
                         .lock()
                         .expect("pending lock")
@@ -759,11 +792,17 @@ impl Session {
         let is_response = |m: &Value| {
             m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
         };
-        let done = |m: &Value| {
+        let answered = |m: &Value| {
             is_response(m)
                 && awaited
                     .as_ref()
                     .is_none_or(|key| m.get("id").map(id_key).as_ref() == Some(key))
+        };
+        let until = options.until_notified.as_deref();
+        let done = |m: &Value| {
+            answered(m)
+                || (m.get("id").is_none()
+                    && until.is_some_and(|u| m.get("method").and_then(Value::as_str) == Some(u)))
         };
         let (server_tx, mut server_rx) = mpsc::unbounded_channel::<Value>();
         let timeout = match &outgoing {
@@ -855,7 +894,7 @@ impl Session {
                     .filter_map(|e| e.id.clone())
                     .collect();
                 self.learn_session(&outgoing, &response);
-                let (reply, notifications) = Self::http_reply(&response, &done);
+                let (reply, notifications) = Self::http_reply(&response, &answered);
                 let facts = HttpFacts {
                     status: response.status,
                     headers: response.headers.clone(),

@@ -771,6 +771,7 @@ async fn run_scenario(
             omit_meta: step.omit_meta.clone(),
             wait: step.wait,
             hold: step.hold,
+            until_notified: step.until_notified.clone(),
             timeout: step.timeout,
             accept_unmatched: scenario.session != SessionKind::Shared,
             http_method: step.http_method.clone(),

@@ -135,6 +135,11 @@ pub struct StepFile {
     /// only come later, such as the response to a request cancelled too late).
     #[serde(default)]
     pub hold_ms: Option<u64>,
+    /// A request that opens a stream (`subscriptions/listen`): stop waiting for its response once
+    /// a notification of this method has arrived (HTTP: the stream is then closed, which ends
+    /// the request; stdio: cancel it in a later step).
+    #[serde(default)]
+    pub until_notified: Option<String>,
     /// Send the request this many times at once (2 to 16), each copy with its own id; `{{copy}}`
     /// is the copy's number (1, 2, …). Every copy is judged.
     #[serde(default)]

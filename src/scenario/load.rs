@@ -252,6 +252,12 @@ fn resolve_step(
             format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
         ));
     }
+    if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
+        return Err(source.at(
+            &step.name,
+            format!("step `{name}`: `until_notified` goes with a `request`"),
+        ));
+    }
     let concurrent = match &step.concurrent {
         None => 1,
         Some(n) if !(2..=16).contains(n.get_ref()) => {
@@ -277,6 +283,7 @@ fn resolve_step(
         wait: step.wait_ms.map(Duration::from_millis),
         hold: step.hold_ms.map(Duration::from_millis),
         concurrent,
+        until_notified: step.until_notified,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,

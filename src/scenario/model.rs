@@ -77,6 +77,8 @@ pub struct Step {
     pub hold: Option<Duration>,
     /// How many copies of the request are sent at once (1: just the one).
     pub concurrent: usize,
+    /// Stop waiting for the response once a notification of this method has arrived.
+    pub until_notified: Option<String>,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
