@@ -135,6 +135,9 @@ pub const PROFILES: &[Profile] = &[
             "stateless-listen-acknowledged",
             "stateless-listen-ack-first",
             "stateless-listen-filter",
+            "stateless-input-required-round-trip",
+            "stateless-input-required-tampered-state",
+            "stateless-input-required-shape",
         ],
     },
 ];

@@ -62,6 +62,13 @@ pub fn tools(version: &str) -> Vec<Value> {
     }
     tools.extend(everything_tools());
     if at_least(version, "2026-07-28") {
+        // Asks the client for its roots through an InputRequiredResult (MRTR).
+        tools.push(json!({
+            "name": "mcpcheck_list_roots",
+            "description": "Asks the client for its roots and says how many there are.",
+            "inputSchema": {"type": "object", "properties": {}},
+            "annotations": {"readOnlyHint": true, "openWorldHint": false}
+        }));
         // The official suite's stateless fixture: a tool that needs the client to accept
         // elicitation, which a request without that capability cannot have (-32021).
         tools.push(json!({

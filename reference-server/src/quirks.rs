@@ -218,6 +218,12 @@ pub enum Quirk {
     StatelessListenNotifyBeforeAck,
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
     StatelessListenAckUnrequested,
+    /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
+    StatelessMrtrStateUnchecked,
+    /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
+    StatelessMrtrRetryAsksAgain,
+    /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
+    StatelessMrtrUndeclaredRequest,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -735,6 +741,21 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessListenAckUnrequested,
         "stateless-listen-ack-unrequested",
         "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
+    ),
+    (
+        Quirk::StatelessMrtrStateUnchecked,
+        "stateless-mrtr-state-unchecked",
+        "2026-07-28: a requestState that fails verification MUST be rejected",
+    ),
+    (
+        Quirk::StatelessMrtrRetryAsksAgain,
+        "stateless-mrtr-retry-asks-again",
+        "2026-07-28: a retry carrying every input asked for completes the request",
+    ),
+    (
+        Quirk::StatelessMrtrUndeclaredRequest,
+        "stateless-mrtr-undeclared-request",
+        "2026-07-28: input requests MUST only use capabilities the request declared",
     ),
 ];
 

@@ -103,6 +103,15 @@ fn official(item: &Value) -> bool {
         .any(|v| v.starts_with("test_") || v.starts_with("test://"))
 }
 
+/// The `requestState` of `mcpcheck_list_roots`: a payload and a checksum keyed by this process,
+/// so that a changed state fails verification.
+fn request_state() -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    ("mcpcheck_list_roots/v1", std::process::id()).hash(&mut hasher);
+    format!("roots-v1.{:016x}", hasher.finish())
+}
+
 /// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.
 const LISTEN_LIFETIME: Duration = Duration::from_secs(30);
 
@@ -403,6 +412,52 @@ impl Server {
         Ok(json!({"_meta": tag}))
     }
 
+    /// The fixture tool `mcpcheck_list_roots` (2026-07-28, MRTR): the first call asks the client
+    /// for its roots with an InputRequiredResult (key `roots`) and a signed `requestState`; the
+    /// retry that carries the roots and the state back is answered with their number. A state
+    /// that fails verification is refused (-32602).
+    fn list_roots(&self, params: &Value) -> Outcome {
+        let declared = params
+            .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/roots")
+            .is_some();
+        if !declared {
+            return Err((
+                -32021,
+                "Missing required client capability: roots".into(),
+                Some(json!({"requiredCapabilities": {"roots": {}}})),
+            ));
+        }
+        let answered = params.pointer("/inputResponses/roots/roots");
+        let state = params.get("requestState").and_then(Value::as_str);
+        match (answered, state) {
+            (Some(_), Some(state))
+                if state != request_state()
+                    && !self.quirks.has(Quirk::StatelessMrtrStateUnchecked) =>
+            {
+                Err((
+                    -32602,
+                    "Invalid params: requestState failed verification".into(),
+                    None,
+                ))
+            }
+            (Some(roots), Some(_)) if !self.quirks.has(Quirk::StatelessMrtrRetryAsksAgain) => {
+                let count = roots.as_array().map_or(0, Vec::len);
+                Ok(json!({"content": [{"type": "text", "text": format!("{count} roots")}]}))
+            }
+            _ => {
+                let mut requests = json!({"roots": {"method": "roots/list"}});
+                if self.quirks.has(Quirk::StatelessMrtrUndeclaredRequest) {
+                    requests["sample"] = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}});
+                }
+                Ok(json!({
+                    "resultType": "input_required",
+                    "inputRequests": requests,
+                    "requestState": request_state(),
+                }))
+            }
+        }
+    }
+
     /// Asks the client for its roots once per session, as servers that work on files do, if the
     /// client declared the capability (handshake era only: 2026-07-28 servers send no requests).
     fn ask_roots(&self, session: &Session, sink: &Sink) {
@@ -696,7 +751,9 @@ impl Server {
                 None => self.unknown_method(method),
             },
         }?;
-        if discover || !self.quirks.has(Quirk::StatelessNoResultType) {
+        if (discover || !self.quirks.has(Quirk::StatelessNoResultType))
+            && result.get("resultType").is_none()
+        {
             result["resultType"] = json!("complete");
         }
         // Lists and reads are cacheable: they carry the caching hints (SEP-2549).
@@ -811,6 +868,9 @@ impl Server {
                 "Missing required client capability: elicitation".into(),
                 Some(json!({"requiredCapabilities": required})),
             ));
+        }
+        if name == "mcpcheck_list_roots" && self.stateless {
+            return self.list_roots(params);
         }
         // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
         // request, in `_meta` (no level: no log messages at all).

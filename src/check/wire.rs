@@ -160,6 +160,17 @@ const BUILTINS: &[Builtin] = &[
         explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
     },
     Builtin {
+        id: "stateless-input-required-shape",
+        area: "stateless",
+        title: "2026-07-28: an InputRequiredResult asks only for what it may",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/mrtr"), ("2026-07-28", "server/utilities/caching")],
+        expect: "every InputRequiredResult to answer tools/call, prompts/get or resources/read, to carry inputRequests or requestState, to ask only for elicitation/create, sampling/createMessage or roots/list of capabilities the request declared, and to carry no caching hints",
+        transport: None,
+        explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
+    },
+    Builtin {
         id: "stateless-error-codes",
         area: "stateless",
         title: "on 2026-07-28, no retired or undefined error code of the reserved range",
@@ -775,6 +786,54 @@ fn unrequested(filter: &Value, notification: &Value) -> Option<String> {
     }
 }
 
+/// What is wrong with an InputRequiredResult (2026-07-28, MRTR) answering `method`, given the
+/// client capabilities the request declared.
+pub fn input_required_problems(method: &str, result: &Value, declared: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+        problems.push(format!(
+            "an InputRequiredResult for {method}; only tools/call, prompts/get and resources/read may ask for input"
+        ));
+    }
+    let requests = result.get("inputRequests");
+    if requests.is_none() && result.get("requestState").is_none() {
+        problems.push("neither inputRequests nor requestState".into());
+    }
+    for member in ["ttlMs", "cacheScope"] {
+        if result.get(member).is_some() {
+            problems.push(format!(
+                "`{member}`: an InputRequiredResult is not cacheable"
+            ));
+        }
+    }
+    match requests {
+        None => {}
+        Some(Value::Object(requests)) => {
+            for (key, request) in requests {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                let capability = match method {
+                    "roots/list" => "roots",
+                    "sampling/createMessage" => "sampling",
+                    "elicitation/create" => "elicitation",
+                    other => {
+                        problems.push(format!(
+                            "inputRequests.{key} is a `{other}` request; only elicitation/create, sampling/createMessage and roots/list may be asked for"
+                        ));
+                        continue;
+                    }
+                };
+                if declared.get(capability).is_none_or(Value::is_null) {
+                    problems.push(format!(
+                        "inputRequests.{key} asks for {method}, but the request did not declare the `{capability}` client capability"
+                    ));
+                }
+            }
+        }
+        Some(_) => problems.push("inputRequests is not an object".into()),
+    }
+    problems
+}
+
 /// The error codes 2026-07-28 defines in the range it reserves (-32020 to -32099).
 const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
 
@@ -1361,6 +1420,27 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "stateless-input-required-shape" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript).into_iter().filter(|a| {
+                    a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
+                }) {
+                    seen += 1;
+                    let declared = answered
+                        .request
+                        .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    for problem in input_required_problems(
+                        &answered.method,
+                        &answered.message["result"],
+                        &declared,
+                    ) {
+                        bad.push(Evidence::frame(&answered.frame.text, &problem));
+                    }
+                }
+            }
+        }
         "stateless-error-codes" => {
             for transcript in input
                 .transcripts
@@ -1504,6 +1584,10 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             "stateless-tools-order-stable" | "stateless-x-mcp-header-valid" => Verdict::new(
                 Status::Skip,
                 "applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)",
+            ),
+            "stateless-input-required-shape" => Verdict::new(
+                Status::Skip,
+                "the server answered no request with an InputRequiredResult",
             ),
             "stateless-listen-ack-first" | "stateless-listen-filter" => Verdict::new(
                 Status::Skip,
