@@ -138,6 +138,10 @@ pub const PROFILES: &[Profile] = &[
             "stateless-input-required-round-trip",
             "stateless-input-required-tampered-state",
             "stateless-input-required-shape",
+            "jsonrpc-batch-served",
+            "completions-undeclared-not-served",
+            "logging-undeclared-not-served",
+            "stateless-capability-no-carryover",
         ],
     },
 ];

@@ -224,6 +224,14 @@ pub enum Quirk {
     StatelessMrtrRetryAsksAgain,
     /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
     StatelessMrtrUndeclaredRequest,
+    /// Batches are refused on 2025-03-26 sessions too.
+    BatchesRefused20250326,
+    /// completion/complete is served although `completions` is not declared.
+    CompletionsServedUndeclared,
+    /// logging/setLevel is served although `logging` is not declared.
+    LoggingServedUndeclared,
+    /// 2026-07-28: a client capability declared on one request is remembered for later ones.
+    StatelessCapabilityCarryover,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -756,6 +764,26 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessMrtrUndeclaredRequest,
         "stateless-mrtr-undeclared-request",
         "2026-07-28: input requests MUST only use capabilities the request declared",
+    ),
+    (
+        Quirk::BatchesRefused20250326,
+        "batches-refused-2025-03-26",
+        "2025-03-26: implementations MUST support receiving JSON-RPC batches",
+    ),
+    (
+        Quirk::CompletionsServedUndeclared,
+        "completions-served-undeclared",
+        "a server MUST declare the completions capability to serve completion/complete",
+    ),
+    (
+        Quirk::LoggingServedUndeclared,
+        "logging-served-undeclared",
+        "a server MUST declare the logging capability to serve logging/setLevel",
+    ),
+    (
+        Quirk::StatelessCapabilityCarryover,
+        "stateless-capability-carryover",
+        "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
     ),
 ];
 

@@ -81,6 +81,8 @@ pub struct Server {
     pub official_fixtures: bool,
     /// How many tools/list requests were answered (for the quirk that reorders them).
     pub list_calls: std::sync::atomic::AtomicUsize,
+    /// With the quirk `stateless-capability-carryover`: a request declared elicitation.
+    pub elicitation_seen: AtomicBool,
 }
 
 /// The capability a feature method belongs to.
@@ -132,6 +134,8 @@ impl Server {
             (Quirk::ToolsServedUndeclared, "tools"),
             (Quirk::ResourcesServedUndeclared, "resources"),
             (Quirk::PromptsServedUndeclared, "prompts"),
+            (Quirk::CompletionsServedUndeclared, "completions"),
+            (Quirk::LoggingServedUndeclared, "logging"),
         ];
         if let Some(object) = capabilities.as_object_mut() {
             object.retain(|name, _| {
@@ -169,7 +173,8 @@ impl Server {
         };
         match parsed {
             Value::Array(items)
-                if (session.version().as_deref() == Some("2025-03-26")
+                if ((session.version().as_deref() == Some("2025-03-26")
+                    && !self.quirks.has(Quirk::BatchesRefused20250326))
                     || self.quirks.has(Quirk::AcceptBatches))
                     && !items.is_empty() =>
             {
@@ -853,7 +858,10 @@ impl Server {
             let declared = params
                 .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation")
                 .is_some();
-            if declared {
+            // With the quirk, a capability once declared is remembered, as a session would.
+            let remembered = self.quirks.has(Quirk::StatelessCapabilityCarryover)
+                && self.elicitation_seen.fetch_or(declared, Ordering::Relaxed);
+            if declared || remembered {
                 return Ok(
                     json!({"content": [{"type": "text", "text": "elicitation is available"}]}),
                 );

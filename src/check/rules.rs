@@ -186,15 +186,22 @@ fn matches(
             return false;
         }
     }
-    if let Some((step, statuses)) = &cond.prior {
-        let status = records
+    if let Some(prior) = &cond.prior {
+        let earlier = records
             .iter()
-            .find(|r| &r.name == step)
-            .and_then(|r| r.outcome.as_ref().ok())
-            .and_then(|e| e.http.as_ref())
-            .map(|h| h.status);
-        if !status.is_some_and(|s| statuses.contains(&s)) {
-            return false;
+            .find(|r| r.name == prior.step)
+            .and_then(|r| r.outcome.as_ref().ok());
+        if let Some(statuses) = &prior.http_status {
+            let status = earlier.and_then(|e| e.http.as_ref()).map(|h| h.status);
+            if !status.is_some_and(|s| statuses.contains(&s)) {
+                return false;
+            }
+        }
+        if let Some((at, equals)) = &prior.value {
+            let value = earlier.and_then(reply_message).and_then(|m| m.pointer(at));
+            if value != Some(equals) {
+                return false;
+            }
         }
     }
     if let Some(window) = &cond.versions {

@@ -273,6 +273,13 @@ pub struct CondFile {
     /// The HTTP status of `prior_step` is one of these.
     #[serde(default)]
     pub prior_http_status: Option<Vec<u16>>,
+    /// A JSON pointer into `prior_step`'s reply message, whose value `prior_equals` tests (e.g.
+    /// the protocol version an earlier initialize negotiated).
+    #[serde(default)]
+    pub prior_at: Option<String>,
+    /// The value at `prior_at` equals this.
+    #[serde(default)]
+    pub prior_equals: Option<Value>,
     /// HTTP: whether the server had issued a session id on this connection.
     #[serde(default)]
     pub session_issued: Option<bool>,

@@ -11,8 +11,8 @@ use toml::Spanned;
 
 use super::file::{AssertFile, CheckFile, CondFile, RuleFile, ScenarioFile, StepFile};
 use super::model::{
-    Assert, Cond, JsonType, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step,
-    StepSend, Test,
+    Assert, Cond, JsonType, Prior, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind,
+    Step, StepSend, Test,
 };
 use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::protocol::version::KNOWN_VERSIONS;
@@ -425,24 +425,45 @@ fn resolve_cond(
     cond: CondFile,
     steps: &HashSet<String>,
 ) -> Result<Cond, LoadError> {
-    let prior = match (&cond.prior_step, &cond.prior_http_status) {
-        (None, None) => None,
-        (Some(step), Some(statuses)) if steps.contains(step.get_ref()) => {
-            Some((step.get_ref().clone(), statuses.clone()))
+    let value =
+        match (&cond.prior_at, &cond.prior_equals) {
+            (None, None) => None,
+            (Some(at), Some(equals)) if at.is_empty() || at.starts_with('/') => {
+                Some((at.clone(), equals.clone()))
+            }
+            (Some(at), Some(_)) => {
+                return Err(source.error(
+                    None,
+                    format!("`prior_at`: `{at}` is not a JSON pointer (it must start with `/`)"),
+                ))
+            }
+            _ => return Err(source.error(
+                None,
+                "`prior_at` and `prior_equals` go together: the pointer and the value it must hold",
+            )),
+        };
+    let prior = match (&cond.prior_step, &cond.prior_http_status, value) {
+        (None, None, None) => None,
+        (Some(step), http_status, value) if steps.contains(step.get_ref()) => {
+            if http_status.is_none() && value.is_none() {
+                return Err(source.at(
+                    step,
+                    "`prior_step` needs `prior_http_status` or `prior_at` with `prior_equals`: what the step must have got",
+                ));
+            }
+            Some(Prior {
+                step: step.get_ref().clone(),
+                http_status: http_status.clone(),
+                value,
+            })
         }
-        (Some(step), Some(_)) => {
+        (Some(step), _, _) => {
             return Err(source.at(step, format!("no step is named `{}`", step.get_ref())))
         }
-        (Some(step), None) => {
-            return Err(source.at(
-                step,
-                "`prior_step` needs `prior_http_status`, the statuses it must have had",
-            ))
-        }
-        (None, Some(_)) => {
+        (None, _, _) => {
             return Err(source.error(
                 None,
-                "`prior_http_status` needs `prior_step`, the step it tests",
+                "`prior_http_status` and `prior_at` need `prior_step`, the step they test",
             ))
         }
     };

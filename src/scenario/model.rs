@@ -62,6 +62,17 @@ pub struct Requires {
     pub call_tools: bool,
 }
 
+/// A condition on an earlier step of the scenario.
+#[derive(Clone, Debug)]
+pub struct Prior {
+    /// The step's name.
+    pub step: String,
+    /// Its HTTP status is one of these.
+    pub http_status: Option<Vec<u16>>,
+    /// The value at this JSON pointer into its reply message equals the second.
+    pub value: Option<(String, Value)>,
+}
+
 /// One step.
 #[derive(Clone, Debug)]
 pub struct Step {
@@ -155,8 +166,8 @@ pub struct Cond {
     pub http_status: Option<Vec<u16>>,
     /// A prefix of the HTTP response's Content-Type.
     pub content_type: Option<String>,
-    /// An earlier step and the HTTP statuses it must have had.
-    pub prior: Option<(String, Vec<u16>)>,
+    /// What an earlier step must have got.
+    pub prior: Option<Prior>,
     /// Whether the server had issued an HTTP session id.
     pub session_issued: Option<bool>,
     /// Whether the server speaks both eras (its discover result lists a handshake version).
