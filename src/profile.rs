@@ -142,6 +142,8 @@ pub const PROFILES: &[Profile] = &[
             "completions-undeclared-not-served",
             "logging-undeclared-not-served",
             "stateless-capability-no-carryover",
+            "stateless-param-header-accepted",
+            "stateless-param-header-validated",
         ],
     },
 ];

@@ -62,6 +62,16 @@ pub fn tools(version: &str) -> Vec<Value> {
     }
     tools.extend(everything_tools());
     if at_least(version, "2026-07-28") {
+        // An argument that travels in a header too (x-mcp-header → Mcp-Param-Region).
+        tools.push(json!({
+            "name": "mcpcheck_region",
+            "description": "Says which region it was asked about.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+                "required": ["region"]
+            }
+        }));
         // Asks the client for its roots through an InputRequiredResult (MRTR).
         tools.push(json!({
             "name": "mcpcheck_list_roots",
@@ -183,6 +193,15 @@ pub fn call_tool(name: &str, args: &Value, version: &str) -> ToolOutcome {
             }
             ToolOutcome::Result(result)
         }
+        "mcpcheck_region" => match args.get("region").and_then(Value::as_str) {
+            Some(region) => {
+                ToolOutcome::Result(json!({"content": [text(&format!("region: {region}"))]}))
+            }
+            None => ToolOutcome::Result(json!({
+                "content": [text("invalid arguments: `region` must be a string")],
+                "isError": true
+            })),
+        },
         "mcpcheck_slow" => ToolOutcome::Slow {
             steps: args
                 .get("steps")

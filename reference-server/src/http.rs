@@ -206,6 +206,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     };
     let mcp_method = raw_header("mcp-method");
     let mcp_name = raw_header("mcp-name");
+    let mcp_region = raw_header("mcp-param-region");
     let has_session_header = req.headers().contains_key("mcp-session-id");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
@@ -247,6 +248,17 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
                 &mcp_method,
                 &mcp_name,
             ) {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    -32020,
+                    &problem,
+                    parsed.get("id").cloned(),
+                );
+            }
+        }
+        if !state.server.quirks.has(Quirk::StatelessIgnoreParamHeaders) {
+            let literal = state.server.quirks.has(Quirk::StatelessNoBase64Sentinel);
+            if let Some(problem) = param_header_problem(&parsed, &mcp_region, literal) {
                 return rpc_error(
                     StatusCode::BAD_REQUEST,
                     -32020,
@@ -617,4 +629,35 @@ fn decode_sentinel(value: &str) -> Result<String, String> {
         }
     }
     String::from_utf8(bytes).map_err(|_| invalid())
+}
+
+/// What is wrong with the `Mcp-Param-Region` header of a call of `mcpcheck_region` (whose
+/// `region` argument is marked `x-mcp-header: Region`), if anything: it must be there when the
+/// argument is, and decode to the same value.
+fn param_header_problem(message: &Value, header: &Option<String>, literal: bool) -> Option<String> {
+    if message.get("method").and_then(Value::as_str) != Some("tools/call")
+        || message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region")
+    {
+        return None;
+    }
+    let argument = message
+        .pointer("/params/arguments/region")
+        .filter(|v| !v.is_null())?;
+    let Some(header) = header else {
+        return Some(
+            "Header mismatch: the argument `region` needs the header Mcp-Param-Region".into(),
+        );
+    };
+    let decoded = match decode_sentinel(header) {
+        _ if literal => header.clone(),
+        Ok(decoded) => decoded,
+        Err(problem) => return Some(problem.replace("Mcp-Name", "Mcp-Param-Region")),
+    };
+    let expected = match argument {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    (decoded != expected).then(|| {
+        format!("Header mismatch: Mcp-Param-Region is {decoded:?}, the argument `region` is {expected:?}")
+    })
 }

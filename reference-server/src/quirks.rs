@@ -192,7 +192,8 @@ pub enum Quirk {
     ResourceTraversal,
     /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
     StatelessIgnoreMcpName,
-    /// 2026-07-28 HTTP: Mcp-Name is compared literally; the Base64 sentinel is not decoded.
+    /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
+    /// not decoded.
     StatelessNoBase64Sentinel,
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted,
@@ -232,6 +233,8 @@ pub enum Quirk {
     LoggingServedUndeclared,
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
     StatelessCapabilityCarryover,
+    /// 2026-07-28 HTTP: Mcp-Param-* headers are not compared with the arguments they mirror.
+    StatelessIgnoreParamHeaders,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -784,6 +787,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessCapabilityCarryover,
         "stateless-capability-carryover",
         "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
+    ),
+    (
+        Quirk::StatelessIgnoreParamHeaders,
+        "stateless-ignore-param-headers",
+        "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header",
     ),
 ];
 

@@ -537,11 +537,6 @@ impl Server {
                 if self.quirks.has(Quirk::ToolNameDuplicate) {
                     tools.push(tools[0].clone());
                 }
-                if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
-                    let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
-                    let len = tools.len().max(1);
-                    tools.rotate_left(turn % len);
-                }
                 if self.quirks.has(Quirk::StatelessXMcpHeaderOnNumber) {
                     if let Some(tool) = tools
                         .iter_mut()
@@ -569,7 +564,19 @@ impl Server {
                 } else {
                     params
                 };
-                list_page(tools, params, "tools")
+                let page = list_page(tools, params, "tools");
+                if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
+                    // Each answer lists its page in another order (the pages stay the same).
+                    let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
+                    return Some(page.map(|mut page| {
+                        if let Some(tools) = page["tools"].as_array_mut() {
+                            let len = tools.len().max(1);
+                            tools.rotate_left(turn % len);
+                        }
+                        page
+                    }));
+                }
+                page
             }
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => {

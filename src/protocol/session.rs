@@ -165,6 +165,9 @@ pub struct SessionInfo {
     pub http_session: Option<String>,
     /// Stateless era: the versions `server/discover` listed.
     pub supported_versions: Vec<String>,
+    /// 2026-07-28: per tool, the arguments its inputSchema marks with `x-mcp-header` (the path
+    /// of property names, and the header name), mirrored into `Mcp-Param-*` headers.
+    pub param_headers: HashMap<String, Vec<(Vec<String>, String)>>,
 }
 
 /// A session with one server.
@@ -260,6 +263,18 @@ impl Session {
     /// Sets what the session knows (used when a scenario's session inherits the main one's era).
     pub fn set_info(&self, info: SessionInfo) {
         *self.info.lock().expect("info lock") = info;
+    }
+
+    /// Learns, from the listed tools, which arguments travel in `Mcp-Param-*` headers too.
+    pub fn learn_tools(&self, tools: &HashMap<String, Value>) {
+        let headers = tools
+            .iter()
+            .filter_map(|(name, tool)| {
+                let marked = param_header_paths(tool.get("inputSchema")?);
+                (!marked.is_empty()).then(|| (name.clone(), marked))
+            })
+            .collect();
+        self.info.lock().expect("info lock").param_headers = headers;
     }
 
     /// The limits this session runs under.
@@ -736,6 +751,18 @@ impl Session {
                     .and_then(Value::as_str)
                 {
                     headers.push(("Mcp-Name".into(), name.to_string()));
+                    if method == Some("tools/call") {
+                        for (path, header) in info.param_headers.get(name).into_iter().flatten() {
+                            let arguments = params.and_then(|p| p.get("arguments"));
+                            let value = path
+                                .iter()
+                                .try_fold(arguments, |v, key| Some(v?.get(key)))
+                                .flatten();
+                            if let Some(value) = value.and_then(header_value) {
+                                headers.push((format!("Mcp-Param-{header}"), value));
+                            }
+                        }
+                    }
                 }
             }
             (_, Some(version)) if version.as_str() >= "2025-06-18" => {
@@ -1056,6 +1083,7 @@ impl Session {
             capabilities: discovered.get("capabilities").cloned(),
             http_session: None,
             supported_versions: supported.iter().map(|v| v.to_string()).collect(),
+            param_headers: HashMap::new(),
         });
         Ok(())
     }
@@ -1207,6 +1235,69 @@ impl Session {
     }
 }
 
+/// The arguments a tool's inputSchema marks with `x-mcp-header`, reached through `properties`
+/// alone: the path of property names, and the header name.
+pub fn param_header_paths(schema: &Value) -> Vec<(Vec<String>, String)> {
+    fn walk(schema: &Value, path: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        for (name, property) in properties {
+            path.push(name.clone());
+            if let Some(header) = property.get("x-mcp-header").and_then(Value::as_str) {
+                out.push((path.clone(), header.to_string()));
+            }
+            walk(property, path, out);
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// An argument's value as an `Mcp-Param-*` header: integers and booleans as written, strings as
+/// they are when a header can carry them unchanged, else in the Base64 sentinel form
+/// `=?base64?…?=`. `None` for null and for other types (the header is then left out).
+pub fn header_value(value: &Value) -> Option<String> {
+    match value {
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        Value::String(s) => {
+            let plain = s.bytes().all(|b| (0x20..0x7f).contains(&b))
+                && !s.starts_with(' ')
+                && !s.ends_with(' ')
+                && !s.starts_with("=?");
+            Some(if plain {
+                s.clone()
+            } else {
+                format!("=?base64?{}?=", base64(s.as_bytes()))
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Standard, padded base64 (RFC 4648 §4).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
 /// mcpcheck's answer to a request from the server: `ping` and `roots/list` (declared) are served;
 /// anything else was not declared and gets -32601.
 pub fn answer_server_request(request: &Value) -> Value {
@@ -1325,6 +1416,45 @@ async fn route(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn mcp_param_headers_mirror_marked_arguments() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
+            "plain": {"type": "string"}
+        }});
+        let mut paths = param_header_paths(&schema);
+        paths.sort();
+        assert_eq!(
+            paths,
+            vec![
+                (vec!["opts".to_string(), "n".to_string()], "N".to_string()),
+                (vec!["region".to_string()], "Region".to_string()),
+            ]
+        );
+        assert_eq!(header_value(&json!("eu-west")).as_deref(), Some("eu-west"));
+        assert_eq!(header_value(&json!(42)).as_deref(), Some("42"));
+        assert_eq!(header_value(&json!(true)).as_deref(), Some("true"));
+        assert_eq!(header_value(&json!(null)), None);
+        assert_eq!(header_value(&json!(1.5)), None);
+        // Non-ASCII, edge spaces and the sentinel's own prefix go as Base64.
+        assert_eq!(
+            header_value(&json!("Zürich")).as_deref(),
+            Some("=?base64?WsO8cmljaA==?=")
+        );
+        assert_eq!(
+            header_value(&json!(" x")).as_deref(),
+            Some("=?base64?IHg=?=")
+        );
+        assert_eq!(
+            base64(b"mcpcheck_no_such_tool_e3b0c442"),
+            "bWNwY2hlY2tfbm9fc3VjaF90b29sX2UzYjBjNDQy"
+        );
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"ab"), "YWI=");
+    }
+
     use super::*;
 
     #[test]

@@ -257,15 +257,21 @@ async fn run_started(config: RunConfig) -> Report {
         return report;
     }
     let info = main.info();
-    let needs_tools = config
-        .scenarios
-        .iter()
-        .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
+    // Tools are listed when a scenario names one, and on 2026-07-28 always: arguments marked
+    // with x-mcp-header must travel in Mcp-Param-* headers too, for any tool mcpcheck calls.
+    let needs_tools = info.era == Some(Era::Stateless)
+        || config
+            .scenarios
+            .iter()
+            .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
     let tools = if needs_tools && declares(&info, "tools") {
-        Some(list_tools(&main).await)
+        let tools = list_tools(&main).await;
+        main.learn_tools(&tools);
+        Some(tools)
     } else {
         None
     };
+    let info = main.info();
     let context = Arc::new(Context {
         main: main.clone(),
         target: config.target.clone(),
