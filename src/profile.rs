@@ -144,6 +144,7 @@ pub const PROFILES: &[Profile] = &[
             "stateless-capability-no-carryover",
             "stateless-param-header-accepted",
             "stateless-param-header-validated",
+            "http-cancellation-no-response",
         ],
     },
 ];

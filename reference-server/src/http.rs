@@ -340,6 +340,39 @@ async fn respond(
             "Conflict: another request of this session is in progress",
         );
     }
+    // Cancellation: a notifications/cancelled stops the tool call it names (its stream then
+    // ends without a response).
+    let message: Option<Value> = serde_json::from_slice(&body).ok();
+    let method = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .and_then(Value::as_str);
+    if method == Some("notifications/cancelled")
+        && !state.server.quirks.has(Quirk::IgnoreCancel)
+        && !state.server.quirks.has(Quirk::StatelessIgnoreCancel)
+    {
+        let id = message
+            .as_ref()
+            .and_then(|m| m.pointer("/params/requestId"))
+            .map(Value::to_string)
+            .unwrap_or_default();
+        if let Some(task) = session
+            .in_flight
+            .lock()
+            .expect("in-flight lock")
+            .remove(&id)
+        {
+            task.abort();
+        }
+    }
+    let call_id = (method == Some("tools/call"))
+        .then(|| {
+            message
+                .as_ref()
+                .and_then(|m| m.get("id"))
+                .map(Value::to_string)
+        })
+        .flatten();
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
     let server = state.server.clone();
     let task_session = session.clone();
@@ -350,6 +383,13 @@ async fn respond(
         }
         handled
     });
+    if let Some(id) = &call_id {
+        session
+            .in_flight
+            .lock()
+            .expect("in-flight lock")
+            .insert(id.clone(), work.abort_handle());
+    }
     // Notifications first: a handler that logs and then answers at once must not have its
     // notification dropped because its answer was ready too.
     let handled = tokio::select! {
@@ -358,8 +398,15 @@ async fn respond(
             let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
             return sse_response(state, first, notes, work, prime);
         }
-        handled = &mut work => handled.expect("handler task"),
+        handled = &mut work => match handled {
+            Ok(handled) => handled,
+            // Cancelled before it said anything: an empty stream, and no response.
+            Err(_) => return empty_stream(),
+        },
     };
+    if let Some(id) = &call_id {
+        session.in_flight.lock().expect("in-flight lock").remove(id);
+    }
     if !handled.had_request {
         if handled.replies.is_empty() {
             let status = if state.server.quirks.has(Quirk::Notification200) {
@@ -660,4 +707,15 @@ fn param_header_problem(message: &Value, header: &Option<String>, literal: bool)
     (decoded != expected).then(|| {
         format!("Header mismatch: Mcp-Param-Region is {decoded:?}, the argument `region` is {expected:?}")
     })
+}
+
+/// An SSE response that ends at once, carrying nothing (for a request cancelled before it said
+/// anything).
+fn empty_stream() -> Response<HttpBody> {
+    let mut response = plain(StatusCode::OK, "");
+    response.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
 }

@@ -45,6 +45,8 @@ pub struct Session {
     early_request: AtomicBool,
     /// HTTP, with the quirk `one-stream-per-session`: a request is in progress.
     pub busy: AtomicBool,
+    /// HTTP: tool calls in flight, by their request id as JSON text, for cancellation.
+    pub in_flight: Mutex<std::collections::HashMap<String, tokio::task::AbortHandle>>,
 }
 
 impl Session {

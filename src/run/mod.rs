@@ -793,7 +793,24 @@ async fn run_scenario(
                 }
             }
         });
-        let outcomes = futures_util::future::join_all(sends).await;
+        let alongside = step.alongside.as_ref().map(|(method, params, after)| {
+            let session = &session;
+            async move {
+                tokio::time::sleep(*after).await;
+                let outgoing = Outgoing::Notification {
+                    method: method.clone(),
+                    params: params.clone(),
+                };
+                session.send(outgoing, &SendOptions::default()).await
+            }
+        });
+        let (outcomes, _) =
+            futures_util::future::join(futures_util::future::join_all(sends), async {
+                if let Some(alongside) = alongside {
+                    alongside.await;
+                }
+            })
+            .await;
         for outcome in outcomes {
             if let Ok(exchange) = &outcome {
                 if let Some(message) = rules::reply_message(exchange) {

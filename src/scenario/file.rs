@@ -106,6 +106,20 @@ pub struct MessageFile {
     pub params: Option<Value>,
 }
 
+/// A notification sent while a step's request is in flight.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlongsideFile {
+    /// The notification's method.
+    pub method: String,
+    /// Its params.
+    #[serde(default)]
+    pub params: Option<Value>,
+    /// How long after the request it is sent, in milliseconds.
+    #[serde(default)]
+    pub after_ms: u64,
+}
+
 /// One step.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +154,9 @@ pub struct StepFile {
     /// the request; stdio: cancel it in a later step).
     #[serde(default)]
     pub until_notified: Option<String>,
+    /// While the request is in flight, send this notification too (e.g. a cancellation).
+    #[serde(default)]
+    pub alongside: Option<Spanned<AlongsideFile>>,
     /// Send the request this many times at once (2 to 16), each copy with its own id; `{{copy}}`
     /// is the copy's number (1, 2, …). Every copy is judged.
     #[serde(default)]

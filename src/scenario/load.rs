@@ -252,6 +252,20 @@ fn resolve_step(
             format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
         ));
     }
+    let alongside =
+        match step.alongside {
+            None => None,
+            Some(a) if matches!(send, StepSend::Request { .. }) && step.concurrent.is_none() => {
+                let a = a.into_inner();
+                Some((a.method, a.params, Duration::from_millis(a.after_ms)))
+            }
+            Some(a) => return Err(source.at(
+                &a,
+                format!(
+                    "step `{name}`: `alongside` goes with a single `request` (not `concurrent`)"
+                ),
+            )),
+        };
     if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
         return Err(source.at(
             &step.name,
@@ -284,6 +298,7 @@ fn resolve_step(
         hold: step.hold_ms.map(Duration::from_millis),
         concurrent,
         until_notified: step.until_notified,
+        alongside,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,

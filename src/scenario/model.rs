@@ -90,6 +90,8 @@ pub struct Step {
     pub concurrent: usize,
     /// Stop waiting for the response once a notification of this method has arrived.
     pub until_notified: Option<String>,
+    /// A notification (method, params) sent this long after the request, while it is in flight.
+    pub alongside: Option<(String, Option<Value>, Duration)>,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
