@@ -145,6 +145,7 @@ pub const PROFILES: &[Profile] = &[
             "stateless-param-header-accepted",
             "stateless-param-header-validated",
             "http-cancellation-no-response",
+            "http-resume-same-stream",
         ],
     },
 ];

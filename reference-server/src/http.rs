@@ -110,6 +110,10 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
             Err(response) => response,
         },
         Method::GET if state.server.quirks.has(Quirk::Get200Plain) => plain(StatusCode::OK, "ok"),
+        Method::GET => match session_of(state, &req) {
+            Ok((_, session)) => get_stream(state, &session, &req),
+            Err(response) => response,
+        },
         _ => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
             response
@@ -396,7 +400,7 @@ async fn respond(
         biased;
         Some(first) = notes.recv() => {
             let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
-            return sse_response(state, first, notes, work, prime);
+            return sse_response(state, &session, first, notes, work, prime);
         }
         handled = &mut work => match handled {
             Ok(handled) => handled,
@@ -514,6 +518,7 @@ fn new_session_id(state: &State) -> String {
 /// Answers with an SSE stream: the notifications as they come, then the response, then the end.
 fn sse_response(
     state: &Arc<State>,
+    session: &Arc<Session>,
     first: Value,
     mut notes: mpsc::UnboundedReceiver<Value>,
     work: tokio::task::JoinHandle<crate::server::Handled>,
@@ -525,18 +530,29 @@ fn sse_response(
     } else {
         state.counter.fetch_add(1, Ordering::Relaxed)
     };
+    let session = session.clone();
     tokio::spawn(async move {
         let mut n = 0u64;
         let mut event = |data: &str| {
             n += 1;
-            Bytes::from(format!(
-                "id: {stream}-{n}\nevent: message\ndata: {data}\n\n"
-            ))
+            let id = format!("{stream}-{n}");
+            let text = format!("id: {id}\nevent: message\ndata: {data}\n\n");
+            session
+                .events
+                .lock()
+                .expect("events lock")
+                .push((stream, id, text.clone()));
+            Bytes::from(text)
         };
         if prime {
-            let _ = tx.send(Bytes::from(format!(
-                "id: {stream}-0\nretry: 1000\ndata:\n\n"
-            )));
+            let id = format!("{stream}-0");
+            let text = format!("id: {id}\nretry: 1000\ndata:\n\n");
+            session
+                .events
+                .lock()
+                .expect("events lock")
+                .push((stream, id, text.clone()));
+            let _ = tx.send(Bytes::from(text));
         }
         let _ = tx.send(event(&first.to_string()));
         while let Some(note) = notes.recv().await {
@@ -717,5 +733,50 @@ fn empty_stream() -> Response<HttpBody> {
         "content-type",
         HeaderValue::from_static("text/event-stream"),
     );
+    response
+}
+
+/// A GET stream (handshake era). With `Last-Event-ID` it resumes the stream that event was sent
+/// on: the events sent after it on that stream, then the end. Without, it stays open and quiet
+/// for a while (this server sends nothing unsolicited).
+fn get_stream(
+    state: &Arc<State>,
+    session: &Session,
+    req: &Request<Incoming>,
+) -> Response<HttpBody> {
+    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+    let last = req
+        .headers()
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    match last {
+        Some(last) => {
+            let events = session.events.lock().expect("events lock");
+            let every_stream = state.server.quirks.has(Quirk::ResumeReplaysOtherStreams);
+            if let Some(at) = events.iter().position(|(_, id, _)| *id == last) {
+                let stream = events[at].0;
+                for (_, _, text) in events[at + 1..]
+                    .iter()
+                    .filter(|(s, _, _)| every_stream || *s == stream)
+                {
+                    let _ = tx.send(Bytes::from(text.clone()));
+                }
+            }
+        }
+        None => {
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                drop(tx);
+            });
+        }
+    }
+    let mut response = Response::new(ChannelBody(rx).boxed());
+    let headers = response.headers_mut();
+    headers.insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
     response
 }

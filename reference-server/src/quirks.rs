@@ -235,6 +235,8 @@ pub enum Quirk {
     StatelessCapabilityCarryover,
     /// 2026-07-28 HTTP: Mcp-Param-* headers are not compared with the arguments they mirror.
     StatelessIgnoreParamHeaders,
+    /// A GET with Last-Event-ID replays the events of every stream of the session after it.
+    ResumeReplaysOtherStreams,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -792,6 +794,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessIgnoreParamHeaders,
         "stateless-ignore-param-headers",
         "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header",
+    ),
+    (
+        Quirk::ResumeReplaysOtherStreams,
+        "resume-replays-other-streams",
+        "a resumed stream MUST NOT replay messages of another stream",
     ),
 ];
 

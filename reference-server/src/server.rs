@@ -47,6 +47,9 @@ pub struct Session {
     pub busy: AtomicBool,
     /// HTTP: tool calls in flight, by their request id as JSON text, for cancellation.
     pub in_flight: Mutex<std::collections::HashMap<String, tokio::task::AbortHandle>>,
+    /// HTTP: every SSE event sent on the session's streams, in order, as (stream, event id,
+    /// the event as sent), for resumption with Last-Event-ID.
+    pub events: Mutex<Vec<(u64, String, String)>>,
 }
 
 impl Session {

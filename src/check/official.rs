@@ -138,6 +138,7 @@ pub async fn fetch_one(
             ),
         ],
         body: Vec::new(),
+        stream_for: None,
     };
     let response = tokio::time::timeout(
         timeout,

@@ -568,6 +568,23 @@ pub fn uri_problem(text: &str) -> Option<String> {
     (hashes > 1).then(|| "more than one `#`".into())
 }
 
+/// Whether a frame arrived on a stream resumed with `Last-Event-ID`: a redelivery of messages
+/// sent before, which the checks of order and uniqueness leave out.
+fn resumed(transcript: &Transcript, frame: &WireFrame) -> bool {
+    frame
+        .post
+        .and_then(|i| transcript.posts.get(i))
+        .is_some_and(resumes)
+}
+
+/// Whether an HTTP exchange was a GET resuming a stream (`Last-Event-ID`).
+fn resumes(record: &crate::transport::transcript::HttpRecord) -> bool {
+    record
+        .request_headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("last-event-id"))
+}
+
 /// Replays a connection frame by frame and finds the progress notifications whose token no
 /// request in flight carries: how many progress notifications there were, and the offenders.
 fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) {
@@ -586,7 +603,11 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
                 }
             }
             Direction::Received => {
-                let Some(message) = frame.message.as_ref() else {
+                let Some(message) = frame
+                    .message
+                    .as_ref()
+                    .filter(|_| !resumed(transcript, frame))
+                else {
                     continue;
                 };
                 if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
@@ -617,7 +638,7 @@ fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &Wi
     transcript
         .frames
         .iter()
-        .filter(|f| f.direction == Direction::Received)
+        .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
         .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
         .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
 }
@@ -1301,7 +1322,12 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                     .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
             }) {
                 let mut ids: HashMap<&str, usize> = HashMap::new();
-                for (n, post) in transcript.posts.iter().enumerate() {
+                for (n, post) in transcript
+                    .posts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| !resumes(p))
+                {
                     for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
                         seen += 1;
                         if let Some(first) = ids.insert(id, n) {

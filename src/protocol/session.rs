@@ -811,6 +811,7 @@ impl Session {
             url: link.spec.url.clone(),
             headers: headers.clone(),
             body,
+            stream_for: options.hold.filter(|_| method == "GET"),
         };
         let awaited = match &outgoing {
             Outgoing::Request { id, .. } => Some(id_key(id)),
@@ -826,10 +827,14 @@ impl Session {
                     .is_none_or(|key| m.get("id").map(id_key).as_ref() == Some(key))
         };
         let until = options.until_notified.as_deref();
+        // A GET stream read for a while (`hold`) is read to the end of that while.
+        let read_on = method == "GET" && options.hold.is_some();
         let done = |m: &Value| {
-            answered(m)
-                || (m.get("id").is_none()
-                    && until.is_some_and(|u| m.get("method").and_then(Value::as_str) == Some(u)))
+            !read_on
+                && (answered(m)
+                    || (m.get("id").is_none()
+                        && until
+                            .is_some_and(|u| m.get("method").and_then(Value::as_str) == Some(u))))
         };
         let (server_tx, mut server_rx) = mpsc::unbounded_channel::<Value>();
         let timeout = match &outgoing {
@@ -869,6 +874,7 @@ impl Session {
                     url: link.spec.url.clone(),
                     headers,
                     body: body.into_bytes(),
+                    stream_for: None,
                 };
                 let _ = http::send(
                     &post,
@@ -1203,6 +1209,7 @@ impl Session {
                     url: link.spec.url.clone(),
                     headers: headers.clone(),
                     body: Vec::new(),
+                    stream_for: None,
                 };
                 let outcome = http::send(
                     &request,

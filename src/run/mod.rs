@@ -714,7 +714,7 @@ async fn run_scenario(
     for (n, step) in scenario.steps.iter().enumerate() {
         // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
         let copies = step.concurrent.max(1);
-        let build = |copy: usize| -> Result<Outgoing, String> {
+        let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
             let lookup = |name: &str| -> Option<Value> {
                 match name {
                     "protocolVersion" => Some(Value::from(version.clone())),
@@ -740,7 +740,21 @@ async fn run_scenario(
                     .transpose()
                     .map_err(unresolved)
             };
-            match &step.send {
+            let text = |t: &str| -> Result<String, String> {
+                crate::scenario::template::expand_str(t, &lookup)
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .map_err(unresolved)
+            };
+            let headers = step
+                .headers
+                .iter()
+                .map(|(name, value)| Ok((name.clone(), text(value)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            let outgoing = match &step.send {
                 StepSend::Request { id, method, params } => {
                     let params = expand(params)?;
                     let id = match expand(id)? {
@@ -760,15 +774,9 @@ async fn run_scenario(
                         params,
                     })
                 }
-                StepSend::Raw(text) => crate::scenario::template::expand_str(text, &lookup)
-                    .map(|v| Outgoing::Raw {
-                        text: v
-                            .as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string()),
-                    })
-                    .map_err(unresolved),
-            }
+                StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
+            }?;
+            Ok((outgoing, headers))
         };
         let is_request = matches!(step.send, StepSend::Request { .. });
         let options = SendOptions {
@@ -783,13 +791,19 @@ async fn run_scenario(
             http_method: step.http_method.clone(),
         };
         let sends = (1..=copies).map(|copy| {
-            let outgoing = build(copy);
+            let built = build(copy);
             let session = &session;
             let options = &options;
             async move {
-                match outgoing {
+                match built {
                     Err(why) => Err(why),
-                    Ok(outgoing) => Ok(session.send(outgoing, options).await),
+                    Ok((outgoing, headers)) => {
+                        let options = SendOptions {
+                            headers,
+                            ..options.clone()
+                        };
+                        Ok(session.send(outgoing, &options).await)
+                    }
                 }
             }
         });
@@ -813,11 +827,19 @@ async fn run_scenario(
             .await;
         for outcome in outcomes {
             if let Ok(exchange) = &outcome {
-                if let Some(message) = rules::reply_message(exchange) {
-                    for (name, pointer) in &step.capture {
-                        if let Some(value) = message.pointer(pointer) {
-                            captures.insert(name.clone(), value.clone());
-                        }
+                for (name, pointer) in &step.capture {
+                    // `@event_id/N`: the id of the N-th SSE event of the HTTP response.
+                    let value = match pointer.strip_prefix("@event_id/") {
+                        Some(n) => n.parse::<usize>().ok().and_then(|n| {
+                            let id = exchange.http.as_ref()?.events.get(n)?.id.clone()?;
+                            Some(Value::from(id))
+                        }),
+                        None => rules::reply_message(exchange)
+                            .and_then(|m| m.pointer(pointer))
+                            .cloned(),
+                    };
+                    if let Some(value) = value {
+                        captures.insert(name.clone(), value);
                     }
                 }
             }

@@ -252,20 +252,21 @@ fn resolve_step(
             format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
         ));
     }
-    let alongside =
-        match step.alongside {
-            None => None,
-            Some(a) if matches!(send, StepSend::Request { .. }) && step.concurrent.is_none() => {
-                let a = a.into_inner();
-                Some((a.method, a.params, Duration::from_millis(a.after_ms)))
-            }
-            Some(a) => return Err(source.at(
+    let alongside = match step.alongside {
+        None => None,
+        Some(a) if matches!(send, StepSend::Request { .. }) && step.concurrent.is_none() => {
+            let a = a.into_inner();
+            Some((a.method, a.params, Duration::from_millis(a.after_ms)))
+        }
+        Some(a) => {
+            return Err(source.at(
                 &a,
                 format!(
                     "step `{name}`: `alongside` goes with a single `request` (not `concurrent`)"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
         return Err(source.at(
             &step.name,
@@ -286,7 +287,7 @@ fn resolve_step(
         Some(n) => *n.get_ref(),
     };
     for (capture, pointer) in &step.capture.0 {
-        if !(pointer.is_empty() || pointer.starts_with('/')) {
+        if !(pointer.is_empty() || pointer.starts_with('/') || pointer.starts_with("@event_id/")) {
             return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
         }
     }

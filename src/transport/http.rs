@@ -27,6 +27,9 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// The body.
     pub body: Vec<u8>,
+    /// A GET answered with an SSE stream is read for this long (or until it ends) instead of
+    /// being returned at its headers.
+    pub stream_for: Option<Duration>,
 }
 
 /// What came back.
@@ -175,14 +178,28 @@ where
     let sse = result
         .header("content-type")
         .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-    if sse && request.method != "POST" {
+    if sse && request.method != "POST" && request.stream_for.is_none() {
         // A GET stream stays open for server messages; its headers are the answer.
         return Ok(result);
     }
+    let deadline = request
+        .stream_for
+        .filter(|_| request.method != "POST")
+        .map(|d| tokio::time::Instant::now() + d);
     let mut body = response.into_body();
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
-    while let Some(frame) = body.frame().await {
+    loop {
+        let next = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, body.frame()).await {
+                Ok(next) => next,
+                Err(_) => break,
+            },
+            None => body.frame().await,
+        };
+        let Some(frame) = next else {
+            break;
+        };
         let frame = match frame {
             Ok(frame) => frame,
             Err(e) => {
