@@ -146,6 +146,9 @@ pub const PROFILES: &[Profile] = &[
             "stateless-param-header-validated",
             "http-cancellation-no-response",
             "http-resume-same-stream",
+            "tools-structured-content-mirrored",
+            "stateless-server-info-everywhere",
+            "stateless-sse-unbuffered",
         ],
     },
 ];

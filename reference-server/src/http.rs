@@ -576,7 +576,9 @@ fn sse_response(
         HeaderValue::from_static("text/event-stream"),
     );
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    if !state.server.quirks.has(Quirk::StatelessSseBuffered) {
+        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    }
     response
 }
 

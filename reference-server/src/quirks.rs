@@ -237,6 +237,12 @@ pub enum Quirk {
     StatelessIgnoreParamHeaders,
     /// A GET with Last-Event-ID replays the events of every stream of the session after it.
     ResumeReplaysOtherStreams,
+    /// `mcpcheck_structured` returns structuredContent without its JSON in a text block.
+    StructuredContentNotMirrored,
+    /// 2026-07-28: only the discover result names the server in `_meta`.
+    StatelessServerInfoDiscoverOnly,
+    /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
+    StatelessSseBuffered,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -799,6 +805,21 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::ResumeReplaysOtherStreams,
         "resume-replays-other-streams",
         "a resumed stream MUST NOT replay messages of another stream",
+    ),
+    (
+        Quirk::StructuredContentNotMirrored,
+        "structured-content-not-mirrored",
+        "structuredContent SHOULD also be returned as JSON text",
+    ),
+    (
+        Quirk::StatelessServerInfoDiscoverOnly,
+        "stateless-server-info-discover-only",
+        "2026-07-28: every result SHOULD name the server in _meta",
+    ),
+    (
+        Quirk::StatelessSseBuffered,
+        "stateless-sse-buffered",
+        "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
     ),
 ];
 

@@ -786,7 +786,9 @@ impl Server {
             result["ttlMs"] = json!(0);
             result["cacheScope"] = json!("public");
         }
-        if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo)) {
+        if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo))
+            && (discover || !self.quirks.has(Quirk::StatelessServerInfoDiscoverOnly))
+        {
             let meta = result
                 .as_object_mut()
                 .expect("results are objects")
@@ -952,6 +954,13 @@ impl Server {
                 if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) =>
             {
                 Ok(json!({"content": [], "isError": true}))
+            }
+            ToolOutcome::Result(mut result)
+                if name == "mcpcheck_structured"
+                    && self.quirks.has(Quirk::StructuredContentNotMirrored) =>
+            {
+                result["content"] = json!([{"type": "text", "text": "The sum is computed."}]);
+                Ok(result)
             }
             ToolOutcome::Result(mut result)
                 if name == "mcpcheck_structured"

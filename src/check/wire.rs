@@ -171,6 +171,39 @@ const BUILTINS: &[Builtin] = &[
         explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
     },
     Builtin {
+        id: "tools-structured-content-mirrored",
+        area: "tools",
+        title: "structuredContent is mirrored as JSON in a text block",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "server/tools#structured-content")],
+        expect: "every tools/call result with structuredContent to carry a text content block whose text parses to the same JSON",
+        transport: None,
+        explain: "For backwards compatibility, a tool that returns structured content SHOULD also return its serialized JSON in a TextContent block, so that clients that do not read structuredContent still get the data. Every tool result of the run with structuredContent is examined.",
+    },
+    Builtin {
+        id: "stateless-server-info-everywhere",
+        area: "stateless",
+        title: "2026-07-28: every result names the server in _meta",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/index#meta")],
+        expect: "_meta io.modelcontextprotocol/serverInfo with a name and a version on every result of a 2026-07-28 connection",
+        transport: None,
+        explain: "Without a handshake, a 2026-07-28 client learns who answered from each result: servers SHOULD include io.modelcontextprotocol/serverInfo (an Implementation: name and version) in the _meta of every response. Every result of every 2026-07-28 connection is examined.",
+    },
+    Builtin {
+        id: "stateless-sse-unbuffered",
+        area: "stateless",
+        title: "2026-07-28: SSE responses carry X-Accel-Buffering: no",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/transports/streamable-http")],
+        expect: "the header X-Accel-Buffering: no on every text/event-stream response of a 2026-07-28 connection",
+        transport: Some(TransportKind::Http),
+        explain: "A reverse proxy that buffers an SSE response delays every event until the stream ends, which defeats progress and long-lived subscriptions; 2026-07-28 servers SHOULD send X-Accel-Buffering: no on SSE responses. Every SSE response of every 2026-07-28 connection is examined.",
+    },
+    Builtin {
         id: "stateless-error-codes",
         area: "stateless",
         title: "on 2026-07-28, no retired or undefined error code of the reserved range",
@@ -1467,6 +1500,86 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 }
             }
         }
+        "tools-structured-content-mirrored" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/call")
+                {
+                    let result = &answered.message["result"];
+                    let Some(structured) = result.get("structuredContent") else {
+                        continue;
+                    };
+                    seen += 1;
+                    let mirrored = result
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|b| b.get("type") == Some(&Value::from("text")))
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .any(|text| {
+                            serde_json::from_str::<Value>(text).ok().as_ref() == Some(structured)
+                        });
+                    if !mirrored {
+                        bad.push(Evidence::frame(
+                            &answered.frame.text,
+                            "structuredContent has no text block carrying its JSON serialization",
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-server-info-everywhere" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for answered in results(transcript) {
+                    seen += 1;
+                    let info = answered
+                        .message
+                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo");
+                    let named = info.is_some_and(|i| {
+                        i.get("name").is_some_and(Value::is_string)
+                            && i.get("version").is_some_and(Value::is_string)
+                    });
+                    if !named {
+                        bad.push(Evidence::frame(
+                            &answered.frame.text,
+                            &format!("a {} result without _meta io.modelcontextprotocol/serverInfo (name and version)", answered.method),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-sse-unbuffered" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for post in transcript.posts.iter().filter(|p| {
+                    p.response_header("content-type")
+                        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
+                }) {
+                    seen += 1;
+                    if !post
+                        .response_header("x-accel-buffering")
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("no"))
+                    {
+                        bad.push(Evidence::remark(
+                            "SSE response",
+                            format!(
+                                "an SSE response to a {} without X-Accel-Buffering: no",
+                                post.method
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         "stateless-error-codes" => {
             for transcript in input
                 .transcripts
@@ -1610,6 +1723,13 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             "stateless-tools-order-stable" | "stateless-x-mcp-header-valid" => Verdict::new(
                 Status::Skip,
                 "applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)",
+            ),
+            "tools-structured-content-mirrored" => {
+                Verdict::new(Status::Skip, "no tool result carried structuredContent")
+            }
+            "stateless-server-info-everywhere" | "stateless-sse-unbuffered" => Verdict::new(
+                Status::Skip,
+                "applies to 2026-07-28 connections (SSE responses, for the latter)",
             ),
             "stateless-input-required-shape" => Verdict::new(
                 Status::Skip,
