@@ -1536,7 +1536,18 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                 .iter()
                 .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
             {
-                for answered in results(transcript) {
+                // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
+                // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
+                for answered in results(transcript).into_iter().filter(|a| {
+                    !matches!(
+                        a.method.as_str(),
+                        "ping"
+                            | "initialize"
+                            | "logging/setLevel"
+                            | "resources/subscribe"
+                            | "resources/unsubscribe"
+                    )
+                }) {
                     seen += 1;
                     let info = answered
                         .message

@@ -729,8 +729,13 @@ async fn run_scenario(
                 }
             };
             let unresolved = |name: String| {
+                let why = if name.starts_with("capture.") {
+                    " (the earlier step it is captured from did not have it)"
+                } else {
+                    ""
+                };
                 format!(
-                    "step `{}` was not run: `{{{{{name}}}}}` has no value",
+                    "step `{}` was not run: `{{{{{name}}}}}` has no value{why}",
                     step.name
                 )
             };
