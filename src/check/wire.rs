@@ -601,6 +601,22 @@ pub fn uri_problem(text: &str) -> Option<String> {
     (hashes > 1).then(|| "more than one `#`".into())
 }
 
+/// Whether two JSON values are the same, numbers compared by value (`3` and `3.0` are equal).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// Whether a frame arrived on a stream resumed with `Last-Event-ID`: a redelivery of messages
 /// sent before, which the checks of order and uniqueness leave out.
 fn resumed(transcript: &Transcript, frame: &WireFrame) -> bool {
@@ -1519,7 +1535,8 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
                         .filter(|b| b.get("type") == Some(&Value::from("text")))
                         .filter_map(|b| b.get("text").and_then(Value::as_str))
                         .any(|text| {
-                            serde_json::from_str::<Value>(text).ok().as_ref() == Some(structured)
+                            serde_json::from_str::<Value>(text)
+                                .is_ok_and(|parsed| same_json(&parsed, structured))
                         });
                     if !mirrored {
                         bad.push(Evidence::frame(
@@ -1791,6 +1808,18 @@ mod tests {
         ] {
             assert!(!is_base64(bad), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn json_values_compare_numbers_by_value() {
+        use serde_json::json;
+        assert!(same_json(&json!({"sum": 3}), &json!({"sum": 3.0})));
+        assert!(same_json(
+            &json!([1, {"a": 2.5}]),
+            &json!([1.0, {"a": 2.5}])
+        ));
+        assert!(!same_json(&json!({"sum": 3}), &json!({"sum": "3"})));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
     }
 
     #[test]
