@@ -532,11 +532,8 @@ fn sse_response(
     };
     let session = session.clone();
     tokio::spawn(async move {
-        let mut n = 0u64;
-        let mut event = |data: &str| {
-            n += 1;
-            let id = format!("{stream}-{n}");
-            let text = format!("id: {id}\nevent: message\ndata: {data}\n\n");
+        // Every event is kept in the session's store, for resumption with Last-Event-ID.
+        let remember = |id: String, text: String| {
             session
                 .events
                 .lock()
@@ -546,14 +543,20 @@ fn sse_response(
         };
         if prime {
             let id = format!("{stream}-0");
-            let text = format!("id: {id}\nretry: 1000\ndata:\n\n");
-            session
-                .events
-                .lock()
-                .expect("events lock")
-                .push((stream, id, text.clone()));
-            let _ = tx.send(Bytes::from(text));
+            let _ = tx.send(remember(
+                id.clone(),
+                format!("id: {id}\nretry: 1000\ndata:\n\n"),
+            ));
         }
+        let mut n = 0u64;
+        let mut event = |data: &str| {
+            n += 1;
+            let id = format!("{stream}-{n}");
+            remember(
+                id.clone(),
+                format!("id: {id}\nevent: message\ndata: {data}\n\n"),
+            )
+        };
         let _ = tx.send(event(&first.to_string()));
         while let Some(note) = notes.recv().await {
             let _ = tx.send(event(&note.to_string()));

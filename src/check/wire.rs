@@ -24,6 +24,8 @@ struct Builtin {
     expect: &'static str,
     transport: Option<TransportKind>,
     explain: &'static str,
+    /// Why the check is skipped when the run gave it nothing to examine (`None`: not testable).
+    idle: Option<&'static str>,
 }
 
 const BUILTINS: &[Builtin] = &[
@@ -37,6 +39,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each notifications/message, progress, cancelled, resources/updated and list_changed notification to validate against its type at the negotiated version",
         transport: None,
         explain: "The schema defines the params of every notification: a log message needs a level from the RFC 5424 list and data, progress a string or integer token and a number, resources/updated a uri. mcpcheck validates every notification of a method it knows, on every connection, against its own per-version description (and the official schema files with --official-schemas). Notifications of other methods are not judged here.",
+        idle: Some("the server sent no notification of a method mcpcheck knows"),
     },
     Builtin {
         id: "wire-uri-rfc3986",
@@ -48,6 +51,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each uri in resources/list and resources/read results and in resource and resource_link content blocks to be scheme \":\" followed only by characters a URI may hold, with well-formed percent-escapes",
         transport: None,
         explain: "Resources are identified by URIs per RFC 3986, custom schemes included. A space, a non-ASCII character, a malformed percent-escape or a missing scheme makes a string that clients cannot parse or compare reliably. Every URI of every such result of the run is examined.",
+        idle: Some("no resource URI crossed the wire during the run"),
     },
     Builtin {
         id: "wire-base64",
@@ -59,6 +63,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each resource blob and each image or audio block's data to be padded base64 in the standard alphabet (RFC 4648 §4)",
         transport: None,
         explain: "Binary data MUST be properly encoded: the schema gives these members format `byte`, base64 as RFC 4648 §4 defines it — the standard alphabet (not the URL-safe one), padded with `=` to a multiple of four characters. Every blob and image or audio payload of the run's resources/read, tools/call and prompts/get results is examined.",
+        idle: Some("no blob, image or audio payload crossed the wire during the run"),
     },
     Builtin {
         id: "tools-name-unique",
@@ -70,6 +75,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every tool name to appear once across the pages of each tools/list listing",
         transport: None,
         explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
+        idle: None,
     },
     Builtin {
         id: "progress-only-while-active",
@@ -81,6 +87,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
         transport: None,
         explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived.",
+        idle: Some("the server sent no progress notifications"),
     },
     Builtin {
         id: "server-requests-allowed",
@@ -92,6 +99,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "no sampling/createMessage or elicitation/create request (mcpcheck declares only `roots`), and on 2026-07-28 no request at all",
         transport: None,
         explain: "Both parties MUST respect the negotiated capabilities: mcpcheck declares the `roots` client capability only, so a server may ask for roots/list or ping, but not for sampling or elicitation. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is examined.",
+        idle: Some("the server sent no requests of its own"),
     },
     Builtin {
         id: "server-request-id",
@@ -103,6 +111,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
         transport: None,
         explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined.",
+        idle: Some("the server sent no requests of its own"),
     },
     Builtin {
         id: "http-sse-event-id-unique",
@@ -114,6 +123,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "no SSE event id used twice within one session, on any of its streams (2025-03-26 to 2025-11-25)",
         transport: Some(TransportKind::Http),
         explain: "If a server attaches ids to SSE events, they MUST be globally unique across all streams within the session, because a client resumes with Last-Event-ID and the server must know which stream and position that names. Every event id of every SSE response of each session is examined.",
+        idle: Some("no SSE event of a 2025-03-26 to 2025-11-25 session carried an id"),
     },
     Builtin {
         id: "stateless-tools-order-stable",
@@ -125,6 +135,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every first page of tools/list in the run to list the same tools in the same order",
         transport: None,
         explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. The first pages of every tools/list of every 2026-07-28 connection are compared.",
+        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
     },
     Builtin {
         id: "stateless-x-mcp-header-valid",
@@ -136,6 +147,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each x-mcp-header a non-empty HTTP token, unique without regard to case, on an integer, string or boolean property reached through `properties` only",
         transport: None,
         explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
+        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
     },
     Builtin {
         id: "stateless-listen-ack-first",
@@ -147,6 +159,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "for every subscriptions/listen, the first notification tagged with its id to be notifications/subscriptions/acknowledged",
         transport: None,
         explain: "The acknowledgement MUST be the first message the server sends carrying the subscription's id in io.modelcontextprotocol/subscriptionId, and no notification may go out on the subscription before it (on stdio the order is per subscription; others may interleave). Every listen request of the run is examined.",
+        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
     },
     Builtin {
         id: "stateless-listen-filter",
@@ -158,6 +171,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "the acknowledgement to agree to a subset of the types asked for, and every tagged notification to be of a type asked for (never progress or log messages)",
         transport: None,
         explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
+        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
     },
     Builtin {
         id: "stateless-input-required-shape",
@@ -169,6 +183,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every InputRequiredResult to answer tools/call, prompts/get or resources/read, to carry inputRequests or requestState, to ask only for elicitation/create, sampling/createMessage or roots/list of capabilities the request declared, and to carry no caching hints",
         transport: None,
         explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
+        idle: Some("the server answered no request with an InputRequiredResult"),
     },
     Builtin {
         id: "tools-structured-content-mirrored",
@@ -180,6 +195,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every tools/call result with structuredContent to carry a text content block whose text parses to the same JSON",
         transport: None,
         explain: "For backwards compatibility, a tool that returns structured content SHOULD also return its serialized JSON in a TextContent block, so that clients that do not read structuredContent still get the data. Every tool result of the run with structuredContent is examined.",
+        idle: Some("no tool result carried structuredContent"),
     },
     Builtin {
         id: "stateless-server-info-everywhere",
@@ -191,6 +207,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "_meta io.modelcontextprotocol/serverInfo with a name and a version on every result of a 2026-07-28 connection",
         transport: None,
         explain: "Without a handshake, a 2026-07-28 client learns who answered from each result: servers SHOULD include io.modelcontextprotocol/serverInfo (an Implementation: name and version) in the _meta of every response. Every result of every 2026-07-28 connection is examined.",
+        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
     },
     Builtin {
         id: "stateless-sse-unbuffered",
@@ -202,6 +219,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "the header X-Accel-Buffering: no on every text/event-stream response of a 2026-07-28 connection",
         transport: Some(TransportKind::Http),
         explain: "A reverse proxy that buffers an SSE response delays every event until the stream ends, which defeats progress and long-lived subscriptions; 2026-07-28 servers SHOULD send X-Accel-Buffering: no on SSE responses. Every SSE response of every 2026-07-28 connection is examined.",
+        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
     },
     Builtin {
         id: "stateless-error-codes",
@@ -213,6 +231,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "no error with -32002, -32042, or a code in -32020..-32099 other than -32020, -32021 and -32022 on a 2026-07-28 connection",
         transport: None,
         explain: "2026-07-28 reserves -32020 to -32099 for the specification and defines -32020, -32021 and -32022 in it; implementations MUST NOT emit an undefined code from the range. -32002 (resource not found, now -32602) and -32042 are retired. Every error response of a 2026-07-28 connection is examined.",
+        idle: Some("no error came back on a 2026-07-28 connection"),
     },
     Builtin {
         id: "stateless-http-no-session",
@@ -224,6 +243,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "no Mcp-Session-Id header on any response of a connection on 2026-07-28",
         transport: Some(TransportKind::Http),
         explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
+        idle: Some("applies to connections on 2026-07-28 only"),
     },
     Builtin {
         id: "tools-schemas-valid",
@@ -235,6 +255,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each inputSchema (and outputSchema) in every tools/list result to be a valid JSON Schema of its dialect ($schema, else 2020-12 from 2025-11-25 on and draft-07 before)",
         transport: None,
         explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
+        idle: None,
     },
     Builtin {
         id: "http-session-id-visible-ascii",
@@ -246,6 +267,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every Mcp-Session-Id the server issues to consist of characters 0x21 to 0x7E only",
         transport: Some(TransportKind::Http),
         explain: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E), so that it survives every HTTP stack and log unchanged. Every session id issued during the run is examined.",
+        idle: Some("the server issued no session id"),
     },
     Builtin {
         id: "http-sse-priming",
@@ -257,6 +279,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "on 2025-11-25, every text/event-stream response to a POST to begin with an event that has an id and empty data",
         transport: Some(TransportKind::Http),
         explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined, after the initialize POST that negotiates the version.",
+        idle: Some("no POST was answered with an SSE stream on a 2025-11-25 connection"),
     },
     Builtin {
         id: "wire-result-schema",
@@ -268,6 +291,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each result to validate against its method's result type at the negotiated version (InitializeResult, ListToolsResult, CallToolResult, ReadResourceResult, GetPromptResult, CompleteResult, DiscoverResult, …)",
         transport: None,
         explain: "The schema defines a result type for every method; a response with a valid JSON-RPC envelope but the wrong result shape is still wrong. mcpcheck validates every result it receives, on every connection, against its own per-version description of that type (content types, required members, and from 2026-07-28 resultType and the caching hints ttlMs and cacheScope on list and read results).",
+        idle: None,
     },
     Builtin {
         id: "stdio-framing",
@@ -279,6 +303,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every line on stdout to be exactly one JSON-RPC message, with no banner, log line, blank line or pretty-printed JSON",
         transport: Some(TransportKind::Stdio),
         explain: "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
+        idle: None,
     },
     Builtin {
         id: "stdio-exit-on-stdin-eof",
@@ -290,6 +315,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "the server to exit within the grace period after mcpcheck closes its stdin, without needing SIGTERM",
         transport: Some(TransportKind::Stdio),
         explain: "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
+        idle: None,
     },
     Builtin {
         id: "jsonrpc-version-field",
@@ -301,6 +327,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "every message from the server to have the member \"jsonrpc\" with the value \"2.0\"",
         transport: None,
         explain: "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
+        idle: None,
     },
     Builtin {
         id: "jsonrpc-response-id",
@@ -312,6 +339,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each response's id to equal the id of the request it answers, with the same JSON type (a string stays a string)",
         transport: None,
         explain: "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
+        idle: None,
     },
     Builtin {
         id: "jsonrpc-response-result-xor-error",
@@ -323,6 +351,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each response to have either `result` or `error`, never both and never neither",
         transport: None,
         explain: "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
+        idle: None,
     },
     Builtin {
         id: "jsonrpc-error-shape",
@@ -334,6 +363,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "each `error` to be an object with an integer `code` and a string `message`",
         transport: None,
         explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
+        idle: None,
     },
     Builtin {
         id: "http-notification-accepted",
@@ -345,6 +375,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "HTTP 202 Accepted with an empty body for an accepted notification, or an HTTP error status if the server cannot accept it",
         transport: Some(TransportKind::Http),
         explain: "If the input is a JSON-RPC notification and the server accepts it, the server MUST return 202 Accepted with no body; if it cannot accept it, an HTTP error status. Every notification mcpcheck POSTs during the run is examined.",
+        idle: None,
     },
     Builtin {
         id: "http-response-content-type",
@@ -356,6 +387,7 @@ const BUILTINS: &[Builtin] = &[
         expect: "Content-Type application/json (one JSON object) or text/event-stream on every successful answer to a request",
         transport: Some(TransportKind::Http),
         explain: "If the input is a JSON-RPC request, the server MUST return either Content-Type: text/event-stream or Content-Type: application/json. Every successful (2xx) answer to a request during the run is examined.",
+        idle: None,
     },
 ];
 
@@ -1714,64 +1746,15 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let count = bad.len();
     bad.truncate(MAX_EVIDENCE);
     let verdict = if seen == 0 {
-        match def.id.as_str() {
-            // Servers may run without sessions and may answer every POST with plain JSON.
-            "http-session-id-visible-ascii" => {
-                Verdict::new(Status::Skip, "the server issued no session id")
-            }
-            "stateless-http-no-session" => {
-                Verdict::new(Status::Skip, "applies to connections on 2026-07-28 only")
-            }
-            "http-sse-priming" => Verdict::new(
-                Status::Skip,
-                "no POST was answered with an SSE stream on a 2025-11-25 connection",
-            ),
-            "server-requests-allowed" | "server-request-id" => {
-                Verdict::new(Status::Skip, "the server sent no requests of its own")
-            }
-            "progress-only-while-active" => {
-                Verdict::new(Status::Skip, "the server sent no progress notifications")
-            }
-            "wire-base64" => Verdict::new(
-                Status::Skip,
-                "no blob, image or audio payload crossed the wire during the run",
-            ),
-            "wire-uri-rfc3986" => Verdict::new(
-                Status::Skip,
-                "no resource URI crossed the wire during the run",
-            ),
-            "wire-notification-schema" => Verdict::new(
-                Status::Skip,
-                "the server sent no notification of a method mcpcheck knows",
-            ),
-            "http-sse-event-id-unique" => Verdict::new(
-                Status::Skip,
-                "no SSE event of a 2025-03-26 to 2025-11-25 session carried an id",
-            ),
-            "stateless-tools-order-stable" | "stateless-x-mcp-header-valid" => Verdict::new(
-                Status::Skip,
-                "applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)",
-            ),
-            "tools-structured-content-mirrored" => {
-                Verdict::new(Status::Skip, "no tool result carried structuredContent")
-            }
-            "stateless-server-info-everywhere" | "stateless-sse-unbuffered" => Verdict::new(
-                Status::Skip,
-                "applies to 2026-07-28 connections (SSE responses, for the latter)",
-            ),
-            "stateless-input-required-shape" => Verdict::new(
-                Status::Skip,
-                "the server answered no request with an InputRequiredResult",
-            ),
-            "stateless-listen-ack-first" | "stateless-listen-filter" => Verdict::new(
-                Status::Skip,
-                "no notification tagged with a subscriptions/listen id arrived",
-            ),
-            "stateless-error-codes" => Verdict::new(
-                Status::Skip,
-                "no error came back on a 2026-07-28 connection",
-            ),
-            _ => Verdict::new(
+        // What a check that found nothing to examine says: skip, where that means it does not
+        // apply; otherwise not testable.
+        match BUILTINS
+            .iter()
+            .find(|b| b.id == def.id)
+            .and_then(|b| b.idle)
+        {
+            Some(why) => Verdict::new(Status::Skip, why),
+            None => Verdict::new(
                 Status::NotTestable,
                 "nothing this check examines crossed the wire during the run",
             ),
