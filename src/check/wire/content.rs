@@ -1,0 +1,534 @@
+//! Built-in checks of what results and notifications carry: their per-version schemas, tool
+//! input and output schemas, resource URIs, base64 payloads, tool names and structured content.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::*;
+
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "wire-notification-schema",
+        area: "jsonrpc",
+        title: "every notification the server sends has its method's shape",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "schema"), ("2026-07-28", "schema")],
+        expect: "each notifications/message, progress, cancelled, resources/updated and list_changed notification to validate against its type at the negotiated version",
+        transport: None,
+        explain: "The schema defines the params of every notification: a log message needs a level from the RFC 5424 list and data, progress a string or integer token and a number, resources/updated a uri. mcpcheck validates every notification of a method it knows, on every connection, against its own per-version description (and the official schema files with --official-schemas). Notifications of other methods are not judged here.",
+        idle: Some("the server sent no notification of a method mcpcheck knows"),
+    },
+    Builtin {
+        id: "wire-uri-rfc3986",
+        area: "resources",
+        title: "every resource URI the server sends is an RFC 3986 URI",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "server/resources#resource"), ("rfc3986", "section-3")],
+        expect: "each uri in resources/list and resources/read results and in resource and resource_link content blocks to be scheme \":\" followed only by characters a URI may hold, with well-formed percent-escapes",
+        transport: None,
+        explain: "Resources are identified by URIs per RFC 3986, custom schemes included. A space, a non-ASCII character, a malformed percent-escape or a missing scheme makes a string that clients cannot parse or compare reliably. Every URI of every such result of the run is examined.",
+        idle: Some("no resource URI crossed the wire during the run"),
+    },
+    Builtin {
+        id: "wire-base64",
+        area: "resources",
+        title: "every blob and every image or audio payload is valid base64",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "server/resources#binary-content"), ("2025-11-25", "server/tools#image-content"), ("rfc4648", "section-4")],
+        expect: "each resource blob and each image or audio block's data to be padded base64 in the standard alphabet (RFC 4648 §4)",
+        transport: None,
+        explain: "Binary data MUST be properly encoded: the schema gives these members format `byte`, base64 as RFC 4648 §4 defines it — the standard alphabet (not the URL-safe one), padded with `=` to a multiple of four characters. Every blob and image or audio payload of the run's resources/read, tools/call and prompts/get results is examined.",
+        idle: Some("no blob, image or audio payload crossed the wire during the run"),
+    },
+    Builtin {
+        id: "tools-name-unique",
+        area: "tools",
+        title: "no tool name is listed twice, across all pages of a listing",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "server/tools#tool-names")],
+        expect: "every tool name to appear once across the pages of each tools/list listing",
+        transport: None,
+        explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
+        idle: None,
+    },
+    Builtin {
+        id: "tools-structured-content-mirrored",
+        area: "tools",
+        title: "structuredContent is mirrored as JSON in a text block",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "server/tools#structured-content")],
+        expect: "every tools/call result with structuredContent to carry a text content block whose text parses to the same JSON",
+        transport: None,
+        explain: "For backwards compatibility, a tool that returns structured content SHOULD also return its serialized JSON in a TextContent block, so that clients that do not read structuredContent still get the data. Every tool result of the run with structuredContent is examined.",
+        idle: Some("no tool result carried structuredContent"),
+    },
+    Builtin {
+        id: "tools-schemas-valid",
+        area: "tools",
+        title: "every listed tool's inputSchema and outputSchema is a valid JSON Schema",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "server/tools#tool"), ("2025-11-25", "basic/index#json-schema-usage")],
+        expect: "each inputSchema (and outputSchema) in every tools/list result to be a valid JSON Schema of its dialect ($schema, else 2020-12 from 2025-11-25 on and draft-07 before)",
+        transport: None,
+        explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
+        idle: None,
+    },
+    Builtin {
+        id: "wire-result-schema",
+        area: "jsonrpc",
+        title: "every result has the shape of its method's result type",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "schema"), ("2026-07-28", "schema")],
+        expect: "each result to validate against its method's result type at the negotiated version (InitializeResult, ListToolsResult, CallToolResult, ReadResourceResult, GetPromptResult, CompleteResult, DiscoverResult, …)",
+        transport: None,
+        explain: "The schema defines a result type for every method; a response with a valid JSON-RPC envelope but the wrong result shape is still wrong. mcpcheck validates every result it receives, on every connection, against its own per-version description of that type (content types, required members, and from 2026-07-28 resultType and the caching hints ttlMs and cacheScope on list and read results).",
+        idle: None,
+    },
+];
+
+/// Judges one of this area's built-in checks.
+pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note = None;
+    match def.id.as_str() {
+        "wire-notification-schema" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received)
+                {
+                    let Some(message) = frame.message.as_ref().filter(|m| {
+                        m.get("id").is_none()
+                            && m.get("method")
+                                .and_then(Value::as_str)
+                                .is_some_and(|method| {
+                                    messages::NOTIFICATIONS.iter().any(|(n, _)| *n == method)
+                                })
+                    }) else {
+                        continue;
+                    };
+                    seen += 1;
+                    let method = message["method"].as_str().unwrap_or_default();
+                    if let Some(problem) = messages::check_notification(version, message) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("not a {method} notification of {version}: {problem}"),
+                        ));
+                    } else if let Some(problem) = input
+                        .official
+                        .and_then(|o| o.check_notification(version, message))
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the official {version} schema rejects this {method} notification: {problem}"),
+                        ));
+                    }
+                }
+            }
+        }
+        "wire-uri-rfc3986" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript) {
+                    for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
+                        seen += 1;
+                        if let Some(problem) = uri_problem(uri) {
+                            bad.push(Evidence::remark(
+                                &answered.method,
+                                format!("{place}: {uri:?} is not an RFC 3986 URI: {problem}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "wire-base64" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript) {
+                    for (place, data) in
+                        result_base64(&answered.method, &answered.message["result"])
+                    {
+                        seen += 1;
+                        if !is_base64(data) {
+                            bad.push(Evidence::remark(
+                                &answered.method,
+                                format!(
+                                    "{place} is not padded standard base64 (RFC 4648): {:?}",
+                                    cut(data, 60)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "tools-name-unique" => {
+            for transcript in input.transcripts {
+                // A tools/list without a cursor starts a listing; one with the nextCursor of the
+                // listing's last page continues it. Any other cursor (mcpcheck's invalid-cursor
+                // probe) is not part of a listing.
+                let mut names: HashMap<String, usize> = HashMap::new();
+                let mut page = 0;
+                let mut next: Option<Value> = None;
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/list")
+                {
+                    match answered.request.pointer("/params/cursor") {
+                        None => {
+                            names.clear();
+                            page = 0;
+                        }
+                        Some(cursor) if Some(cursor) == next.as_ref() => {}
+                        Some(_) => continue,
+                    }
+                    next = answered.message.pointer("/result/nextCursor").cloned();
+                    page += 1;
+                    seen += 1;
+                    for name in answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    {
+                        if let Some(first) = names.insert(name.to_string(), page) {
+                            bad.push(Evidence::remark(
+                                "tools/list",
+                                format!("the tool name `{name}` is listed twice (pages {first} and {page} of one listing)"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "tools-structured-content-mirrored" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/call")
+                {
+                    let result = &answered.message["result"];
+                    let Some(structured) = result.get("structuredContent") else {
+                        continue;
+                    };
+                    seen += 1;
+                    let mirrored = result
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter(|b| b.get("type") == Some(&Value::from("text")))
+                        .filter_map(|b| b.get("text").and_then(Value::as_str))
+                        .any(|text| {
+                            serde_json::from_str::<Value>(text)
+                                .is_ok_and(|parsed| same_json(&parsed, structured))
+                        });
+                    if !mirrored {
+                        bad.push(Evidence::frame(
+                            &answered.frame.text,
+                            "structuredContent has no text block carrying its JSON serialization",
+                        ));
+                    }
+                }
+            }
+        }
+        "tools-schemas-valid" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                for Answered { message, .. } in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/list")
+                {
+                    let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array)
+                    else {
+                        continue;
+                    };
+                    for tool in tools {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        for member in ["inputSchema", "outputSchema"] {
+                            let Some(schema) = tool.get(member) else {
+                                continue;
+                            };
+                            seen += 1;
+                            if let Err(problem) = messages::compile_tool_schema(schema, version) {
+                                bad.push(Evidence::remark(
+                                    "tools/list",
+                                    format!("the {member} of `{name}` is not a valid JSON Schema: {problem}"),
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "wire-result-schema" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref() else {
+                    continue;
+                };
+                for Answered {
+                    method,
+                    message,
+                    frame,
+                    ..
+                } in results(transcript)
+                {
+                    if message.get("error").is_some()
+                        || messages::result_schema(&method, version).is_none()
+                    {
+                        continue;
+                    }
+                    let result = &message["result"];
+                    seen += 1;
+                    if let Some(problem) = messages::check_result(&method, version, result) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("not a {method} result of {version}: {problem}"),
+                        ));
+                    } else if let Some(problem) = input
+                        .official
+                        .and_then(|o| o.check_result(&method, version, result))
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the official {version} schema rejects this {method} result: {problem}"),
+                        ));
+                    }
+                }
+            }
+        }
+        other => return unknown(other),
+    }
+    tally(def, bad, seen, note)
+}
+
+/// The content blocks of a tools/call or prompts/get result (prompt messages hold one each).
+fn content_blocks<'a>(method: &str, result: &'a Value) -> Vec<&'a Value> {
+    match method {
+        "tools/call" => result
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|c| c.iter().collect())
+            .unwrap_or_default(),
+        "prompts/get" => result
+            .get("messages")
+            .and_then(Value::as_array)
+            .map(|m| m.iter().filter_map(|m| m.get("content")).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The resource URIs a result carries, each with where it was found.
+fn result_uris<'a>(method: &str, result: &'a Value) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    let mut each = |member: &str, key: &str| {
+        for (i, item) in result
+            .get(member)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(uri) = item.get(key).and_then(Value::as_str) {
+                out.push((format!("{method} /{member}/{i}/{key}"), uri));
+            }
+        }
+    };
+    match method {
+        "resources/list" => each("resources", "uri"),
+        "resources/read" => each("contents", "uri"),
+        _ => {}
+    }
+    for block in content_blocks(method, result) {
+        let uri = match block.get("type").and_then(Value::as_str) {
+            Some("resource_link") => block.get("uri"),
+            Some("resource") => block.pointer("/resource/uri"),
+            _ => None,
+        };
+        if let Some(uri) = uri.and_then(Value::as_str) {
+            out.push((format!("a {method} content block"), uri));
+        }
+    }
+    out
+}
+
+/// The base64 payloads a result carries (blobs, image and audio data), each with where it was.
+fn result_base64<'a>(method: &str, result: &'a Value) -> Vec<(String, &'a str)> {
+    let mut out = Vec::new();
+    if method == "resources/read" {
+        for (i, item) in result
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(blob) = item.get("blob").and_then(Value::as_str) {
+                out.push((format!("resources/read /contents/{i}/blob"), blob));
+            }
+        }
+    }
+    for block in content_blocks(method, result) {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or("?");
+        let data = match kind {
+            "image" | "audio" => block.get("data"),
+            "resource" => block.pointer("/resource/blob"),
+            _ => None,
+        };
+        if let Some(data) = data.and_then(Value::as_str) {
+            out.push((format!("the data of a {method} {kind} block"), data));
+        }
+    }
+    out
+}
+
+/// Whether a string is base64 as RFC 4648 §4 defines it: the standard alphabet, padded to a
+/// multiple of four characters, `=` only at the end.
+pub fn is_base64(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return false;
+    }
+    let padding = bytes.iter().rev().take_while(|b| **b == b'=').count();
+    padding <= 2
+        && bytes[..bytes.len() - padding]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+}
+
+/// What keeps a string from being a URI by RFC 3986 (`scheme ":" hier-part [ "?" query ] [ "#"
+/// fragment ]`): `None` when it is one. Characters outside the grammar, a malformed
+/// percent-escape, a missing or malformed scheme and a second `#` are found.
+pub fn uri_problem(text: &str) -> Option<String> {
+    let Some((scheme, rest)) = text.split_once(':') else {
+        return Some("no scheme (no `:`)".into());
+    };
+    let mut chars = scheme.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        || !chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    {
+        return Some(format!("`{scheme}` is not a scheme"));
+    }
+    let bytes = rest.as_bytes();
+    let mut hashes = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'%' => {
+                let escape = bytes.get(i + 1..i + 3);
+                if !escape.is_some_and(|e| e.iter().all(u8::is_ascii_hexdigit)) {
+                    return Some(format!(
+                        "a malformed percent-escape at byte {}",
+                        i + 1 + scheme.len()
+                    ));
+                }
+                i += 3;
+                continue;
+            }
+            b'#' => hashes += 1,
+            // unreserved, sub-delims, and the delimiters of the hierarchy, query and fragment;
+            // `[` and `]` for IP literals in the authority.
+            _ if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?[]".contains(&b) => {}
+            _ => {
+                let c = rest[i..].chars().next().unwrap_or('?');
+                return Some(format!(
+                    "the character {c:?}, which a URI cannot hold unescaped"
+                ));
+            }
+        }
+        i += 1;
+    }
+    (hashes > 1).then(|| "more than one `#`".into())
+}
+
+/// Whether two JSON values are the same, numbers compared by value (`3` and `3.0` are equal).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_is_padded_standard_alphabet() {
+        for good in ["", "AA==", "AAA=", "AAAA", "iVBORw0KGgo=", "+/+/"] {
+            assert!(is_base64(good), "{good:?}");
+        }
+        for bad in [
+            "AA", "AAA", "A===", "AA=A", "-_-_", "AA AA==", "AA==\n", "Zm9v!A==",
+        ] {
+            assert!(!is_base64(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn json_values_compare_numbers_by_value() {
+        use serde_json::json;
+        assert!(same_json(&json!({"sum": 3}), &json!({"sum": 3.0})));
+        assert!(same_json(
+            &json!([1, {"a": 2.5}]),
+            &json!([1.0, {"a": 2.5}])
+        ));
+        assert!(!same_json(&json!({"sum": 3}), &json!({"sum": "3"})));
+        assert!(!same_json(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+    }
+
+    #[test]
+    fn uris_follow_rfc_3986() {
+        for good in [
+            "file:///home/user/a.txt",
+            "https://example.com/a?b=c#d",
+            "test://static-text",
+            "ref://items/%20x",
+            "urn:isbn:0451450523",
+            "http://[::1]:8080/",
+            "mailto:a@example.com",
+        ] {
+            assert_eq!(uri_problem(good), None, "{good:?}");
+        }
+        for (bad, why) in [
+            ("docs/readme", "no scheme"),
+            ("1abc:x", "not a scheme"),
+            (":x", "not a scheme"),
+            ("ref://a b", "' '"),
+            ("ref://a/%zz", "percent-escape"),
+            ("ref://a/%4", "percent-escape"),
+            ("ref://é", "'é'"),
+            ("ref://a#b#c", "more than one"),
+            ("ref://a\\b", "'\\\\'"),
+        ] {
+            let problem = uri_problem(bad).unwrap_or_else(|| panic!("{bad:?} passed"));
+            assert!(problem.contains(why), "{bad:?}: {problem}");
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Built-in checks of the Streamable HTTP transport seen over a whole run: session ids, SSE
+//! priming and event ids, status codes for notifications, content types of responses.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::*;
+
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "http-sse-event-id-unique",
+        area: "http",
+        title: "SSE event ids are unique across all streams of a session",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#resumability-and-redelivery")],
+        expect: "no SSE event id used twice within one session, on any of its streams (2025-03-26 to 2025-11-25)",
+        transport: Some(TransportKind::Http),
+        explain: "If a server attaches ids to SSE events, they MUST be globally unique across all streams within the session, because a client resumes with Last-Event-ID and the server must know which stream and position that names. Every event id of every SSE response of each session is examined.",
+        idle: Some("no SSE event of a 2025-03-26 to 2025-11-25 session carried an id"),
+    },
+    Builtin {
+        id: "http-session-id-visible-ascii",
+        area: "http",
+        title: "a session id holds only visible ASCII",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#session-management")],
+        expect: "every Mcp-Session-Id the server issues to consist of characters 0x21 to 0x7E only",
+        transport: Some(TransportKind::Http),
+        explain: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E), so that it survives every HTTP stack and log unchanged. Every session id issued during the run is examined.",
+        idle: Some("the server issued no session id"),
+    },
+    Builtin {
+        id: "http-sse-priming",
+        area: "http",
+        title: "an SSE response starts with a priming event (an id and empty data)",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "on 2025-11-25, every text/event-stream response to a POST to begin with an event that has an id and empty data",
+        transport: Some(TransportKind::Http),
+        explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined, after the initialize POST that negotiates the version.",
+        idle: Some("no POST was answered with an SSE stream on a 2025-11-25 connection"),
+    },
+    Builtin {
+        id: "http-notification-accepted",
+        area: "http",
+        title: "a notification POST is answered 202 with no body",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "HTTP 202 Accepted with an empty body for an accepted notification, or an HTTP error status if the server cannot accept it",
+        transport: Some(TransportKind::Http),
+        explain: "If the input is a JSON-RPC notification and the server accepts it, the server MUST return 202 Accepted with no body; if it cannot accept it, an HTTP error status. Every notification mcpcheck POSTs during the run is examined.",
+        idle: None,
+    },
+    Builtin {
+        id: "http-response-content-type",
+        area: "http",
+        title: "a request POST is answered as application/json or text/event-stream",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "Content-Type application/json (one JSON object) or text/event-stream on every successful answer to a request",
+        transport: Some(TransportKind::Http),
+        explain: "If the input is a JSON-RPC request, the server MUST return either Content-Type: text/event-stream or Content-Type: application/json. Every successful (2xx) answer to a request during the run is examined.",
+        idle: None,
+    },
+];
+
+/// Judges one of this area's built-in checks.
+pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let mut note = None;
+    match def.id.as_str() {
+        "http-sse-event-id-unique" => {
+            for transcript in input.transcripts.iter().filter(|t| {
+                t.version
+                    .as_deref()
+                    .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
+            }) {
+                let mut ids: HashMap<&str, usize> = HashMap::new();
+                for (n, post) in transcript
+                    .posts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| !resumes(p))
+                {
+                    for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
+                        seen += 1;
+                        if let Some(first) = ids.insert(id, n) {
+                            bad.push(Evidence::remark(
+                                "SSE event id",
+                                format!(
+                                    "the event id {id:?} of the stream answering HTTP request {} was used before, on the stream answering request {}",
+                                    n + 1,
+                                    first + 1
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "http-session-id-visible-ascii" => {
+            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
+                let Some(id) = post.response_header("mcp-session-id") else {
+                    continue;
+                };
+                seen += 1;
+                if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                    bad.push(Evidence::remark(
+                        "Mcp-Session-Id",
+                        format!("the session id {id:?} holds characters outside 0x21..0x7E"),
+                    ));
+                }
+            }
+        }
+        "http-sse-priming" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref() == Some("2025-11-25"))
+            {
+                // The initialize POST is left out: the version is only being negotiated there.
+                let initialize: std::collections::HashSet<usize> = transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Sent)
+                    .filter(|f| {
+                        serde_json::from_str::<Value>(&f.text)
+                            .ok()
+                            .is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
+                    })
+                    .filter_map(|f| f.post)
+                    .collect();
+                for (_, post) in transcript.posts.iter().enumerate().filter(|(i, p)| {
+                    !initialize.contains(i)
+                        && p.method == "POST"
+                        && p.response_header("content-type").is_some_and(|c| {
+                            c.to_ascii_lowercase().starts_with("text/event-stream")
+                        })
+                }) {
+                    seen += 1;
+                    let primed = post.first_event.as_ref().is_some_and(|e| {
+                        e.id.as_deref().is_some_and(|id| !id.is_empty()) && e.data.is_empty()
+                    });
+                    if !primed {
+                        let first = match &post.first_event {
+                            Some(e) => format!(
+                                "its first event has id {:?} and {} bytes of data",
+                                e.id,
+                                e.data.len()
+                            ),
+                            None => "it carried no event".to_string(),
+                        };
+                        bad.push(Evidence::remark(
+                            "SSE response",
+                            format!("an SSE response to a POST was not primed: {first}"),
+                        ));
+                    }
+                }
+            }
+        }
+        "http-notification-accepted" => {
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.carried == "notification")
+            {
+                let Some(status) = post.status else { continue };
+                seen += 1;
+                let ok = (status == 202 && post.body_bytes == 0) || (400..500).contains(&status);
+                if (400..500).contains(&status) {
+                    note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
+                }
+                if !ok {
+                    bad.push(Evidence::remark(
+                        "POST notification",
+                        format!("HTTP {status} with a body of {} bytes", post.body_bytes),
+                    ));
+                }
+            }
+        }
+        "http-response-content-type" => {
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.carried == "request")
+            {
+                let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
+                    continue;
+                };
+                seen += 1;
+                let content_type = post
+                    .response_header("content-type")
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                if !(content_type.starts_with("application/json")
+                    || content_type.starts_with("text/event-stream"))
+                {
+                    bad.push(Evidence::remark(
+                        "POST request",
+                        format!("HTTP {status} with Content-Type `{content_type}`"),
+                    ));
+                }
+            }
+        }
+        other => return unknown(other),
+    }
+    tally(def, bad, seen, note)
+}

@@ -1,0 +1,370 @@
+//! Built-in checks of framing and the JSON-RPC layer: stdio lines and exit, the envelope of every
+//! message, error objects, and the requests and progress notifications a server sends of its own.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::*;
+
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "progress-only-while-active",
+        area: "progress",
+        title: "progress notifications only name tokens of requests still in flight",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements")],
+        expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
+        transport: None,
+        explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived.",
+        idle: Some("the server sent no progress notifications"),
+    },
+    Builtin {
+        id: "server-requests-allowed",
+        area: "lifecycle",
+        title: "the server sends only the requests the client's capabilities allow",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#capability-negotiation"), ("2026-07-28", "basic/patterns/mrtr")],
+        expect: "no sampling/createMessage or elicitation/create request (mcpcheck declares only `roots`), and on 2026-07-28 no request at all",
+        transport: None,
+        explain: "Both parties MUST respect the negotiated capabilities: mcpcheck declares the `roots` client capability only, so a server may ask for roots/list or ping, but not for sampling or elicitation. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is examined.",
+        idle: Some("the server sent no requests of its own"),
+    },
+    Builtin {
+        id: "server-request-id",
+        area: "jsonrpc",
+        title: "the server's own requests have string or integer ids, never reused",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#requests")],
+        expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
+        transport: None,
+        explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined.",
+        idle: Some("the server sent no requests of its own"),
+    },
+    Builtin {
+        id: "stdio-framing",
+        area: "stdio",
+        title: "stdout carries only MCP messages, one per line",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#stdio")],
+        expect: "every line on stdout to be exactly one JSON-RPC message, with no banner, log line, blank line or pretty-printed JSON",
+        transport: Some(TransportKind::Stdio),
+        explain: "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
+        idle: None,
+    },
+    Builtin {
+        id: "stdio-exit-on-stdin-eof",
+        area: "stdio",
+        title: "the server exits when its stdin is closed",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#stdio")],
+        expect: "the server to exit within the grace period after mcpcheck closes its stdin, without needing SIGTERM",
+        transport: Some(TransportKind::Stdio),
+        explain: "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
+        idle: None,
+    },
+    Builtin {
+        id: "jsonrpc-version-field",
+        area: "jsonrpc",
+        title: "every message carries \"jsonrpc\": \"2.0\"",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2025-11-25", "basic/index#messages"), ("jsonrpc-2.0", "request_object")],
+        expect: "every message from the server to have the member \"jsonrpc\" with the value \"2.0\"",
+        transport: None,
+        explain: "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
+        idle: None,
+    },
+    Builtin {
+        id: "jsonrpc-response-id",
+        area: "jsonrpc",
+        title: "every response echoes its request's id, with the same JSON type",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#responses")],
+        expect: "each response's id to equal the id of the request it answers, with the same JSON type (a string stays a string)",
+        transport: None,
+        explain: "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
+        idle: None,
+    },
+    Builtin {
+        id: "jsonrpc-response-result-xor-error",
+        area: "jsonrpc",
+        title: "every response carries exactly one of result and error",
+        level: Level::Must,
+        derived: true,
+        spec: &[("2024-11-05", "basic/messages#responses"), ("jsonrpc-2.0", "response_object")],
+        expect: "each response to have either `result` or `error`, never both and never neither",
+        transport: None,
+        explain: "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
+        idle: None,
+    },
+    Builtin {
+        id: "jsonrpc-error-shape",
+        area: "jsonrpc",
+        title: "every error has an integer code and a string message",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#responses"), ("jsonrpc-2.0", "error_object")],
+        expect: "each `error` to be an object with an integer `code` and a string `message`",
+        transport: None,
+        explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
+        idle: None,
+    },
+];
+
+/// Judges one of this area's built-in checks.
+pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note = None;
+    match def.id.as_str() {
+        "progress-only-while-active" => {
+            for transcript in input.transcripts {
+                let (count, offenders) = progress_outside_requests(transcript);
+                seen += count;
+                bad.extend(offenders);
+            }
+        }
+        "server-requests-allowed" => {
+            for transcript in input.transcripts {
+                let stateless = transcript
+                    .version
+                    .as_deref()
+                    .is_some_and(|v| v >= "2026-07-28");
+                for (message, frame) in server_requests(transcript) {
+                    seen += 1;
+                    let method = message["method"].as_str().unwrap_or("?");
+                    let gated = match method {
+                        "sampling/createMessage" => Some("sampling"),
+                        "elicitation/create" => Some("elicitation"),
+                        _ => None,
+                    };
+                    if stateless {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)"),
+                        ));
+                    } else if let Some(capability) = gated {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("a {method} request, although mcpcheck did not declare the `{capability}` client capability"),
+                        ));
+                    }
+                }
+            }
+        }
+        "server-request-id" => {
+            for transcript in input.transcripts {
+                let mut ids: HashMap<String, usize> = HashMap::new();
+                for (message, frame) in server_requests(transcript) {
+                    seen += 1;
+                    let id = &message["id"];
+                    if !(id.is_string() || id.is_i64() || id.is_u64()) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the request id {id} is not a string or an integer"),
+                        ));
+                    } else if ids.insert(id_key(id), seen).is_some() {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the request id {id} was used before in this session"),
+                        ));
+                    }
+                }
+            }
+        }
+        "stdio-framing" => {
+            for frame in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.frames.iter())
+                .filter(|f| f.direction == Direction::Received)
+            {
+                seen += 1;
+                if let Some(issue) = &frame.issue {
+                    bad.push(Evidence::frame(&frame.text, issue));
+                }
+            }
+        }
+        "stdio-exit-on-stdin-eof" => {
+            let Some(exit) = input.main_exit else {
+                return (
+                    Verdict::new(
+                        Status::NotTestable,
+                        "the server was not shut down by mcpcheck",
+                    ),
+                    Vec::new(),
+                );
+            };
+            let evidence = vec![Evidence::remark(
+                "shutdown",
+                format!(
+                    "stopped by {}; {}{}",
+                    exit.stopped_by,
+                    exit.status,
+                    exit.exit_ms
+                        .map(|ms| format!(" after {ms} ms"))
+                        .unwrap_or_default()
+                ),
+            )];
+            return match exit.stopped_by.as_str() {
+                "stdin-eof" => (
+                    Verdict::new(
+                        Status::Pass,
+                        format!(
+                            "exited {} ms after stdin closed ({})",
+                            exit.exit_ms.unwrap_or(0),
+                            exit.status
+                        ),
+                    ),
+                    evidence,
+                ),
+                "exited-before-shutdown" => (
+                    Verdict::new(
+                        Status::NotTestable,
+                        format!(
+                            "the server had already exited before stdin was closed ({})",
+                            exit.status
+                        ),
+                    ),
+                    evidence,
+                ),
+                other => (
+                    Verdict::new(
+                        Status::Warn,
+                        format!(
+                            "the server did not exit after stdin closed; it was stopped by {other}"
+                        ),
+                    )
+                    .with_actual(format!("stopped by {other}")),
+                    evidence,
+                ),
+            };
+        }
+        "jsonrpc-version-field" => {
+            for (message, frame) in received(input) {
+                seen += 1;
+                if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        "`jsonrpc` is missing or not \"2.0\"",
+                    ));
+                }
+            }
+        }
+        "jsonrpc-response-id" => {
+            for (sent, got) in input.transcripts.iter().flat_map(|t| t.id_pairs.iter()) {
+                seen += 1;
+                if sent != got {
+                    bad.push(Evidence::remark(
+                        "id",
+                        format!("request id {sent} was answered with id {got}"),
+                    ));
+                }
+            }
+        }
+        "jsonrpc-response-result-xor-error" => {
+            for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
+                seen += 1;
+                let (r, e) = (
+                    message.get("result").is_some(),
+                    message.get("error").is_some(),
+                );
+                if r == e {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        if r {
+                            "both `result` and `error`"
+                        } else {
+                            "neither `result` nor `error`"
+                        },
+                    ));
+                }
+            }
+        }
+        "jsonrpc-error-shape" => {
+            for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
+                let Some(error) = message.get("error") else {
+                    continue;
+                };
+                seen += 1;
+                let code_ok = error.get("code").is_some_and(|c| c.is_i64());
+                let message_ok = error.get("message").is_some_and(Value::is_string);
+                if !(code_ok && message_ok) {
+                    let what = match (code_ok, message_ok) {
+                        (false, false) => "no integer `code` and no string `message`",
+                        (false, true) => "no integer `code`",
+                        _ => "no string `message`",
+                    };
+                    bad.push(Evidence::frame(&frame.text, what));
+                }
+            }
+        }
+        other => return unknown(other),
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Replays a connection frame by frame and finds the progress notifications whose token no
+/// request in flight carries: how many progress notifications there were, and the offenders.
+fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) {
+    let mut active: HashMap<String, String> = HashMap::new();
+    let (mut seen, mut bad) = (0, Vec::new());
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                let Some(sent) = sent_message(frame) else {
+                    continue;
+                };
+                if let (Some(id), Some(token)) =
+                    (sent.get("id"), sent.pointer("/params/_meta/progressToken"))
+                {
+                    active.insert(id_key(token), id_key(id));
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame
+                    .message
+                    .as_ref()
+                    .filter(|_| !resumed(transcript, frame))
+                else {
+                    continue;
+                };
+                if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+                    seen += 1;
+                    let token = message
+                        .pointer("/params/progressToken")
+                        .map(id_key)
+                        .unwrap_or_default();
+                    if !active.contains_key(&token) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("progress for token {token}, which no request in flight carries (never sent, or its request was already answered)"),
+                        ));
+                    }
+                } else if message.get("method").is_none() {
+                    if let Some(id) = message.get("id").map(id_key) {
+                        active.retain(|_, request| *request != id);
+                    }
+                }
+            }
+        }
+    }
+    (seen, bad)
+}
+
+/// The requests a server sent (messages with a method and an id), with their frames.
+fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &WireFrame)> {
+    transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+        .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
+        .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+}

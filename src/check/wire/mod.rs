@@ -1,0 +1,255 @@
+//! Built-in checks judged over whole transcripts rather than single steps. Each area module
+//! holds its checks' definitions (as data) and their judgments: [`jsonrpc`] (framing, the
+//! envelope of every message, server-initiated traffic), [`content`] (what results and
+//! notifications carry), [`http`] (the Streamable HTTP transport) and [`stateless`] (the
+//! 2026-07-28 wire).
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{messages, CheckDef, Level, SpecRef, Status, Verdict};
+use crate::protocol::session::id_key;
+use crate::protocol::VersionRange;
+use crate::report::Evidence;
+use crate::transport::stdio::ExitReport;
+use crate::transport::transcript::cut;
+use crate::transport::{Direction, Transcript, TransportKind, WireFrame};
+
+mod content;
+mod http;
+mod jsonrpc;
+mod stateless;
+
+pub use content::{is_base64, uri_problem};
+pub use stateless::{input_required_problems, x_mcp_header_problems};
+
+/// A built-in check's definition, as data.
+struct Builtin {
+    id: &'static str,
+    area: &'static str,
+    title: &'static str,
+    level: Level,
+    derived: bool,
+    spec: &'static [(&'static str, &'static str)],
+    expect: &'static str,
+    transport: Option<TransportKind>,
+    explain: &'static str,
+    /// Why the check is skipped when the run gave it nothing to examine (`None`: not testable).
+    idle: Option<&'static str>,
+}
+
+/// How a built-in check is judged: by the area module that defines it.
+type Judge = fn(&CheckDef, &WireInput) -> (Verdict, Vec<Evidence>);
+
+/// Every area's built-ins, with the function that judges them.
+const AREAS: [(&[Builtin], Judge); 4] = [
+    (jsonrpc::BUILTINS, jsonrpc::judge),
+    (content::BUILTINS, content::judge),
+    (http::BUILTINS, http::judge),
+    (stateless::BUILTINS, stateless::judge),
+];
+
+/// How many offending items are kept as evidence.
+const MAX_EVIDENCE: usize = 5;
+
+/// Every built-in, area by area.
+fn builtins() -> impl Iterator<Item = &'static Builtin> {
+    AREAS.iter().flat_map(|(table, _)| table.iter())
+}
+
+/// The ids of the built-in checks.
+pub fn ids() -> Vec<&'static str> {
+    builtins().map(|b| b.id).collect()
+}
+
+/// The definitions of the built-in checks.
+pub fn definitions() -> Vec<CheckDef> {
+    builtins()
+        .map(|b| CheckDef {
+            id: b.id.into(),
+            title: b.title.into(),
+            area: b.area.into(),
+            level: b.level,
+            derived: b.derived,
+            spec: b
+                .spec
+                .iter()
+                .map(|(version, section)| SpecRef::mcp(version, section))
+                .collect(),
+            expect: b.expect.into(),
+            versions: VersionRange::default(),
+            transport: b.transport,
+            source: "built-in".into(),
+            explain: Some(b.explain.into()),
+        })
+        .collect()
+}
+
+/// What the wire checks look at.
+pub struct WireInput<'a> {
+    /// The transport.
+    pub transport: TransportKind,
+    /// Every connection's transcript.
+    pub transcripts: &'a [Transcript],
+    /// How the main stdio server ended.
+    pub main_exit: Option<&'a ExitReport>,
+    /// The official schema files, if the user named them (`--official-schemas`).
+    pub official: Option<&'a messages::OfficialSchemas>,
+}
+
+/// A frame mcpcheck sent, as JSON (frames sent over stdio are kept as text only).
+fn sent_message(frame: &WireFrame) -> Option<Value> {
+    frame
+        .message
+        .clone()
+        .or_else(|| serde_json::from_str::<Value>(&frame.text).ok())
+}
+
+/// A result a connection received, with the request it answers.
+struct Answered<'a> {
+    /// The request's method.
+    method: String,
+    /// The request as sent.
+    request: Value,
+    /// The response message.
+    message: &'a Value,
+    /// The frame the response came in.
+    frame: &'a WireFrame,
+}
+
+/// Every response a connection received that carries a result, with the request it answers
+/// (matched by id as the connection went along) and the frame it came in.
+fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
+    let mut requests: HashMap<String, Value> = HashMap::new();
+    let mut out = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                if let Some(sent) = sent_message(frame) {
+                    if let (Some(id), Some(_)) =
+                        (sent.get("id"), sent.get("method").and_then(Value::as_str))
+                    {
+                        requests.insert(id_key(id), sent.clone());
+                    }
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                let (Some(id), Some(_)) = (message.get("id"), message.get("result")) else {
+                    continue;
+                };
+                if let Some(request) = requests.get(&id_key(id)) {
+                    out.push(Answered {
+                        method: request["method"].as_str().unwrap_or_default().to_string(),
+                        request: request.clone(),
+                        message,
+                        frame,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether a frame arrived on a stream resumed with `Last-Event-ID`: a redelivery of messages
+/// sent before, which the checks of order and uniqueness leave out.
+fn resumed(transcript: &Transcript, frame: &WireFrame) -> bool {
+    frame
+        .post
+        .and_then(|i| transcript.posts.get(i))
+        .is_some_and(resumes)
+}
+
+/// Whether an HTTP exchange was a GET resuming a stream (`Last-Event-ID`).
+fn resumes(record: &crate::transport::transcript::HttpRecord) -> bool {
+    record
+        .request_headers
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("last-event-id"))
+}
+
+/// Every JSON object a run received, with the frame it came in.
+fn received<'a>(input: &'a WireInput) -> impl Iterator<Item = (&'a Value, &'a WireFrame)> {
+    input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.frames.iter())
+        .filter(|f| f.direction == Direction::Received)
+        .filter_map(|f| f.message.as_ref().filter(|m| m.is_object()).map(|m| (m, f)))
+}
+
+/// Whether a received message is a response (it has no method).
+fn is_response(message: &Value) -> bool {
+    message.get("method").is_none()
+}
+
+/// Evaluates one built-in check.
+pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    if let Some(transport) = def.transport {
+        if transport != input.transport {
+            return (
+                Verdict::new(
+                    Status::Skip,
+                    format!("applies to the {transport} transport only"),
+                ),
+                Vec::new(),
+            );
+        }
+    }
+    match AREAS
+        .iter()
+        .find(|(table, _)| table.iter().any(|b| b.id == def.id))
+    {
+        Some((_, judge)) => judge(def, input),
+        None => unknown(&def.id),
+    }
+}
+
+/// The verdict on an id no area defines.
+fn unknown(id: &str) -> (Verdict, Vec<Evidence>) {
+    (
+        Verdict::new(Status::Error, format!("unknown built-in check `{id}`")),
+        Vec::new(),
+    )
+}
+
+/// The verdict of a check that examined `seen` items and found `bad` among them.
+fn tally(
+    def: &CheckDef,
+    mut bad: Vec<Evidence>,
+    seen: usize,
+    note: Option<String>,
+) -> (Verdict, Vec<Evidence>) {
+    let count = bad.len();
+    bad.truncate(MAX_EVIDENCE);
+    let verdict = if seen == 0 {
+        // What a check that found nothing to examine says: skip, where that means it does not
+        // apply; otherwise not testable.
+        match builtins().find(|b| b.id == def.id).and_then(|b| b.idle) {
+            Some(why) => Verdict::new(Status::Skip, why),
+            None => Verdict::new(
+                Status::NotTestable,
+                "nothing this check examines crossed the wire during the run",
+            ),
+        }
+    } else if count == 0 {
+        let mut v = Verdict::new(Status::Pass, format!("{seen} examined, all conform"));
+        v.note = note;
+        v
+    } else {
+        let first = bad
+            .first()
+            .and_then(|e| e.remark.clone())
+            .unwrap_or_default();
+        Verdict::new(
+            def.level.violation(),
+            format!("{count} of {seen} examined do not conform"),
+        )
+        .with_actual(cut(&first, 200))
+    };
+    (verdict, bad)
+}

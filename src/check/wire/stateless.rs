@@ -1,0 +1,632 @@
+//! Built-in checks of the stateless 2026-07-28 wire: error codes, tool order, `x-mcp-header`
+//! declarations, `subscriptions/listen` streams, InputRequiredResult shapes, server info, SSE.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::*;
+
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "stateless-tools-order-stable",
+        area: "stateless",
+        title: "2026-07-28: tools/list answers in a deterministic order",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "server/tools#listing-tools")],
+        expect: "every first page of tools/list in the run to list the same tools in the same order",
+        transport: None,
+        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. The first pages of every tools/list of every 2026-07-28 connection are compared.",
+        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+    },
+    Builtin {
+        id: "stateless-x-mcp-header-valid",
+        area: "stateless",
+        title: "2026-07-28: x-mcp-header annotations in tool schemas are well-formed",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "server/tools#tool"), ("2026-07-28", "basic/transports/streamable-http")],
+        expect: "each x-mcp-header a non-empty HTTP token, unique without regard to case, on an integer, string or boolean property reached through `properties` only",
+        transport: None,
+        explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
+        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+    },
+    Builtin {
+        id: "stateless-listen-ack-first",
+        area: "stateless",
+        title: "2026-07-28: a subscription's first message is its acknowledgement",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/subscriptions")],
+        expect: "for every subscriptions/listen, the first notification tagged with its id to be notifications/subscriptions/acknowledged",
+        transport: None,
+        explain: "The acknowledgement MUST be the first message the server sends carrying the subscription's id in io.modelcontextprotocol/subscriptionId, and no notification may go out on the subscription before it (on stdio the order is per subscription; others may interleave). Every listen request of the run is examined.",
+        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+    },
+    Builtin {
+        id: "stateless-listen-filter",
+        area: "stateless",
+        title: "2026-07-28: a subscription carries only the notification types asked for",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/subscriptions"), ("2026-07-28", "schema#subscriptionfilter")],
+        expect: "the acknowledgement to agree to a subset of the types asked for, and every tagged notification to be of a type asked for (never progress or log messages)",
+        transport: None,
+        explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
+        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+    },
+    Builtin {
+        id: "stateless-input-required-shape",
+        area: "stateless",
+        title: "2026-07-28: an InputRequiredResult asks only for what it may",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/mrtr"), ("2026-07-28", "server/utilities/caching")],
+        expect: "every InputRequiredResult to answer tools/call, prompts/get or resources/read, to carry inputRequests or requestState, to ask only for elicitation/create, sampling/createMessage or roots/list of capabilities the request declared, and to carry no caching hints",
+        transport: None,
+        explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
+        idle: Some("the server answered no request with an InputRequiredResult"),
+    },
+    Builtin {
+        id: "stateless-server-info-everywhere",
+        area: "stateless",
+        title: "2026-07-28: every result names the server in _meta",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/index#meta")],
+        expect: "_meta io.modelcontextprotocol/serverInfo with a name and a version on every result of a 2026-07-28 connection",
+        transport: None,
+        explain: "Without a handshake, a 2026-07-28 client learns who answered from each result: servers SHOULD include io.modelcontextprotocol/serverInfo (an Implementation: name and version) in the _meta of every response. Every result of every 2026-07-28 connection is examined.",
+        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+    },
+    Builtin {
+        id: "stateless-sse-unbuffered",
+        area: "stateless",
+        title: "2026-07-28: SSE responses carry X-Accel-Buffering: no",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/transports/streamable-http")],
+        expect: "the header X-Accel-Buffering: no on every text/event-stream response of a 2026-07-28 connection",
+        transport: Some(TransportKind::Http),
+        explain: "A reverse proxy that buffers an SSE response delays every event until the stream ends, which defeats progress and long-lived subscriptions; 2026-07-28 servers SHOULD send X-Accel-Buffering: no on SSE responses. Every SSE response of every 2026-07-28 connection is examined.",
+        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+    },
+    Builtin {
+        id: "stateless-error-codes",
+        area: "stateless",
+        title: "on 2026-07-28, no retired or undefined error code of the reserved range",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/index#error-codes")],
+        expect: "no error with -32002, -32042, or a code in -32020..-32099 other than -32020, -32021 and -32022 on a 2026-07-28 connection",
+        transport: None,
+        explain: "2026-07-28 reserves -32020 to -32099 for the specification and defines -32020, -32021 and -32022 in it; implementations MUST NOT emit an undefined code from the range. -32002 (resource not found, now -32602) and -32042 are retired. Every error response of a 2026-07-28 connection is examined.",
+        idle: Some("no error came back on a 2026-07-28 connection"),
+    },
+    Builtin {
+        id: "stateless-http-no-session",
+        area: "stateless",
+        title: "on 2026-07-28, responses carry no Mcp-Session-Id",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2026-07-28", "basic/transports/streamable-http")],
+        expect: "no Mcp-Session-Id header on any response of a connection on 2026-07-28",
+        transport: Some(TransportKind::Http),
+        explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
+        idle: Some("applies to connections on 2026-07-28 only"),
+    },
+];
+
+/// Judges one of this area's built-in checks.
+pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note = None;
+    match def.id.as_str() {
+        "stateless-tools-order-stable" => {
+            // Per connection: every first page of tools/list, as a sequence of names.
+            let mut first: Option<Vec<String>> = None;
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for answered in results(transcript).into_iter().filter(|a| {
+                    a.method == "tools/list" && a.request.pointer("/params/cursor").is_none()
+                }) {
+                    let names: Vec<String> = answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|t| t.get("name").and_then(Value::as_str))
+                        .map(String::from)
+                        .collect();
+                    seen += 1;
+                    match &first {
+                        None => first = Some(names),
+                        Some(before) if *before != names => bad.push(Evidence::remark(
+                            "tools/list",
+                            format!(
+                                "one tools/list answered [{}], a later one [{}]",
+                                cut(&before.join(", "), 120),
+                                cut(&names.join(", "), 120)
+                            ),
+                        )),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        "stateless-x-mcp-header-valid" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/list")
+                {
+                    for tool in answered
+                        .message
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                        let Some(schema) = tool.get("inputSchema") else {
+                            continue;
+                        };
+                        let problems = x_mcp_header_problems(schema);
+                        seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
+                        for problem in problems {
+                            bad.push(Evidence::remark(
+                                "tools/list",
+                                format!("tool `{name}`: {problem}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "stateless-listen-ack-first" => {
+            for transcript in input.transcripts {
+                for (id, _, tagged) in listen_streams(transcript) {
+                    let Some((first, frame)) = tagged.first() else {
+                        continue;
+                    };
+                    seen += 1;
+                    if first.get("method").and_then(Value::as_str)
+                        != Some("notifications/subscriptions/acknowledged")
+                    {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the first notification of subscription {id} is not its acknowledgement"),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-listen-filter" => {
+            for transcript in input.transcripts {
+                for (id, filter, tagged) in listen_streams(transcript) {
+                    for (notification, frame) in tagged {
+                        seen += 1;
+                        if let Some(why) = unrequested(&filter, notification) {
+                            bad.push(Evidence::frame(
+                                &frame.text,
+                                &format!("subscription {id}: {why}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "stateless-input-required-shape" => {
+            for transcript in input.transcripts {
+                for answered in results(transcript).into_iter().filter(|a| {
+                    a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
+                }) {
+                    seen += 1;
+                    let declared = answered
+                        .request
+                        .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    for problem in input_required_problems(
+                        &answered.method,
+                        &answered.message["result"],
+                        &declared,
+                    ) {
+                        bad.push(Evidence::frame(&answered.frame.text, &problem));
+                    }
+                }
+            }
+        }
+        "stateless-server-info-everywhere" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
+                // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
+                for answered in results(transcript).into_iter().filter(|a| {
+                    !matches!(
+                        a.method.as_str(),
+                        "ping"
+                            | "initialize"
+                            | "logging/setLevel"
+                            | "resources/subscribe"
+                            | "resources/unsubscribe"
+                    )
+                }) {
+                    seen += 1;
+                    let info = answered
+                        .message
+                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo");
+                    let named = info.is_some_and(|i| {
+                        i.get("name").is_some_and(Value::is_string)
+                            && i.get("version").is_some_and(Value::is_string)
+                    });
+                    if !named {
+                        bad.push(Evidence::frame(
+                            &answered.frame.text,
+                            &format!("a {} result without _meta io.modelcontextprotocol/serverInfo (name and version)", answered.method),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-sse-unbuffered" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for post in transcript.posts.iter().filter(|p| {
+                    p.response_header("content-type")
+                        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
+                }) {
+                    seen += 1;
+                    if !post
+                        .response_header("x-accel-buffering")
+                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("no"))
+                    {
+                        bad.push(Evidence::remark(
+                            "SSE response",
+                            format!(
+                                "an SSE response to a {} without X-Accel-Buffering: no",
+                                post.method
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        "stateless-error-codes" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received)
+                {
+                    let Some(code) = frame
+                        .message
+                        .as_ref()
+                        .and_then(|m| m.pointer("/error/code"))
+                        .and_then(Value::as_i64)
+                    else {
+                        continue;
+                    };
+                    seen += 1;
+                    let problem = match code {
+                        -32002 => Some("-32002 was the resource-not-found code before 2026-07-28; it is no longer defined".to_string()),
+                        -32042 => Some("-32042 (URL elicitation required) is not defined on 2026-07-28".to_string()),
+                        -32099..=-32020 if !DEFINED_RESERVED.contains(&code) => Some(format!("{code} lies in -32020..-32099, which the spec reserves, and it defines no such code")),
+                        _ => None,
+                    };
+                    if let Some(problem) = problem {
+                        bad.push(Evidence::frame(&frame.text, &problem));
+                    }
+                }
+            }
+        }
+        "stateless-http-no-session" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+            {
+                let version = transcript.version.as_deref().unwrap_or_default();
+                // Requests that claimed another version in their header (mcpcheck's own
+                // contradiction probes) may be routed to a legacy handler; they do not count.
+                for post in transcript.posts.iter().filter(|p| {
+                    p.status.is_some()
+                        && p.request_headers.iter().all(|(n, v)| {
+                            !n.eq_ignore_ascii_case("mcp-protocol-version") || v == version
+                        })
+                }) {
+                    seen += 1;
+                    if let Some(id) = post.response_header("mcp-session-id") {
+                        bad.push(Evidence::remark(
+                            "Mcp-Session-Id",
+                            format!("a {} response carried Mcp-Session-Id {id:?}", post.method),
+                        ));
+                    }
+                }
+            }
+        }
+        other => return unknown(other),
+    }
+    tally(def, bad, seen, note)
+}
+
+/// What is wrong with the `x-mcp-header` annotations of a tool's inputSchema (2026-07-28): each
+/// names a header (a non-empty RFC 9110 token, unique without regard to case), sits on an
+/// integer, string or boolean property, and is reached from the root through `properties` only.
+pub fn x_mcp_header_problems(schema: &Value) -> Vec<String> {
+    fn walk(value: &Value, path: &mut Vec<String>, found: &mut Vec<(Vec<String>, Value, Value)>) {
+        match value {
+            Value::Object(members) => {
+                if let Some(header) = members.get("x-mcp-header") {
+                    let kind = members.get("type").cloned().unwrap_or(Value::Null);
+                    found.push((path.clone(), header.clone(), kind));
+                }
+                for (key, inner) in members {
+                    path.push(key.clone());
+                    walk(inner, path, found);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                for (i, inner) in items.iter().enumerate() {
+                    path.push(i.to_string());
+                    walk(inner, path, found);
+                    path.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(schema, &mut Vec::new(), &mut found);
+    let mut problems = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    for (path, header, kind) in found {
+        let at = format!("/{}", path.join("/"));
+        // Reachable through `properties` only: properties/<name>(/properties/<name>)*.
+        let chained = !path.is_empty()
+            && path.len() % 2 == 0
+            && path.iter().step_by(2).all(|p| p == "properties");
+        if !chained {
+            problems.push(format!(
+                "x-mcp-header at `{at}` is not reached through `properties` alone"
+            ));
+        }
+        let Some(name) = header.as_str() else {
+            problems.push(format!("x-mcp-header at `{at}` is not a string"));
+            continue;
+        };
+        let tchar = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() || !name.chars().all(tchar) {
+            problems.push(format!(
+                "x-mcp-header {name:?} at `{at}` is not an HTTP token (RFC 9110)"
+            ));
+        }
+        if !matches!(kind.as_str(), Some("integer" | "string" | "boolean")) {
+            problems.push(format!(
+                "x-mcp-header {name:?} marks a property of type {kind}; only integer, string and boolean properties may carry one"
+            ));
+        }
+        if let Some(other) = names.insert(name.to_ascii_lowercase(), at.clone()) {
+            problems.push(format!(
+                "x-mcp-header {name:?} at `{at}` repeats the one at `{other}` (names are compared without regard to case)"
+            ));
+        }
+    }
+    problems
+}
+
+/// One `subscriptions/listen` of a connection: its id (as a key), the filter it asked for, and
+/// every notification received tagged with its id, in order.
+type ListenStream<'a> = (String, Value, Vec<(&'a Value, &'a WireFrame)>);
+
+/// The `subscriptions/listen` requests a connection sent, with their tagged notifications.
+fn listen_streams(transcript: &Transcript) -> Vec<ListenStream<'_>> {
+    let mut streams: Vec<ListenStream<'_>> = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                let Some(sent) = sent_message(frame) else {
+                    continue;
+                };
+                if sent.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
+                    if let Some(id) = sent.get("id") {
+                        let filter = sent
+                            .pointer("/params/notifications")
+                            .cloned()
+                            .unwrap_or(Value::Null);
+                        streams.push((id_key(id), filter, Vec::new()));
+                    }
+                }
+            }
+            Direction::Received => {
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                if message.get("id").is_some() {
+                    continue;
+                }
+                let Some(tag) = message
+                    .pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                    .map(id_key)
+                else {
+                    continue;
+                };
+                if let Some((_, _, tagged)) = streams.iter_mut().find(|(id, _, _)| *id == tag) {
+                    tagged.push((message, frame));
+                }
+            }
+        }
+    }
+    streams
+}
+
+/// Why a notification on a listen stream was not asked for by `filter`, if it was not.
+fn unrequested(filter: &Value, notification: &Value) -> Option<String> {
+    let method = notification.get("method").and_then(Value::as_str)?;
+    let asked = |flag: &str| filter.get(flag) == Some(&Value::Bool(true));
+    match method {
+        "notifications/subscriptions/acknowledged" => {
+            let agreed = notification.pointer("/params/notifications")?.as_object()?;
+            for (flag, value) in agreed {
+                let extra = match flag.as_str() {
+                    "resourceSubscriptions" => value.as_array().is_some_and(|uris| {
+                        uris.iter().any(|u| {
+                            !filter
+                                .get("resourceSubscriptions")
+                                .and_then(Value::as_array)
+                                .is_some_and(|asked| asked.contains(u))
+                        })
+                    }),
+                    _ => value == &Value::Bool(true) && !asked(flag),
+                };
+                if extra {
+                    return Some(format!(
+                        "the acknowledgement agrees to `{flag}`, which the listen request did not ask for"
+                    ));
+                }
+            }
+            None
+        }
+        "notifications/tools/list_changed" if !asked("toolsListChanged") => {
+            Some("tools/list_changed without toolsListChanged".into())
+        }
+        "notifications/prompts/list_changed" if !asked("promptsListChanged") => {
+            Some("prompts/list_changed without promptsListChanged".into())
+        }
+        "notifications/resources/list_changed" if !asked("resourcesListChanged") => {
+            Some("resources/list_changed without resourcesListChanged".into())
+        }
+        "notifications/resources/updated" => {
+            let uri = notification.pointer("/params/uri")?;
+            let listed = filter
+                .get("resourceSubscriptions")
+                .and_then(Value::as_array)
+                .is_some_and(|uris| uris.contains(uri));
+            (!listed).then(|| {
+                format!("resources/updated for {uri}, which is not in resourceSubscriptions")
+            })
+        }
+        "notifications/progress" | "notifications/message" => Some(format!(
+            "{method} belongs to a request's own stream, never to a subscription"
+        )),
+        _ => None,
+    }
+}
+
+/// What is wrong with an InputRequiredResult (2026-07-28, MRTR) answering `method`, given the
+/// client capabilities the request declared.
+pub fn input_required_problems(method: &str, result: &Value, declared: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+        problems.push(format!(
+            "an InputRequiredResult for {method}; only tools/call, prompts/get and resources/read may ask for input"
+        ));
+    }
+    let requests = result.get("inputRequests");
+    if requests.is_none() && result.get("requestState").is_none() {
+        problems.push("neither inputRequests nor requestState".into());
+    }
+    for member in ["ttlMs", "cacheScope"] {
+        if result.get(member).is_some() {
+            problems.push(format!(
+                "`{member}`: an InputRequiredResult is not cacheable"
+            ));
+        }
+    }
+    match requests {
+        None => {}
+        Some(Value::Object(requests)) => {
+            for (key, request) in requests {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                let capability = match method {
+                    "roots/list" => "roots",
+                    "sampling/createMessage" => "sampling",
+                    "elicitation/create" => "elicitation",
+                    other => {
+                        problems.push(format!(
+                            "inputRequests.{key} is a `{other}` request; only elicitation/create, sampling/createMessage and roots/list may be asked for"
+                        ));
+                        continue;
+                    }
+                };
+                if declared.get(capability).is_none_or(Value::is_null) {
+                    problems.push(format!(
+                        "inputRequests.{key} asks for {method}, but the request did not declare the `{capability}` client capability"
+                    ));
+                }
+            }
+        }
+        Some(_) => problems.push("inputRequests is not an object".into()),
+    }
+    problems
+}
+
+/// The error codes 2026-07-28 defines in the range it reserves (-32020 to -32099).
+const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn x_mcp_header_rules() {
+        let good = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}
+        }});
+        assert!(x_mcp_header_problems(&good).is_empty());
+        for (schema, why) in [
+            (
+                serde_json::json!({"properties": {"a": {"type": "number", "x-mcp-header": "A"}}}),
+                "type",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+                "token",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}),
+                "token",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "string", "x-mcp-header": "X"}, "b": {"type": "string", "x-mcp-header": "x"}}}),
+                "repeats",
+            ),
+            (
+                serde_json::json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+                "through `properties`",
+            ),
+            (
+                serde_json::json!({"anyOf": [{"properties": {"a": {"type": "string", "x-mcp-header": "A"}}}]}),
+                "through `properties`",
+            ),
+        ] {
+            let problems = x_mcp_header_problems(&schema);
+            assert!(
+                problems.iter().any(|p| p.contains(why)),
+                "{schema}: {problems:?}"
+            );
+        }
+    }
+}
