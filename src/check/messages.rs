@@ -83,31 +83,57 @@ fn shape(required: &[&str], properties: Value) -> Value {
     json!({"type": "object", "required": required, "properties": properties})
 }
 
+/// The annotations of content blocks, resources and templates: who the data is for, how
+/// important it is (0 to 1), and from 2025-06-18 when it last changed.
+fn annotations(version: &str) -> Value {
+    let mut properties = json!({
+        "audience": {"type": "array", "items": {"enum": ["user", "assistant"]}},
+        "priority": {"type": "number", "minimum": 0, "maximum": 1},
+    });
+    if since(version, "2025-06-18") {
+        properties["lastModified"] = string();
+    }
+    json!({"type": "object", "properties": properties})
+}
+
+/// The hints a tool may carry (2025-03-26 on): a title and four booleans.
+fn tool_annotations() -> Value {
+    let hint = json!({"type": "boolean"});
+    json!({"type": "object", "properties": {
+        "title": string(),
+        "readOnlyHint": hint,
+        "destructiveHint": hint,
+        "idempotentHint": hint,
+        "openWorldHint": hint,
+    }})
+}
+
 fn content_block(version: &str) -> Value {
+    let annotations = annotations(version);
     let mut kinds = vec![
         shape(
             &["type", "text"],
-            json!({"type": {"const": "text"}, "text": string(), "annotations": object()}),
+            json!({"type": {"const": "text"}, "text": string(), "annotations": annotations}),
         ),
         shape(
             &["type", "data", "mimeType"],
-            json!({"type": {"const": "image"}, "data": string(), "mimeType": string(), "annotations": object()}),
+            json!({"type": {"const": "image"}, "data": string(), "mimeType": string(), "annotations": annotations}),
         ),
         shape(
             &["type", "resource"],
-            json!({"type": {"const": "resource"}, "resource": resource_contents(), "annotations": object()}),
+            json!({"type": {"const": "resource"}, "resource": resource_contents(), "annotations": annotations}),
         ),
     ];
     if since(version, "2025-03-26") {
         kinds.push(shape(
             &["type", "data", "mimeType"],
-            json!({"type": {"const": "audio"}, "data": string(), "mimeType": string(), "annotations": object()}),
+            json!({"type": {"const": "audio"}, "data": string(), "mimeType": string(), "annotations": annotations}),
         ));
     }
     if since(version, "2025-06-18") {
         kinds.push(shape(
             &["type", "uri", "name"],
-            json!({"type": {"const": "resource_link"}, "uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}}),
+            json!({"type": {"const": "resource_link"}, "uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}, "annotations": annotations}),
         ));
     }
     json!({"anyOf": kinds})
@@ -127,7 +153,7 @@ fn tool(version: &str) -> Value {
         "inputSchema": shape(&["type"], json!({"type": {"const": "object"}, "properties": object()})),
     });
     if since(version, "2025-03-26") {
-        properties["annotations"] = object();
+        properties["annotations"] = tool_annotations();
     }
     if since(version, "2025-06-18") {
         properties["title"] = string();
@@ -195,14 +221,14 @@ pub fn result_schema(method: &str, version: &str) -> Option<Value> {
             "resources",
             shape(
                 &["uri", "name"],
-                json!({"uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}}),
+                json!({"uri": string(), "name": string(), "mimeType": string(), "size": {"type": "integer"}, "annotations": annotations(version)}),
             ),
         ),
         "resources/templates/list" => list(
             "resourceTemplates",
             shape(
                 &["uriTemplate", "name"],
-                json!({"uriTemplate": string(), "name": string(), "mimeType": string()}),
+                json!({"uriTemplate": string(), "name": string(), "mimeType": string(), "annotations": annotations(version)}),
             ),
         ),
         "resources/read" => {

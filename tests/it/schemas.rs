@@ -41,7 +41,7 @@ fn official(dir: &std::path::Path, version: &str, definition: &str) -> jsonschem
 /// A valid result of `method` at `version`, with every kind of item the type allows.
 fn valid(method: &str, version: &str) -> Value {
     let mut blocks = vec![
-        json!({"type": "text", "text": "hello"}),
+        json!({"type": "text", "text": "hello", "annotations": {"audience": ["user"], "priority": 0.5}}),
         json!({"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}),
         json!({"type": "resource", "resource": {"uri": "ref://a", "mimeType": "text/plain", "text": "a"}}),
     ];
@@ -65,13 +65,24 @@ fn valid(method: &str, version: &str) -> Value {
             "ttlMs": 0,
             "cacheScope": "public"
         }),
-        "tools/list" => json!({"tools": [
-            {"name": "a", "description": "d", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}},
-            {"name": "b", "inputSchema": {"type": "object"}}
-        ], "nextCursor": "c"}),
+        "tools/list" => {
+            let mut list = json!({"tools": [
+                {"name": "a", "description": "d", "inputSchema": {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}},
+                {"name": "b", "inputSchema": {"type": "object"}}
+            ], "nextCursor": "c"});
+            if version >= "2025-03-26" {
+                list["tools"][0]["annotations"] =
+                    json!({"title": "A", "readOnlyHint": true, "openWorldHint": false});
+            }
+            list
+        }
         "tools/call" => json!({"content": blocks, "isError": false}),
         "resources/list" => {
-            json!({"resources": [{"uri": "ref://a", "name": "a", "mimeType": "text/plain"}]})
+            let mut list = json!({"resources": [{"uri": "ref://a", "name": "a", "mimeType": "text/plain", "annotations": {"audience": ["assistant", "user"], "priority": 1}}]});
+            if version >= "2025-06-18" {
+                list["resources"][0]["annotations"]["lastModified"] = json!("2025-01-12T15:00:58Z");
+            }
+            list
         }
         "resources/read" => json!({"contents": [
             {"uri": "ref://a", "mimeType": "text/plain", "text": "a"},
@@ -158,6 +169,18 @@ fn mutants(method: &str, version: &str, valid: &Value) -> Vec<(String, Value)> {
                 Some(json!("array")),
             );
             item("nextCursor a number", "/nextCursor", Some(json!(3)));
+            if version >= "2025-03-26" {
+                item(
+                    "readOnlyHint a string",
+                    "/tools/0/annotations/readOnlyHint",
+                    Some(json!("yes")),
+                );
+                item(
+                    "an annotation title a number",
+                    "/tools/0/annotations/title",
+                    Some(json!(1)),
+                );
+            }
         }
         "tools/call" => {
             item("image without mimeType", "/content/1/mimeType", None);
@@ -168,6 +191,16 @@ fn mutants(method: &str, version: &str, valid: &Value) -> Vec<(String, Value)> {
                 Some(json!({"type": "video", "data": "AA=="})),
             );
             item("isError a string", "/isError", Some(json!("no")));
+            item(
+                "priority above 1",
+                "/content/0/annotations/priority",
+                Some(json!(2)),
+            );
+            item(
+                "an audience of robots",
+                "/content/0/annotations/audience/0",
+                Some(json!("robot")),
+            );
             item(
                 "embedded resource without uri",
                 "/content/2/resource/uri",
@@ -191,6 +224,18 @@ fn mutants(method: &str, version: &str, valid: &Value) -> Vec<(String, Value)> {
         "resources/list" => {
             item("a resource without uri", "/resources/0/uri", None);
             item("a resource without name", "/resources/0/name", None);
+            item(
+                "a negative priority",
+                "/resources/0/annotations/priority",
+                Some(json!(-0.1)),
+            );
+            if version >= "2025-06-18" {
+                item(
+                    "lastModified a number",
+                    "/resources/0/annotations/lastModified",
+                    Some(json!(20250112)),
+                );
+            }
         }
         "resources/read" => {
             item("contents without text or blob", "/contents/0/text", None);
