@@ -151,6 +151,27 @@ pub const PROFILES: &[Profile] = &[
             "stateless-sse-unbuffered",
         ],
     },
+    Profile {
+        name: "2026.11.3",
+        extends: Some("2026.11.2"),
+        checks: &[
+            "wire-utf8",
+            "logging-capability-declared",
+            "server-cancel-valid",
+            "wire-meta-key-format",
+            "tools-embedded-resource-declared",
+            "stateless-cache-scope-pages",
+            "lifecycle-quiet-before-initialized",
+            "lifecycle-ping-before-initialized",
+            "http-protocol-version-absent",
+            "stateless-protocol-header-missing",
+            "stateless-legacy-initialize",
+            "stateless-post-last-event-id",
+            "logging-set-level-accepted",
+            "http-sse-ends-after-response",
+            "http-disconnect-not-cancel",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -92,6 +92,12 @@ pub fn tools(version: &str) -> Vec<Value> {
             tool["annotations"] = json!({"readOnlyHint": true, "openWorldHint": false});
         }
     }
+    if at_least(version, "2025-06-18") {
+        // Metadata under a prefix of the project's own (2025-06-18 gave `_meta` keys a grammar).
+        for tool in &mut tools {
+            tool["_meta"] = json!({"io.github.mcpcheck/fixture": true});
+        }
+    }
     tools
 }
 

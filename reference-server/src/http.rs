@@ -212,6 +212,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     let mcp_name = raw_header("mcp-name");
     let mcp_region = raw_header("mcp-param-region");
     let has_session_header = req.headers().contains_key("mcp-session-id");
+    let has_last_event_id = req.headers().contains_key("last-event-id");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
@@ -244,7 +245,30 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         );
     };
     if state.server.stateless {
-        if !state.server.quirks.has(Quirk::StatelessIgnoreHeaders) {
+        if has_last_event_id
+            && state
+                .server
+                .quirks
+                .has(Quirk::StatelessPostLastEventIdRefused)
+        {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "Bad Request: Last-Event-ID on a POST",
+                parsed.get("id").cloned(),
+            );
+        }
+        // A handshake-era client's initialize carries neither the headers nor `_meta`: it is
+        // answered with the versions this server speaks (below), not with a header error.
+        let legacy_initialize = parsed.get("method") == Some(&json!("initialize"))
+            && parsed
+                .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+                .is_none()
+            && !state
+                .server
+                .quirks
+                .has(Quirk::StatelessLegacyInitializeUnnamed);
+        if !state.server.quirks.has(Quirk::StatelessIgnoreHeaders) && !legacy_initialize {
             if let Some(problem) = stateless_header_problem(
                 &state.server.quirks,
                 &parsed,
@@ -300,10 +324,17 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             Err(response) => return response,
         }
     };
+    // With the quirk, a session on a version that has the header requires it.
+    let header_missing = protocol_version.is_empty()
+        && state.server.quirks.has(Quirk::ProtocolHeaderRequired)
+        && session
+            .version()
+            .is_some_and(|v| v.as_str() >= "2025-06-18");
     if !is_initialize
-        && !protocol_version.is_empty()
-        && !SUPPORTED.contains(&protocol_version.as_str())
-        && !state.server.quirks.has(Quirk::IgnoreProtocolVersionHeader)
+        && (header_missing
+            || (!protocol_version.is_empty()
+                && !SUPPORTED.contains(&protocol_version.as_str())
+                && !state.server.quirks.has(Quirk::IgnoreProtocolVersionHeader)))
     {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -400,7 +431,7 @@ async fn respond(
         biased;
         Some(first) = notes.recv() => {
             let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
-            return sse_response(state, &session, first, notes, work, prime);
+            return sse_response(state, &session, first, notes, work, prime, id_header);
         }
         handled = &mut work => match handled {
             Ok(handled) => handled,
@@ -466,7 +497,9 @@ fn stateless_header_problem(
     let body_version = params
         .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
         .and_then(Value::as_str);
-    if let Some(body_version) = body_version {
+    let unchecked =
+        protocol_version.is_empty() && quirks.has(Quirk::StatelessProtocolHeaderOptional);
+    if let (Some(body_version), false) = (body_version, unchecked) {
         if protocol_version != body_version {
             return Some(format!(
                 "Header mismatch: MCP-Protocol-Version `{protocol_version}` differs from _meta protocolVersion `{body_version}`"
@@ -523,6 +556,7 @@ fn sse_response(
     mut notes: mpsc::UnboundedReceiver<Value>,
     work: tokio::task::JoinHandle<crate::server::Handled>,
     prime: bool,
+    session_id: Option<String>,
 ) -> Response<HttpBody> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
     let stream = if state.server.quirks.has(Quirk::SseEventIdsPerStream) {
@@ -531,19 +565,30 @@ fn sse_response(
         state.counter.fetch_add(1, Ordering::Relaxed)
     };
     let session = session.clone();
+    let quirks = state.server.quirks.clone();
+    session.live.lock().expect("live lock").insert(stream, None);
     tokio::spawn(async move {
-        // Every event is kept in the session's store, for resumption with Last-Event-ID.
+        // Every event is kept in the session's store, for resumption with Last-Event-ID, and
+        // goes to a GET that resumed this stream, if one is listening.
         let remember = |id: String, text: String| {
-            session
-                .events
-                .lock()
-                .expect("events lock")
-                .push((stream, id, text.clone()));
+            let mut events = session.events.lock().expect("events lock");
+            events.push((stream, id, text.clone()));
+            if let Some(Some(resumed)) = session.live.lock().expect("live lock").get(&stream) {
+                let _ = resumed.send(Bytes::from(text.clone()));
+            }
             Bytes::from(text)
+        };
+        // A client that went away is not a cancellation: the work goes on and its events are
+        // kept (with the quirk, the call is stopped instead).
+        let abort = work.abort_handle();
+        let send = |bytes: Bytes| {
+            if tx.send(bytes).is_err() && quirks.has(Quirk::DisconnectCancels) {
+                abort.abort();
+            }
         };
         if prime {
             let id = format!("{stream}-0");
-            let _ = tx.send(remember(
+            send(remember(
                 id.clone(),
                 format!("id: {id}\nretry: 1000\ndata:\n\n"),
             ));
@@ -557,9 +602,9 @@ fn sse_response(
                 format!("id: {id}\nevent: message\ndata: {data}\n\n"),
             )
         };
-        let _ = tx.send(event(&first.to_string()));
+        send(event(&first.to_string()));
         while let Some(note) = notes.recv().await {
-            let _ = tx.send(event(&note.to_string()));
+            send(event(&note.to_string()));
         }
         if let Ok(handled) = work.await {
             let body = if handled.batch {
@@ -568,9 +613,15 @@ fn sse_response(
                 Value::Array(handled.replies).take_first()
             };
             if !body.is_null() {
-                let _ = tx.send(event(&body.to_string()));
+                send(event(&body.to_string()));
             }
         }
+        // The stream is over: a GET resuming it ends once it has what there was.
+        session.live.lock().expect("live lock").remove(&stream);
+        if quirks.has(Quirk::SseStreamLingers) {
+            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+        }
+        drop(tx);
     });
     let mut response = Response::new(ChannelBody(rx).boxed());
     let headers = response.headers_mut();
@@ -581,6 +632,10 @@ fn sse_response(
     headers.insert("cache-control", HeaderValue::from_static("no-cache"));
     if !state.server.quirks.has(Quirk::StatelessSseBuffered) {
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    }
+    // An initialize answered as a stream still hands out the session id.
+    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        headers.insert("mcp-session-id", id);
     }
     response
 }
@@ -596,7 +651,17 @@ fn json_response(
     } else {
         "application/json"
     };
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    let mut text = body.to_string();
+    if state.server.quirks.has(Quirk::NonUtf8Output) {
+        // The instructions gain an é, which goes out as a Latin-1 byte.
+        text = text.replace("harmless.", "harmless (caf\u{e9}).");
+    }
+    let bytes = if state.server.quirks.has(Quirk::NonUtf8Output) {
+        crate::stdio::to_latin1_e_acute(text.as_bytes())
+    } else {
+        text.into_bytes()
+    };
+    let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
     *response.status_mut() = status;
     response
         .headers_mut()
@@ -766,6 +831,11 @@ fn get_stream(
                     .filter(|(s, _, _)| every_stream || *s == stream)
                 {
                     let _ = tx.send(Bytes::from(text.clone()));
+                }
+                // A stream still running goes on here (under the events lock, so that no event
+                // is missed or sent twice); a finished one ends with the replay.
+                if let Some(listener) = session.live.lock().expect("live lock").get_mut(&stream) {
+                    *listener = Some(tx);
                 }
             }
         }

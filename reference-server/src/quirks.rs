@@ -243,6 +243,37 @@ pub enum Quirk {
     StatelessServerInfoDiscoverOnly,
     /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
     StatelessSseBuffered,
+    /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
+    /// a log line after the handshake (on stdio the instructions would break the handshake).
+    NonUtf8Output,
+    /// `logging` is not declared (nor served), yet every tool call logs.
+    LogWithoutCapability,
+    /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
+    ServerCancelUnknown,
+    /// 2026-07-28: pages after the first of a list say cacheScope "private".
+    StatelessCacheScopePerPage,
+    /// Tool annotations carry `readOnlyHint` as the string "true".
+    ToolAnnotationStringHint,
+    /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
+    MetaKeyInvalid,
+    /// The server asks for the client's roots while answering initialize.
+    RequestsBeforeInitialized,
+    /// A ping before `notifications/initialized` gets an error.
+    PingBeforeInitializedRefused,
+    /// A request without `MCP-Protocol-Version` gets 400, although 2025-03-26 is supported.
+    ProtocolHeaderRequired,
+    /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
+    StatelessProtocolHeaderOptional,
+    /// 2026-07-28: a legacy `initialize` gets an error that names no version.
+    StatelessLegacyInitializeUnnamed,
+    /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
+    StatelessPostLastEventIdRefused,
+    /// logging/setLevel with a valid level gets -32603.
+    SetLevelRefused,
+    /// HTTP: an SSE stream stays open for three seconds after its response.
+    SseStreamLingers,
+    /// HTTP: a client that drops a call's SSE stream has cancelled the call.
+    DisconnectCancels,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -820,6 +851,81 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessSseBuffered,
         "stateless-sse-buffered",
         "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
+    ),
+    (
+        Quirk::NonUtf8Output,
+        "non-utf8-output",
+        "every byte a server sends MUST be UTF-8 (transports)",
+    ),
+    (
+        Quirk::LogWithoutCapability,
+        "log-without-capability",
+        "log messages MUST come only from a server that declares logging",
+    ),
+    (
+        Quirk::ServerCancelUnknown,
+        "server-cancel-unknown",
+        "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)",
+    ),
+    (
+        Quirk::StatelessCacheScopePerPage,
+        "stateless-cache-scope-per-page",
+        "2026-07-28: every page of one list MUST have the same cacheScope",
+    ),
+    (
+        Quirk::ToolAnnotationStringHint,
+        "tool-annotation-string-hint",
+        "tool annotations' hints MUST be booleans (schema)",
+    ),
+    (
+        Quirk::MetaKeyInvalid,
+        "meta-key-invalid",
+        "_meta keys MUST follow the prefix/name grammar (2025-06-18 on)",
+    ),
+    (
+        Quirk::RequestsBeforeInitialized,
+        "requests-before-initialized",
+        "the server SHOULD NOT send requests other than pings before initialized (lifecycle)",
+    ),
+    (
+        Quirk::PingBeforeInitializedRefused,
+        "ping-before-initialized-refused",
+        "a ping MUST be answered at any time, before initialized too (lifecycle, ping)",
+    ),
+    (
+        Quirk::ProtocolHeaderRequired,
+        "protocol-header-required",
+        "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported",
+    ),
+    (
+        Quirk::StatelessProtocolHeaderOptional,
+        "stateless-protocol-header-optional",
+        "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020",
+    ),
+    (
+        Quirk::StatelessLegacyInitializeUnnamed,
+        "stateless-legacy-initialize-unnamed",
+        "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
+    ),
+    (
+        Quirk::StatelessPostLastEventIdRefused,
+        "stateless-post-last-event-id-refused",
+        "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
+    ),
+    (
+        Quirk::SetLevelRefused,
+        "set-level-refused",
+        "logging/setLevel with a valid level MUST be served when logging is declared",
+    ),
+    (
+        Quirk::SseStreamLingers,
+        "sse-stream-lingers",
+        "HTTP: an SSE stream SHOULD end after its response",
+    ),
+    (
+        Quirk::DisconnectCancels,
+        "disconnect-cancels",
+        "HTTP: a dropped SSE stream SHOULD NOT be taken as a cancellation",
     ),
 ];
 

@@ -43,6 +43,8 @@ pub struct Session {
     asked_roots: AtomicBool,
     /// With the quirk `pre-init-breaks-initialize`: a feature request came before initialize.
     early_request: AtomicBool,
+    /// Whether the client sent `notifications/initialized`.
+    initialized: AtomicBool,
     /// HTTP, with the quirk `one-stream-per-session`: a request is in progress.
     pub busy: AtomicBool,
     /// HTTP: tool calls in flight, by their request id as JSON text, for cancellation.
@@ -50,6 +52,10 @@ pub struct Session {
     /// HTTP: every SSE event sent on the session's streams, in order, as (stream, event id,
     /// the event as sent), for resumption with Last-Event-ID.
     pub events: Mutex<Vec<(u64, String, String)>>,
+    /// HTTP: the SSE streams still running, each with the GET that resumed it, if any.
+    pub live: Mutex<
+        std::collections::HashMap<u64, Option<tokio::sync::mpsc::UnboundedSender<bytes::Bytes>>>,
+    >,
 }
 
 impl Session {
@@ -128,6 +134,9 @@ pub const STATELESS_VERSION: &str = "2026-07-28";
 impl Server {
     /// Whether the server declares and serves this capability.
     fn serves(&self, capability: &str) -> bool {
+        if capability == "logging" && self.quirks.has(Quirk::LogWithoutCapability) {
+            return false;
+        }
         self.capabilities
             .as_ref()
             .is_none_or(|c| c.iter().any(|x| x == capability))
@@ -286,7 +295,7 @@ impl Server {
             });
         }
         match id {
-            None => self.handle_notification(method),
+            None => self.handle_notification(session, method),
             Some(id) => Some(
                 match self
                     .handle_request(session, &id, method, &params, sink)
@@ -299,7 +308,10 @@ impl Server {
         }
     }
 
-    fn handle_notification(&self, method: &str) -> Option<Value> {
+    fn handle_notification(&self, session: &Session, method: &str) -> Option<Value> {
+        if method == "notifications/initialized" {
+            session.initialized.store(true, Ordering::Relaxed);
+        }
         match method {
             "notifications/initialized" if self.quirks.has(Quirk::AnswerInitialized) => {
                 Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
@@ -335,7 +347,7 @@ impl Server {
                     "Invalid Request: this connection misbehaved before initializing".into(),
                     None,
                 )),
-                "initialize" => self.initialize(session, params),
+                "initialize" => self.initialize(session, params, sink),
                 "ping" => self.ping(),
                 _ => match self.feature(session, "", method, params, sink).await {
                     Some(_) => {
@@ -354,7 +366,17 @@ impl Server {
             };
         };
         match method {
-            "initialize" => self.initialize(session, params),
+            "initialize" => self.initialize(session, params, sink),
+            "ping"
+                if self.quirks.has(Quirk::PingBeforeInitializedRefused)
+                    && !session.initialized.load(Ordering::Relaxed) =>
+            {
+                Err((
+                    -32600,
+                    "Invalid Request: waiting for notifications/initialized".into(),
+                    None,
+                ))
+            }
             "ping" => self.ping(),
             "logging/setLevel" if self.serves("logging") => {
                 let level = params
@@ -362,6 +384,11 @@ impl Server {
                     .and_then(Value::as_str)
                     .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
                 match level {
+                    Some(_) if self.quirks.has(Quirk::SetLevelRefused) => Err((
+                        -32603,
+                        "Internal error: log levels cannot be changed".into(),
+                        None,
+                    )),
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
                         Ok(json!({}))
@@ -478,6 +505,10 @@ impl Server {
             return;
         }
         let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
+        // The server also checks once that the client is alive, and withdraws the question at
+        // once: either side may cancel a request it issued.
+        let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-ping-1", "method": "ping"}));
+        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "ref-ping-1", "reason": "no longer needed"}}));
         if self.quirks.has(Quirk::ServerRequestIdReused) {
             let _ =
                 sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
@@ -538,7 +569,19 @@ impl Server {
         Some(match method {
             "tools/list" => {
                 self.ask_roots(session, sink);
+                if self.quirks.has(Quirk::ServerCancelUnknown) {
+                    let _ = sink.send(json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": "no-such-request", "reason": "quirk"}
+                    }));
+                }
                 let mut tools = fixtures::tools(version);
+                if self.quirks.has(Quirk::ToolAnnotationStringHint) {
+                    for tool in tools.iter_mut().filter(|t| t.get("annotations").is_some()) {
+                        tool["annotations"]["readOnlyHint"] = json!("true");
+                    }
+                }
                 if self.quirks.has(Quirk::ToolNameDuplicate) {
                     tools.push(tools[0].clone());
                 }
@@ -569,7 +612,14 @@ impl Server {
                 } else {
                     params
                 };
-                let page = list_page(tools, params, "tools");
+                let page = list_page(tools, params, "tools").map(|mut page| {
+                    if self.quirks.has(Quirk::MetaKeyInvalid)
+                        && fixtures::at_least(version, "2025-06-18")
+                    {
+                        page["_meta"] = json!({"-not a key-": true});
+                    }
+                    page
+                });
                 if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
                     // Each answer lists its page in another order (the pages stay the same).
                     let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
@@ -704,6 +754,17 @@ impl Server {
         let version = meta
             .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
             .and_then(Value::as_str);
+        if method == "initialize"
+            && version.is_none()
+            && !self.quirks.has(Quirk::StatelessLegacyInitializeUnnamed)
+        {
+            // A handshake-era client: tell it which versions this server speaks.
+            return Err((
+                -32022,
+                format!("Unsupported protocol version: this server speaks {STATELESS_VERSION} only, without initialize"),
+                Some(json!({"supported": [STATELESS_VERSION], "requested": params.get("protocolVersion").cloned().unwrap_or(Value::Null)})),
+            ));
+        }
         let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
         let version = match (version, capabilities) {
             (Some(version), Some(_)) => version,
@@ -748,7 +809,7 @@ impl Server {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [STATELESS_VERSION],
-                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}, "completions": {}})),
+                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}})),
                     "instructions": "A reference server for mcpcheck. Its tools are harmless.",
                     "ttlMs": 0,
                     "cacheScope": "public"
@@ -784,7 +845,13 @@ impl Server {
         );
         if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
             result["ttlMs"] = json!(0);
-            result["cacheScope"] = json!("public");
+            let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
+            result["cacheScope"] =
+                if later_page && self.quirks.has(Quirk::StatelessCacheScopePerPage) {
+                    json!("private")
+                } else {
+                    json!("public")
+                };
         }
         if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo))
             && (discover || !self.quirks.has(Quirk::StatelessServerInfoDiscoverOnly))
@@ -800,7 +867,7 @@ impl Server {
         Ok(result)
     }
 
-    fn initialize(&self, session: &Session, params: &Value) -> Outcome {
+    fn initialize(&self, session: &Session, params: &Value, sink: &Sink) -> Outcome {
         let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
             return Err((
                 -32602,
@@ -839,6 +906,10 @@ impl Server {
             params.pointer("/capabilities/roots").is_some(),
             Ordering::Relaxed,
         );
+        if self.quirks.has(Quirk::RequestsBeforeInitialized) {
+            // Asks for the roots at once, before the client has sent `initialized`.
+            self.ask_roots(session, sink);
+        }
         Ok(result)
     }
 
@@ -896,7 +967,10 @@ impl Server {
         }
         // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
         // request, in `_meta` (no level: no log messages at all).
-        let level = if self.stateless {
+        let level = if self.stateless && !self.serves("logging") {
+            // A server without the logging capability never logs.
+            None
+        } else if self.stateless {
             params
                 .pointer("/_meta/io.modelcontextprotocol~1logLevel")
                 .and_then(Value::as_str)
@@ -906,6 +980,8 @@ impl Server {
                         .has(Quirk::StatelessLogWithoutLevel)
                         .then_some(0)
                 })
+        } else if self.quirks.has(Quirk::LogWithoutCapability) {
+            Some(0)
         } else {
             *session.log_level.lock().expect("log level lock")
         };

@@ -79,6 +79,8 @@ pub struct SendOptions {
     /// stdio: after a notification or raw frame, wait this long for whatever comes back, with no
     /// barrier ping to cut the wait short.
     pub hold: Option<Duration>,
+    /// HTTP: drop a request's SSE stream after this many events (stdio: ignored).
+    pub drop_after_events: Option<usize>,
     /// A request that opens a stream (`subscriptions/listen`): stop waiting once a notification
     /// of this method has arrived, with no response (HTTP: the stream is closed then).
     pub until_notified: Option<String>,
@@ -812,6 +814,7 @@ impl Session {
             headers: headers.clone(),
             body,
             stream_for: options.hold.filter(|_| method == "GET"),
+            drop_after_events: options.drop_after_events.filter(|_| method == "POST"),
         };
         let awaited = match &outgoing {
             Outgoing::Request { id, .. } => Some(id_key(id)),
@@ -875,6 +878,7 @@ impl Session {
                     headers,
                     body: body.into_bytes(),
                     stream_for: None,
+                    drop_after_events: None,
                 };
                 let _ = http::send(
                     &post,
@@ -920,6 +924,8 @@ impl Session {
                 record.status = Some(response.status);
                 record.response_headers = response.headers.clone();
                 record.body_bytes = response.body_bytes;
+                record.utf8_errors = response.utf8_errors;
+                record.ended_after_response = response.ended_after_response;
                 record.first_event = response.events.first().cloned();
                 record.event_ids = response
                     .events
@@ -1210,6 +1216,7 @@ impl Session {
                     headers: headers.clone(),
                     body: Vec::new(),
                     stream_for: None,
+                    drop_after_events: None,
                 };
                 let outcome = http::send(
                     &request,

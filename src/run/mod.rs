@@ -790,6 +790,7 @@ async fn run_scenario(
             omit_meta: step.omit_meta.clone(),
             wait: step.wait,
             hold: step.hold,
+            drop_after_events: step.drop_after_events,
             until_notified: step.until_notified.clone(),
             timeout: step.timeout,
             accept_unmatched: scenario.session != SessionKind::Shared,

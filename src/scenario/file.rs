@@ -149,6 +149,11 @@ pub struct StepFile {
     /// only come later, such as the response to a request cancelled too late).
     #[serde(default)]
     pub hold_ms: Option<u64>,
+    /// HTTP: a request answered with an SSE stream is dropped (its connection closed) after this
+    /// many events, as a client that lost its connection would; the server's work goes on, and
+    /// a later GET with `Last-Event-ID` may resume the stream.
+    #[serde(default)]
+    pub drop_after_events: Option<Spanned<usize>>,
     /// A request that opens a stream (`subscriptions/listen`): stop waiting for its response once
     /// a notification of this method has arrived (HTTP: the stream is then closed, which ends
     /// the request; stdio: cancel it in a later step).

@@ -286,6 +286,19 @@ fn resolve_step(
         }
         Some(n) => *n.get_ref(),
     };
+    let drop_after_events = match &step.drop_after_events {
+        None => None,
+        Some(n) if *n.get_ref() == 0 => {
+            return Err(source.at(n, "`drop_after_events` is 1 or more events".to_string()))
+        }
+        Some(n) if !matches!(send, StepSend::Request { .. }) || step.concurrent.is_some() => {
+            return Err(source.at(
+                n,
+                format!("step `{name}`: `drop_after_events` goes with a single `request`"),
+            ))
+        }
+        Some(n) => Some(*n.get_ref()),
+    };
     for (capture, pointer) in &step.capture.0 {
         if !(pointer.is_empty() || pointer.starts_with('/') || pointer.starts_with("@event_id/")) {
             return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
@@ -297,6 +310,7 @@ fn resolve_step(
         timeout: step.timeout_ms.map(Duration::from_millis),
         wait: step.wait_ms.map(Duration::from_millis),
         hold: step.hold_ms.map(Duration::from_millis),
+        drop_after_events,
         concurrent,
         until_notified: step.until_notified,
         alongside,

@@ -86,6 +86,8 @@ pub struct Step {
     pub wait: Option<Duration>,
     /// stdio: wait this long for a late reply, without a barrier ping.
     pub hold: Option<Duration>,
+    /// HTTP: drop a request's SSE stream after this many events.
+    pub drop_after_events: Option<usize>,
     /// How many copies of the request are sent at once (1: just the one).
     pub concurrent: usize,
     /// Stop waiting for the response once a notification of this method has arrived.

@@ -30,7 +30,13 @@ pub struct HttpRequest {
     /// A GET answered with an SSE stream is read for this long (or until it ends) instead of
     /// being returned at its headers.
     pub stream_for: Option<Duration>,
+    /// A POST answered with an SSE stream is dropped (the connection closed) after this many
+    /// events, as a client that lost its connection would.
+    pub drop_after_events: Option<usize>,
 }
+
+/// How long a POST's SSE stream may stay open after the response it was opened for.
+pub const SSE_END_GRACE: Duration = Duration::from_secs(1);
 
 /// What came back.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +55,14 @@ pub struct HttpResponse {
     pub messages: Vec<(Value, String)>,
     /// A problem with the body: not JSON, cut short, and so on.
     pub issue: Option<String>,
+    /// How many stretches of the body were not UTF-8: a JSON body counts once, an SSE stream
+    /// once per line. The body is still read (lossily), so the other checks see its messages.
+    pub utf8_errors: usize,
+    /// For a POST's SSE stream that carried the awaited response: whether the stream ended
+    /// within [`SSE_END_GRACE`] after it.
+    pub ended_after_response: Option<bool>,
+    /// Whether mcpcheck dropped the stream on purpose (`drop_after_events`).
+    pub dropped: bool,
 }
 
 impl HttpResponse {
@@ -76,6 +90,18 @@ fn tls_connector() -> &'static tokio_rustls::TlsConnector {
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         tokio_rustls::TlsConnector::from(Arc::new(config))
     })
+}
+
+/// Whether a body ends (no more frames) within `grace`; what comes meanwhile is read and let go.
+async fn ends_within(body: &mut hyper::body::Incoming, grace: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + grace;
+    loop {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(None) | Ok(Some(Err(_))) => return true,
+            Ok(Some(Ok(_))) => continue,
+            Err(_) => return false,
+        }
+    }
 }
 
 /// Checks that a URL is an absolute http or https URL; returns it parsed.
@@ -218,6 +244,7 @@ where
             continue;
         }
         let mut finished = false;
+        let mut answered = false;
         for event in parser.feed(&chunk) {
             if !event.data.is_empty() {
                 match serde_json::from_str::<Value>(&event.data) {
@@ -225,7 +252,10 @@ where
                         if let Some(tx) = on_message {
                             let _ = tx.send(value.clone());
                         }
-                        finished |= done(&value);
+                        if done(&value) {
+                            finished = true;
+                            answered |= value.get("method").is_none();
+                        }
                         result.messages.push((value, event.data.clone()));
                     }
                     Err(e) => result.issue = Some(format!("an SSE event's data is not JSON: {e}")),
@@ -234,6 +264,16 @@ where
             result.events.push(event);
         }
         if finished {
+            if answered && request.method == "POST" {
+                result.ended_after_response = Some(ends_within(&mut body, SSE_END_GRACE).await);
+            }
+            break;
+        }
+        if request
+            .drop_after_events
+            .is_some_and(|n| result.events.len() >= n)
+        {
+            result.dropped = true;
             break;
         }
         if result.body_bytes > max_body.saturating_mul(4) {
@@ -245,7 +285,10 @@ where
         }
     }
     driver.abort();
-    if !sse {
+    if sse {
+        result.utf8_errors = parser.invalid_utf8;
+    } else {
+        result.utf8_errors = usize::from(std::str::from_utf8(&raw).is_err());
         result.body = String::from_utf8_lossy(&raw).into_owned();
         if result.body_bytes > max_body {
             result.issue = Some(format!(

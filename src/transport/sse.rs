@@ -24,6 +24,8 @@ pub struct SseParser {
     data_lines: Option<String>,
     /// Comment lines seen (keep-alives).
     pub comments: usize,
+    /// Lines that were not UTF-8 (read on lossily).
+    pub invalid_utf8: usize,
 }
 
 impl SseParser {
@@ -56,6 +58,9 @@ impl SseParser {
             if line.starts_with("\u{feff}".as_bytes()) {
                 line.drain(..3);
             }
+        }
+        if std::str::from_utf8(&line).is_err() {
+            self.invalid_utf8 += 1;
         }
         let line = String::from_utf8_lossy(&line).into_owned();
         if line.is_empty() {

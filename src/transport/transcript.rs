@@ -56,6 +56,11 @@ pub struct HttpRecord {
     pub first_event: Option<super::sse::SseEvent>,
     /// For an SSE response: the id of every event that set one, in order.
     pub event_ids: Vec<String>,
+    /// How many stretches of the response body (a JSON body, or SSE lines) were not UTF-8.
+    pub utf8_errors: usize,
+    /// For a POST answered with an SSE stream that carried its response: whether the stream
+    /// ended soon after (within a second).
+    pub ended_after_response: Option<bool>,
     /// A transport failure, if the exchange did not complete.
     pub error: Option<String>,
 }

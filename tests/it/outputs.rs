@@ -182,7 +182,7 @@ fn baselines_accept_listed_failures_refuse_new_ones_and_go_stale() {
     assert_eq!(code, 1);
     assert_eq!(
         report["grading"]["failing"],
-        serde_json::json!(["ping-empty-result"])
+        serde_json::json!(["lifecycle-ping-before-initialized", "ping-empty-result"])
     );
 
     // Fixed: the listed check passes, the entry is stale, and the run fails until it is removed.

@@ -92,6 +92,30 @@ pub(super) const BUILTINS: &[Builtin] = &[
         explain: "The schema defines a result type for every method; a response with a valid JSON-RPC envelope but the wrong result shape is still wrong. mcpcheck validates every result it receives, on every connection, against its own per-version description of that type (content types, required members, and from 2026-07-28 resultType and the caching hints ttlMs and cacheScope on list and read results).",
         idle: None,
     },
+    Builtin {
+        id: "wire-meta-key-format",
+        area: "jsonrpc",
+        title: "every `_meta` key the server sends follows the key grammar",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/index#meta"), ("2026-07-28", "basic/index#meta")],
+        expect: "each key of every `_meta` object (from 2025-06-18) to be an optional prefix of dot-separated labels and a slash, then a name that begins and ends with a letter or digit; on 2026-07-28 each key of `capabilities.extensions` to be such a key with a prefix",
+        transport: None,
+        explain: "From 2025-06-18 `_meta` keys have a grammar: an optional prefix (labels separated by dots, each starting with a letter and ending with a letter or digit, with letters, digits and hyphens between, followed by `/`) and a name (empty, or beginning and ending with a letter or digit, with letters, digits, `-`, `_` and `.` between). 2026-07-28 keys the `extensions` capability the same way, with the prefix mandatory. Every `_meta` object of every message the server sends is examined, except inside tool schemas, structured content and arguments, which are the tool's own data. Keys under a prefix MCP reserves are judged by the grammar only: official extensions use that prefix too.",
+        idle: Some("the server sent no `_meta` key on a 2025-06-18 or later connection"),
+    },
+    Builtin {
+        id: "tools-embedded-resource-declared",
+        area: "tools",
+        title: "a server that returns embedded resources declares resources",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "server/tools#embedded-resources")],
+        expect: "a server whose tool results hold `resource` content blocks (from 2025-06-18) to declare the `resources` capability",
+        transport: None,
+        explain: "Servers that use embedded resources SHOULD implement the resources capability, so that a client can read the resource again by its URI. Every tools/call result of the run is examined; each embedded resource counts once.",
+        idle: Some("no tool result of the run held an embedded resource"),
+    },
 ];
 
 /// Judges one of this area's built-in checks.
@@ -100,6 +124,82 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let note = None;
     match def.id.as_str() {
+        "wire-meta-key-format" => {
+            for transcript in input.transcripts {
+                let Some(version) = transcript.version.as_deref().filter(|v| *v >= "2025-06-18")
+                else {
+                    continue;
+                };
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+                {
+                    let Some(message) = frame.message.as_ref() else {
+                        continue;
+                    };
+                    let mut keys = Vec::new();
+                    meta_keys(message, "", &mut keys);
+                    if version >= "2026-07-28" {
+                        if let Some(extensions) = message
+                            .pointer("/result/capabilities/extensions")
+                            .and_then(Value::as_object)
+                        {
+                            keys.extend(extensions.keys().map(|k| {
+                                (
+                                    "/result/capabilities/extensions".to_string(),
+                                    k.as_str(),
+                                    true,
+                                )
+                            }));
+                        }
+                    }
+                    for (at, key, prefixed) in keys {
+                        seen += 1;
+                        if let Some(problem) = meta_key_problem(key, prefixed) {
+                            bad.push(Evidence::frame(
+                                &frame.text,
+                                &format!("key {key:?} at `{at}`: {problem}"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        "tools-embedded-resource-declared" => {
+            let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+            for transcript in input.transcripts {
+                if transcript
+                    .version
+                    .as_deref()
+                    .is_none_or(|v| v < "2025-06-18")
+                {
+                    continue;
+                }
+                let declared = declared_capabilities(transcript).or(anywhere.clone());
+                for answered in results(transcript)
+                    .into_iter()
+                    .filter(|a| a.method == "tools/call")
+                {
+                    for block in content_blocks("tools/call", &answered.message["result"]) {
+                        if block.get("type").and_then(Value::as_str) != Some("resource") {
+                            continue;
+                        }
+                        seen += 1;
+                        let resources = declared
+                            .as_ref()
+                            .and_then(|d| d.get("resources"))
+                            .is_some_and(|r| !r.is_null());
+                        if !resources {
+                            bad.push(Evidence::frame(
+                                &answered.frame.text,
+                                "an embedded resource in a tool result, although the server does not declare `resources`",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
         "wire-notification-schema" => {
             for transcript in input.transcripts {
                 let Some(version) = transcript.version.as_deref() else {
@@ -475,9 +575,119 @@ fn same_json(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Members whose contents are a tool's or a user's own data, not protocol objects: `_meta` keys
+/// inside them are not the server's to format.
+const FREE_FORM: [&str; 5] = [
+    "inputSchema",
+    "outputSchema",
+    "structuredContent",
+    "requestedSchema",
+    "arguments",
+];
+
+/// Every key of every `_meta` object in a message (outside free-form members and error data),
+/// with the JSON pointer of its `_meta` and whether a prefix is required (never, here).
+fn meta_keys<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, &'a str, bool)>) {
+    match value {
+        Value::Object(object) => {
+            for (key, member) in object {
+                let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                if key == "_meta" {
+                    if let Some(meta) = member.as_object() {
+                        out.extend(meta.keys().map(|k| (here.clone(), k.as_str(), false)));
+                    }
+                } else if !(FREE_FORM.contains(&key.as_str()) || at.is_empty() && key == "error") {
+                    meta_keys(member, &here, out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                meta_keys(item, &format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What is wrong with a `_meta` key (2025-06-18 on), if anything: an optional prefix of labels
+/// and a slash, then a name. `prefixed`: the prefix is mandatory (extension identifiers).
+pub fn meta_key_problem(key: &str, prefixed: bool) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, key),
+    };
+    if name.contains('/') {
+        return Some("more than one `/`; a key is one prefix and one name".into());
+    }
+    match prefix {
+        None if prefixed => {
+            return Some("an extension identifier needs a prefix (`com.example/name`)".into())
+        }
+        None => {}
+        Some(prefix) => {
+            for label in prefix.split('.') {
+                let chars: Vec<char> = label.chars().collect();
+                let ok = chars.first().is_some_and(char::is_ascii_alphabetic)
+                    && chars.last().is_some_and(char::is_ascii_alphanumeric)
+                    && chars.iter().all(|c| c.is_ascii_alphanumeric() || *c == '-');
+                if !ok {
+                    return Some(format!(
+                        "the prefix label {label:?} must start with a letter, end with a letter or digit, and hold only letters, digits and hyphens"
+                    ));
+                }
+            }
+        }
+    }
+    let chars: Vec<char> = name.chars().collect();
+    let ok = chars.is_empty()
+        || (chars.first().is_some_and(char::is_ascii_alphanumeric)
+            && chars.last().is_some_and(char::is_ascii_alphanumeric)
+            && chars
+                .iter()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
+    (!ok).then(|| {
+        format!("the name {name:?} must begin and end with a letter or digit and hold only letters, digits, `-`, `_` and `.`")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn meta_keys_follow_the_grammar() {
+        for good in [
+            "progressToken",
+            "io.modelcontextprotocol/related-task",
+            "com.example/x",
+            "a/b.c_d-e",
+            "x1",
+            "com.example/",
+            "",
+        ] {
+            assert_eq!(meta_key_problem(good, false), None, "{good:?}");
+        }
+        for bad in [
+            "-x",
+            "x_",
+            "a b",
+            "1com.example/x",
+            "com.example-/x",
+            "com..example/x",
+            "/x",
+            "a/b/c",
+            "caf\u{e9}",
+            "com.example/_x",
+        ] {
+            assert!(meta_key_problem(bad, false).is_some(), "{bad:?}");
+        }
+        assert!(meta_key_problem("tasks", true).is_some());
+        assert_eq!(
+            meta_key_problem("io.modelcontextprotocol/tasks", true),
+            None
+        );
+    }
 
     #[test]
     fn base64_is_padded_standard_alphabet() {

@@ -9,6 +9,18 @@ use super::*;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "http-sse-ends-after-response",
+        area: "http",
+        title: "a POST's SSE stream ends after its response",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server"), ("2026-07-28", "basic/transports/streamable-http")],
+        expect: "each SSE stream that answers a POST to end within a second of carrying the response",
+        transport: Some(TransportKind::Http),
+        explain: "A server that answers a POST with an SSE stream sends the notifications of that request and then its response; after the response it SHOULD terminate the stream, so that clients and proxies do not hold connections that will carry nothing more. For every such stream mcpcheck reads on for a second after the response and notes whether it ends. (A stream the server closes before the response, as 2025-11-25 allows for polling, is not this check's business.)",
+        idle: Some("no POST was answered with an SSE stream that carried its response"),
+    },
+    Builtin {
         id: "http-sse-event-id-unique",
         area: "http",
         title: "SSE event ids are unique across all streams of a session",
@@ -76,6 +88,21 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let mut note = None;
     match def.id.as_str() {
+        "http-sse-ends-after-response" => {
+            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
+                let Some(ended) = post.ended_after_response else {
+                    continue;
+                };
+                seen += 1;
+                if !ended {
+                    bad.push(Evidence::remark(
+                        &format!("POST {}", post.carried),
+                        "the SSE stream stayed open for more than a second after the response"
+                            .into(),
+                    ));
+                }
+            }
+        }
         "http-sse-event-id-unique" => {
             for transcript in input.transcripts.iter().filter(|t| {
                 t.version

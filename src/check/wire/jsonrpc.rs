@@ -1,7 +1,7 @@
 //! Built-in checks of framing and the JSON-RPC layer: stdio lines and exit, the envelope of every
 //! message, error objects, and the requests and progress notifications a server sends of its own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -116,6 +116,54 @@ pub(super) const BUILTINS: &[Builtin] = &[
         explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
         idle: None,
     },
+    Builtin {
+        id: "wire-utf8",
+        area: "jsonrpc",
+        title: "every byte the server sends is UTF-8",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports"), ("rfc3629", "section-3")],
+        expect: "every stdout line, HTTP body and SSE line the server sends to decode as UTF-8",
+        transport: None,
+        explain: "JSON-RPC messages MUST be UTF-8 encoded, on every transport. mcpcheck decodes each stdio line, each JSON body and each SSE line strictly; a byte sequence that is not UTF-8 (a Latin-1 \u{e9}, a lone continuation byte) is a violation even where a lenient decoder would have replaced it and read on.",
+        idle: None,
+    },
+    Builtin {
+        id: "logging-capability-declared",
+        area: "logging",
+        title: "log messages come only from a server that declares logging",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "server/utilities/logging#capabilities"), ("2026-07-28", "server/utilities/logging")],
+        expect: "no notifications/message from a server whose capabilities (initialize or server/discover) lack `logging`",
+        transport: None,
+        explain: "Servers that emit log message notifications MUST declare the `logging` capability. Every notifications/message of the run is compared with the capabilities the server declared on that connection (or, on a connection that did not ask, in the run's discover or initialize result).",
+        idle: Some("the server sent no log message during the run"),
+    },
+    Builtin {
+        id: "server-cancel-valid",
+        area: "cancellation",
+        title: "the server cancels only what it may",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/utilities/cancellation#cancellation-flow"), ("2026-07-28", "basic/patterns/cancellation")],
+        expect: "each notifications/cancelled from the server to name a request the server issued on that connection; on 2026-07-28 only a subscriptions/listen of mcpcheck's",
+        transport: None,
+        explain: "Up to 2025-11-25 either side may cancel a request it issued that is still in progress: a server's notifications/cancelled MUST reference one of its own requests. A cancellation that crosses mcpcheck's answer is not held against the server (the spec expects such races); one that names an id the server never used, or one of mcpcheck's requests, is. On 2026-07-28 a server sends no requests, and it sends notifications/cancelled only to end a subscriptions/listen stream; any other requestId is a violation.",
+        idle: Some("the server sent no notifications/cancelled during the run"),
+    },
+    Builtin {
+        id: "lifecycle-quiet-before-initialized",
+        area: "lifecycle",
+        title: "no requests but pings before the client's initialized",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#initialization")],
+        expect: "between mcpcheck's initialize request and its notifications/initialized, no request from the server other than ping",
+        transport: None,
+        explain: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification: until then the client may not be ready to answer them. Every connection on which mcpcheck sent initialize and then initialized is examined, the main one and the lifecycle scenarios' own (one of which puts a ping between the two).",
+        idle: Some("no connection of the run had an initialize followed by initialized"),
+    },
 ];
 
 /// Judges one of this area's built-in checks.
@@ -124,6 +172,118 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let note = None;
     match def.id.as_str() {
+        "lifecycle-quiet-before-initialized" => {
+            for transcript in input.transcripts {
+                let mut window: Option<Vec<&WireFrame>> = None;
+                for frame in &transcript.frames {
+                    match frame.direction {
+                        Direction::Sent => {
+                            let method = sent_message(frame).and_then(|m| {
+                                m.get("method").and_then(Value::as_str).map(str::to_string)
+                            });
+                            match method.as_deref() {
+                                Some("initialize") => window = Some(Vec::new()),
+                                Some("notifications/initialized") => {
+                                    if let Some(early) = window.take() {
+                                        seen += 1;
+                                        if let Some(first) = early.first() {
+                                            bad.push(Evidence::frame(
+                                                &first.text,
+                                                &format!("{} request(s) from the server before mcpcheck sent notifications/initialized", early.len()),
+                                            ));
+                                        }
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        Direction::Received => {
+                            let Some(early) = window.as_mut() else {
+                                continue;
+                            };
+                            let request = frame.message.as_ref().filter(|m| {
+                                m.get("id").is_some()
+                                    && m.get("method")
+                                        .and_then(Value::as_str)
+                                        .is_some_and(|method| method != "ping")
+                            });
+                            if request.is_some() {
+                                early.push(frame);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        "wire-utf8" => {
+            for transcript in input.transcripts {
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received && f.post.is_none())
+                {
+                    seen += 1;
+                    if frame.issue.as_deref().is_some_and(|i| i.contains("UTF-8")) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            "a stdout line that is not UTF-8",
+                        ));
+                    }
+                }
+                for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
+                    seen += 1;
+                    if post.utf8_errors > 0 {
+                        bad.push(Evidence::remark(
+                            &format!("{} {}", post.method, post.carried),
+                            format!(
+                                "HTTP {} with {} stretch(es) of bytes that are not UTF-8 in its body",
+                                post.status.unwrap_or(0),
+                                post.utf8_errors
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        "logging-capability-declared" => {
+            let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+            for transcript in input.transcripts {
+                let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
+                    continue;
+                };
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+                {
+                    let Some(message) = frame.message.as_ref() else {
+                        continue;
+                    };
+                    if message.get("method").and_then(Value::as_str)
+                        != Some("notifications/message")
+                        || message.get("id").is_some()
+                    {
+                        continue;
+                    }
+                    seen += 1;
+                    if declared.get("logging").is_none_or(Value::is_null) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            "a log message, although the server's capabilities have no `logging`",
+                        ));
+                    }
+                }
+            }
+        }
+        "server-cancel-valid" => {
+            for transcript in input.transcripts {
+                let stateless = transcript
+                    .version
+                    .as_deref()
+                    .is_some_and(|v| v >= "2026-07-28");
+                bad.extend(stray_cancellations(transcript, stateless, &mut seen));
+            }
+        }
         "progress-only-while-active" => {
             for transcript in input.transcripts {
                 let (count, offenders) = progress_outside_requests(transcript);
@@ -367,4 +527,65 @@ fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &Wi
         .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
         .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
         .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+}
+
+/// The `notifications/cancelled` a server sent on one connection that name no request it may
+/// cancel: up to 2025-11-25 one of its own requests (issued before on that connection; one
+/// that crossed mcpcheck's answer is fine, the spec expects such races), on 2026-07-28 a
+/// `subscriptions/listen` mcpcheck sent. Counts every such notification into `seen`.
+fn stray_cancellations(
+    transcript: &Transcript,
+    stateless: bool,
+    seen: &mut usize,
+) -> Vec<Evidence> {
+    let mut issued: HashSet<String> = HashSet::new();
+    let mut listens: HashSet<String> = HashSet::new();
+    let mut bad = Vec::new();
+    for frame in &transcript.frames {
+        match frame.direction {
+            Direction::Sent => {
+                let Some(sent) = sent_message(frame) else {
+                    continue;
+                };
+                if let (Some("subscriptions/listen"), Some(id)) =
+                    (sent.get("method").and_then(Value::as_str), sent.get("id"))
+                {
+                    listens.insert(id_key(id));
+                }
+            }
+            Direction::Received => {
+                if resumed(transcript, frame) {
+                    continue;
+                }
+                let Some(message) = frame.message.as_ref() else {
+                    continue;
+                };
+                let method = message.get("method").and_then(Value::as_str);
+                if let (Some(_), Some(id)) = (method, message.get("id")) {
+                    issued.insert(id_key(id));
+                    continue;
+                }
+                if method != Some("notifications/cancelled") {
+                    continue;
+                }
+                *seen += 1;
+                let target = message.pointer("/params/requestId");
+                let key = target.map(id_key).unwrap_or_default();
+                let shown = target.unwrap_or(&Value::Null);
+                let problem = if stateless {
+                    (!listens.contains(&key)).then(|| {
+                        format!("on 2026-07-28 a server cancels only a subscriptions/listen, but requestId {shown} names none")
+                    })
+                } else {
+                    (!issued.contains(&key)).then(|| {
+                        format!("requestId {shown} names no request the server issued on this connection")
+                    })
+                };
+                if let Some(problem) = problem {
+                    bad.push(Evidence::frame(&frame.text, &problem));
+                }
+            }
+        }
+    }
+    bad
 }

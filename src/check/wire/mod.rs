@@ -172,6 +172,15 @@ fn resumes(record: &crate::transport::transcript::HttpRecord) -> bool {
         .any(|(n, _)| n.eq_ignore_ascii_case("last-event-id"))
 }
 
+/// The capabilities the server declared on a connection: those of its `initialize` or
+/// `server/discover` result there.
+fn declared_capabilities(transcript: &Transcript) -> Option<Value> {
+    results(transcript)
+        .into_iter()
+        .find(|a| a.method == "initialize" || a.method == "server/discover")
+        .and_then(|a| a.message.pointer("/result/capabilities").cloned())
+}
+
 /// Every JSON object a run received, with the frame it came in.
 fn received<'a>(input: &'a WireInput) -> impl Iterator<Item = (&'a Value, &'a WireFrame)> {
     input

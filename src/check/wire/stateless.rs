@@ -116,6 +116,18 @@ pub(super) const BUILTINS: &[Builtin] = &[
         explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
         idle: Some("applies to connections on 2026-07-28 only"),
     },
+    Builtin {
+        id: "stateless-cache-scope-pages",
+        area: "stateless",
+        title: "every page of one listing has the same cacheScope",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/utilities/caching")],
+        expect: "each page reached through nextCursor to carry the cacheScope of the page that named the cursor",
+        transport: None,
+        explain: "2026-07-28 puts caching hints (ttlMs, cacheScope) on list results. A paginated list is one result cut into pages, and every page of it MUST carry the same cacheScope: a client cannot cache page one as public and page two as private. mcpcheck follows nextCursor in several scenarios; each page it asked for with a cursor is compared with the page that gave it.",
+        idle: Some("no list of the run had a second page on 2026-07-28"),
+    },
 ];
 
 /// Judges one of this area's built-in checks.
@@ -124,6 +136,46 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let note = None;
     match def.id.as_str() {
+        "stateless-cache-scope-pages" => {
+            for transcript in input.transcripts {
+                if transcript
+                    .version
+                    .as_deref()
+                    .is_none_or(|v| v < "2026-07-28")
+                {
+                    continue;
+                }
+                // The cacheScope of the page that handed out each cursor, by method and cursor.
+                let mut scopes: HashMap<(String, String), Value> = HashMap::new();
+                for answered in results(transcript) {
+                    if !answered.method.ends_with("/list") {
+                        continue;
+                    }
+                    let result = &answered.message["result"];
+                    let scope = result.get("cacheScope").cloned().unwrap_or(Value::Null);
+                    if let Some(cursor) = answered
+                        .request
+                        .pointer("/params/cursor")
+                        .and_then(Value::as_str)
+                    {
+                        if let Some(first) =
+                            scopes.get(&(answered.method.clone(), cursor.to_string()))
+                        {
+                            seen += 1;
+                            if *first != scope {
+                                bad.push(Evidence::frame(
+                                    &answered.frame.text,
+                                    &format!("the {} page for cursor {cursor:?} has cacheScope {scope}, the page that gave the cursor {first}", answered.method),
+                                ));
+                            }
+                        }
+                    }
+                    if let Some(next) = result.get("nextCursor").and_then(Value::as_str) {
+                        scopes.insert((answered.method.clone(), next.to_string()), scope);
+                    }
+                }
+            }
+        }
         "stateless-tools-order-stable" => {
             // Per connection: every first page of tools/list, as a sequence of names.
             let mut first: Option<Vec<String>> = None;
