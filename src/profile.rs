@@ -170,6 +170,8 @@ pub const PROFILES: &[Profile] = &[
             "logging-set-level-accepted",
             "http-sse-ends-after-response",
             "http-disconnect-not-cancel",
+            "http-sse-retry-before-close",
+            "everything-tool-reconnection",
         ],
     },
 ];

@@ -113,6 +113,10 @@ fn everything_tools() -> Vec<Value> {
         ("test_multiple_content_types", "Returns text, an image and a resource."),
         ("test_error_handling", "Always fails, as a tool error."),
         ("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100."),
+        (
+            "test_reconnection",
+            "Over HTTP (2025-11-25), closes its stream mid-call; resume it for the result.",
+        ),
     ]
     .into_iter()
     .map(|(name, description)| json!({"name": name, "description": description, "inputSchema": no_args}))
@@ -150,6 +154,7 @@ fn everything_call(name: &str) -> Option<ToolOutcome> {
                 total: 100,
             })
         }
+        "test_reconnection" => return Some(ToolOutcome::Reconnection),
         _ => return None,
     }))
 }
@@ -164,6 +169,9 @@ pub enum ToolOutcome {
     Slow { steps: u64, delay_ms: u64 },
     /// The official suite's progress tool: report these progress values of `total`, then a result.
     Progress { points: Vec<u64>, total: u64 },
+    /// The official suite's reconnection tool: a result after a while, long enough for the HTTP
+    /// transport to have closed the call's stream (SEP-1699).
+    Reconnection,
 }
 
 /// Runs a tool (all but the slow one, which needs the transport to report progress).

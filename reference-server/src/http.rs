@@ -425,13 +425,20 @@ async fn respond(
             .expect("in-flight lock")
             .insert(id.clone(), work.abort_handle());
     }
+    // The official reconnection fixture (2025-11-25): its stream is closed after the priming
+    // event, and the client resumes it (SEP-1699).
+    let reconnect = sse_allowed && body_names(&message, "test_reconnection");
+    if reconnect {
+        let prime = !state.server.quirks.has(Quirk::SseNoPriming);
+        return sse_response(state, &session, None, notes, work, prime, id_header, true);
+    }
     // Notifications first: a handler that logs and then answers at once must not have its
     // notification dropped because its answer was ready too.
     let handled = tokio::select! {
         biased;
         Some(first) = notes.recv() => {
             let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
-            return sse_response(state, &session, first, notes, work, prime, id_header);
+            return sse_response(state, &session, Some(first), notes, work, prime, id_header, false);
         }
         handled = &mut work => match handled {
             Ok(handled) => handled,
@@ -548,15 +555,27 @@ fn new_session_id(state: &State) -> String {
     }
 }
 
+/// Whether a request is a `tools/call` of this tool.
+fn body_names(message: &Option<Value>, tool: &str) -> bool {
+    message.as_ref().is_some_and(|m| {
+        m.get("method") == Some(&json!("tools/call"))
+            && m.pointer("/params/name") == Some(&json!(tool))
+    })
+}
+
 /// Answers with an SSE stream: the notifications as they come, then the response, then the end.
+/// With `close_early`, the stream ends after the priming event; the rest is only kept for a GET
+/// with Last-Event-ID.
+#[allow(clippy::too_many_arguments)]
 fn sse_response(
     state: &Arc<State>,
     session: &Arc<Session>,
-    first: Value,
+    first: Option<Value>,
     mut notes: mpsc::UnboundedReceiver<Value>,
     work: tokio::task::JoinHandle<crate::server::Handled>,
     prime: bool,
     session_id: Option<String>,
+    close_early: bool,
 ) -> Response<HttpBody> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
     let stream = if state.server.quirks.has(Quirk::SseEventIdsPerStream) {
@@ -581,28 +600,45 @@ fn sse_response(
         // A client that went away is not a cancellation: the work goes on and its events are
         // kept (with the quirk, the call is stopped instead).
         let abort = work.abort_handle();
+        let tx = std::sync::Mutex::new(Some(tx));
         let send = |bytes: Bytes| {
-            if tx.send(bytes).is_err() && quirks.has(Quirk::DisconnectCancels) {
+            let gone = tx
+                .lock()
+                .expect("stream lock")
+                .as_ref()
+                .is_none_or(|tx| tx.send(bytes).is_err());
+            if gone && !close_early && quirks.has(Quirk::DisconnectCancels) {
                 abort.abort();
             }
         };
         if prime {
             let id = format!("{stream}-0");
-            send(remember(
-                id.clone(),
-                format!("id: {id}\nretry: 1000\ndata:\n\n"),
-            ));
+            let retry = if quirks.has(Quirk::SseCloseWithoutRetry) {
+                ""
+            } else {
+                "retry: 1000\n"
+            };
+            send(remember(id.clone(), format!("id: {id}\n{retry}data:\n\n")));
         }
+        if close_early {
+            // The server ends the stream here; the work goes on.
+            tx.lock().expect("stream lock").take();
+        }
+        let lose = close_early && quirks.has(Quirk::ReconnectionLosesResponse);
         let mut n = 0u64;
         let mut event = |data: &str| {
             n += 1;
             let id = format!("{stream}-{n}");
-            remember(
-                id.clone(),
-                format!("id: {id}\nevent: message\ndata: {data}\n\n"),
-            )
+            let text = format!("id: {id}\nevent: message\ndata: {data}\n\n");
+            if lose {
+                Bytes::from(text)
+            } else {
+                remember(id.clone(), text)
+            }
         };
-        send(event(&first.to_string()));
+        if let Some(first) = &first {
+            send(event(&first.to_string()));
+        }
         while let Some(note) = notes.recv().await {
             send(event(&note.to_string()));
         }

@@ -274,6 +274,10 @@ pub enum Quirk {
     SseStreamLingers,
     /// HTTP: a client that drops a call's SSE stream has cancelled the call.
     DisconnectCancels,
+    /// HTTP: SSE priming events carry no `retry` field.
+    SseCloseWithoutRetry,
+    /// HTTP: the reconnection fixture's result is not kept for resumption.
+    ReconnectionLosesResponse,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -926,6 +930,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::DisconnectCancels,
         "disconnect-cancels",
         "HTTP: a dropped SSE stream SHOULD NOT be taken as a cancellation",
+    ),
+    (
+        Quirk::SseCloseWithoutRetry,
+        "sse-close-without-retry",
+        "HTTP: a stream closed before its response SHOULD have sent a retry field (SEP-1699)",
+    ),
+    (
+        Quirk::ReconnectionLosesResponse,
+        "reconnection-loses-response",
+        "HTTP: a stream closed before its response MUST be resumable to that response",
     ),
 ];
 

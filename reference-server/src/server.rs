@@ -1078,6 +1078,12 @@ impl Server {
                 }
                 Ok(json!({"content": [{"type": "text", "text": "Progress reported."}]}))
             }
+            ToolOutcome::Reconnection => {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok(
+                    json!({"content": [{"type": "text", "text": "Reconnection test completed: the result outlived its stream."}]}),
+                )
+            }
             ToolOutcome::Slow { steps, delay_ms } => {
                 let token = params.pointer("/_meta/progressToken").cloned();
                 for step in 1..=steps {

@@ -202,6 +202,9 @@ struct StdioLink {
 
 struct HttpLink {
     spec: HttpSpec,
+    /// Ids of the requests mcpcheck cancelled: a stream of theirs that ends early is not
+    /// resumed.
+    cancelled: Mutex<std::collections::HashSet<String>>,
 }
 
 /// How many notifications a session keeps.
@@ -245,7 +248,10 @@ impl Session {
             }
             Target::Http(spec) => {
                 http::parse_url(&spec.url)?;
-                Link::Http(HttpLink { spec: spec.clone() })
+                Link::Http(HttpLink {
+                    spec: spec.clone(),
+                    cancelled: Mutex::new(std::collections::HashSet::new()),
+                })
             }
         };
         Ok(Session {
@@ -796,6 +802,18 @@ impl Session {
     ) -> Exchange {
         let started = Instant::now();
         let text = Self::render(&outgoing);
+        if let Outgoing::Notification { method, params } = &outgoing {
+            if let Some(target) = params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .filter(|_| method == "notifications/cancelled")
+            {
+                link.cancelled
+                    .lock()
+                    .expect("cancelled lock")
+                    .insert(id_key(target));
+            }
+        }
         let had_session = self.info.lock().expect("info lock").http_session.is_some();
         let headers = self.http_headers(&link.spec, &outgoing, options);
         let method = options.http_method.clone().unwrap_or_else(|| "POST".into());
@@ -858,6 +876,29 @@ impl Session {
             ),
         )
         .await;
+        // SEP-1699 (2025-11-25): a server may close a request's SSE stream before the response,
+        // once the stream has an event id; the client then resumes it with a GET and
+        // Last-Event-ID, after the `retry` the server asked for.
+        let resumed = match &result {
+            Ok(Ok(response))
+                if method == "POST"
+                    && until.is_none()
+                    && self.info().era != Some(Era::Stateless)
+                    && awaited.as_ref().is_some_and(|key| {
+                        !link.cancelled.lock().expect("cancelled lock").contains(key)
+                    }) =>
+            {
+                self.resume_stream(
+                    link,
+                    response,
+                    &answered,
+                    &server_tx,
+                    timeout.saturating_sub(started.elapsed()),
+                )
+                .await
+            }
+            _ => Vec::new(),
+        };
         drop(server_tx);
         // Server-initiated requests that arrived on the stream are answered on their own POSTs.
         while let Ok(server_request) = server_rx.try_recv() {
@@ -933,7 +974,21 @@ impl Session {
                     .filter_map(|e| e.id.clone())
                     .collect();
                 self.learn_session(&outgoing, &response);
-                let (reply, notifications) = Self::http_reply(&response, &answered);
+                let sse = response
+                    .header("content-type")
+                    .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
+                record.closed_early = Some(
+                    sse && awaited.is_some()
+                        && until.is_none()
+                        && !response.dropped
+                        && !response.messages.iter().any(|(m, _)| answered(m)),
+                );
+                record.retry_sent = response.events.iter().any(|e| e.retry.is_some());
+                let mut merged = response.clone();
+                for (_, got) in &resumed {
+                    merged.messages.extend(got.messages.iter().cloned());
+                }
+                let (reply, notifications) = Self::http_reply(&merged, &answered);
                 let facts = HttpFacts {
                     status: response.status,
                     headers: response.headers.clone(),
@@ -968,6 +1023,18 @@ impl Session {
                     );
                 }
             }
+            for (record, got) in resumed {
+                let get = transcript.push_post(record);
+                for (message, raw) in &got.messages {
+                    transcript.push(
+                        Direction::Received,
+                        raw,
+                        Some(message.clone()),
+                        None,
+                        Some(get),
+                    );
+                }
+            }
             if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) =
                 (&outgoing, &reply)
             {
@@ -993,6 +1060,111 @@ impl Session {
             http: facts.map(|(facts, _)| facts),
             elapsed_ms: started.elapsed().as_millis() as u64,
         }
+    }
+
+    /// Resumes a POST's SSE stream that ended before its response (SEP-1699): up to three GETs
+    /// with `Last-Event-ID`, each after the `retry` the server last asked for (at most 3 s), as
+    /// long as time is left and each brings something new. Returns each GET's record and
+    /// response; none if the stream needs no resuming.
+    async fn resume_stream(
+        &self,
+        link: &HttpLink,
+        response: &HttpResponse,
+        answered: &(dyn Fn(&Value) -> bool + Send + Sync),
+        server_tx: &mpsc::UnboundedSender<Value>,
+        mut left: Duration,
+    ) -> Vec<(HttpRecord, HttpResponse)> {
+        let sse = response
+            .header("content-type")
+            .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
+        if !sse || response.dropped || response.messages.iter().any(|(m, _)| answered(m)) {
+            return Vec::new();
+        }
+        let last_id = |events: &[crate::transport::sse::SseEvent]| {
+            events.iter().rev().find_map(|e| e.id.clone())
+        };
+        let retry_of =
+            |events: &[crate::transport::sse::SseEvent]| events.iter().rev().find_map(|e| e.retry);
+        let mut last = last_id(&response.events);
+        let mut retry = retry_of(&response.events).unwrap_or(0);
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            let Some(id) = last.clone() else { break };
+            let wait = Duration::from_millis(retry.min(3000));
+            if wait >= left {
+                break;
+            }
+            tokio::time::sleep(wait).await;
+            left -= wait;
+            let mut headers = self.http_headers(
+                &link.spec,
+                &Outgoing::Raw {
+                    text: String::new(),
+                },
+                &SendOptions::default(),
+            );
+            headers.retain(|(n, _)| {
+                !["content-type", "mcp-method", "mcp-name"]
+                    .iter()
+                    .any(|h| n.eq_ignore_ascii_case(h))
+            });
+            headers.push(("Last-Event-ID".into(), id));
+            let get = HttpRequest {
+                method: "GET".into(),
+                url: link.spec.url.clone(),
+                headers: headers.clone(),
+                body: Vec::new(),
+                stream_for: Some(left),
+                drop_after_events: None,
+            };
+            let began = Instant::now();
+            let got = tokio::time::timeout(
+                left,
+                http::send(
+                    &get,
+                    self.limits.max_frame_bytes,
+                    left,
+                    Some(server_tx),
+                    answered,
+                ),
+            )
+            .await;
+            left = left.saturating_sub(began.elapsed());
+            let mut record = HttpRecord {
+                method: "GET".into(),
+                request_headers: headers,
+                carried: "resumption".into(),
+                ..HttpRecord::default()
+            };
+            let got = match got {
+                Ok(Ok(got)) => got,
+                Ok(Err(detail)) => {
+                    record.error = Some(detail);
+                    out.push((record, HttpResponse::default()));
+                    break;
+                }
+                Err(_) => {
+                    record.error = Some("no end of the resumed stream in time".into());
+                    out.push((record, HttpResponse::default()));
+                    break;
+                }
+            };
+            record.status = Some(got.status);
+            record.response_headers = got.headers.clone();
+            record.body_bytes = got.body_bytes;
+            record.utf8_errors = got.utf8_errors;
+            record.first_event = got.events.first().cloned();
+            record.event_ids = got.events.iter().filter_map(|e| e.id.clone()).collect();
+            let done = got.messages.iter().any(|(m, _)| answered(m));
+            let progressed = !got.events.is_empty() && got.status == 200;
+            last = last_id(&got.events).or(last);
+            retry = retry_of(&got.events).unwrap_or(retry);
+            out.push((record, got));
+            if done || !progressed {
+                break;
+            }
+        }
+        out
     }
 
     fn http_reply(response: &HttpResponse, done: &dyn Fn(&Value) -> bool) -> (Reply, Vec<Value>) {

@@ -61,6 +61,11 @@ pub struct HttpRecord {
     /// For a POST answered with an SSE stream that carried its response: whether the stream
     /// ended soon after (within a second).
     pub ended_after_response: Option<bool>,
+    /// For a request's POST answered with an SSE stream: whether the server ended the stream
+    /// before the response (mcpcheck then resumes it with GET and Last-Event-ID).
+    pub closed_early: Option<bool>,
+    /// Whether the stream carried an SSE `retry` field.
+    pub retry_sent: bool,
     /// A transport failure, if the exchange did not complete.
     pub error: Option<String>,
 }

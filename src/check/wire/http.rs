@@ -9,6 +9,18 @@ use super::*;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "http-sse-retry-before-close",
+        area: "http",
+        title: "a stream closed before its response carries a retry field",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/transports#sending-messages-to-the-server")],
+        expect: "each SSE stream the server ends before the response it was opened for (a request mcpcheck did not cancel) to have sent an SSE `retry` field first (2025-11-25 on)",
+        transport: Some(TransportKind::Http),
+        explain: "From 2025-11-25 a server may close a request's SSE stream before the response, once the stream has an event id, to avoid holding a connection (SEP-1699); the client then resumes it with a GET and Last-Event-ID. The server SHOULD send an SSE event with a `retry` field before closing, so that the client knows when to come back. mcpcheck resumes such streams itself; this check looks at every stream that ended early, except those of requests mcpcheck had cancelled.",
+        idle: Some("no request's SSE stream was ended by the server before its response"),
+    },
+    Builtin {
         id: "http-sse-ends-after-response",
         area: "http",
         title: "a POST's SSE stream ends after its response",
@@ -88,6 +100,44 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let mut note = None;
     match def.id.as_str() {
+        "http-sse-retry-before-close" => {
+            for transcript in input
+                .transcripts
+                .iter()
+                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2025-11-25"))
+            {
+                // The requests mcpcheck cancelled: their streams may end without a response.
+                let cancelled: std::collections::HashSet<String> = transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Sent)
+                    .filter_map(sent_message)
+                    .filter(|m| m.get("method") == Some(&Value::from("notifications/cancelled")))
+                    .filter_map(|m| m.pointer("/params/requestId").map(id_key))
+                    .collect();
+                for (index, post) in transcript.posts.iter().enumerate() {
+                    if post.closed_early != Some(true) {
+                        continue;
+                    }
+                    let request = transcript
+                        .frames
+                        .iter()
+                        .filter(|f| f.direction == Direction::Sent && f.post == Some(index))
+                        .find_map(sent_message);
+                    let id = request.as_ref().and_then(|m| m.get("id")).map(id_key);
+                    if id.is_some_and(|id| cancelled.contains(&id)) {
+                        continue;
+                    }
+                    seen += 1;
+                    if !post.retry_sent {
+                        bad.push(Evidence::remark(
+                            "POST request",
+                            "the server ended the request's SSE stream before the response without an SSE `retry` field".into(),
+                        ));
+                    }
+                }
+            }
+        }
         "http-sse-ends-after-response" => {
             for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
                 let Some(ended) = post.ended_after_response else {
@@ -164,9 +214,14 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                     })
                     .filter_map(|f| f.post)
                     .collect();
+                // So is a request without MCP-Protocol-Version: the server then takes it as
+                // 2025-03-26, which has no priming (mcpcheck's probe of the missing header).
                 for (_, post) in transcript.posts.iter().enumerate().filter(|(i, p)| {
                     !initialize.contains(i)
                         && p.method == "POST"
+                        && p.request_headers.iter().any(|(n, v)| {
+                            n.eq_ignore_ascii_case("mcp-protocol-version") && v == "2025-11-25"
+                        })
                         && p.response_header("content-type").is_some_and(|c| {
                             c.to_ascii_lowercase().starts_with("text/event-stream")
                         })

@@ -399,12 +399,13 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                 .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
             {
                 let version = transcript.version.as_deref().unwrap_or_default();
-                // Requests that claimed another version in their header (mcpcheck's own
-                // contradiction probes) may be routed to a legacy handler; they do not count.
+                // Requests that claimed another version in their header, or none (mcpcheck's own
+                // contradiction and legacy probes), may be routed to a legacy handler; they do
+                // not count.
                 for post in transcript.posts.iter().filter(|p| {
                     p.status.is_some()
-                        && p.request_headers.iter().all(|(n, v)| {
-                            !n.eq_ignore_ascii_case("mcp-protocol-version") || v == version
+                        && p.request_headers.iter().any(|(n, v)| {
+                            n.eq_ignore_ascii_case("mcp-protocol-version") && v == version
                         })
                 }) {
                     seen += 1;
