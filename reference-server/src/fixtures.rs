@@ -61,6 +61,28 @@ pub fn tools(version: &str) -> Vec<Value> {
         });
     }
     tools.extend(everything_tools());
+    // The official fixtures that ask the client for something: a server request, which the
+    // handshake era has (2026-07-28 asks with an InputRequiredResult instead).
+    if at_least(version, "2025-06-18") && !at_least(version, "2026-07-28") {
+        let no_args = json!({"type": "object", "properties": {}});
+        let mut asking = vec![
+            ("test_sampling", "Asks the client to sample a reply."),
+            ("test_elicitation", "Asks the user who they are."),
+        ];
+        if at_least(version, "2025-11-25") {
+            asking.push((
+                "test_elicitation_sep1034_defaults",
+                "Asks for values that all have defaults.",
+            ));
+            asking.push((
+                "test_elicitation_sep1330_enums",
+                "Asks to choose, with every kind of enum.",
+            ));
+        }
+        tools.extend(asking.into_iter().map(|(name, description)| {
+            json!({"name": name, "description": description, "inputSchema": no_args})
+        }));
+    }
     if at_least(version, "2026-07-28") {
         // An argument that travels in a header too (x-mcp-header → Mcp-Param-Region).
         tools.push(json!({
@@ -68,7 +90,10 @@ pub fn tools(version: &str) -> Vec<Value> {
             "description": "Says which region it was asked about.",
             "inputSchema": {
                 "type": "object",
-                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+                "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"},
+                    "zone": {"type": "integer", "x-mcp-header": "Zone"}
+                },
                 "required": ["region"]
             }
         }));
@@ -155,6 +180,40 @@ fn everything_call(name: &str) -> Option<ToolOutcome> {
             })
         }
         "test_reconnection" => return Some(ToolOutcome::Reconnection),
+        "test_sampling" => return Some(ToolOutcome::Sampling),
+        "test_elicitation" => {
+            return Some(ToolOutcome::Elicitation {
+                message: "Please tell us who you are.".into(),
+                schema: json!({"type": "object", "properties": {
+                    "username": {"type": "string", "description": "Your name"},
+                    "email": {"type": "string", "format": "email", "description": "Your email"}
+                }, "required": ["username"]}),
+            })
+        }
+        "test_elicitation_sep1034_defaults" => {
+            return Some(ToolOutcome::Elicitation {
+                message: "Confirm these values (each has a default).".into(),
+                schema: json!({"type": "object", "properties": {
+                    "name": {"type": "string", "default": "John Doe"},
+                    "age": {"type": "integer", "default": 30},
+                    "score": {"type": "number", "default": 95.5},
+                    "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                    "verified": {"type": "boolean", "default": true}
+                }}),
+            })
+        }
+        "test_elicitation_sep1330_enums" => {
+            return Some(ToolOutcome::Elicitation {
+                message: "Choose (every kind of enum).".into(),
+                schema: json!({"type": "object", "properties": {
+                    "untitledSingle": {"type": "string", "enum": ["a", "b", "c"]},
+                    "titledSingle": {"type": "string", "oneOf": [{"const": "v1", "title": "First"}, {"const": "v2", "title": "Second"}]},
+                    "legacyEnum": {"type": "string", "enum": ["x", "y"], "enumNames": ["Ex", "Why"]},
+                    "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                    "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "p", "title": "Pea"}, {"const": "q", "title": "Queue"}]}}
+                }}),
+            })
+        }
         _ => return None,
     }))
 }
@@ -172,6 +231,10 @@ pub enum ToolOutcome {
     /// The official suite's reconnection tool: a result after a while, long enough for the HTTP
     /// transport to have closed the call's stream (SEP-1699).
     Reconnection,
+    /// The official sampling tool: ask the client to sample, return what it said.
+    Sampling,
+    /// An official elicitation tool: ask the client to fill in this form.
+    Elicitation { message: String, schema: Value },
 }
 
 /// Runs a tool (all but the slow one, which needs the transport to report progress).

@@ -211,6 +211,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     let mcp_method = raw_header("mcp-method");
     let mcp_name = raw_header("mcp-name");
     let mcp_region = raw_header("mcp-param-region");
+    let mcp_zone = raw_header("mcp-param-zone");
     let has_session_header = req.headers().contains_key("mcp-session-id");
     let has_last_event_id = req.headers().contains_key("last-event-id");
     let session = session_of(state, &req);
@@ -285,8 +286,9 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             }
         }
         if !state.server.quirks.has(Quirk::StatelessIgnoreParamHeaders) {
-            let literal = state.server.quirks.has(Quirk::StatelessNoBase64Sentinel);
-            if let Some(problem) = param_header_problem(&parsed, &mcp_region, literal) {
+            if let Some(problem) = param_header_problem(&parsed, &mcp_region, &state.server.quirks)
+                .or_else(|| zone_header_problem(&parsed, &mcp_zone, &state.server.quirks))
+            {
                 return rpc_error(
                     StatusCode::BAD_REQUEST,
                     -32020,
@@ -803,15 +805,25 @@ fn decode_sentinel(value: &str) -> Result<String, String> {
 /// What is wrong with the `Mcp-Param-Region` header of a call of `mcpcheck_region` (whose
 /// `region` argument is marked `x-mcp-header: Region`), if anything: it must be there when the
 /// argument is, and decode to the same value.
-fn param_header_problem(message: &Value, header: &Option<String>, literal: bool) -> Option<String> {
+fn param_header_problem(
+    message: &Value,
+    header: &Option<String>,
+    quirks: &crate::quirks::Quirks,
+) -> Option<String> {
+    let literal = quirks.has(Quirk::StatelessNoBase64Sentinel);
     if message.get("method").and_then(Value::as_str) != Some("tools/call")
         || message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region")
     {
         return None;
     }
-    let argument = message
-        .pointer("/params/arguments/region")
-        .filter(|v| !v.is_null())?;
+    // A null or absent argument needs no header (with the quirk, it is required anyway).
+    let argument = match message.pointer("/params/arguments/region") {
+        Some(v) if !v.is_null() => v,
+        _ if quirks.has(Quirk::StatelessParamHeaderAlwaysRequired) && header.is_none() => {
+            return Some("Header mismatch: Mcp-Param-Region is required on every call".into())
+        }
+        _ => return None,
+    };
     let Some(header) = header else {
         return Some(
             "Header mismatch: the argument `region` needs the header Mcp-Param-Region".into(),
@@ -828,6 +840,32 @@ fn param_header_problem(message: &Value, header: &Option<String>, literal: bool)
     };
     (decoded != expected).then(|| {
         format!("Header mismatch: Mcp-Param-Region is {decoded:?}, the argument `region` is {expected:?}")
+    })
+}
+
+/// What is wrong with the `Mcp-Param-Zone` header of a `mcpcheck_region` call, if anything:
+/// the integer argument `zone` compares numerically (`07` is 7), textually with the quirk.
+fn zone_header_problem(
+    message: &Value,
+    header: &Option<String>,
+    quirks: &crate::quirks::Quirks,
+) -> Option<String> {
+    if message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region") {
+        return None;
+    }
+    let zone = message
+        .pointer("/params/arguments/zone")
+        .filter(|v| !v.is_null())?;
+    let Some(header) = header else {
+        return Some("Header mismatch: the argument `zone` needs the header Mcp-Param-Zone".into());
+    };
+    let same = if quirks.has(Quirk::StatelessParamIntegerTextual) {
+        header == &zone.to_string()
+    } else {
+        header.trim().parse::<i64>().ok() == zone.as_i64()
+    };
+    (!same).then(|| {
+        format!("Header mismatch: Mcp-Param-Zone is {header:?}, the argument `zone` is {zone}")
     })
 }
 

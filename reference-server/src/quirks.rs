@@ -278,6 +278,24 @@ pub enum Quirk {
     SseCloseWithoutRetry,
     /// HTTP: the reconnection fixture's result is not kept for resumption.
     ReconnectionLosesResponse,
+    /// `test_sampling` answers without asking the client to sample.
+    SamplingFixtureSilent,
+    /// The elicitation fixtures answer without asking the client.
+    ElicitationFixtureSilent,
+    /// `test_elicitation` asks in URL mode, which the client did not declare (2025-11-25).
+    ElicitationUrlUndeclared,
+    /// The SEP-1034 fixture's integer field has the default "30", a string.
+    ElicitationDefaultMistyped,
+    /// 2026-07-28: a retry with the requestState but no inputResponses gets -32602.
+    StatelessMrtrMissingError,
+    /// 2026-07-28: an unknown key in inputResponses gets -32602.
+    StatelessMrtrExtraRefused,
+    /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
+    StatelessMrtrMalformedAccepted,
+    /// 2026-07-28 HTTP: Mcp-Param-Region is required even for a null or absent argument.
+    StatelessParamHeaderAlwaysRequired,
+    /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
+    StatelessParamIntegerTextual,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -940,6 +958,51 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::ReconnectionLosesResponse,
         "reconnection-loses-response",
         "HTTP: a stream closed before its response MUST be resumable to that response",
+    ),
+    (
+        Quirk::SamplingFixtureSilent,
+        "sampling-fixture-silent",
+        "test_sampling MUST ask the client to sample (official fixture)",
+    ),
+    (
+        Quirk::ElicitationFixtureSilent,
+        "elicitation-fixture-silent",
+        "the elicitation fixtures MUST ask the client with elicitation/create (official fixtures)",
+    ),
+    (
+        Quirk::ElicitationUrlUndeclared,
+        "elicitation-url-undeclared",
+        "URL-mode elicitation MUST NOT be sent to a client without elicitation.url",
+    ),
+    (
+        Quirk::ElicitationDefaultMistyped,
+        "elicitation-default-mistyped",
+        "an elicitation field's default MUST have the field's type (SEP-1034)",
+    ),
+    (
+        Quirk::StatelessMrtrMissingError,
+        "stateless-mrtr-missing-error",
+        "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused",
+    ),
+    (
+        Quirk::StatelessMrtrExtraRefused,
+        "stateless-mrtr-extra-refused",
+        "2026-07-28: unknown keys in inputResponses SHOULD be ignored",
+    ),
+    (
+        Quirk::StatelessMrtrMalformedAccepted,
+        "stateless-mrtr-malformed-accepted",
+        "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
+    ),
+    (
+        Quirk::StatelessParamHeaderAlwaysRequired,
+        "stateless-param-header-always-required",
+        "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header",
+    ),
+    (
+        Quirk::StatelessParamIntegerTextual,
+        "stateless-param-integer-textual",
+        "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
     ),
 ];
 

@@ -39,6 +39,10 @@ pub struct Session {
     log_level: Mutex<Option<usize>>,
     /// Whether the client declared the `roots` capability.
     client_roots: AtomicBool,
+    /// The capabilities the client declared in initialize.
+    client_capabilities: Mutex<Value>,
+    /// The server's own requests awaiting the client's answer, by id.
+    awaiting: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<Value>>>,
     /// Whether the server has asked the client for its roots.
     asked_roots: AtomicBool,
     /// With the quirk `pre-init-breaks-initialize`: a feature request came before initialize.
@@ -266,7 +270,12 @@ impl Server {
         if !message.contains_key("method")
             && (message.contains_key("result") || message.contains_key("error"))
         {
-            // A response to a request of ours; this server sends none, so there is nothing to match.
+            // A response to a request of ours: to whoever waits for it (a tool asking the
+            // client to sample or elicit); roots and pings are not waited for.
+            let key = id.as_ref().map(Value::to_string).unwrap_or_default();
+            if let Some(waiter) = session.awaiting.lock().expect("awaiting lock").remove(&key) {
+                let _ = waiter.send(Value::Object(message));
+            }
             return None;
         }
         let reply_id = if id_ok {
@@ -464,8 +473,43 @@ impl Server {
                 Some(json!({"requiredCapabilities": {"roots": {}}})),
             ));
         }
-        let answered = params.pointer("/inputResponses/roots/roots");
+        let responses = params.get("inputResponses");
         let state = params.get("requestState").and_then(Value::as_str);
+        // Unknown keys in inputResponses are ignored; a malformed roots answer is refused.
+        if let Some(roots) = responses.and_then(|r| r.get("roots")) {
+            let well_formed = roots.get("roots").is_some_and(Value::is_array);
+            if !well_formed && !self.quirks.has(Quirk::StatelessMrtrMalformedAccepted) {
+                return Err((
+                    -32602,
+                    "Invalid params: inputResponses.roots is not a ListRootsResult".into(),
+                    None,
+                ));
+            }
+        }
+        let extra = responses
+            .and_then(Value::as_object)
+            .is_some_and(|r| r.keys().any(|k| k != "roots"));
+        if extra && self.quirks.has(Quirk::StatelessMrtrExtraRefused) {
+            return Err((
+                -32602,
+                "Invalid params: unknown key in inputResponses".into(),
+                None,
+            ));
+        }
+        if responses.is_none()
+            && state.is_some()
+            && self.quirks.has(Quirk::StatelessMrtrMissingError)
+        {
+            return Err((
+                -32602,
+                "Invalid params: inputResponses missing".into(),
+                None,
+            ));
+        }
+        let answered = responses
+            .and_then(|r| r.get("roots"))
+            .map(|r| r.get("roots").cloned().unwrap_or(json!([])));
+        let answered = answered.as_ref();
         match (answered, state) {
             (Some(_), Some(state))
                 if state != request_state()
@@ -516,6 +560,34 @@ impl Server {
         if self.quirks.has(Quirk::ServerSendsSampling) {
             let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-sampling-1", "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
         }
+    }
+
+    /// Sends a request to the client on the current request's stream and waits (up to 10 s)
+    /// for the answer; `None` if none came.
+    async fn ask_client(
+        &self,
+        session: &Session,
+        sink: &Sink,
+        method: &str,
+        params: Value,
+    ) -> Option<Value> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = format!(
+            "ref-{}-{}",
+            method.replace('/', "-"),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        session
+            .awaiting
+            .lock()
+            .expect("awaiting lock")
+            .insert(json!(id).to_string(), tx);
+        let _ = sink.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        tokio::time::timeout(Duration::from_secs(10), rx)
+            .await
+            .ok()?
+            .ok()
     }
 
     fn ping(&self) -> Outcome {
@@ -906,6 +978,11 @@ impl Server {
             params.pointer("/capabilities/roots").is_some(),
             Ordering::Relaxed,
         );
+        *session
+            .client_capabilities
+            .lock()
+            .expect("client capabilities lock") =
+            params.get("capabilities").cloned().unwrap_or_default();
         if self.quirks.has(Quirk::RequestsBeforeInitialized) {
             // Asks for the roots at once, before the client has sent `initialized`.
             self.ask_roots(session, sink);
@@ -1077,6 +1154,80 @@ impl Server {
                     }
                 }
                 Ok(json!({"content": [{"type": "text", "text": "Progress reported."}]}))
+            }
+            ToolOutcome::Sampling => {
+                let declared = session
+                    .client_capabilities
+                    .lock()
+                    .expect("client capabilities lock")
+                    .get("sampling")
+                    .is_some();
+                if !declared || self.quirks.has(Quirk::SamplingFixtureSilent) {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client cannot sample."}], "isError": !self.quirks.has(Quirk::SamplingFixtureSilent)}),
+                    );
+                }
+                let answer = self
+                    .ask_client(session, sink, "sampling/createMessage", json!({
+                        "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello in one word."}}],
+                        "maxTokens": 20
+                    }))
+                    .await;
+                let text = answer
+                    .as_ref()
+                    .and_then(|a| a.pointer("/result/content/text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no answer)");
+                Ok(json!({"content": [{"type": "text", "text": format!("LLM response: {text}")}]}))
+            }
+            ToolOutcome::Elicitation { message, schema } => {
+                let declared = session
+                    .client_capabilities
+                    .lock()
+                    .expect("client capabilities lock")
+                    .get("elicitation")
+                    .is_some();
+                if !declared {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client cannot elicit."}], "isError": true}),
+                    );
+                }
+                if self.quirks.has(Quirk::ElicitationFixtureSilent) {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "User response: none asked"}]}),
+                    );
+                }
+                let mut schema = schema;
+                if self.quirks.has(Quirk::ElicitationDefaultMistyped) {
+                    if let Some(age) = schema.pointer_mut("/properties/age") {
+                        age["default"] = json!("30");
+                    }
+                }
+                let mut params = json!({"message": message, "requestedSchema": schema});
+                // With the quirk, test_elicitation (the form that asks for a username) goes to
+                // a URL instead.
+                if self.quirks.has(Quirk::ElicitationUrlUndeclared)
+                    && fixtures::at_least(version, "2025-11-25")
+                    && schema.pointer("/properties/username").is_some()
+                {
+                    params = json!({"mode": "url", "message": message, "url": "https://example.com/form", "elicitationId": "ref-elicitation-1"});
+                }
+                let answer = self
+                    .ask_client(session, sink, "elicitation/create", params)
+                    .await;
+                let action = answer
+                    .as_ref()
+                    .and_then(|a| a.pointer("/result/action"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("none");
+                let content = answer
+                    .as_ref()
+                    .and_then(|a| a.pointer("/result/content"))
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("User response: action={action}, content={content}")}]}),
+                )
             }
             ToolOutcome::Reconnection => {
                 tokio::time::sleep(Duration::from_millis(300)).await;

@@ -160,16 +160,23 @@ fn matches(
     env: &Env,
     lookup: &dyn Fn(&str) -> Option<Value>,
 ) -> bool {
-    if let Some(wanted) = &cond.notified {
-        let found = exchange.notifications.iter().any(|n| {
+    let sent = |messages: &[Value], wanted: &crate::scenario::file::NotifiedFile| {
+        messages.iter().any(|n| {
             n.get("method").and_then(Value::as_str) == Some(wanted.method.as_str())
                 && match (&wanted.at, &wanted.one_of) {
                     (Some(at), Some(options)) => n.pointer(at).is_some_and(|v| options.contains(v)),
                     (Some(at), None) => n.pointer(at).is_some(),
                     _ => true,
                 }
-        });
-        if !found {
+        })
+    };
+    if let Some(wanted) = &cond.notified {
+        if !sent(&exchange.notifications, wanted) {
+            return false;
+        }
+    }
+    if let Some(wanted) = &cond.requested {
+        if !sent(&exchange.server_requests, wanted) {
             return false;
         }
     }
@@ -406,6 +413,7 @@ mod tests {
                 message: reply,
             },
             notifications: Vec::new(),
+            server_requests: Vec::new(),
             http: None,
             elapsed_ms: 1,
         };
@@ -494,6 +502,7 @@ mod tests {
                 sent_headers: Vec::new(),
                 reply,
                 notifications: Vec::new(),
+                server_requests: Vec::new(),
                 http: None,
                 elapsed_ms: 1,
             };

@@ -146,6 +146,8 @@ pub struct Exchange {
     pub reply: Reply,
     /// Notifications received while waiting.
     pub notifications: Vec<Value>,
+    /// Requests the server sent while waiting (mcpcheck answered them).
+    pub server_requests: Vec<Value>,
     /// HTTP facts, for HTTP.
     pub http: Option<HttpFacts>,
     /// How long the exchange took.
@@ -184,7 +186,7 @@ pub struct Session {
 
 enum Link {
     Stdio(Arc<StdioLink>),
-    Http(HttpLink),
+    Http(Box<HttpLink>),
 }
 
 struct StdioLink {
@@ -194,6 +196,10 @@ struct StdioLink {
     abandoned: Mutex<std::collections::HashSet<String>>,
     unmatched: tokio::sync::Mutex<mpsc::Receiver<(Value, String)>>,
     notifications: Mutex<Vec<Value>>,
+    /// The requests the server sent, in order.
+    server_requests: Mutex<Vec<Value>>,
+    /// The client capabilities this connection declared (what mcpcheck answers).
+    declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
     /// Set once stdout has produced anything: until then the server may still be starting, and
     /// a request may wait up to the start-up allowance.
@@ -205,6 +211,8 @@ struct HttpLink {
     /// Ids of the requests mcpcheck cancelled: a stream of theirs that ends early is not
     /// resumed.
     cancelled: Mutex<std::collections::HashSet<String>>,
+    /// The client capabilities this connection declared (what mcpcheck answers).
+    declared: Mutex<Value>,
 }
 
 /// How many notifications a session keeps.
@@ -234,6 +242,8 @@ impl Session {
                     abandoned: Mutex::new(std::collections::HashSet::new()),
                     unmatched: tokio::sync::Mutex::new(unmatched_rx),
                     notifications: Mutex::new(Vec::new()),
+                    server_requests: Mutex::new(Vec::new()),
+                    declared: Mutex::new(client_capabilities()),
                     closed: closed_rx,
                     heard: events.heard(),
                 });
@@ -248,10 +258,11 @@ impl Session {
             }
             Target::Http(spec) => {
                 http::parse_url(&spec.url)?;
-                Link::Http(HttpLink {
+                Link::Http(Box::new(HttpLink {
                     spec: spec.clone(),
                     cancelled: Mutex::new(std::collections::HashSet::new()),
-                })
+                    declared: Mutex::new(client_capabilities()),
+                }))
             }
         };
         Ok(Session {
@@ -322,6 +333,19 @@ impl Session {
         let outgoing = self.with_meta(outgoing, &options.omit_meta);
         let initialize =
             matches!(&outgoing, Outgoing::Request { method, .. } if method == "initialize");
+        if let (true, Outgoing::Request { params, .. }) = (initialize, &outgoing) {
+            // What this connection declares is what mcpcheck then answers the server.
+            let declared = params
+                .as_ref()
+                .and_then(|p| p.get("capabilities"))
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            let slot = match &self.link {
+                Link::Stdio(link) => &link.declared,
+                Link::Http(link) => &link.declared,
+            };
+            *slot.lock().expect("declared lock") = declared;
+        }
         let exchange = match &self.link {
             Link::Stdio(link) => self.send_stdio(link, outgoing, options).await,
             Link::Http(link) => self.send_http(link, outgoing, options).await,
@@ -423,6 +447,11 @@ impl Session {
         let started = Instant::now();
         let text = Self::render(&outgoing);
         let notes_before = link.notifications.lock().expect("notifications lock").len();
+        let requests_before = link
+            .server_requests
+            .lock()
+            .expect("server requests lock")
+            .len();
         let mut line = text.clone();
         if !line.ends_with('\n') {
             line.push('\n');
@@ -537,11 +566,19 @@ impl Session {
             .get(notes_before..)
             .unwrap_or_default()
             .to_vec();
+        let server_requests = link
+            .server_requests
+            .lock()
+            .expect("server requests lock")
+            .get(requests_before..)
+            .unwrap_or_default()
+            .to_vec();
         Exchange {
             sent: text,
             sent_headers: Vec::new(),
             reply,
             notifications,
+            server_requests,
             http: None,
             elapsed_ms: started.elapsed().as_millis() as u64,
         }
@@ -865,45 +902,15 @@ impl Session {
                 .unwrap_or(self.limits.request_timeout)
                 .max(options.wait.unwrap_or_default()),
         };
-        let result = tokio::time::timeout(
-            timeout,
-            http::send(
-                &request,
-                self.limits.max_frame_bytes,
-                timeout,
-                Some(&server_tx),
-                &done,
-            ),
-        )
-        .await;
-        // SEP-1699 (2025-11-25): a server may close a request's SSE stream before the response,
-        // once the stream has an event id; the client then resumes it with a GET and
-        // Last-Event-ID, after the `retry` the server asked for.
-        let resumed = match &result {
-            Ok(Ok(response))
-                if method == "POST"
-                    && until.is_none()
-                    && self.info().era != Some(Era::Stateless)
-                    && awaited.as_ref().is_some_and(|key| {
-                        !link.cancelled.lock().expect("cancelled lock").contains(key)
-                    }) =>
-            {
-                self.resume_stream(
-                    link,
-                    response,
-                    &answered,
-                    &server_tx,
-                    timeout.saturating_sub(started.elapsed()),
-                )
-                .await
-            }
-            _ => Vec::new(),
-        };
-        drop(server_tx);
-        // Server-initiated requests that arrived on the stream are answered on their own POSTs.
-        while let Ok(server_request) = server_rx.try_recv() {
-            if server_request.get("method").is_some() && server_request.get("id").is_some() {
-                let answer = answer_server_request(&server_request);
+        // Server-initiated requests that arrive on the stream are answered on POSTs of their own
+        // while the stream is open: a server may wait for the answer before it responds.
+        let answering = async {
+            while let Some(server_request) = server_rx.recv().await {
+                if server_request.get("method").is_none() || server_request.get("id").is_none() {
+                    continue;
+                }
+                let declared = link.declared.lock().expect("declared lock").clone();
+                let answer = answer_server_request(&server_request, &declared);
                 let body = answer.to_string();
                 let mut headers = self.http_headers(
                     &link.spec,
@@ -930,7 +937,46 @@ impl Session {
                 )
                 .await;
             }
-        }
+        };
+        let sending = async {
+            let result = tokio::time::timeout(
+                timeout,
+                http::send(
+                    &request,
+                    self.limits.max_frame_bytes,
+                    timeout,
+                    Some(&server_tx),
+                    &done,
+                ),
+            )
+            .await;
+            // SEP-1699 (2025-11-25): a server may close a request's SSE stream before the
+            // response, once the stream has an event id; the client then resumes it with a GET
+            // and Last-Event-ID, after the `retry` the server asked for.
+            let resumed = match &result {
+                Ok(Ok(response))
+                    if method == "POST"
+                        && until.is_none()
+                        && self.info().era != Some(Era::Stateless)
+                        && awaited.as_ref().is_some_and(|key| {
+                            !link.cancelled.lock().expect("cancelled lock").contains(key)
+                        }) =>
+                {
+                    self.resume_stream(
+                        link,
+                        response,
+                        &answered,
+                        &server_tx,
+                        timeout.saturating_sub(started.elapsed()),
+                    )
+                    .await
+                }
+                _ => Vec::new(),
+            };
+            drop(server_tx);
+            (result, resumed)
+        };
+        let ((result, resumed), ()) = tokio::join!(sending, answering);
         let carried = match &outgoing {
             Outgoing::Request { .. } => "request",
             Outgoing::Notification { .. } => "notification",
@@ -946,7 +992,7 @@ impl Session {
             },
             ..HttpRecord::default()
         };
-        let (reply, notifications, facts) = match result {
+        let (reply, notifications, server_requests, facts) = match result {
             Err(_) => {
                 record.error = Some(format!("no response within {} ms", timeout.as_millis()));
                 (
@@ -954,12 +1000,13 @@ impl Session {
                         waited_ms: timeout.as_millis() as u64,
                     },
                     Vec::new(),
+                    Vec::new(),
                     None,
                 )
             }
             Ok(Err(detail)) => {
                 record.error = Some(detail.clone());
-                (Reply::Closed { detail }, Vec::new(), None)
+                (Reply::Closed { detail }, Vec::new(), Vec::new(), None)
             }
             Ok(Ok(response)) => {
                 record.status = Some(response.status);
@@ -989,13 +1036,24 @@ impl Session {
                     merged.messages.extend(got.messages.iter().cloned());
                 }
                 let (reply, notifications) = Self::http_reply(&merged, &answered);
+                let server_requests: Vec<Value> = merged
+                    .messages
+                    .iter()
+                    .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+                    .map(|(m, _)| m.clone())
+                    .collect();
                 let facts = HttpFacts {
                     status: response.status,
                     headers: response.headers.clone(),
                     events: response.events.clone(),
                     session: had_session,
                 };
-                (reply, notifications, Some((facts, response)))
+                (
+                    reply,
+                    notifications,
+                    server_requests,
+                    Some((facts, response)),
+                )
             }
         };
         {
@@ -1057,6 +1115,7 @@ impl Session {
             sent_headers: headers,
             reply,
             notifications,
+            server_requests,
             http: facts.map(|(facts, _)| facts),
             elapsed_ms: started.elapsed().as_millis() as u64,
         }
@@ -1484,17 +1543,75 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// mcpcheck's answer to a request from the server: `ping` and `roots/list` (declared) are served;
-/// anything else was not declared and gets -32601.
-pub fn answer_server_request(request: &Value) -> Value {
+/// mcpcheck's answer to a request from the server, by what the connection `declared`: `ping`
+/// always; `roots/list` (no roots), `sampling/createMessage` (a canned completion) and
+/// `elicitation/create` (form mode: accepted, with a value for every field; URL mode: declined)
+/// where declared; anything else gets -32601.
+pub fn answer_server_request(request: &Value, declared: &Value) -> Value {
     let id = request.get("id").cloned().unwrap_or(Value::Null);
-    match request.get("method").and_then(Value::as_str) {
-        Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-        Some("roots/list") => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
-        _ => {
-            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+    let has = |capability: &str| declared.get(capability).is_some_and(|c| !c.is_null());
+    let result = match request.get("method").and_then(Value::as_str) {
+        Some("ping") => json!({}),
+        Some("roots/list") if has("roots") => json!({"roots": []}),
+        Some("sampling/createMessage") if has("sampling") => json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": "mcpcheck: a canned completion, no model was asked"},
+            "model": "mcpcheck-canned",
+            "stopReason": "endTurn"
+        }),
+        Some("elicitation/create") if has("elicitation") => {
+            let params = request.get("params").cloned().unwrap_or_default();
+            if params.get("mode").and_then(Value::as_str) == Some("url") {
+                json!({"action": "decline"})
+            } else {
+                json!({"action": "accept", "content": elicitation_content(&params["requestedSchema"])})
+            }
         }
+        _ => {
+            return json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+        }
+    };
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// A value for every field of an elicitation form: its default where it has one, else the first
+/// option of an enum, else something of its type.
+fn elicitation_content(schema: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return Value::Object(content);
+    };
+    for (name, field) in properties {
+        let kind = field.get("type").and_then(Value::as_str);
+        let first_option = field
+            .pointer("/enum/0")
+            .or_else(|| field.pointer("/oneOf/0/const"))
+            .or_else(|| field.pointer("/anyOf/0/const"))
+            .cloned();
+        let value = match (field.get("default"), kind) {
+            (Some(default), _) => default.clone(),
+            (None, Some("array")) => {
+                let items = &field["items"];
+                let option = items
+                    .pointer("/enum/0")
+                    .or_else(|| items.pointer("/anyOf/0/const"))
+                    .cloned();
+                Value::Array(option.into_iter().collect())
+            }
+            (None, _) if first_option.is_some() => first_option.unwrap_or_default(),
+            (None, Some("boolean")) => json!(true),
+            (None, Some("integer" | "number")) => field.get("minimum").cloned().unwrap_or(json!(1)),
+            (None, _) => json!(match field.get("format").and_then(Value::as_str) {
+                Some("email") => "mcpcheck@example.com",
+                Some("uri") => "https://example.com/mcpcheck",
+                Some("date") => "2026-01-01",
+                Some("date-time") => "2026-01-01T00:00:00Z",
+                _ => "mcpcheck",
+            }),
+        };
+        content.insert(name.clone(), value);
     }
+    Value::Object(content)
 }
 
 /// Routes what the server's stdout produces: responses to their waiters, the server's requests to
@@ -1559,7 +1676,14 @@ async fn route(
     let has_method = message.get("method").is_some();
     let has_id = message.get("id").is_some();
     if has_method && has_id {
-        let answer = answer_server_request(&message).to_string();
+        let declared = link.declared.lock().expect("declared lock").clone();
+        let answer = answer_server_request(&message, &declared).to_string();
+        {
+            let mut requests = link.server_requests.lock().expect("server requests lock");
+            if requests.len() < MAX_NOTIFICATIONS {
+                requests.push(message.clone());
+            }
+        }
         let parsed = serde_json::from_str::<Value>(&answer).ok();
         transcript.lock().expect("transcript lock").push(
             Direction::Sent,
@@ -1645,17 +1769,40 @@ mod tests {
 
     #[test]
     fn server_requests_are_answered_per_declared_capabilities() {
-        let ping = answer_server_request(&json!({"jsonrpc": "2.0", "id": "s1", "method": "ping"}));
-        assert_eq!(ping, json!({"jsonrpc": "2.0", "id": "s1", "result": {}}));
-        let roots =
-            answer_server_request(&json!({"jsonrpc": "2.0", "id": 2, "method": "roots/list"}));
-        assert_eq!(roots["result"], json!({"roots": []}));
+        let declared = client_capabilities();
+        let ask = |method: &str, declared: &Value| {
+            answer_server_request(
+                &json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {
+                    "requestedSchema": {"type": "object", "properties": {
+                        "name": {"type": "string"},
+                        "age": {"type": "integer", "default": 30},
+                        "color": {"type": "string", "oneOf": [{"const": "red", "title": "Red"}]},
+                        "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+                        "ok": {"type": "boolean"}
+                    }}
+                }}),
+                declared,
+            )
+        };
+        assert_eq!(ask("ping", &declared)["result"], json!({}));
+        assert_eq!(ask("roots/list", &declared)["result"], json!({"roots": []}));
+        assert_eq!(ask("roots/list", &json!({}))["error"]["code"], -32601);
         for undeclared in ["sampling/createMessage", "elicitation/create"] {
-            let answer =
-                answer_server_request(&json!({"jsonrpc": "2.0", "id": 3, "method": undeclared}));
+            let answer = ask(undeclared, &declared);
             assert_eq!(answer["error"]["code"], -32601, "{undeclared}");
             assert_eq!(answer["id"], 3);
         }
+        let both = json!({"sampling": {}, "elicitation": {}});
+        assert_eq!(
+            ask("sampling/createMessage", &both)["result"]["role"],
+            "assistant"
+        );
+        let form = ask("elicitation/create", &both);
+        assert_eq!(form["result"]["action"], "accept");
+        assert_eq!(
+            form["result"]["content"],
+            json!({"name": "mcpcheck", "age": 30, "color": "red", "tags": ["a"], "ok": true})
+        );
     }
 
     #[test]

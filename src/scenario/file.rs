@@ -318,6 +318,10 @@ pub struct CondFile {
     /// "/params/level", one_of = ["debug"] }`).
     #[serde(default)]
     pub notified: Option<NotifiedFile>,
+    /// A request the server sent during the step (mcpcheck answered it), matched like
+    /// `notified` (`{ method = "sampling/createMessage" }`).
+    #[serde(default)]
+    pub requested: Option<NotifiedFile>,
     /// A JSON pointer into the reply message, for an inline assertion.
     #[serde(default)]
     pub at: Option<Spanned<String>>,

@@ -574,6 +574,7 @@ fn resolve_cond(
         dual_era: cond.dual_era,
         progress_ok: cond.progress_ok,
         notified: cond.notified,
+        requested: cond.requested,
         asserts,
     })
 }

@@ -180,6 +180,8 @@ pub struct Cond {
     pub progress_ok: Option<bool>,
     /// A notification the server must have sent during the step.
     pub notified: Option<crate::scenario::file::NotifiedFile>,
+    /// A request the server must have sent during the step.
+    pub requested: Option<crate::scenario::file::NotifiedFile>,
     /// Assertions on the reply message.
     pub asserts: Vec<Assert>,
 }

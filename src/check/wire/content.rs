@@ -116,6 +116,18 @@ pub(super) const BUILTINS: &[Builtin] = &[
         explain: "Servers that use embedded resources SHOULD implement the resources capability, so that a client can read the resource again by its URI. Every tools/call result of the run is examined; each embedded resource counts once.",
         idle: Some("no tool result of the run held an embedded resource"),
     },
+    Builtin {
+        id: "server-elicitation-schema",
+        area: "elicitation",
+        title: "every form elicitation asks with a flat schema of primitive fields",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "client/elicitation#requested-schema"), ("2025-11-25", "schema#elicitrequestformparams")],
+        expect: "each form-mode elicitation/create to carry a requestedSchema of type object whose properties are strings (optionally with format, enum or titled oneOf), numbers, integers, booleans or (2025-11-25) multi-select arrays of such options, with defaults of the field's own type and among its options",
+        transport: None,
+        explain: "A form elicitation's requestedSchema is a restricted subset of JSON Schema: a flat object whose properties are primitive fields, so that any client can render it as a form. 2025-11-25 adds titled single-select enums (oneOf of const and title), multi-select arrays (items with enum or anyOf) and defaults on every field type (SEP-1034, SEP-1330); a default must be of the field's type and, for an enum, one of its options. Every elicitation/create the server sent is examined; mcpcheck only receives them on connections that declare elicitation (the official fixtures').",
+        idle: Some("the server asked for no form elicitation"),
+    },
 ];
 
 /// Judges one of this area's built-in checks.
@@ -124,6 +136,30 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let note = None;
     match def.id.as_str() {
+        "server-elicitation-schema" => {
+            for transcript in input.transcripts {
+                let version = transcript.version.as_deref().unwrap_or("2025-11-25");
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+                {
+                    let Some(message) = frame.message.as_ref().filter(|m| {
+                        m.get("id").is_some()
+                            && m.get("method") == Some(&Value::from("elicitation/create"))
+                            && m.pointer("/params/mode").is_none_or(|mode| mode == "form")
+                    }) else {
+                        continue;
+                    };
+                    seen += 1;
+                    let problems =
+                        elicitation_schema_problems(&message["params"]["requestedSchema"], version);
+                    if let Some(problem) = problems.first() {
+                        bad.push(Evidence::frame(&frame.text, problem));
+                    }
+                }
+            }
+        }
         "wire-meta-key-format" => {
             for transcript in input.transcripts {
                 let Some(version) = transcript.version.as_deref().filter(|v| *v >= "2025-06-18")
@@ -651,9 +687,182 @@ pub fn meta_key_problem(key: &str, prefixed: bool) -> Option<String> {
     })
 }
 
+/// What is wrong with a form elicitation's requestedSchema at a version, if anything.
+pub fn elicitation_schema_problems(schema: &Value, version: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if schema.get("type") != Some(&Value::from("object")) {
+        problems.push("requestedSchema is not of type object".to_string());
+    }
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        problems.push("requestedSchema has no properties object".into());
+        return problems;
+    };
+    let late = version >= "2025-11-25";
+    let titled = |options: &Value| {
+        options.as_array().is_some_and(|o| {
+            !o.is_empty()
+                && o.iter().all(|x| {
+                    x.get("const").is_some_and(Value::is_string)
+                        && x.get("title").is_some_and(Value::is_string)
+                })
+        })
+    };
+    let strings = |options: &Value| {
+        options
+            .as_array()
+            .is_some_and(|o| !o.is_empty() && o.iter().all(Value::is_string))
+    };
+    // The options an enum field offers, whichever way it spells them.
+    let options = |field: &Value| -> Option<Vec<Value>> {
+        if let Some(values) = field.get("enum").and_then(Value::as_array) {
+            return Some(values.clone());
+        }
+        field
+            .get("oneOf")
+            .or_else(|| field.get("anyOf"))
+            .and_then(Value::as_array)
+            .map(|o| o.iter().filter_map(|x| x.get("const").cloned()).collect())
+    };
+    for (name, field) in properties {
+        let kind = field.get("type").and_then(Value::as_str);
+        let mut problem = |text: String| problems.push(format!("field {name:?}: {text}"));
+        match kind {
+            Some("string") => {
+                if let Some(values) = field.get("enum") {
+                    if !strings(values) {
+                        problem("`enum` is not a list of strings".into());
+                    }
+                }
+                if let Some(one_of) = field.get("oneOf") {
+                    if !late || !titled(one_of) {
+                        problem("`oneOf` is not a list of {const, title} strings (titled single-select, 2025-11-25 on)".into());
+                    }
+                }
+                if let Some(format) = field.get("format").and_then(Value::as_str) {
+                    if !["email", "uri", "date", "date-time"].contains(&format) {
+                        problem(format!(
+                            "format {format:?} is not email, uri, date or date-time"
+                        ));
+                    }
+                }
+            }
+            Some("number" | "integer" | "boolean") => {}
+            Some("array") if late => {
+                let items = &field["items"];
+                let ok = items
+                    .get("enum")
+                    .map(strings)
+                    .or_else(|| items.get("anyOf").map(titled))
+                    .unwrap_or(false);
+                if !ok {
+                    problem("a multi-select array needs `items` with a string `enum` or an `anyOf` of {const, title}".into());
+                }
+            }
+            other => problem(format!(
+                "type {} is not a primitive field (string, number, integer, boolean{})",
+                other.map_or("missing".to_string(), |k| format!("{k:?}")),
+                if late {
+                    ", or a multi-select array"
+                } else {
+                    ""
+                }
+            )),
+        }
+        if field.get("properties").is_some() {
+            problems.push(format!(
+                "field {name:?}: nested properties; the form must be flat"
+            ));
+        }
+        let Some(default) = field.get("default") else {
+            continue;
+        };
+        let typed = match kind {
+            Some("string") => default.is_string(),
+            Some("number") => default.is_number(),
+            Some("integer") => default.is_i64() || default.is_u64(),
+            Some("boolean") => default.is_boolean(),
+            Some("array") => default
+                .as_array()
+                .is_some_and(|d| d.iter().all(Value::is_string)),
+            _ => true,
+        };
+        if !typed {
+            problems.push(format!(
+                "field {name:?}: the default {default} is not of the field's type {}",
+                kind.unwrap_or("?")
+            ));
+            continue;
+        }
+        let offered = if kind == Some("array") {
+            options(&field["items"])
+        } else {
+            options(field)
+        };
+        if let Some(offered) = offered {
+            let chosen: Vec<&Value> = match default.as_array() {
+                Some(values) => values.iter().collect(),
+                None => vec![default],
+            };
+            if let Some(stray) = chosen.iter().find(|v| !offered.contains(v)) {
+                problems.push(format!(
+                    "field {name:?}: the default {stray} is not one of the field's options"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn elicitation_schemas_are_flat_typed_forms() {
+        let good = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "Ada", "format": "email"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 0.5},
+            "ok": {"type": "boolean", "default": true},
+            "color": {"type": "string", "enum": ["red", "green"], "default": "green"},
+            "size": {"type": "string", "oneOf": [{"const": "s", "title": "Small"}], "default": "s"},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "default": ["b"]},
+            "pets": {"type": "array", "items": {"anyOf": [{"const": "cat", "title": "Cat"}]}}
+        }});
+        assert!(elicitation_schema_problems(&good, "2025-11-25").is_empty());
+        for (field, why) in [
+            (
+                serde_json::json!({"type": "object", "properties": {}}),
+                "nested",
+            ),
+            (
+                serde_json::json!({"type": "integer", "default": "5"}),
+                "default",
+            ),
+            (
+                serde_json::json!({"type": "string", "enum": ["a"], "default": "b"}),
+                "options",
+            ),
+            (
+                serde_json::json!({"type": "array", "items": {"type": "object"}}),
+                "array",
+            ),
+            (
+                serde_json::json!({"type": "string", "format": "phone"}),
+                "format",
+            ),
+        ] {
+            let schema = serde_json::json!({"type": "object", "properties": {"f": field}});
+            assert!(
+                !elicitation_schema_problems(&schema, "2025-11-25").is_empty(),
+                "{why}"
+            );
+        }
+        let multi = serde_json::json!({"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"enum": ["a"]}}
+        }});
+        assert!(!elicitation_schema_problems(&multi, "2025-06-18").is_empty());
+    }
 
     #[test]
     fn meta_keys_follow_the_grammar() {

@@ -27,9 +27,9 @@ pub(super) const BUILTINS: &[Builtin] = &[
         level: Level::Must,
         derived: false,
         spec: &[("2025-11-25", "basic/lifecycle#capability-negotiation"), ("2026-07-28", "basic/patterns/mrtr")],
-        expect: "no sampling/createMessage or elicitation/create request (mcpcheck declares only `roots`), and on 2026-07-28 no request at all",
+        expect: "roots/list, sampling/createMessage and elicitation/create only on connections whose initialize declared `roots`, `sampling` and `elicitation` (URL-mode elicitation only with `elicitation.url`, sampling with tools only with `sampling.tools`), and on 2026-07-28 no request at all",
         transport: None,
-        explain: "Both parties MUST respect the negotiated capabilities: mcpcheck declares the `roots` client capability only, so a server may ask for roots/list or ping, but not for sampling or elicitation. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is examined.",
+        explain: "Both parties MUST respect the negotiated capabilities. mcpcheck's main connection declares only `roots`, so a server may ask it for roots/list or ping but not for sampling or elicitation; the official sampling and elicitation fixtures run on connections that declare those too. From 2025-11-25 a URL-mode elicitation needs `elicitation.url` and a sampling request with tools needs `sampling.tools`. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is judged against what its connection declared.",
         idle: Some("the server sent no requests of its own"),
     },
     Builtin {
@@ -297,24 +297,33 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                     .version
                     .as_deref()
                     .is_some_and(|v| v >= "2026-07-28");
+                let declared = declared_client_capabilities(transcript);
+                let has = |pointer: &str| declared.pointer(pointer).is_some_and(|c| !c.is_null());
                 for (message, frame) in server_requests(transcript) {
                     seen += 1;
                     let method = message["method"].as_str().unwrap_or("?");
-                    let gated = match method {
-                        "sampling/createMessage" => Some("sampling"),
-                        "elicitation/create" => Some("elicitation"),
+                    let params = message.get("params");
+                    let problem = match method {
+                        _ if stateless => Some(format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)")),
+                        "roots/list" if !has("/roots") => Some("a roots/list request, although this connection did not declare the `roots` client capability".into()),
+                        "sampling/createMessage" if !has("/sampling") => Some("a sampling/createMessage request, although this connection did not declare the `sampling` client capability".into()),
+                        "sampling/createMessage"
+                            if params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some())
+                                && !has("/sampling/tools") =>
+                        {
+                            Some("a sampling/createMessage request with tools, although this connection did not declare `sampling.tools`".into())
+                        }
+                        "elicitation/create" if !has("/elicitation") => Some("an elicitation/create request, although this connection did not declare the `elicitation` client capability".into()),
+                        "elicitation/create"
+                            if params.and_then(|p| p.get("mode")) == Some(&Value::from("url"))
+                                && !has("/elicitation/url") =>
+                        {
+                            Some("a URL-mode elicitation/create request, although this connection did not declare `elicitation.url`".into())
+                        }
                         _ => None,
                     };
-                    if stateless {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)"),
-                        ));
-                    } else if let Some(capability) = gated {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("a {method} request, although mcpcheck did not declare the `{capability}` client capability"),
-                        ));
+                    if let Some(problem) = problem {
+                        bad.push(Evidence::frame(&frame.text, &problem));
                     }
                 }
             }
@@ -517,6 +526,19 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
         }
     }
     (seen, bad)
+}
+
+/// The client capabilities a connection declared: those of the initialize request mcpcheck sent
+/// on it, else mcpcheck's own (`roots`; the stateless era declares them per request).
+fn declared_client_capabilities(transcript: &Transcript) -> Value {
+    transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == Direction::Sent)
+        .filter_map(sent_message)
+        .find(|m| m.get("method") == Some(&Value::from("initialize")))
+        .and_then(|m| m.pointer("/params/capabilities").cloned())
+        .unwrap_or_else(crate::protocol::session::client_capabilities)
 }
 
 /// The requests a server sent (messages with a method and an id), with their frames.
