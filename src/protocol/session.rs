@@ -1035,13 +1035,7 @@ impl Session {
                 for (_, got) in &resumed {
                     merged.messages.extend(got.messages.iter().cloned());
                 }
-                let (reply, notifications) = Self::http_reply(&merged, &answered);
-                let server_requests: Vec<Value> = merged
-                    .messages
-                    .iter()
-                    .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
-                    .map(|(m, _)| m.clone())
-                    .collect();
+                let (reply, notifications, server_requests) = Self::http_reply(&merged, &answered);
                 let facts = HttpFacts {
                     status: response.status,
                     headers: response.headers.clone(),
@@ -1226,13 +1220,18 @@ impl Session {
         out
     }
 
-    fn http_reply(response: &HttpResponse, done: &dyn Fn(&Value) -> bool) -> (Reply, Vec<Value>) {
-        let notifications: Vec<Value> = response
+    /// The reply a response body carries, with the notifications and the server's own requests
+    /// that came with it.
+    fn http_reply(
+        response: &HttpResponse,
+        done: &dyn Fn(&Value) -> bool,
+    ) -> (Reply, Vec<Value>, Vec<Value>) {
+        let (requests, notifications): (Vec<Value>, Vec<Value>) = response
             .messages
             .iter()
-            .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_none())
+            .filter(|(m, _)| m.get("method").is_some())
             .map(|(m, _)| m.clone())
-            .collect();
+            .partition(|m| m.get("id").is_some());
         let answer = response.messages.iter().find(|(m, _)| done(m)).or_else(|| {
             response.messages.iter().find(|(m, _)| {
                 m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
@@ -1249,7 +1248,7 @@ impl Session {
             },
             None => Reply::Nothing { waited_ms: 0 },
         };
-        (reply, notifications)
+        (reply, notifications, requests)
     }
 
     fn learn_session(&self, outgoing: &Outgoing, response: &HttpResponse) {
