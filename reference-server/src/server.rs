@@ -63,6 +63,15 @@ pub struct Session {
 }
 
 impl Session {
+    /// Whether the client declared this capability in initialize.
+    fn client_declares(&self, capability: &str) -> bool {
+        self.client_capabilities
+            .lock()
+            .expect("client capabilities lock")
+            .get(capability)
+            .is_some()
+    }
+
     /// The negotiated protocol version, once `initialize` has been answered.
     pub fn version(&self) -> Option<String> {
         self.version.lock().expect("version lock").clone()
@@ -1156,12 +1165,7 @@ impl Server {
                 Ok(json!({"content": [{"type": "text", "text": "Progress reported."}]}))
             }
             ToolOutcome::Sampling => {
-                let declared = session
-                    .client_capabilities
-                    .lock()
-                    .expect("client capabilities lock")
-                    .get("sampling")
-                    .is_some();
+                let declared = session.client_declares("sampling");
                 if !declared || self.quirks.has(Quirk::SamplingFixtureSilent) {
                     return Ok(
                         json!({"content": [{"type": "text", "text": "The client cannot sample."}], "isError": !self.quirks.has(Quirk::SamplingFixtureSilent)}),
@@ -1181,12 +1185,7 @@ impl Server {
                 Ok(json!({"content": [{"type": "text", "text": format!("LLM response: {text}")}]}))
             }
             ToolOutcome::Elicitation { message, schema } => {
-                let declared = session
-                    .client_capabilities
-                    .lock()
-                    .expect("client capabilities lock")
-                    .get("elicitation")
-                    .is_some();
+                let declared = session.client_declares("elicitation");
                 if !declared {
                     return Ok(
                         json!({"content": [{"type": "text", "text": "The client cannot elicit."}], "isError": true}),

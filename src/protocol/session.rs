@@ -1009,23 +1009,11 @@ impl Session {
                 (Reply::Closed { detail }, Vec::new(), Vec::new(), None)
             }
             Ok(Ok(response)) => {
-                record.status = Some(response.status);
-                record.response_headers = response.headers.clone();
-                record.body_bytes = response.body_bytes;
-                record.utf8_errors = response.utf8_errors;
-                record.ended_after_response = response.ended_after_response;
-                record.first_event = response.events.first().cloned();
-                record.event_ids = response
-                    .events
-                    .iter()
-                    .filter_map(|e| e.id.clone())
-                    .collect();
+                record.record_response(&response);
                 self.learn_session(&outgoing, &response);
-                let sse = response
-                    .header("content-type")
-                    .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
                 record.closed_early = Some(
-                    sse && awaited.is_some()
+                    response.is_sse()
+                        && awaited.is_some()
                         && until.is_none()
                         && !response.dropped
                         && !response.messages.iter().any(|(m, _)| answered(m)),
@@ -1127,9 +1115,7 @@ impl Session {
         server_tx: &mpsc::UnboundedSender<Value>,
         mut left: Duration,
     ) -> Vec<(HttpRecord, HttpResponse)> {
-        let sse = response
-            .header("content-type")
-            .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
+        let sse = response.is_sse();
         if !sse || response.dropped || response.messages.iter().any(|(m, _)| answered(m)) {
             return Vec::new();
         }
@@ -1202,12 +1188,7 @@ impl Session {
                     break;
                 }
             };
-            record.status = Some(got.status);
-            record.response_headers = got.headers.clone();
-            record.body_bytes = got.body_bytes;
-            record.utf8_errors = got.utf8_errors;
-            record.first_event = got.events.first().cloned();
-            record.event_ids = got.events.iter().filter_map(|e| e.id.clone()).collect();
+            record.record_response(&got);
             let done = got.messages.iter().any(|(m, _)| answered(m));
             let progressed = !got.events.is_empty() && got.status == 200;
             last = last_id(&got.events).or(last);

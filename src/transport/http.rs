@@ -73,6 +73,12 @@ impl HttpResponse {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+
+    /// Whether the body is an SSE stream (`Content-Type: text/event-stream`).
+    pub fn is_sse(&self) -> bool {
+        self.header("content-type")
+            .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"))
+    }
 }
 
 fn tls_connector() -> &'static tokio_rustls::TlsConnector {
@@ -201,9 +207,7 @@ where
             .collect(),
         ..HttpResponse::default()
     };
-    let sse = result
-        .header("content-type")
-        .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+    let sse = result.is_sse();
     if sse && request.method != "POST" && request.stream_for.is_none() {
         // A GET stream stays open for server messages; its headers are the answer.
         return Ok(result);

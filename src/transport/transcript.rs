@@ -71,6 +71,22 @@ pub struct HttpRecord {
 }
 
 impl HttpRecord {
+    /// Records what came back: status, headers, body size and encoding, and the SSE events'
+    /// ids (the facts every exchange keeps, whatever asked for it).
+    pub fn record_response(&mut self, response: &super::http::HttpResponse) {
+        self.status = Some(response.status);
+        self.response_headers = response.headers.clone();
+        self.body_bytes = response.body_bytes;
+        self.utf8_errors = response.utf8_errors;
+        self.ended_after_response = response.ended_after_response;
+        self.first_event = response.events.first().cloned();
+        self.event_ids = response
+            .events
+            .iter()
+            .filter_map(|e| e.id.clone())
+            .collect();
+    }
+
     /// The value of a response header (case-insensitive).
     pub fn response_header(&self, name: &str) -> Option<&str> {
         self.response_headers
