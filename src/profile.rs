@@ -183,6 +183,15 @@ pub const PROFILES: &[Profile] = &[
             "stateless-param-header-numeric",
         ],
     },
+    Profile {
+        name: "2026.11.4",
+        extends: Some("2026.11.3"),
+        checks: &[
+            "stateless-listen-tool-change",
+            "stateless-listen-prompt-change",
+            "stateless-listen-graceful-close",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

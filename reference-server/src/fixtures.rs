@@ -111,6 +111,18 @@ pub fn tools(version: &str) -> Vec<Value> {
             "description": "Needs the elicitation client capability.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
+        // The official suite's stateless fixtures that announce a list change to the
+        // subscriptions listening for it (the lists themselves stay as they are).
+        tools.push(json!({
+            "name": "test_trigger_tool_change",
+            "description": "Announces a change of the tool list to its listeners.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
+        tools.push(json!({
+            "name": "test_trigger_prompt_change",
+            "description": "Announces a change of the prompt list to its listeners.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
     }
     if at_least(version, "2025-03-26") {
         for tool in &mut tools {
@@ -180,6 +192,14 @@ fn everything_call(name: &str) -> Option<ToolOutcome> {
             })
         }
         "test_reconnection" => return Some(ToolOutcome::Reconnection),
+        "test_trigger_tool_change" => {
+            return Some(ToolOutcome::ListChanged("notifications/tools/list_changed"))
+        }
+        "test_trigger_prompt_change" => {
+            return Some(ToolOutcome::ListChanged(
+                "notifications/prompts/list_changed",
+            ))
+        }
         "test_sampling" => return Some(ToolOutcome::Sampling),
         "test_elicitation" => {
             return Some(ToolOutcome::Elicitation {
@@ -231,6 +251,9 @@ pub enum ToolOutcome {
     /// The official suite's reconnection tool: a result after a while, long enough for the HTTP
     /// transport to have closed the call's stream (SEP-1699).
     Reconnection,
+    /// The official list-change fixtures (2026-07-28): announce this notification to the
+    /// subscriptions that asked for it.
+    ListChanged(&'static str),
     /// The official sampling tool: ask the client to sample, return what it said.
     Sampling,
     /// An official elicitation tool: ask the client to fill in this form.

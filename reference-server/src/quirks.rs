@@ -219,6 +219,11 @@ pub enum Quirk {
     StatelessListenNotifyBeforeAck,
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
     StatelessListenAckUnrequested,
+    /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
+    StatelessListChangeSilent,
+    /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
+    /// closes; stdio: nothing is sent).
+    StatelessListenEndUnannounced,
     /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
     StatelessMrtrStateUnchecked,
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
@@ -803,6 +808,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessListenUntagged,
         "stateless-listen-untagged",
         "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    ),
+    (
+        Quirk::StatelessListChangeSilent,
+        "stateless-list-change-silent",
+        "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
+    ),
+    (
+        Quirk::StatelessListenEndUnannounced,
+        "stateless-listen-end-unannounced",
+        "2026-07-28: a subscription the server ends SHOULD get a final result",
     ),
     (
         Quirk::StatelessListenNotifyBeforeAck,

@@ -107,7 +107,39 @@ pub struct Server {
     pub list_calls: std::sync::atomic::AtomicUsize,
     /// With the quirk `stateless-capability-carryover`: a request declared elicitation.
     pub elicitation_seen: AtomicBool,
+    /// 2026-07-28: the open `subscriptions/listen` streams, for the list-change fixtures.
+    pub listeners: Mutex<Vec<Listener>>,
+    /// The key of the next listener.
+    pub listener_keys: std::sync::atomic::AtomicU64,
 }
+
+/// An open `subscriptions/listen` subscription.
+#[derive(Debug)]
+pub struct Listener {
+    /// A number of its own, to remove it when it ends.
+    key: u64,
+    /// The `_meta` that tags its notifications (the listen request's id).
+    tag: Value,
+    /// The notification methods it was acknowledged for.
+    methods: Vec<&'static str>,
+    /// Its stream.
+    sink: Sink,
+}
+
+/// Removes a listener from the server's list when its subscription ends (or is cancelled).
+struct Unlisten<'a>(&'a Mutex<Vec<Listener>>, u64);
+
+impl Drop for Unlisten<'_> {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .expect("listeners lock")
+            .retain(|l| l.key != self.1);
+    }
+}
+
+/// The error code of a request the server ends without answering (a quirk's abrupt end).
+const UNANSWERED: i64 = i64::MIN;
 
 /// The capability a feature method belongs to.
 fn capability_of(method: &str) -> Option<&'static str> {
@@ -139,7 +171,7 @@ fn request_state() -> String {
 }
 
 /// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.
-const LISTEN_LIFETIME: Duration = Duration::from_secs(30);
+const LISTEN_LIFETIME: Duration = Duration::from_secs(2);
 
 /// The version the stateless mode speaks.
 pub const STATELESS_VERSION: &str = "2026-07-28";
@@ -314,15 +346,14 @@ impl Server {
         }
         match id {
             None => self.handle_notification(session, method),
-            Some(id) => Some(
-                match self
-                    .handle_request(session, &id, method, &params, sink)
-                    .await
-                {
-                    Ok(result) => self.result(id, result),
-                    Err((code, text, data)) => self.error(id, code, &text, data),
-                },
-            ),
+            Some(id) => match self
+                .handle_request(session, &id, method, &params, sink)
+                .await
+            {
+                Ok(result) => Some(self.result(id, result)),
+                Err((UNANSWERED, ..)) => None,
+                Err((code, text, data)) => Some(self.error(id, code, &text, data)),
+            },
         }
     }
 
@@ -432,10 +463,11 @@ impl Server {
     }
 
     /// `subscriptions/listen` (2026-07-28): acknowledges the notification types it honours (of
-    /// those asked for, the tool list's changes; its lists never change, so nothing follows),
-    /// tagged with the subscription's id, then keeps the stream open until the client ends it
-    /// (stdio: cancellation; HTTP: closing the stream) or, after a while, ends it gracefully
-    /// with a result.
+    /// those asked for, the tool and prompt lists' changes, which the fixtures
+    /// `test_trigger_tool_change` and `test_trigger_prompt_change` announce), tagged with the
+    /// subscription's id, then keeps the stream open until the client ends it (stdio:
+    /// cancellation; HTTP: closing the stream) or, after a while, ends it gracefully with a
+    /// result.
     async fn listen(&self, id: &Value, params: &Value, sink: &Sink) -> Outcome {
         let Some(asked) = params.get("notifications").and_then(Value::as_object) else {
             return Err((
@@ -446,8 +478,14 @@ impl Server {
         };
         let tag = json!({"io.modelcontextprotocol/subscriptionId": id});
         let mut honoured = json!({});
+        let mut methods = Vec::new();
         if asked.get("toolsListChanged") == Some(&json!(true)) && self.serves("tools") {
             honoured["toolsListChanged"] = json!(true);
+            methods.push("notifications/tools/list_changed");
+        }
+        if asked.get("promptsListChanged") == Some(&json!(true)) && self.serves("prompts") {
+            honoured["promptsListChanged"] = json!(true);
+            methods.push("notifications/prompts/list_changed");
         }
         if self.quirks.has(Quirk::StatelessListenAckUnrequested) {
             honoured["promptsListChanged"] = json!(true);
@@ -463,8 +501,41 @@ impl Server {
                 .remove("_meta");
         }
         let _ = sink.send(ack);
+        let key = self.listener_keys.fetch_add(1, Ordering::Relaxed);
+        self.listeners
+            .lock()
+            .expect("listeners lock")
+            .push(Listener {
+                key,
+                tag: tag.clone(),
+                methods,
+                sink: sink.clone(),
+            });
+        let _unlisten = Unlisten(&self.listeners, key);
         tokio::time::sleep(LISTEN_LIFETIME).await;
+        if self.quirks.has(Quirk::StatelessListenEndUnannounced) {
+            return Err((UNANSWERED, String::new(), None));
+        }
         Ok(json!({"_meta": tag}))
+    }
+
+    /// The list-change fixtures (2026-07-28): every subscription acknowledged for `method`
+    /// gets the notification, tagged with its id. Returns how many did.
+    fn announce(&self, method: &str) -> usize {
+        if self.quirks.has(Quirk::StatelessListChangeSilent) {
+            return 0;
+        }
+        self.listeners
+            .lock()
+            .expect("listeners lock")
+            .iter()
+            .filter(|l| l.methods.contains(&method))
+            .filter(|l| {
+                l.sink
+                    .send(json!({"jsonrpc": "2.0", "method": method, "params": {"_meta": l.tag}}))
+                    .is_ok()
+            })
+            .count()
     }
 
     /// The fixture tool `mcpcheck_list_roots` (2026-07-28, MRTR): the first call asks the client
@@ -890,7 +961,7 @@ impl Server {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [STATELESS_VERSION],
-                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {}, "completions": {}, "logging": {}})),
+                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {"listChanged": true}, "completions": {}, "logging": {}})),
                     "instructions": "A reference server for mcpcheck. Its tools are harmless.",
                     "ttlMs": 0,
                     "cacheScope": "public"
@@ -1226,6 +1297,12 @@ impl Server {
                     .unwrap_or_default();
                 Ok(
                     json!({"content": [{"type": "text", "text": format!("User response: action={action}, content={content}")}]}),
+                )
+            }
+            ToolOutcome::ListChanged(method) => {
+                let told = self.announce(method);
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("Sent {method} to {told} subscription(s).")}]}),
                 )
             }
             ToolOutcome::Reconnection => {

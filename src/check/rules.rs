@@ -204,6 +204,11 @@ fn matches(
                 return false;
             }
         }
+        if let Some(kinds) = &prior.reply {
+            if !earlier.is_some_and(|e| kinds.iter().any(|kind| reply_is(*kind, e))) {
+                return false;
+            }
+        }
         if let Some((at, equals)) = &prior.value {
             let value = earlier.and_then(reply_message).and_then(|m| m.pointer(at));
             if value != Some(equals) {
@@ -244,18 +249,7 @@ fn matches(
     }
     let message = reply_message(exchange);
     if let Some(kinds) = &cond.reply {
-        let ok = kinds.iter().any(|kind| match (kind, &exchange.reply) {
-            (ReplyKind::Response, Reply::Message { .. }) => true,
-            (ReplyKind::Error, Reply::Message { message, .. }) => is_error(message),
-            (ReplyKind::Result, Reply::Message { message, .. }) => {
-                !is_error(message) && message.get("result").is_some()
-            }
-            (ReplyKind::None, Reply::Nothing { .. }) => true,
-            (ReplyKind::Rejected, Reply::Rejected { .. }) => true,
-            (ReplyKind::Closed, Reply::Closed { .. }) => true,
-            _ => false,
-        });
-        if !ok {
+        if !kinds.iter().any(|kind| reply_is(*kind, exchange)) {
             return false;
         }
     }
@@ -293,6 +287,24 @@ fn matches(
             }
         }
     })
+}
+
+/// Whether an exchange's reply is of this kind.
+fn reply_is(kind: ReplyKind, exchange: &Exchange) -> bool {
+    match (kind, &exchange.reply) {
+        (ReplyKind::Response, Reply::Message { .. }) => true,
+        (ReplyKind::Error, Reply::Message { message, .. }) => is_error(message),
+        (ReplyKind::Result, Reply::Message { message, .. }) => {
+            !is_error(message) && message.get("result").is_some()
+        }
+        (ReplyKind::None, Reply::Nothing { .. }) => true,
+        (ReplyKind::Ended, Reply::Nothing { .. }) => {
+            exchange.http.as_ref().is_some_and(|h| h.ended_early)
+        }
+        (ReplyKind::Rejected, Reply::Rejected { .. }) => true,
+        (ReplyKind::Closed, Reply::Closed { .. }) => true,
+        _ => false,
+    }
 }
 
 /// Whether the progress notifications received during an exchange are well-formed: at least

@@ -84,6 +84,9 @@ pub struct SendOptions {
     /// A request that opens a stream (`subscriptions/listen`): stop waiting once a notification
     /// of this method has arrived, with no response (HTTP: the stream is closed then).
     pub until_notified: Option<String>,
+    /// A request that runs in the background: signalled once a notification of this method has
+    /// arrived during it, so that the steps after it may start.
+    pub ready: Option<(String, Arc<tokio::sync::Notify>)>,
     /// How long to wait for the response to a request (defaults to the session's timeout).
     pub timeout: Option<Duration>,
     /// Whether a response with an id that matches nothing counts as the reply (isolated sessions).
@@ -133,6 +136,9 @@ pub struct HttpFacts {
     pub events: Vec<crate::transport::sse::SseEvent>,
     /// Whether the server had issued a session id when this request was sent.
     pub session: bool,
+    /// Whether a request's SSE stream ended, by the server, before the response came.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ended_early: bool,
 }
 
 /// One frame sent and what came back: the evidence behind a verdict.
@@ -491,38 +497,64 @@ impl Session {
                     if !link.heard.load(std::sync::atomic::Ordering::Relaxed) {
                         timeout = timeout.max(self.limits.startup_timeout);
                     }
-                    let reply = match options.until_notified.as_deref() {
-                        None => {
-                            self.await_response(link, rx, timeout, options.accept_unmatched)
-                                .await
-                        }
-                        Some(until) => {
-                            let started = Instant::now();
-                            let notified = async {
-                                loop {
-                                    let arrived = link
-                                        .notifications
-                                        .lock()
-                                        .expect("notifications lock")
-                                        .get(notes_before..)
-                                        .unwrap_or_default()
-                                        .iter()
-                                        .any(|n| {
-                                            n.get("method").and_then(Value::as_str) == Some(until)
-                                        });
-                                    if arrived {
-                                        break;
+                    let awaited = async {
+                        match options.until_notified.as_deref() {
+                            None => {
+                                self.await_response(link, rx, timeout, options.accept_unmatched)
+                                    .await
+                            }
+                            Some(until) => {
+                                let started = Instant::now();
+                                let notified = async {
+                                    loop {
+                                        let arrived = link
+                                            .notifications
+                                            .lock()
+                                            .expect("notifications lock")
+                                            .get(notes_before..)
+                                            .unwrap_or_default()
+                                            .iter()
+                                            .any(|n| {
+                                                n.get("method").and_then(Value::as_str)
+                                                    == Some(until)
+                                            });
+                                        if arrived {
+                                            break;
+                                        }
+                                        tokio::time::sleep(Duration::from_millis(10)).await;
                                     }
-                                    tokio::time::sleep(Duration::from_millis(10)).await;
+                                };
+                                tokio::select! {
+                                    reply = self.await_response(link, rx, timeout, options.accept_unmatched) => reply,
+                                    _ = notified => Reply::Nothing {
+                                        waited_ms: started.elapsed().as_millis() as u64,
+                                    },
                                 }
-                            };
-                            tokio::select! {
-                                reply = self.await_response(link, rx, timeout, options.accept_unmatched) => reply,
-                                _ = notified => Reply::Nothing {
-                                    waited_ms: started.elapsed().as_millis() as u64,
-                                },
                             }
                         }
+                    };
+                    // A background request signals the steps after it once its notification came.
+                    let ready = async {
+                        let Some((method, notify)) = &options.ready else {
+                            return std::future::pending().await;
+                        };
+                        while !link
+                            .notifications
+                            .lock()
+                            .expect("notifications lock")
+                            .get(notes_before..)
+                            .unwrap_or_default()
+                            .iter()
+                            .any(|n| n.get("method").and_then(Value::as_str) == Some(method))
+                        {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                        notify.notify_one();
+                        std::future::pending::<()>().await
+                    };
+                    let reply = tokio::select! {
+                        reply = awaited => reply,
+                        () = ready => unreachable!("the ready signal never ends"),
                     };
                     link.pending
                         .lock()
@@ -888,6 +920,13 @@ impl Session {
         // A GET stream read for a while (`hold`) is read to the end of that while.
         let read_on = method == "GET" && options.hold.is_some();
         let done = |m: &Value| {
+            if let Some((method, notify)) = &options.ready {
+                if m.get("id").is_none()
+                    && m.get("method").and_then(Value::as_str) == Some(method.as_str())
+                {
+                    notify.notify_one();
+                }
+            }
             !read_on
                 && (answered(m)
                     || (m.get("id").is_none()
@@ -1029,6 +1068,7 @@ impl Session {
                     headers: response.headers.clone(),
                     events: response.events.clone(),
                     session: had_session,
+                    ended_early: record.closed_early == Some(true) && resumed.is_empty(),
                 };
                 (
                     reply,

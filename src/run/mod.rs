@@ -16,12 +16,12 @@ use crate::check::rules::{self, Env, StepRecord};
 use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
 use crate::protocol::version::LATEST_HANDSHAKE;
-use crate::protocol::{Era, Outgoing, Reply, Session, SessionInfo};
+use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};
 use crate::report::{
     rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo,
     SCHEMA_VERSION,
 };
-use crate::scenario::{Scenario, SessionKind, StepSend};
+use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 use crate::transport::serve::Served;
 use crate::transport::{HttpSpec, Limits, Target, Transcript};
 
@@ -711,150 +711,47 @@ async fn run_scenario(
     let mut captures: HashMap<String, Value> = HashMap::new();
     let mut records: Vec<StepRecord> = Vec::new();
     let base = 1000 * (index as i64 + 1);
+    let step_of = StepRunner {
+        context,
+        session: &session,
+        version: &version,
+        base,
+        isolated: scenario.session != SessionKind::Shared,
+    };
     for (n, step) in scenario.steps.iter().enumerate() {
-        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
-        let copies = step.concurrent.max(1);
-        let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
-            let lookup = |name: &str| -> Option<Value> {
-                match name {
-                    "protocolVersion" => Some(Value::from(version.clone())),
-                    "token" => Some(Value::from(context.token.clone())),
-                    "copy" => Some(Value::from(copy)),
-                    "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
-                    "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
-                    _ => name
-                        .strip_prefix("capture.")
-                        .and_then(|c| captures.get(c).cloned())
-                        .or_else(|| tool_value(context.tools.as_ref(), name)),
-                }
-            };
-            let unresolved = |name: String| {
-                let why = if name.starts_with("capture.") {
-                    " (the earlier step it is captured from did not have it)"
-                } else {
-                    ""
-                };
-                format!(
-                    "step `{}` was not run: `{{{{{name}}}}}` has no value{why}",
-                    step.name
-                )
-            };
-            let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
-                v.as_ref()
-                    .map(|v| crate::scenario::template::expand(v, &lookup))
-                    .transpose()
-                    .map_err(unresolved)
-            };
-            let text = |t: &str| -> Result<String, String> {
-                crate::scenario::template::expand_str(t, &lookup)
-                    .map(|v| {
-                        v.as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string())
-                    })
-                    .map_err(unresolved)
-            };
-            let headers = step
-                .headers
-                .iter()
-                .map(|(name, value)| Ok((name.clone(), text(value)?)))
-                .collect::<Result<Vec<_>, String>>()?;
-            let outgoing = match &step.send {
-                StepSend::Request { id, method, params } => {
-                    let params = expand(params)?;
-                    let id = match expand(id)? {
-                        Some(id) => id,
-                        None if copies > 1 => json!(base + 500 + 16 * n as i64 + copy as i64),
-                        None => json!(base + n as i64),
-                    };
-                    Ok(Outgoing::Request {
-                        id,
-                        method: method.clone(),
-                        params,
-                    })
-                }
-                StepSend::Notification { method, params } => {
-                    expand(params).map(|params| Outgoing::Notification {
-                        method: method.clone(),
-                        params,
-                    })
-                }
-                StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
-            }?;
-            Ok((outgoing, headers))
+        let built = step_of.build(n, step, &captures);
+        let Some(ready_on) = &step.background else {
+            let outcomes = step_of.send(step, built, None).await;
+            record_step(step, outcomes, &mut captures, &mut records);
+            continue;
         };
-        let is_request = matches!(step.send, StepSend::Request { .. });
-        let options = SendOptions {
-            headers: step.headers.clone(),
-            omit_headers: step.omit_headers.clone(),
-            omit_meta: step.omit_meta.clone(),
-            wait: step.wait,
-            hold: step.hold,
-            drop_after_events: step.drop_after_events,
-            until_notified: step.until_notified.clone(),
-            timeout: step.timeout,
-            accept_unmatched: scenario.session != SessionKind::Shared,
-            http_method: step.http_method.clone(),
+        // A background step stays open while the steps after it run; they start once its
+        // notification has arrived (or it has ended).
+        let notify = Arc::new(tokio::sync::Notify::new());
+        let background = async {
+            let outcomes = step_of
+                .send(step, built, Some((ready_on.clone(), notify.clone())))
+                .await;
+            notify.notify_one();
+            outcomes
         };
-        let sends = (1..=copies).map(|copy| {
-            let built = build(copy);
-            let session = &session;
-            let options = &options;
-            async move {
-                match built {
-                    Err(why) => Err(why),
-                    Ok((outgoing, headers)) => {
-                        let options = SendOptions {
-                            headers,
-                            ..options.clone()
-                        };
-                        Ok(session.send(outgoing, &options).await)
-                    }
-                }
+        let rest = async {
+            notify.notified().await;
+            let mut captures = captures.clone();
+            let mut records = Vec::new();
+            for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
+                let built = step_of.build(m, later, &captures);
+                let outcomes = step_of.send(later, built, None).await;
+                record_step(later, outcomes, &mut captures, &mut records);
             }
-        });
-        let alongside = step.alongside.as_ref().map(|(method, params, after)| {
-            let session = &session;
-            async move {
-                tokio::time::sleep(*after).await;
-                let outgoing = Outgoing::Notification {
-                    method: method.clone(),
-                    params: params.clone(),
-                };
-                session.send(outgoing, &SendOptions::default()).await
-            }
-        });
-        let (outcomes, _) =
-            futures_util::future::join(futures_util::future::join_all(sends), async {
-                if let Some(alongside) = alongside {
-                    alongside.await;
-                }
-            })
-            .await;
-        for outcome in outcomes {
-            if let Ok(exchange) = &outcome {
-                for (name, pointer) in &step.capture {
-                    // `@event_id/N`: the id of the N-th SSE event of the HTTP response.
-                    let value = match pointer.strip_prefix("@event_id/") {
-                        Some(n) => n.parse::<usize>().ok().and_then(|n| {
-                            let id = exchange.http.as_ref()?.events.get(n)?.id.clone()?;
-                            Some(Value::from(id))
-                        }),
-                        None => rules::reply_message(exchange)
-                            .and_then(|m| m.pointer(pointer))
-                            .cloned(),
-                    };
-                    if let Some(value) = value {
-                        captures.insert(name.clone(), value);
-                    }
-                }
-            }
-            records.push(StepRecord {
-                name: step.name.clone(),
-                is_request,
-                outcome,
-            });
-        }
+            (captures, records)
+        };
+        let (outcomes, (later_captures, later_records)) =
+            futures_util::future::join(background, rest).await;
+        captures = later_captures;
+        record_step(step, outcomes, &mut captures, &mut records);
+        records.extend(later_records);
+        break;
     }
     let env = Env {
         version: &version,
@@ -935,4 +832,187 @@ async fn open_isolated(
         }
     }
     Ok(session)
+}
+
+/// What a scenario's steps share: the connection, the version and the run's context.
+struct StepRunner<'a> {
+    context: &'a Context,
+    session: &'a Session,
+    version: &'a str,
+    /// The base of the ids mcpcheck gives the scenario's requests.
+    base: i64,
+    /// Whether the scenario has a connection of its own (replies nobody claimed are its own).
+    isolated: bool,
+}
+
+/// A step's frames, one per copy, each with its headers (or why it could not be built).
+type Built = Vec<Result<(Outgoing, Vec<(String, String)>), String>>;
+
+impl StepRunner<'_> {
+    /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
+    fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
+        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
+        let copies = step.concurrent.max(1);
+        let context = self.context;
+        let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
+            let lookup = |name: &str| -> Option<Value> {
+                match name {
+                    "protocolVersion" => Some(Value::from(self.version)),
+                    "token" => Some(Value::from(context.token.clone())),
+                    "copy" => Some(Value::from(copy)),
+                    "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
+                    "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
+                    _ => name
+                        .strip_prefix("capture.")
+                        .and_then(|c| captures.get(c).cloned())
+                        .or_else(|| tool_value(context.tools.as_ref(), name)),
+                }
+            };
+            let unresolved = |name: String| {
+                let why = if name.starts_with("capture.") {
+                    " (the earlier step it is captured from did not have it)"
+                } else {
+                    ""
+                };
+                format!(
+                    "step `{}` was not run: `{{{{{name}}}}}` has no value{why}",
+                    step.name
+                )
+            };
+            let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
+                v.as_ref()
+                    .map(|v| crate::scenario::template::expand(v, &lookup))
+                    .transpose()
+                    .map_err(unresolved)
+            };
+            let text = |t: &str| -> Result<String, String> {
+                crate::scenario::template::expand_str(t, &lookup)
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .map_err(unresolved)
+            };
+            let headers = step
+                .headers
+                .iter()
+                .map(|(name, value)| Ok((name.clone(), text(value)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            let outgoing = match &step.send {
+                StepSend::Request { id, method, params } => {
+                    let params = expand(params)?;
+                    let id = match expand(id)? {
+                        Some(id) => id,
+                        None if copies > 1 => {
+                            json!(self.base + 500 + 16 * n as i64 + copy as i64)
+                        }
+                        None => json!(self.base + n as i64),
+                    };
+                    Ok(Outgoing::Request {
+                        id,
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Notification { method, params } => {
+                    expand(params).map(|params| Outgoing::Notification {
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
+            }?;
+            Ok((outgoing, headers))
+        };
+        (1..=copies).map(build).collect()
+    }
+
+    /// Sends a step's frames (its copies at once, with its `alongside` notification) and
+    /// returns what came back for each.
+    async fn send(
+        &self,
+        step: &Step,
+        built: Built,
+        ready: Option<(String, Arc<tokio::sync::Notify>)>,
+    ) -> Vec<Result<Exchange, String>> {
+        let options = SendOptions {
+            headers: step.headers.clone(),
+            omit_headers: step.omit_headers.clone(),
+            omit_meta: step.omit_meta.clone(),
+            wait: step.wait,
+            hold: step.hold,
+            drop_after_events: step.drop_after_events,
+            until_notified: step.until_notified.clone(),
+            // A background request leaves replies nobody claimed to the steps running meanwhile.
+            accept_unmatched: self.isolated && ready.is_none(),
+            ready,
+            timeout: step.timeout,
+            http_method: step.http_method.clone(),
+        };
+        let sends = built.into_iter().map(|built| {
+            let options = &options;
+            async move {
+                let (outgoing, headers) = built?;
+                let options = SendOptions {
+                    headers,
+                    ..options.clone()
+                };
+                Ok(self.session.send(outgoing, &options).await)
+            }
+        });
+        let alongside = step
+            .alongside
+            .as_ref()
+            .map(|(method, params, after)| async move {
+                tokio::time::sleep(*after).await;
+                let outgoing = Outgoing::Notification {
+                    method: method.clone(),
+                    params: params.clone(),
+                };
+                self.session.send(outgoing, &SendOptions::default()).await
+            });
+        let (outcomes, _) =
+            futures_util::future::join(futures_util::future::join_all(sends), async {
+                if let Some(alongside) = alongside {
+                    alongside.await;
+                }
+            })
+            .await;
+        outcomes
+    }
+}
+
+/// Keeps what a step's exchanges captured and records them for its checks.
+fn record_step(
+    step: &Step,
+    outcomes: Vec<Result<Exchange, String>>,
+    captures: &mut HashMap<String, Value>,
+    records: &mut Vec<StepRecord>,
+) {
+    let is_request = matches!(step.send, StepSend::Request { .. });
+    for outcome in outcomes {
+        if let Ok(exchange) = &outcome {
+            for (name, pointer) in &step.capture {
+                // `@event_id/N`: the id of the N-th SSE event of the HTTP response.
+                let value = match pointer.strip_prefix("@event_id/") {
+                    Some(n) => n.parse::<usize>().ok().and_then(|n| {
+                        let id = exchange.http.as_ref()?.events.get(n)?.id.clone()?;
+                        Some(Value::from(id))
+                    }),
+                    None => rules::reply_message(exchange)
+                        .and_then(|m| m.pointer(pointer))
+                        .cloned(),
+                };
+                if let Some(value) = value {
+                    captures.insert(name.clone(), value);
+                }
+            }
+        }
+        records.push(StepRecord {
+            name: step.name.clone(),
+            is_request,
+            outcome,
+        });
+    }
 }

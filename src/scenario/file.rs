@@ -120,6 +120,15 @@ pub struct AlongsideFile {
     pub after_ms: u64,
 }
 
+/// A step that stays open while the steps after it run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundFile {
+    /// The steps after it start once a notification of this method has arrived on its stream
+    /// (or once it has ended, whichever comes first).
+    pub once_notified: String,
+}
+
 /// One step.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +168,10 @@ pub struct StepFile {
     /// the request; stdio: cancel it in a later step).
     #[serde(default)]
     pub until_notified: Option<String>,
+    /// A request that stays open while the steps after it run (`subscriptions/listen` while
+    /// another request changes a list): they start once its `once_notified` notification came.
+    #[serde(default)]
+    pub background: Option<Spanned<BackgroundFile>>,
     /// While the request is in flight, send this notification too (e.g. a cancellation).
     #[serde(default)]
     pub alongside: Option<Spanned<AlongsideFile>>,
@@ -270,7 +283,7 @@ pub struct NotifiedFile {
 #[serde(deny_unknown_fields)]
 pub struct CondFile {
     /// What kind of reply, alternatives separated by `|`: `result`, `error`, `response`, `none`,
-    /// `rejected`, `closed`.
+    /// `rejected`, `closed`, `ended` (HTTP: the stream ended before the response).
     #[serde(default)]
     pub reply: Option<Spanned<String>>,
     /// The error code is one of these.
@@ -302,6 +315,9 @@ pub struct CondFile {
     /// The value at `prior_at` equals this.
     #[serde(default)]
     pub prior_equals: Option<Value>,
+    /// What kind of reply `prior_step` got, like `reply` (e.g. `error`: a fixture failed).
+    #[serde(default)]
+    pub prior_reply: Option<Spanned<String>>,
     /// HTTP: whether the server had issued a session id on this connection.
     #[serde(default)]
     pub session_issued: Option<bool>,

@@ -159,7 +159,13 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
     };
     let mut steps = Vec::new();
     let mut names = HashSet::new();
+    let mut background = false;
     for step in file.steps {
+        if let Some(b) = &step.background {
+            if std::mem::replace(&mut background, true) {
+                return Err(source.at(b, "a scenario has at most one `background` step"));
+            }
+        }
         let resolved = resolve_step(source, step, session, requires.transport)?;
         names.insert(resolved.name.clone());
         steps.push(resolved);
@@ -267,6 +273,23 @@ fn resolve_step(
             ))
         }
     };
+    let background = match step.background {
+        None => None,
+        Some(b)
+            if matches!(send, StepSend::Request { .. })
+                && step.concurrent.is_none()
+                && alongside.is_none()
+                && session != SessionKind::Shared =>
+        {
+            Some(b.into_inner().once_notified)
+        }
+        Some(b) => {
+            return Err(source.at(
+                &b,
+                format!("step `{name}`: `background` goes with a single `request` (not `concurrent`, no `alongside`) on a connection of its own (`session = \"fresh\"` or `\"bare\"`)"),
+            ))
+        }
+    };
     if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
         return Err(source.at(
             &step.name,
@@ -313,6 +336,7 @@ fn resolve_step(
         drop_after_events,
         concurrent,
         until_notified: step.until_notified,
+        background,
         alongside,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
@@ -450,6 +474,28 @@ fn resolve_rule(
     })
 }
 
+/// Reply kinds joined with `|` (`result|error`).
+fn reply_kinds(source: &Source, kinds: &Spanned<String>) -> Result<Vec<ReplyKind>, LoadError> {
+    kinds
+        .get_ref()
+        .split('|')
+        .map(str::trim)
+        .map(|kind| match kind {
+            "result" => Ok(ReplyKind::Result),
+            "error" => Ok(ReplyKind::Error),
+            "response" => Ok(ReplyKind::Response),
+            "none" => Ok(ReplyKind::None),
+            "rejected" => Ok(ReplyKind::Rejected),
+            "closed" => Ok(ReplyKind::Closed),
+            "ended" => Ok(ReplyKind::Ended),
+            other => Err(source.at(
+                kinds,
+                format!("unknown reply kind `{other}`; use `result`, `error`, `response`, `none`, `rejected`, `closed` or `ended` (alternatives joined with `|`)"),
+            )),
+        })
+        .collect()
+}
+
 fn resolve_cond(
     source: &Source,
     cond: CondFile,
@@ -472,19 +518,25 @@ fn resolve_cond(
                 "`prior_at` and `prior_equals` go together: the pointer and the value it must hold",
             )),
         };
+    let prior_reply = cond
+        .prior_reply
+        .as_ref()
+        .map(|kinds| reply_kinds(source, kinds))
+        .transpose()?;
     let prior = match (&cond.prior_step, &cond.prior_http_status, value) {
-        (None, None, None) => None,
+        (None, None, None) if prior_reply.is_none() => None,
         (Some(step), http_status, value) if steps.contains(step.get_ref()) => {
-            if http_status.is_none() && value.is_none() {
+            if http_status.is_none() && value.is_none() && prior_reply.is_none() {
                 return Err(source.at(
                     step,
-                    "`prior_step` needs `prior_http_status` or `prior_at` with `prior_equals`: what the step must have got",
+                    "`prior_step` needs `prior_http_status`, `prior_reply` or `prior_at` with `prior_equals`: what the step must have got",
                 ));
             }
             Some(Prior {
                 step: step.get_ref().clone(),
                 http_status: http_status.clone(),
                 value,
+                reply: prior_reply,
             })
         }
         (Some(step), _, _) => {
@@ -493,33 +545,15 @@ fn resolve_cond(
         (None, _, _) => {
             return Err(source.error(
                 None,
-                "`prior_http_status` and `prior_at` need `prior_step`, the step they test",
+                "`prior_http_status`, `prior_reply` and `prior_at` need `prior_step`, the step they test",
             ))
         }
     };
-    let reply = match &cond.reply {
-        None => None,
-        Some(kinds) => {
-            let mut parsed = Vec::new();
-            for kind in kinds.get_ref().split('|').map(str::trim) {
-                parsed.push(match kind {
-                    "result" => ReplyKind::Result,
-                    "error" => ReplyKind::Error,
-                    "response" => ReplyKind::Response,
-                    "none" => ReplyKind::None,
-                    "rejected" => ReplyKind::Rejected,
-                    "closed" => ReplyKind::Closed,
-                    other => {
-                        return Err(source.at(
-                            kinds,
-                            format!("unknown reply kind `{other}`; use `result`, `error`, `response`, `none`, `rejected` or `closed` (alternatives joined with `|`)"),
-                        ))
-                    }
-                });
-            }
-            Some(parsed)
-        }
-    };
+    let reply = cond
+        .reply
+        .as_ref()
+        .map(|kinds| reply_kinds(source, kinds))
+        .transpose()?;
     let versions = cond
         .versions
         .as_ref()
@@ -825,6 +859,30 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
         )
         .unwrap_err();
         assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+    }
+
+    #[test]
+    fn background_steps_are_single_requests_on_their_own_connection() {
+        let background =
+            "request = { method = \"ping\" }\nbackground = { once_notified = \"notifications/x\" }";
+        // On the shared connection: refused, at the step's `background`.
+        let text = MINIMAL.replace("request = { method = \"ping\" }", background);
+        let err = parse("demo.toml", &text).unwrap_err();
+        assert_eq!(err.line, 9, "{err}");
+        assert!(err.message.contains("connection of its own"), "{err}");
+        // On a connection of its own: loads, and only once per scenario.
+        let own = text.replace("title = \"ping\"", "title = \"ping\"\nsession = \"fresh\"");
+        let scenario = parse("demo.toml", &own).unwrap();
+        assert_eq!(
+            scenario.steps[0].background.as_deref(),
+            Some("notifications/x")
+        );
+        let twice = own.replace(
+            "[[check]]",
+            &format!("[[step]]\nname = \"again\"\n{background}\n\n[[check]]"),
+        );
+        let err = parse("demo.toml", &twice).unwrap_err();
+        assert!(err.message.contains("at most one `background`"), "{err}");
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub struct Prior {
     pub http_status: Option<Vec<u16>>,
     /// The value at this JSON pointer into its reply message equals the second.
     pub value: Option<(String, Value)>,
+    /// What kind of reply it got is one of these.
+    pub reply: Option<Vec<ReplyKind>>,
 }
 
 /// One step.
@@ -92,6 +94,9 @@ pub struct Step {
     pub concurrent: usize,
     /// Stop waiting for the response once a notification of this method has arrived.
     pub until_notified: Option<String>,
+    /// The request stays open while the steps after it run; they start once a notification of
+    /// this method has arrived on it (or it has ended).
+    pub background: Option<String>,
     /// A notification (method, params) sent this long after the request, while it is in flight.
     pub alongside: Option<(String, Option<Value>, Duration)>,
     /// HTTP headers to add or replace.
@@ -201,6 +206,9 @@ pub enum ReplyKind {
     Rejected,
     /// The server went away.
     Closed,
+    /// HTTP: the request's SSE stream ended, by the server, before the response (a kind of
+    /// `none`).
+    Ended,
 }
 
 /// An assertion on the value at a JSON pointer of the reply message.
