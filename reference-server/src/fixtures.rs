@@ -17,6 +17,18 @@ pub fn at_least(version: &str, since: &str) -> bool {
     version >= since
 }
 
+/// The one version whose core has tasks (experimental; an extension from 2026-07-28 on).
+pub const TASKS_VERSION: &str = "2025-11-25";
+
+/// A fixture tool's `execution.taskSupport`, if it declares one.
+pub fn task_support(name: &str) -> Option<&'static str> {
+    match name {
+        "mcpcheck_task" => Some("optional"),
+        "mcpcheck_task_required" => Some("required"),
+        _ => None,
+    }
+}
+
 /// The tool definitions as seen at `version`.
 pub fn tools(version: &str) -> Vec<Value> {
     let mut tools = vec![
@@ -59,6 +71,23 @@ pub fn tools(version: &str) -> Vec<Value> {
             "properties": {"sum": {"type": "number"}},
             "required": ["sum"]
         });
+    }
+    if version == TASKS_VERSION {
+        // Tasks: one tool that may run as a task, one that must.
+        for (name, description) in [
+            ("mcpcheck_task", "Does a little work; may run as a task."),
+            (
+                "mcpcheck_task_required",
+                "Does a little work; runs only as a task.",
+            ),
+        ] {
+            tools.push(json!({
+                "name": name,
+                "description": description,
+                "inputSchema": {"type": "object", "properties": {}},
+                "execution": {"taskSupport": task_support(name)}
+            }));
+        }
     }
     tools.extend(everything_tools());
     // The official fixtures that ask the client for something: a server request, which the
@@ -272,6 +301,9 @@ pub fn call_tool(name: &str, args: &Value, version: &str) -> ToolOutcome {
             })),
         },
         "mcpcheck_empty" => ToolOutcome::Result(json!({"content": []})),
+        "mcpcheck_task" | "mcpcheck_task_required" if version == TASKS_VERSION => {
+            ToolOutcome::Result(json!({"content": [text("The work is done.")]}))
+        }
         "mcpcheck_error" => ToolOutcome::Result(json!({
             "content": [text("the operation failed")],
             "isError": true

@@ -8,6 +8,7 @@ mod http;
 mod quirks;
 mod server;
 mod stdio;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

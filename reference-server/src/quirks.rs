@@ -219,6 +219,30 @@ pub enum Quirk {
     StatelessListenNotifyBeforeAck,
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
     StatelessListenAckUnrequested,
+    /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
+    TaskUnknownIdInternal,
+    /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
+    TaskCreatedWithoutTimestamps,
+    /// Tasks are shown without their ttl.
+    TaskWithoutTtl,
+    /// tasks/result answers without the related-task metadata.
+    TaskResultUnrelated,
+    /// tasks/result answers at once, with empty content, while the task still works.
+    TaskResultEarly,
+    /// tasks/cancel of a working task answers with the task still working, and it goes on.
+    TaskCancelIgnored,
+    /// tasks/cancel of a finished task answers with the task.
+    TaskCancelTerminalAccepted,
+    /// tasks/list lists no tasks.
+    TaskListEmpty,
+    /// tasks/list ignores a cursor it never issued.
+    TaskListCursorIgnored,
+    /// A cancelled task reports completed once its work would have ended.
+    TaskCancelledCompletes,
+    /// A tool that requires a task also runs as a plain call.
+    TaskRequiredPlainAccepted,
+    /// A tool without execution.taskSupport also runs as a task.
+    TaskForbiddenAccepted,
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
     StatelessListChangeSilent,
     /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
@@ -808,6 +832,66 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessListenUntagged,
         "stateless-listen-untagged",
         "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    ),
+    (
+        Quirk::TaskUnknownIdInternal,
+        "task-unknown-id-internal",
+        "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)",
+    ),
+    (
+        Quirk::TaskCreatedWithoutTimestamps,
+        "task-created-without-timestamps",
+        "2025-11-25 tasks: a task MUST carry createdAt and lastUpdatedAt",
+    ),
+    (
+        Quirk::TaskWithoutTtl,
+        "task-without-ttl",
+        "2025-11-25 tasks: tasks/get MUST include the actual ttl",
+    ),
+    (
+        Quirk::TaskResultUnrelated,
+        "task-result-unrelated",
+        "2025-11-25 tasks: tasks/result MUST carry io.modelcontextprotocol/related-task",
+    ),
+    (
+        Quirk::TaskResultEarly,
+        "task-result-early",
+        "2025-11-25 tasks: tasks/result MUST block until the task is terminal",
+    ),
+    (
+        Quirk::TaskCancelIgnored,
+        "task-cancel-ignored",
+        "2025-11-25 tasks: a valid cancel MUST move the task to cancelled before responding",
+    ),
+    (
+        Quirk::TaskCancelTerminalAccepted,
+        "task-cancel-terminal-accepted",
+        "2025-11-25 tasks: cancelling a terminal task MUST get -32602",
+    ),
+    (
+        Quirk::TaskListEmpty,
+        "task-list-empty",
+        "2025-11-25 tasks: a task retrievable with tasks/get MUST be listed by tasks/list",
+    ),
+    (
+        Quirk::TaskListCursorIgnored,
+        "task-list-cursor-ignored",
+        "2025-11-25 tasks: an invalid tasks/list cursor MUST get -32602",
+    ),
+    (
+        Quirk::TaskCancelledCompletes,
+        "task-cancelled-completes",
+        "2025-11-25 tasks: a terminal status MUST NOT change (cancelled stays cancelled)",
+    ),
+    (
+        Quirk::TaskRequiredPlainAccepted,
+        "task-required-plain-accepted",
+        "2025-11-25 tasks: a plain call of a tool whose taskSupport is required MUST get -32601",
+    ),
+    (
+        Quirk::TaskForbiddenAccepted,
+        "task-forbidden-accepted",
+        "2025-11-25 tasks: a task-augmented call of a tool without taskSupport SHOULD get -32601",
     ),
     (
         Quirk::StatelessListChangeSilent,

@@ -60,6 +60,8 @@ pub struct Session {
     pub live: Mutex<
         std::collections::HashMap<u64, Option<tokio::sync::mpsc::UnboundedSender<bytes::Bytes>>>,
     >,
+    /// 2025-11-25: the tasks started on this connection.
+    pub tasks: crate::tasks::Tasks,
 }
 
 impl Session {
@@ -445,6 +447,11 @@ impl Server {
                     None if self.quirks.has(Quirk::SetLevelAcceptsAnything) => Ok(json!({})),
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),
                 }
+            }
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
+                if version == fixtures::TASKS_VERSION && self.serves("tasks") =>
+            {
+                session.tasks.handle(&self.quirks, method, params).await
             }
             "resources/subscribe" | "resources/unsubscribe" if self.serves("resources") => {
                 if !params.get("uri").is_some_and(Value::is_string) {
@@ -1044,6 +1051,10 @@ impl Server {
         if fixtures::at_least(&version, "2025-03-26") {
             capabilities["completions"] = json!({});
         }
+        if version == fixtures::TASKS_VERSION {
+            capabilities["tasks"] =
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        }
         let mut result = json!({
             "protocolVersion": version,
             "capabilities": self.declared(capabilities),
@@ -1095,6 +1106,36 @@ impl Server {
                 "Invalid params: arguments must be an object".into(),
                 None,
             ));
+        }
+        if version == fixtures::TASKS_VERSION && self.serves("tasks") {
+            let augmented = params.get("task").is_some_and(Value::is_object);
+            match (augmented, fixtures::task_support(name)) {
+                (true, None) if !self.quirks.has(Quirk::TaskForbiddenAccepted) => {
+                    return Err((
+                        -32601,
+                        format!("Method not found: `{name}` does not run as a task"),
+                        None,
+                    ))
+                }
+                (false, Some("required")) if !self.quirks.has(Quirk::TaskRequiredPlainAccepted) => {
+                    return Err((
+                        -32601,
+                        format!("Method not found: `{name}` runs only as a task"),
+                        None,
+                    ))
+                }
+                (true, _) => {
+                    let outcome = match fixtures::call_tool(name, &args, version) {
+                        ToolOutcome::Result(result) => Ok(result),
+                        ToolOutcome::Unknown => {
+                            Err((-32602, format!("Unknown tool: {name}"), None))
+                        }
+                        _ => Ok(json!({"content": [{"type": "text", "text": "done"}]})),
+                    };
+                    return Ok(session.tasks.create(&self.quirks, outcome));
+                }
+                _ => {}
+            }
         }
         if name == "test_missing_capability" && self.official_fixtures && self.stateless {
             let declared = params
@@ -1431,7 +1472,8 @@ impl Server {
 }
 
 /// A handler's answer: a result, or an error's code, message and data.
-type Outcome = Result<Value, (i64, String, Option<Value>)>;
+/// A request's outcome: a result, or a JSON-RPC error (code, message, data).
+pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
 
 fn is_request(message: &Value) -> bool {
     message.get("method").is_some() && message.get("id").is_some()

@@ -24,7 +24,19 @@ pub const METHODS: &[(&str, &str)] = &[
     ("prompts/list", "ListPromptsResult"),
     ("prompts/get", "GetPromptResult"),
     ("completion/complete", "CompleteResult"),
+    ("tasks/get", "GetTaskResult"),
+    ("tasks/list", "ListTasksResult"),
+    ("tasks/cancel", "CancelTaskResult"),
+    (TASK_AUGMENTED, "CreateTaskResult"),
 ];
+
+/// What mcpcheck calls the answer to a task-augmented request (2025-11-25): a
+/// `CreateTaskResult`, whatever the request's method. `tasks/result` is judged as a result of
+/// the request that made the task.
+pub const TASK_AUGMENTED: &str = "(task-augmented request)";
+
+/// The one version whose core has tasks (experimental; an extension from 2026-07-28 on).
+pub const TASKS_VERSION: &str = "2025-11-25";
 
 /// The notifications a server sends that mcpcheck knows, with their type's name in the schema.
 pub const NOTIFICATIONS: &[(&str, &str)] = &[
@@ -155,6 +167,11 @@ fn tool(version: &str) -> Value {
     if since(version, "2025-03-26") {
         properties["annotations"] = tool_annotations();
     }
+    if version == TASKS_VERSION {
+        properties["execution"] = json!({"type": "object", "properties": {
+            "taskSupport": {"enum": ["forbidden", "optional", "required"]},
+        }});
+    }
     if since(version, "2025-06-18") {
         properties["title"] = string();
         // An object schema until 2025-11-25; any JSON Schema from 2026-07-28 on.
@@ -185,7 +202,25 @@ pub fn result_schema(method: &str, version: &str) -> Option<Value> {
         }
         shape(&required, properties)
     };
+    let task = || {
+        shape(
+            &["taskId", "status", "createdAt", "lastUpdatedAt", "ttl"],
+            json!({
+                "taskId": string(),
+                "status": {"enum": ["working", "input_required", "completed", "failed", "cancelled"]},
+                "statusMessage": string(),
+                "createdAt": string(),
+                "lastUpdatedAt": string(),
+                "ttl": {"type": ["integer", "null"]},
+                "pollInterval": {"type": "integer"},
+            }),
+        )
+    };
+    let tasks = version == TASKS_VERSION;
     let mut schema = match method {
+        "tasks/get" | "tasks/cancel" if tasks => task(),
+        "tasks/list" if tasks => list("tasks", task()),
+        TASK_AUGMENTED if tasks => shape(&["task"], json!({"task": task()})),
         "initialize" if !stateless => shape(
             &["protocolVersion", "capabilities", "serverInfo"],
             json!({
@@ -520,6 +555,10 @@ mod tests {
             let stateless = result_schema(method, "2026-07-28");
             match *method {
                 "initialize" | "ping" => assert!(handshake.is_some() && stateless.is_none()),
+                "tasks/get" | "tasks/list" | "tasks/cancel" | TASK_AUGMENTED => {
+                    assert!(handshake.is_some() && stateless.is_none());
+                    assert!(result_schema(method, "2025-06-18").is_none());
+                }
                 "server/discover" => assert!(handshake.is_none() && stateless.is_some()),
                 _ => assert!(handshake.is_some() && stateless.is_some()),
             }

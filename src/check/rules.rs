@@ -277,6 +277,19 @@ fn matches(
                 .any(|o| template::expand(o, lookup).is_ok_and(|e| value == Some(&e))),
             Test::Len(n) => length(value) == Some(*n),
             Test::MaxLen(n) => length(value).is_some_and(|l| l <= *n),
+            Test::Contains(expected) => {
+                let Ok(expected) = template::expand(expected, lookup) else {
+                    return false;
+                };
+                value.and_then(Value::as_array).is_some_and(|items| {
+                    items.iter().any(|item| match &expected {
+                        Value::Object(members) => {
+                            members.iter().all(|(k, v)| item.get(k) == Some(v))
+                        }
+                        other => item == other,
+                    })
+                })
+            }
             Test::Schema(validator) => value.is_some_and(|v| validator.is_valid(v)),
             Test::SchemaFrom(placeholder) => {
                 let schema = template::expand_str(placeholder, lookup).ok();

@@ -359,6 +359,10 @@ pub struct CondFile {
     /// … at most this many.
     #[serde(default)]
     pub max_len: Option<usize>,
+    /// The array there has an item that is this value, or, for an object, an object with these
+    /// members (placeholders are filled: `{ taskId = "{{capture.task}}" }`).
+    #[serde(default)]
+    pub contains: Option<Value>,
     /// The value there validates against this JSON Schema (2020-12 unless `$schema` says otherwise).
     #[serde(default)]
     pub schema: Option<Value>,
@@ -395,6 +399,9 @@ pub struct AssertFile {
     /// See [`CondFile::max_len`].
     #[serde(default)]
     pub max_len: Option<usize>,
+    /// See [`CondFile::contains`].
+    #[serde(default)]
+    pub contains: Option<Value>,
     /// See [`CondFile::schema`].
     #[serde(default)]
     pub schema: Option<Value>,

@@ -576,6 +576,7 @@ fn resolve_cond(
         kind: cond.kind,
         len: cond.len,
         max_len: cond.max_len,
+        contains: cond.contains,
         schema: cond.schema,
         schema_from: cond.schema_from,
     };
@@ -585,11 +586,12 @@ fn resolve_cond(
         || inline.kind.is_some()
         || inline.len.is_some()
         || inline.max_len.is_some()
+        || inline.contains.is_some()
         || inline.schema.is_some()
         || inline.schema_from.is_some();
     match (&cond.at, has_inline) {
         (Some(_), true) => asserts.extend(resolve_assert(source, inline)?),
-        (Some(at), false) => return Err(source.at(at, "`at` needs a test: `equals`, `not_equals`, `one_of`, `type`, `len`, `max_len` or `schema`")),
+        (Some(at), false) => return Err(source.at(at, "`at` needs a test: `equals`, `not_equals`, `one_of`, `type`, `len`, `max_len`, `contains` or `schema`")),
         (None, true) => return Err(source.error(None, "an assertion in `when` needs `at`, the JSON pointer it tests")),
         (None, false) => {}
     }
@@ -655,6 +657,9 @@ fn resolve_assert(source: &Source, assert: AssertFile) -> Result<Vec<Assert>, Lo
     }
     if let Some(n) = assert.max_len {
         tests.push(Test::MaxLen(n));
+    }
+    if let Some(v) = assert.contains {
+        tests.push(Test::Contains(v));
     }
     if let Some(schema) = assert.schema {
         let validator = jsonschema::options()

@@ -235,6 +235,8 @@ pub enum Test {
     Len(usize),
     /// At most this many items.
     MaxLen(usize),
+    /// An array with an item equal to this (an object: with these members).
+    Contains(Value),
     /// Valid against a schema.
     Schema(Arc<jsonschema::Validator>),
     /// Valid against the schema a placeholder resolves to at evaluation time.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use mcpcheck::check::messages::{
     check_notification, check_result, result_schema, result_type, METHODS, NOTIFICATIONS,
+    TASK_AUGMENTED,
 };
 use serde_json::{json, Value};
 
@@ -74,6 +75,9 @@ fn valid(method: &str, version: &str) -> Value {
                 list["tools"][0]["annotations"] =
                     json!({"title": "A", "readOnlyHint": true, "openWorldHint": false});
             }
+            if version == "2025-11-25" {
+                list["tools"][0]["execution"] = json!({"taskSupport": "optional"});
+            }
             list
         }
         "tools/call" => json!({"content": blocks, "isError": false}),
@@ -102,6 +106,19 @@ fn valid(method: &str, version: &str) -> Value {
         "completion/complete" => {
             json!({"completion": {"values": ["a", "b"], "total": 2, "hasMore": false}})
         }
+        "tasks/get" | "tasks/cancel" => json!({
+            "taskId": "t1", "status": "working", "statusMessage": "busy",
+            "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:40:00Z",
+            "ttl": 60000, "pollInterval": 500
+        }),
+        "tasks/list" => json!({"tasks": [
+            {"taskId": "t1", "status": "completed", "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttl": null},
+            {"taskId": "t2", "status": "input_required", "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttl": 1000}
+        ], "nextCursor": "c"}),
+        TASK_AUGMENTED => json!({"task": {
+            "taskId": "t1", "status": "working",
+            "createdAt": "2025-11-25T10:30:00Z", "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000
+        }}),
         other => panic!("no corpus for {other}"),
     };
     if version >= "2026-07-28" {

@@ -9,6 +9,18 @@ use super::*;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "tasks-status-transitions",
+        area: "tasks",
+        title: "2025-11-25: a task's status moves only along the allowed paths",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/utilities/tasks#task-status-lifecycle")],
+        expect: "each task to begin in working, and once completed, failed or cancelled to stay so, across every CreateTaskResult, tasks/get, tasks/cancel and tasks/list result of the run",
+        transport: None,
+        explain: "Tasks begin in working; from working or input_required they may move anywhere, but completed, failed and cancelled are terminal and never change. mcpcheck follows every task the run saw, in the order the results arrived on its connection, and judges each change of status.",
+        idle: Some("no task was created or reported during the run"),
+    },
+    Builtin {
         id: "wire-notification-schema",
         area: "jsonrpc",
         title: "every notification the server sends has its method's shape",
@@ -136,6 +148,54 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
     let mut seen = 0usize;
     let note = None;
     match def.id.as_str() {
+        "tasks-status-transitions" => {
+            for transcript in input.transcripts {
+                let mut last: HashMap<String, String> = HashMap::new();
+                for Answered {
+                    method,
+                    message,
+                    frame,
+                    ..
+                } in results(transcript)
+                {
+                    let result = &message["result"];
+                    let reported: Vec<&Value> = match method.as_str() {
+                        messages::TASK_AUGMENTED => vec![&result["task"]],
+                        "tasks/get" | "tasks/cancel" => vec![result],
+                        "tasks/list" => result["tasks"]
+                            .as_array()
+                            .map(|t| t.iter().collect())
+                            .unwrap_or_default(),
+                        _ => continue,
+                    };
+                    for task in reported {
+                        let (Some(id), Some(status)) = (
+                            task.get("taskId").and_then(Value::as_str),
+                            task.get("status").and_then(Value::as_str),
+                        ) else {
+                            continue;
+                        };
+                        seen += 1;
+                        let problem = match last.get(id) {
+                            None if method == messages::TASK_AUGMENTED && status != "working" => {
+                                Some(format!("task `{id}` began as {status}, not working"))
+                            }
+                            Some(before)
+                                if before != status
+                                    && matches!(before.as_str(), "completed" | "failed" | "cancelled") =>
+                            {
+                                Some(format!("task `{id}` was {before}, a terminal status, and then {status}"))
+                            }
+                            _ => None,
+                        };
+                        if let Some(problem) = problem {
+                            bad.push(Evidence::frame(&frame.text, &problem));
+                        }
+                        last.insert(id.to_string(), status.to_string());
+                    }
+                }
+            }
+        }
         "server-elicitation-schema" => {
             for transcript in input.transcripts {
                 let version = transcript.version.as_deref().unwrap_or("2025-11-25");

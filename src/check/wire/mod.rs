@@ -122,6 +122,8 @@ struct Answered<'a> {
 /// (matched by id as the connection went along) and the frame it came in.
 fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
     let mut requests: HashMap<String, Value> = HashMap::new();
+    // Task-augmented requests, by the id of the task they made.
+    let mut tasks: HashMap<String, Value> = HashMap::new();
     let mut out = Vec::new();
     for frame in &transcript.frames {
         match frame.direction {
@@ -141,14 +143,41 @@ fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
                 let (Some(id), Some(_)) = (message.get("id"), message.get("result")) else {
                     continue;
                 };
-                if let Some(request) = requests.get(&id_key(id)) {
+                let Some(request) = requests.get(&id_key(id)) else {
+                    continue;
+                };
+                let method = request["method"].as_str().unwrap_or_default();
+                // 2025-11-25 tasks: a task-augmented request is answered with a CreateTaskResult,
+                // and tasks/result answers with the result of the request that made the task.
+                if request
+                    .pointer("/params/task")
+                    .is_some_and(Value::is_object)
+                {
+                    if let Some(task) = message
+                        .pointer("/result/task/taskId")
+                        .and_then(Value::as_str)
+                    {
+                        tasks.insert(task.to_string(), request.clone());
+                    }
                     out.push(Answered {
-                        method: request["method"].as_str().unwrap_or_default().to_string(),
+                        method: messages::TASK_AUGMENTED.to_string(),
                         request: request.clone(),
                         message,
                         frame,
                     });
+                    continue;
                 }
+                let underlying = (method == "tasks/result")
+                    .then(|| request.pointer("/params/taskId").and_then(Value::as_str))
+                    .flatten()
+                    .and_then(|task| tasks.get(task));
+                let request = underlying.unwrap_or(request);
+                out.push(Answered {
+                    method: request["method"].as_str().unwrap_or_default().to_string(),
+                    request: request.clone(),
+                    message,
+                    frame,
+                });
             }
         }
     }
