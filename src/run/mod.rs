@@ -113,6 +113,8 @@ struct Context {
     info: SessionInfo,
     /// Every listed tool's definition, by name (when a scenario needs tools).
     tools: Option<HashMap<String, Value>>,
+    /// What the run's own tools/list got instead of a list, if it got none.
+    tools_failure: Option<String>,
     /// Which discovered tools may be called (`--call-tools`).
     call_tools: Option<crate::cli::CallTools>,
     /// The tool chosen for the invalid-arguments probe, and the arguments that violate its
@@ -264,12 +266,12 @@ async fn run_started(config: RunConfig) -> Report {
             .scenarios
             .iter()
             .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
-    let tools = if needs_tools && declares(&info, "tools") {
-        let tools = list_tools(&main).await;
+    let (tools, tools_failure) = if needs_tools && declares(&info, "tools") {
+        let (tools, failure) = list_tools(&main).await;
         main.learn_tools(&tools);
-        Some(tools)
+        (Some(tools), failure)
     } else {
-        None
+        (None, None)
     };
     let info = main.info();
     let context = Arc::new(Context {
@@ -282,6 +284,7 @@ async fn run_started(config: RunConfig) -> Report {
             .and_then(|which| tools.as_ref().and_then(|t| probe_tool(t, which))),
         call_tools: config.call_tools,
         tools,
+        tools_failure,
         token: token(),
         fixture_profile: config.fixture_profile.clone(),
         prestarted: std::sync::Mutex::new(prestarted),
@@ -456,13 +459,22 @@ fn declares(info: &SessionInfo, capability: &str) -> bool {
 }
 
 /// Lists every tool (following cursors, at most 50 pages); listing is always safe.
-async fn list_tools(session: &Session) -> HashMap<String, Value> {
+/// The first page is asked for twice if need be (a server still starting may refuse it once);
+/// if it never comes, what came instead is returned too.
+async fn list_tools(session: &Session) -> (HashMap<String, Value>, Option<String>) {
     let mut names = HashMap::new();
     let mut cursor: Option<Value> = None;
     let mut seen_cursors = HashSet::new();
-    for _ in 0..50 {
+    for page in 0..50 {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
-        let exchange = session.request("tools/list", params).await;
+        let mut exchange = session.request("tools/list", params.clone()).await;
+        if page == 0 && rules::reply_message(&exchange).is_none_or(|m| m.get("result").is_none()) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            exchange = session.request("tools/list", params).await;
+            if rules::reply_message(&exchange).is_none_or(|m| m.get("result").is_none()) {
+                return (names, Some(rules::describe(&exchange, true)));
+            }
+        }
         let Reply::Message { message, .. } = &exchange.reply else {
             break;
         };
@@ -486,7 +498,7 @@ async fn list_tools(session: &Session) -> HashMap<String, Value> {
             _ => break,
         }
     }
-    names
+    (names, None)
 }
 
 /// `tool.NAME/POINTER`: a value from a listed tool's definition, e.g.
@@ -633,6 +645,11 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
             .as_ref()
             .is_some_and(|tools| tools.contains_key(*t))
     }) {
+        if let Some(why) = &context.tools_failure {
+            return Some(format!(
+                "the run's tools/list got no list ({why}), so the fixture `{missing}` cannot be found"
+            ));
+        }
         return Some(format!(
             "the server lists no tool named `{missing}`, the fixture this scenario calls"
         ));

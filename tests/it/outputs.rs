@@ -308,6 +308,7 @@ fn a_config_file_makes_the_ci_job_just_mcpcheck_run() {
 fn stable_report() -> Report {
     let dir = tempfile::tempdir().unwrap();
     let (_, mut report) = run_all_formats(dir.path(), FAIL_AND_WARN);
+    crate::support::scrub_volatile(&mut report);
     report["startedAt"] = "2026-11-22T00:00:00Z".into();
     report["durationMs"] = 500.into();
     report["target"]["command"] = serde_json::json!([

@@ -9,8 +9,9 @@ fn settings() -> insta::Settings {
 
 #[test]
 fn clean_stdio_report_snapshot() {
-    let (code, report, _) = run_json(&["--stdio", &stdio_command(&[]), "-q"]);
+    let (code, mut report, _) = run_json(&["--stdio", &stdio_command(&[]), "-q"]);
     assert_eq!(code, 0);
+    crate::support::scrub_volatile(&mut report);
     settings().bind(|| {
         insta::assert_json_snapshot!("clean-stdio-report", report, {
             ".startedAt" => "[time]",

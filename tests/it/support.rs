@@ -121,3 +121,81 @@ pub fn statuses(report: &Value) -> std::collections::BTreeMap<String, String> {
 pub fn output(args: &[&str]) -> Output {
     mcpcheck().args(args).output().expect("mcpcheck runs")
 }
+
+/// Replaces what differs from run to run inside a report's strings: the reference server's task
+/// ids (they hold its process id and the order concurrent scenarios made them in) and RFC 3339
+/// timestamps (a task's createdAt and lastUpdatedAt).
+pub fn scrub_volatile(value: &mut Value) {
+    match value {
+        Value::String(text) => *text = scrub_text(text),
+        Value::Array(items) => items.iter_mut().for_each(scrub_volatile),
+        Value::Object(members) => members.values_mut().for_each(scrub_volatile),
+        _ => {}
+    }
+}
+
+fn scrub_text(text: &str) -> String {
+    const TASK: &str = "mcpcheck-task-";
+    let bytes = text.as_bytes();
+    let digits = |from: usize| {
+        bytes[from.min(bytes.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    // `DDDD-DD-DDTDD:DD:DD`, optional fraction, `Z`: the length of a timestamp starting here.
+    let timestamp = |at: usize| -> Option<usize> {
+        let shape = b"dddd-dd-ddTdd:dd:dd";
+        let head = bytes.get(at..at + shape.len())?;
+        let fits = head.iter().zip(shape).all(|(b, s)| match s {
+            b'd' => b.is_ascii_digit(),
+            other => b == other,
+        });
+        if !fits {
+            return None;
+        }
+        let mut end = at + shape.len();
+        if bytes.get(end) == Some(&b'.') {
+            end += 1 + digits(end + 1);
+        }
+        (bytes.get(end) == Some(&b'Z')).then_some(end + 1 - at)
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if text[i..].starts_with(TASK) {
+            let pid = digits(i + TASK.len());
+            let at = i + TASK.len() + pid;
+            if pid > 0 && bytes.get(at) == Some(&b'-') && digits(at + 1) > 0 {
+                out.push_str("mcpcheck-task-[id]");
+                i = at + 1 + digits(at + 1);
+                continue;
+            }
+        }
+        if let Some(len) = timestamp(i) {
+            out.push_str("[timestamp]");
+            i += len;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("in bounds");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+#[test]
+fn volatile_parts_are_scrubbed() {
+    let mut value = serde_json::json!({"a": [
+        "task `mcpcheck-task-1719-2` at 2026-11-22T12:02:18.186Z and 2026-11-22T12:02:18Z",
+        "mcpcheck-task-x 2026-11-22 é"
+    ]});
+    scrub_volatile(&mut value);
+    assert_eq!(
+        value,
+        serde_json::json!({"a": [
+            "task `mcpcheck-task-[id]` at [timestamp] and [timestamp]",
+            "mcpcheck-task-x 2026-11-22 é"
+        ]})
+    );
+}
