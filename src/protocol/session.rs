@@ -65,6 +65,23 @@ impl Outgoing {
     }
 }
 
+/// stdio: returns once a notification of `method` has arrived on the link, counting from its
+/// `from`-th notification.
+async fn notified_since(link: &StdioLink, from: usize, method: &str) {
+    let arrived = || {
+        link.notifications
+            .lock()
+            .expect("notifications lock")
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .any(|n| n.get("method").and_then(Value::as_str) == Some(method))
+    };
+    while !arrived() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// Per-frame options.
 #[derive(Clone, Debug, Default)]
 pub struct SendOptions {
@@ -505,28 +522,9 @@ impl Session {
                             }
                             Some(until) => {
                                 let started = Instant::now();
-                                let notified = async {
-                                    loop {
-                                        let arrived = link
-                                            .notifications
-                                            .lock()
-                                            .expect("notifications lock")
-                                            .get(notes_before..)
-                                            .unwrap_or_default()
-                                            .iter()
-                                            .any(|n| {
-                                                n.get("method").and_then(Value::as_str)
-                                                    == Some(until)
-                                            });
-                                        if arrived {
-                                            break;
-                                        }
-                                        tokio::time::sleep(Duration::from_millis(10)).await;
-                                    }
-                                };
                                 tokio::select! {
                                     reply = self.await_response(link, rx, timeout, options.accept_unmatched) => reply,
-                                    _ = notified => Reply::Nothing {
+                                    () = notified_since(link, notes_before, until) => Reply::Nothing {
                                         waited_ms: started.elapsed().as_millis() as u64,
                                     },
                                 }
@@ -538,17 +536,7 @@ impl Session {
                         let Some((method, notify)) = &options.ready else {
                             return std::future::pending().await;
                         };
-                        while !link
-                            .notifications
-                            .lock()
-                            .expect("notifications lock")
-                            .get(notes_before..)
-                            .unwrap_or_default()
-                            .iter()
-                            .any(|n| n.get("method").and_then(Value::as_str) == Some(method))
-                        {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                        }
+                        notified_since(link, notes_before, method).await;
                         notify.notify_one();
                         std::future::pending::<()>().await
                     };

@@ -465,13 +465,14 @@ async fn list_tools(session: &Session) -> (HashMap<String, Value>, Option<String
     let mut names = HashMap::new();
     let mut cursor: Option<Value> = None;
     let mut seen_cursors = HashSet::new();
+    let listed = |e: &Exchange| rules::reply_message(e).is_some_and(|m| m.get("result").is_some());
     for page in 0..50 {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
         let mut exchange = session.request("tools/list", params.clone()).await;
-        if page == 0 && rules::reply_message(&exchange).is_none_or(|m| m.get("result").is_none()) {
+        if page == 0 && !listed(&exchange) {
             tokio::time::sleep(Duration::from_millis(500)).await;
             exchange = session.request("tools/list", params).await;
-            if rules::reply_message(&exchange).is_none_or(|m| m.get("result").is_none()) {
+            if !listed(&exchange) {
                 return (names, Some(rules::describe(&exchange, true)));
             }
         }
