@@ -204,6 +204,19 @@ pub const PROFILES: &[Profile] = &[
             "tasks-status-transitions",
         ],
     },
+    Profile {
+        name: "2026.11.5",
+        extends: Some("2026.11.4"),
+        checks: &[
+            "stateless-input-required-first-round",
+            "stateless-input-required-next-round",
+            "stateless-input-required-last-round",
+            "stateless-input-required-prompt-asks",
+            "stateless-input-required-prompt-complete",
+            "stateless-input-required-resource-asks",
+            "stateless-input-required-resource-complete",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -136,6 +136,11 @@ pub fn tools(version: &str) -> Vec<Value> {
         // The official suite's stateless fixture: a tool that needs the client to accept
         // elicitation, which a request without that capability cannot have (-32021).
         tools.push(json!({
+            "name": "test_input_required_result_multi_round",
+            "description": "Asks for a name, then for a colour, then greets.",
+            "inputSchema": {"type": "object", "properties": {}}
+        }));
+        tools.push(json!({
             "name": "test_missing_capability",
             "description": "Needs the elicitation client capability.",
             "inputSchema": {"type": "object", "properties": {}}

@@ -5,6 +5,7 @@
 
 mod fixtures;
 mod http;
+mod mrtr;
 mod quirks;
 mod server;
 mod stdio;

@@ -321,6 +321,20 @@ pub enum Quirk {
     StatelessMrtrExtraRefused,
     /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
     StatelessMrtrMalformedAccepted,
+    /// 2026-07-28: the multi-round fixture's first round carries no requestState.
+    StatelessMrtrFirstRoundNoState,
+    /// 2026-07-28: the multi-round fixture completes after the first round.
+    StatelessMrtrOneRound,
+    /// 2026-07-28: the multi-round fixture refuses the state of its own second round.
+    StatelessMrtrLastRoundRefused,
+    /// 2026-07-28: the fixture prompt that needs context is produced without asking for it.
+    StatelessMrtrPromptNeverAsks,
+    /// 2026-07-28: the fixture prompt refuses the retry that carries the context.
+    StatelessMrtrPromptRetryRefused,
+    /// 2026-07-28: reading `mcpcheck://roots` asks again although the retry has the roots.
+    StatelessMrtrResourceAsksAgain,
+    /// 2026-07-28: reading `mcpcheck://roots` asks without the requestState it needs back.
+    StatelessMrtrResourceWithoutState,
     /// 2026-07-28 HTTP: Mcp-Param-Region is required even for a null or absent argument.
     StatelessParamHeaderAlwaysRequired,
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
@@ -1092,6 +1106,41 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessMrtrMalformedAccepted,
         "stateless-mrtr-malformed-accepted",
         "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
+    ),
+    (
+        Quirk::StatelessMrtrFirstRoundNoState,
+        "stateless-mrtr-first-round-no-state",
+        "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes",
+    ),
+    (
+        Quirk::StatelessMrtrOneRound,
+        "stateless-mrtr-one-round",
+        "2026-07-28: the multi-round fixture asks in a second round before it completes",
+    ),
+    (
+        Quirk::StatelessMrtrLastRoundRefused,
+        "stateless-mrtr-last-round-refused",
+        "2026-07-28: a retry with every input asked for and the echoed state completes",
+    ),
+    (
+        Quirk::StatelessMrtrPromptNeverAsks,
+        "stateless-mrtr-prompt-never-asks",
+        "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
+    ),
+    (
+        Quirk::StatelessMrtrPromptRetryRefused,
+        "stateless-mrtr-prompt-retry-refused",
+        "2026-07-28: a prompts/get retry with the input asked for completes",
+    ),
+    (
+        Quirk::StatelessMrtrResourceAsksAgain,
+        "stateless-mrtr-resource-asks-again",
+        "2026-07-28: a resources/read retry with the input asked for completes",
+    ),
+    (
+        Quirk::StatelessMrtrResourceWithoutState,
+        "stateless-mrtr-resource-without-state",
+        "2026-07-28: mcpcheck://roots sends the requestState its retry must echo",
     ),
     (
         Quirk::StatelessParamHeaderAlwaysRequired,

@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::fixtures::{self, PromptError, ToolOutcome, PAGE_SIZE};
+use crate::mrtr;
 use crate::quirks::{Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
@@ -796,6 +797,9 @@ impl Server {
             "resources/list" => {
                 let mut resources = fixtures::resources();
                 resources.retain(|r| self.official_fixtures || !official(r));
+                if self.stateless {
+                    resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
+                }
                 if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
                     resources[0]["uri"] = json!("docs/readme");
                 }
@@ -827,6 +831,9 @@ impl Server {
             "prompts/list" => {
                 let mut prompts = fixtures::prompts();
                 prompts.retain(|p| self.official_fixtures || !official(p));
+                if self.stateless && self.official_fixtures {
+                    prompts.push(json!({"name": mrtr::INPUT_PROMPT, "description": "The official suite's prompt that asks for context first."}));
+                }
                 if self.quirks.has(Quirk::PromptWithoutName) {
                     prompts[0]
                         .as_object_mut()
@@ -877,6 +884,13 @@ impl Server {
                     }
                     result
                 })
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!(mrtr::INPUT_PROMPT))
+                    && self.official_fixtures
+                    && self.stateless =>
+            {
+                mrtr::prompt(params, &self.quirks)
             }
             "prompts/get" => match get_prompt(params) {
                 Err((-32602, message, _))
@@ -993,15 +1007,18 @@ impl Server {
         {
             result["resultType"] = json!("complete");
         }
-        // Lists and reads are cacheable: they carry the caching hints (SEP-2549).
-        let cacheable = matches!(
-            method,
-            "tools/list"
-                | "resources/list"
-                | "resources/templates/list"
-                | "prompts/list"
-                | "resources/read"
-        );
+        // Lists and reads are cacheable: they carry the caching hints (SEP-2549); a read that
+        // asks for input first (MRTR) is not.
+        let asks = result.get("resultType") == Some(&json!("input_required"));
+        let cacheable = !asks
+            && matches!(
+                method,
+                "tools/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "prompts/list"
+                    | "resources/read"
+            );
         if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
             result["ttlMs"] = json!(0);
             let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
@@ -1162,6 +1179,9 @@ impl Server {
         }
         if name == "mcpcheck_list_roots" && self.stateless {
             return self.list_roots(params);
+        }
+        if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless {
+            return mrtr::multi_round(params, &self.quirks);
         }
         // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
         // request, in `_meta` (no level: no log messages at all).
@@ -1381,6 +1401,9 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
+        if uri == mrtr::ROOTS_RESOURCE && self.stateless {
+            return mrtr::roots_resource(params, &self.quirks);
+        }
         let found = if !self.official_fixtures && uri.starts_with("test://") {
             None
         } else {

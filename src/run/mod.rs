@@ -115,6 +115,11 @@ struct Context {
     tools: Option<HashMap<String, Value>>,
     /// What the run's own tools/list got instead of a list, if it got none.
     tools_failure: Option<String>,
+    /// Every listed prompt by name, and what came instead of a list (when a scenario needs a
+    /// fixture prompt).
+    prompts: Option<(HashMap<String, Value>, Option<String>)>,
+    /// Every listed resource by URI, likewise.
+    resources: Option<(HashMap<String, Value>, Option<String>)>,
     /// Which discovered tools may be called (`--call-tools`).
     call_tools: Option<crate::cli::CallTools>,
     /// The tool chosen for the invalid-arguments probe, and the arguments that violate its
@@ -267,11 +272,35 @@ async fn run_started(config: RunConfig) -> Report {
             .iter()
             .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
     let (tools, tools_failure) = if needs_tools && declares(&info, "tools") {
-        let (tools, failure) = list_tools(&main).await;
+        let (tools, failure) = list_all(&main, "tools/list", "tools", "name").await;
         main.learn_tools(&tools);
         (Some(tools), failure)
     } else {
         (None, None)
+    };
+    // Fixture prompts and resources are looked for only when a scenario names one.
+    let listing = |needed: bool, capability: &str| needed && declares(&info, capability);
+    let prompts = if listing(
+        config
+            .scenarios
+            .iter()
+            .any(|s| !s.requires.prompts.is_empty()),
+        "prompts",
+    ) {
+        Some(list_all(&main, "prompts/list", "prompts", "name").await)
+    } else {
+        None
+    };
+    let resources = if listing(
+        config
+            .scenarios
+            .iter()
+            .any(|s| !s.requires.resources.is_empty()),
+        "resources",
+    ) {
+        Some(list_all(&main, "resources/list", "resources", "uri").await)
+    } else {
+        None
     };
     let info = main.info();
     let context = Arc::new(Context {
@@ -285,6 +314,8 @@ async fn run_started(config: RunConfig) -> Report {
         call_tools: config.call_tools,
         tools,
         tools_failure,
+        prompts,
+        resources,
         token: token(),
         fixture_profile: config.fixture_profile.clone(),
         prestarted: std::sync::Mutex::new(prestarted),
@@ -458,20 +489,26 @@ fn declares(info: &SessionInfo, capability: &str) -> bool {
     value.as_bool().unwrap_or(true)
 }
 
-/// Lists every tool (following cursors, at most 50 pages); listing is always safe.
-/// The first page is asked for twice if need be (a server still starting may refuse it once);
-/// if it never comes, what came instead is returned too.
-async fn list_tools(session: &Session) -> (HashMap<String, Value>, Option<String>) {
+/// Lists every item of a list method (`tools/list` → `tools`, keyed by `name`), following
+/// cursors, at most 50 pages; listing is always safe. The first page is asked for twice if need
+/// be (a server still starting may refuse it once); if it never comes, what came instead is
+/// returned too.
+async fn list_all(
+    session: &Session,
+    method: &str,
+    field: &str,
+    key: &str,
+) -> (HashMap<String, Value>, Option<String>) {
     let mut names = HashMap::new();
     let mut cursor: Option<Value> = None;
     let mut seen_cursors = HashSet::new();
     let listed = |e: &Exchange| rules::reply_message(e).is_some_and(|m| m.get("result").is_some());
     for page in 0..50 {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
-        let mut exchange = session.request("tools/list", params.clone()).await;
+        let mut exchange = session.request(method, params.clone()).await;
         if page == 0 && !listed(&exchange) {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            exchange = session.request("tools/list", params).await;
+            exchange = session.request(method, params).await;
             if !listed(&exchange) {
                 return (names, Some(rules::describe(&exchange, true)));
             }
@@ -482,14 +519,14 @@ async fn list_tools(session: &Session) -> (HashMap<String, Value>, Option<String
         let Some(result) = message.get("result") else {
             break;
         };
-        for tool in result
-            .get("tools")
+        for item in result
+            .get(field)
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
-            if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                names.insert(name.to_string(), tool.clone());
+            if let Some(name) = item.get(key).and_then(Value::as_str) {
+                names.insert(name.to_string(), item.clone());
             }
         }
         match result.get("nextCursor") {
@@ -653,6 +690,37 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
         }
         return Some(format!(
             "the server lists no tool named `{missing}`, the fixture this scenario calls"
+        ));
+    }
+    let fixtures = [
+        (
+            "prompt",
+            "prompts/list",
+            &requires.prompts,
+            &context.prompts,
+        ),
+        (
+            "resource",
+            "resources/list",
+            &requires.resources,
+            &context.resources,
+        ),
+    ];
+    for (kind, method, wanted, listed) in fixtures {
+        let Some(missing) = wanted.iter().find(|w| {
+            !listed
+                .as_ref()
+                .is_some_and(|(items, _)| items.contains_key(*w))
+        }) else {
+            continue;
+        };
+        if let Some((_, Some(why))) = listed {
+            return Some(format!(
+                "the run's {method} got no list ({why}), so the fixture `{missing}` cannot be found"
+            ));
+        }
+        return Some(format!(
+            "the server lists no {kind} `{missing}`, the fixture this scenario uses"
         ));
     }
     None

@@ -76,6 +76,12 @@ pub struct RequiresFile {
     /// Tools that must be listed (fixture tools; calling a tool the user did not name is not done).
     #[serde(default)]
     pub tools: Vec<String>,
+    /// Prompts that must be listed (fixture prompts), by name.
+    #[serde(default)]
+    pub prompts: Vec<String>,
+    /// Resources that must be listed (fixture resources), by URI.
+    #[serde(default)]
+    pub resources: Vec<String>,
     /// A version window such as `>=2025-06-18`.
     #[serde(default)]
     pub versions: Option<Spanned<String>>,

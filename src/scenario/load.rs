@@ -116,6 +116,8 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
         capabilities: file.requires.capabilities.clone(),
         undeclared: file.requires.undeclared.clone(),
         tools: file.requires.tools.clone(),
+        prompts: file.requires.prompts.clone(),
+        resources: file.requires.resources.clone(),
         versions: match &file.requires.versions {
             Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
             None => VersionRange::default(),

@@ -50,6 +50,10 @@ pub struct Requires {
     pub undeclared: Vec<String>,
     /// Tools the server must list.
     pub tools: Vec<String>,
+    /// Prompts the server must list, by name.
+    pub prompts: Vec<String>,
+    /// Resources the server must list, by URI.
+    pub resources: Vec<String>,
     /// The version window.
     pub versions: VersionRange,
     /// The transport.

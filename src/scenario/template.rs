@@ -1,6 +1,8 @@
 //! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`,
 //! `{{sent/POINTER}}` (in rules: a value from the message the step sent) and `{{token}}` (a
 //! per-run random token). A string that is one placeholder becomes the value itself, type kept.
+//! An object member whose value is one placeholder ending in `?` (`"{{capture.state?}}"`) is
+//! left out when the name has no value, instead of failing the expansion.
 
 use serde_json::Value;
 
@@ -18,7 +20,14 @@ pub fn expand(value: &Value, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<V
         Value::Object(map) => {
             let mut out = serde_json::Map::new();
             for (k, v) in map {
-                out.insert(k.clone(), expand(v, lookup)?);
+                match expand(v, lookup) {
+                    Err(name) if optional(v) => {
+                        debug_assert!(name.ends_with('?'));
+                    }
+                    expanded => {
+                        out.insert(k.clone(), expanded?);
+                    }
+                }
             }
             Value::Object(out)
         }
@@ -26,12 +35,28 @@ pub fn expand(value: &Value, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<V
     })
 }
 
-/// Expands placeholders in a string; a string that is exactly one placeholder yields its value.
-pub fn expand_str(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {
+/// Whether a value is one optional placeholder (`"{{NAME?}}"`).
+fn optional(value: &Value) -> bool {
+    value
+        .as_str()
+        .and_then(whole_placeholder)
+        .is_some_and(|name| name.ends_with('?'))
+}
+
+/// The name of the one placeholder a string consists of, if it is one.
+fn whole_placeholder(text: &str) -> Option<&str> {
     let trimmed = text.trim();
-    if trimmed.starts_with("{{") && trimmed.ends_with("}}") && trimmed.matches("{{").count() == 1 {
-        let name = trimmed[2..trimmed.len() - 2].trim();
-        return lookup(name).ok_or_else(|| name.to_string());
+    (trimmed.starts_with("{{") && trimmed.ends_with("}}") && trimmed.matches("{{").count() == 1)
+        .then(|| trimmed[2..trimmed.len() - 2].trim())
+}
+
+/// Expands placeholders in a string; a string that is exactly one placeholder yields its value.
+/// A trailing `?` on a name marks it optional (see the module documentation); the name is
+/// looked up without it.
+pub fn expand_str(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {
+    let resolve = |name: &str| lookup(name.strip_suffix('?').unwrap_or(name));
+    if let Some(name) = whole_placeholder(text) {
+        return resolve(name).ok_or_else(|| name.to_string());
     }
     let mut out = String::new();
     let mut rest = text;
@@ -41,7 +66,7 @@ pub fn expand_str(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<
         };
         out.push_str(&rest[..start]);
         let name = rest[start + 2..start + end].trim();
-        match lookup(name).ok_or_else(|| name.to_string())? {
+        match resolve(name).ok_or_else(|| name.to_string())? {
             Value::String(s) => out.push_str(&s),
             other => out.push_str(&other.to_string()),
         }
@@ -73,6 +98,23 @@ mod tests {
         assert_eq!(
             expand(&json!(["at {{protocolVersion}} n={{capture.n}}"]), &lookup).unwrap(),
             json!(["at 2025-11-25 n=7"])
+        );
+    }
+
+    #[test]
+    fn optional_members_without_a_value_are_left_out() {
+        assert_eq!(
+            expand(
+                &json!({"a": "{{capture.missing?}}", "b": "{{capture.n?}}"}),
+                &lookup
+            )
+            .unwrap(),
+            json!({"b": 7})
+        );
+        // Anywhere else an optional name without a value is still an error.
+        assert_eq!(
+            expand(&json!(["{{capture.missing?}}"]), &lookup).unwrap_err(),
+            "capture.missing?"
         );
     }
 

@@ -183,6 +183,88 @@ rule = [
 }
 
 #[test]
+fn a_user_scenario_runs_only_where_its_fixture_prompt_and_resource_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = |id: &str, requires: &str| {
+        format!(
+            r#"
+id = "{id}"
+area = "my-prompts"
+title = "a fixture prompt and resource"
+
+[requires]
+{requires}
+
+[[step]]
+name = "get"
+request = {{ method = "prompts/get", params = {{ name = "greeting", arguments = {{ name = "Ada" }} }} }}
+
+[[check]]
+id = "{id}-get"
+title = "the greeting prompt is produced"
+level = "MUST"
+spec = [{{ version = "2025-11-25", section = "server/prompts#getting-a-prompt" }}]
+step = "get"
+expect = "messages"
+rule = [{{ when = {{ reply = "result", at = "/result/messages", type = "array" }}, verdict = "pass" }}]
+"#
+        )
+    };
+    let files = [
+        (
+            "listed",
+            r#"prompts = ["greeting"]
+resources = ["ref://docs/readme"]"#,
+        ),
+        ("no-prompt", r#"prompts = ["nowhere"]"#),
+        ("no-resource", r#"resources = ["ref://nowhere"]"#),
+    ];
+    for (id, requires) in files {
+        std::fs::write(
+            dir.path().join(format!("{id}.toml")),
+            scenario(id, requires),
+        )
+        .unwrap();
+    }
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "--no-builtin",
+        "-q",
+    ]);
+    assert_eq!(code, 0);
+    let check = |id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        check("listed-get")["status"],
+        "pass",
+        "{}",
+        check("listed-get")
+    );
+    let skipped = check("no-prompt-get");
+    assert_eq!(skipped["status"], "skip", "{skipped}");
+    assert_eq!(
+        skipped["message"],
+        "the server lists no prompt `nowhere`, the fixture this scenario uses"
+    );
+    let skipped = check("no-resource-get");
+    assert_eq!(skipped["status"], "skip", "{skipped}");
+    assert_eq!(
+        skipped["message"],
+        "the server lists no resource `ref://nowhere`, the fixture this scenario uses"
+    );
+}
+
+#[test]
 fn check_selection_runs_only_the_named_checks() {
     let (code, report, _) = run_json(&[
         "--stdio",

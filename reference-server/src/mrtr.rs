@@ -1,0 +1,279 @@
+//! The 2026-07-28 fixtures that ask the client for input over more than one round trip (MRTR,
+//! SEP-2322): the official suite's tool `test_input_required_result_multi_round` (two rounds of
+//! elicitation, then a result) and prompt `test_input_required_result_prompt` (one elicitation),
+//! and mcpcheck's own resource `mcpcheck://roots` (asks for the client's roots on
+//! `resources/read`).
+//!
+//! Each round's `requestState` is signed with a key of this process, so that a state the client
+//! altered fails verification (-32602) instead of being acted on.
+
+use serde_json::{json, Value};
+
+use crate::quirks::{Quirk, Quirks};
+use crate::server::Outcome;
+
+/// The URI of the resource that asks for the client's roots before it can be read.
+pub const ROOTS_RESOURCE: &str = "mcpcheck://roots";
+
+/// The official suite's multi-round fixture tool.
+pub const MULTI_ROUND_TOOL: &str = "test_input_required_result_multi_round";
+
+/// The official suite's fixture prompt that asks for input.
+pub const INPUT_PROMPT: &str = "test_input_required_result_prompt";
+
+/// Signs a round's payload: the payload and a checksum keyed by this process.
+fn sign(payload: &str) -> String {
+    format!("{payload}.{:016x}", checksum(payload))
+}
+
+/// The payload of a state this process signed; `None` for one that fails verification.
+fn verify(state: &str) -> Option<&str> {
+    let (payload, sum) = state.rsplit_once('.')?;
+    (format!("{:016x}", checksum(payload)) == sum).then_some(payload)
+}
+
+fn checksum(payload: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    ("mcpcheck-reference/mrtr", std::process::id(), payload).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Whether this request's `_meta` declares a client capability.
+fn declares(params: &Value, capability: &str) -> bool {
+    params
+        .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities")
+        .and_then(|c| c.get(capability))
+        .is_some()
+}
+
+fn missing_capability(capability: &str) -> Outcome {
+    Err((
+        -32021,
+        format!("Missing required client capability: {capability}"),
+        Some(json!({"requiredCapabilities": {capability: {}}})),
+    ))
+}
+
+fn tampered() -> Outcome {
+    Err((
+        -32602,
+        "Invalid params: requestState failed verification".into(),
+        None,
+    ))
+}
+
+/// An elicitation request for one string field.
+fn ask_text(message: &str, field: &str) -> Value {
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "message": message,
+            "requestedSchema": {
+                "type": "object",
+                "properties": {field: {"type": "string"}},
+                "required": [field]
+            }
+        }
+    })
+}
+
+/// The text a client entered for `field` in an accepted elicitation answered under `key`;
+/// `Err` for an answer that is not an ElicitResult.
+fn answered(params: &Value, key: &str, field: &str) -> Result<Option<String>, String> {
+    let Some(answer) = params.pointer(&format!("/inputResponses/{key}")) else {
+        return Ok(None);
+    };
+    let Some(action) = answer.get("action").and_then(Value::as_str) else {
+        return Err(format!("inputResponses.{key} is not an ElicitResult"));
+    };
+    Ok(Some(match action {
+        "accept" => answer
+            .pointer(&format!("/content/{field}"))
+            .and_then(Value::as_str)
+            .unwrap_or("nobody")
+            .to_string(),
+        _ => "nobody".to_string(),
+    }))
+}
+
+fn invalid(why: String) -> Outcome {
+    Err((-32602, format!("Invalid params: {why}"), None))
+}
+
+fn text(text: String) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// `test_input_required_result_multi_round`: asks for a name (`step1`), then for a colour
+/// (`step2`) with a new state that carries the name, then answers with both.
+pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
+    if !declares(params, "elicitation") {
+        return missing_capability("elicitation");
+    }
+    let round_one = || {
+        let mut result = json!({
+            "resultType": "input_required",
+            "inputRequests": {"step1": ask_text("Step 1: What is your name?", "name")},
+            "requestState": sign("round1"),
+        });
+        if quirks.has(Quirk::StatelessMrtrFirstRoundNoState) {
+            result
+                .as_object_mut()
+                .expect("object")
+                .remove("requestState");
+        }
+        Ok(result)
+    };
+    let Some(state) = params.get("requestState").and_then(Value::as_str) else {
+        return round_one();
+    };
+    let Some(payload) = verify(state) else {
+        return tampered();
+    };
+    if payload == "round1" {
+        let name = match answered(params, "step1", "name") {
+            Err(why) => return invalid(why),
+            Ok(None) => return round_one(),
+            Ok(Some(name)) => name,
+        };
+        if quirks.has(Quirk::StatelessMrtrOneRound) {
+            return Ok(json!({"content": [text(format!("Multi-round complete for {name}"))]}));
+        }
+        // The name travels in the state, hex-encoded so that it cannot break the format.
+        let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+        return Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {"step2": ask_text("Step 2: What is your favorite color?", "color")},
+            "requestState": sign(&format!("round2-{hex}")),
+        }));
+    }
+    let Some(hex) = payload.strip_prefix("round2-") else {
+        return tampered();
+    };
+    if quirks.has(Quirk::StatelessMrtrLastRoundRefused) {
+        return invalid("requestState is not for this round".into());
+    }
+    let name: String = (0..hex.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+        .map(char::from)
+        .collect();
+    match answered(params, "step2", "color") {
+        Err(why) => invalid(why),
+        Ok(None) => Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {"step2": ask_text("Step 2: What is your favorite color?", "color")},
+            "requestState": state,
+        })),
+        Ok(Some(color)) => Ok(json!({
+            "content": [text(format!("Multi-round complete for {name} who likes {color}"))]
+        })),
+    }
+}
+
+/// `test_input_required_result_prompt`: asks what context the prompt should use
+/// (`user_context`), then produces the prompt.
+pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
+    if quirks.has(Quirk::StatelessMrtrPromptNeverAsks) {
+        return Ok(
+            json!({"messages": [{"role": "user", "content": text("Prompt with context: none".into())}]}),
+        );
+    }
+    if !declares(params, "elicitation") {
+        return missing_capability("elicitation");
+    }
+    match answered(params, "user_context", "context") {
+        Err(why) => invalid(why),
+        Ok(Some(_)) if quirks.has(Quirk::StatelessMrtrPromptRetryRefused) => {
+            invalid("unexpected inputResponses".into())
+        }
+        Ok(Some(context)) => Ok(json!({
+            "messages": [{"role": "user", "content": text(format!("Prompt with context: {context}"))}]
+        })),
+        Ok(None) => Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {
+                "user_context": ask_text("What context should the prompt use?", "context")
+            },
+        })),
+    }
+}
+
+/// `mcpcheck://roots`: asks for the client's roots (`roots`, with a signed state), then reads
+/// as their number.
+pub fn roots_resource(params: &Value, quirks: &Quirks) -> Outcome {
+    if !declares(params, "roots") {
+        return missing_capability("roots");
+    }
+    let count = match params.pointer("/inputResponses/roots") {
+        None => None,
+        Some(answer) => match answer.get("roots").and_then(Value::as_array) {
+            Some(roots) => Some(roots.len()),
+            None => return invalid("inputResponses.roots is not a ListRootsResult".into()),
+        },
+    };
+    let state = params.get("requestState").and_then(Value::as_str);
+    if state.is_some_and(|s| verify(s) != Some("roots")) {
+        return tampered();
+    }
+    match (count, state) {
+        (Some(count), state)
+            if (state.is_some() || quirks.has(Quirk::StatelessMrtrResourceWithoutState))
+                && !quirks.has(Quirk::StatelessMrtrResourceAsksAgain) =>
+        {
+            Ok(json!({"contents": [{
+                "uri": ROOTS_RESOURCE,
+                "mimeType": "text/plain",
+                "text": format!("{count} roots")
+            }]}))
+        }
+        _ if quirks.has(Quirk::StatelessMrtrResourceWithoutState) => Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {"roots": {"method": "roots/list"}},
+        })),
+        _ => Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {"roots": {"method": "roots/list"}},
+            "requestState": sign("roots"),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signed_state_verifies_and_an_altered_one_does_not() {
+        let state = sign("round2-416461");
+        assert_eq!(verify(&state), Some("round2-416461"));
+        assert_eq!(verify(&format!("{state}-altered")), None);
+        assert_eq!(verify(&state.replace("round2", "round1")), None);
+    }
+
+    #[test]
+    fn the_multi_round_fixture_takes_two_rounds() {
+        let quirks = Quirks::default();
+        let meta = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+        let first = multi_round(&json!({"_meta": meta}), &quirks).unwrap();
+        assert!(first["inputRequests"]["step1"].is_object());
+        let second = multi_round(
+            &json!({"_meta": meta, "requestState": first["requestState"],
+                "inputResponses": {"step1": {"action": "accept", "content": {"name": "Ada"}}}}),
+            &quirks,
+        )
+        .unwrap();
+        assert!(second["inputRequests"]["step2"].is_object());
+        assert_ne!(second["requestState"], first["requestState"]);
+        let third = multi_round(
+            &json!({"_meta": meta, "requestState": second["requestState"],
+                "inputResponses": {"step2": {"action": "accept", "content": {"color": "blue"}}}}),
+            &quirks,
+        )
+        .unwrap();
+        assert_eq!(
+            third["content"][0]["text"],
+            "Multi-round complete for Ada who likes blue"
+        );
+    }
+}
