@@ -133,13 +133,14 @@ pub fn tools(version: &str) -> Vec<Value> {
             "inputSchema": {"type": "object", "properties": {}},
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
         }));
-        // The official suite's stateless fixture: a tool that needs the client to accept
-        // elicitation, which a request without that capability cannot have (-32021).
+        // The official suite's MRTR fixture that asks in two rounds (mrtr.rs).
         tools.push(json!({
             "name": "test_input_required_result_multi_round",
             "description": "Asks for a name, then for a colour, then greets.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
+        // The official suite's stateless fixture: a tool that needs the client to accept
+        // elicitation, which a request without that capability cannot have (-32021).
         tools.push(json!({
             "name": "test_missing_capability",
             "description": "Needs the elicitation client capability.",

@@ -1,8 +1,8 @@
-//! The 2026-07-28 fixtures that ask the client for input over more than one round trip (MRTR,
-//! SEP-2322): the official suite's tool `test_input_required_result_multi_round` (two rounds of
-//! elicitation, then a result) and prompt `test_input_required_result_prompt` (one elicitation),
-//! and mcpcheck's own resource `mcpcheck://roots` (asks for the client's roots on
-//! `resources/read`).
+//! The 2026-07-28 fixtures that ask the client for input (MRTR, SEP-2322) instead of sending it
+//! a request: mcpcheck's tool `mcpcheck_list_roots` and resource `mcpcheck://roots` (both ask
+//! for the client's roots), and the official suite's tool
+//! `test_input_required_result_multi_round` (two rounds of elicitation, then a result) and prompt
+//! `test_input_required_result_prompt` (one elicitation).
 //!
 //! Each round's `requestState` is signed with a key of this process, so that a state the client
 //! altered fails verification (-32602) instead of being acted on.
@@ -103,6 +103,59 @@ fn invalid(why: String) -> Outcome {
 
 fn text(text: String) -> Value {
     json!({"type": "text", "text": text})
+}
+
+/// The fixture tool `mcpcheck_list_roots`: the first call asks the client for its roots (key
+/// `roots`) with a signed `requestState`; the retry that carries the roots and the state back is
+/// answered with their number. Unknown keys in inputResponses are ignored; a malformed roots
+/// answer and a state that fails verification are refused (-32602).
+pub fn list_roots(params: &Value, quirks: &Quirks) -> Outcome {
+    if !declares(params, "roots") {
+        return missing_capability("roots");
+    }
+    let responses = params.get("inputResponses");
+    let state = params.get("requestState").and_then(Value::as_str);
+    if let Some(roots) = responses.and_then(|r| r.get("roots")) {
+        let well_formed = roots.get("roots").is_some_and(Value::is_array);
+        if !well_formed && !quirks.has(Quirk::StatelessMrtrMalformedAccepted) {
+            return invalid("inputResponses.roots is not a ListRootsResult".into());
+        }
+    }
+    let extra = responses
+        .and_then(Value::as_object)
+        .is_some_and(|r| r.keys().any(|k| k != "roots"));
+    if extra && quirks.has(Quirk::StatelessMrtrExtraRefused) {
+        return invalid("unknown key in inputResponses".into());
+    }
+    if responses.is_none() && state.is_some() && quirks.has(Quirk::StatelessMrtrMissingError) {
+        return invalid("inputResponses missing".into());
+    }
+    let answered = responses
+        .and_then(|r| r.get("roots"))
+        .map(|r| r.get("roots").cloned().unwrap_or(json!([])));
+    match (answered, state) {
+        (Some(_), Some(state))
+            if verify(state) != Some("roots-v1")
+                && !quirks.has(Quirk::StatelessMrtrStateUnchecked) =>
+        {
+            tampered()
+        }
+        (Some(roots), Some(_)) if !quirks.has(Quirk::StatelessMrtrRetryAsksAgain) => {
+            let count = roots.as_array().map_or(0, Vec::len);
+            Ok(json!({"content": [text(format!("{count} roots"))]}))
+        }
+        _ => {
+            let mut requests = json!({"roots": {"method": "roots/list"}});
+            if quirks.has(Quirk::StatelessMrtrUndeclaredRequest) {
+                requests["sample"] = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}});
+            }
+            Ok(json!({
+                "resultType": "input_required",
+                "inputRequests": requests,
+                "requestState": sign("roots-v1"),
+            }))
+        }
+    }
 }
 
 /// `test_input_required_result_multi_round`: asks for a name (`step1`), then for a colour

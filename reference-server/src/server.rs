@@ -164,15 +164,6 @@ fn official(item: &Value) -> bool {
         .any(|v| v.starts_with("test_") || v.starts_with("test://"))
 }
 
-/// The `requestState` of `mcpcheck_list_roots`: a payload and a checksum keyed by this process,
-/// so that a changed state fails verification.
-fn request_state() -> String {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    ("mcpcheck_list_roots/v1", std::process::id()).hash(&mut hasher);
-    format!("roots-v1.{:016x}", hasher.finish())
-}
-
 /// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.
 const LISTEN_LIFETIME: Duration = Duration::from_secs(2);
 
@@ -544,87 +535,6 @@ impl Server {
                     .is_ok()
             })
             .count()
-    }
-
-    /// The fixture tool `mcpcheck_list_roots` (2026-07-28, MRTR): the first call asks the client
-    /// for its roots with an InputRequiredResult (key `roots`) and a signed `requestState`; the
-    /// retry that carries the roots and the state back is answered with their number. A state
-    /// that fails verification is refused (-32602).
-    fn list_roots(&self, params: &Value) -> Outcome {
-        let declared = params
-            .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/roots")
-            .is_some();
-        if !declared {
-            return Err((
-                -32021,
-                "Missing required client capability: roots".into(),
-                Some(json!({"requiredCapabilities": {"roots": {}}})),
-            ));
-        }
-        let responses = params.get("inputResponses");
-        let state = params.get("requestState").and_then(Value::as_str);
-        // Unknown keys in inputResponses are ignored; a malformed roots answer is refused.
-        if let Some(roots) = responses.and_then(|r| r.get("roots")) {
-            let well_formed = roots.get("roots").is_some_and(Value::is_array);
-            if !well_formed && !self.quirks.has(Quirk::StatelessMrtrMalformedAccepted) {
-                return Err((
-                    -32602,
-                    "Invalid params: inputResponses.roots is not a ListRootsResult".into(),
-                    None,
-                ));
-            }
-        }
-        let extra = responses
-            .and_then(Value::as_object)
-            .is_some_and(|r| r.keys().any(|k| k != "roots"));
-        if extra && self.quirks.has(Quirk::StatelessMrtrExtraRefused) {
-            return Err((
-                -32602,
-                "Invalid params: unknown key in inputResponses".into(),
-                None,
-            ));
-        }
-        if responses.is_none()
-            && state.is_some()
-            && self.quirks.has(Quirk::StatelessMrtrMissingError)
-        {
-            return Err((
-                -32602,
-                "Invalid params: inputResponses missing".into(),
-                None,
-            ));
-        }
-        let answered = responses
-            .and_then(|r| r.get("roots"))
-            .map(|r| r.get("roots").cloned().unwrap_or(json!([])));
-        let answered = answered.as_ref();
-        match (answered, state) {
-            (Some(_), Some(state))
-                if state != request_state()
-                    && !self.quirks.has(Quirk::StatelessMrtrStateUnchecked) =>
-            {
-                Err((
-                    -32602,
-                    "Invalid params: requestState failed verification".into(),
-                    None,
-                ))
-            }
-            (Some(roots), Some(_)) if !self.quirks.has(Quirk::StatelessMrtrRetryAsksAgain) => {
-                let count = roots.as_array().map_or(0, Vec::len);
-                Ok(json!({"content": [{"type": "text", "text": format!("{count} roots")}]}))
-            }
-            _ => {
-                let mut requests = json!({"roots": {"method": "roots/list"}});
-                if self.quirks.has(Quirk::StatelessMrtrUndeclaredRequest) {
-                    requests["sample"] = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}});
-                }
-                Ok(json!({
-                    "resultType": "input_required",
-                    "inputRequests": requests,
-                    "requestState": request_state(),
-                }))
-            }
-        }
     }
 
     /// Asks the client for its roots once per session, as servers that work on files do, if the
@@ -1178,7 +1088,7 @@ impl Server {
             ));
         }
         if name == "mcpcheck_list_roots" && self.stateless {
-            return self.list_roots(params);
+            return mrtr::list_roots(params, &self.quirks);
         }
         if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless {
             return mrtr::multi_round(params, &self.quirks);

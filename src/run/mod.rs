@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use futures_util::future::OptionFuture;
 use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
@@ -279,29 +280,24 @@ async fn run_started(config: RunConfig) -> Report {
         (None, None)
     };
     // Fixture prompts and resources are looked for only when a scenario names one.
-    let listing = |needed: bool, capability: &str| needed && declares(&info, capability);
-    let prompts = if listing(
+    let needs = |wanted: fn(&crate::scenario::model::Requires) -> &Vec<String>,
+                 capability: &str| {
         config
             .scenarios
             .iter()
-            .any(|s| !s.requires.prompts.is_empty()),
-        "prompts",
-    ) {
-        Some(list_all(&main, "prompts/list", "prompts", "name").await)
-    } else {
-        None
+            .any(|s| !wanted(&s.requires).is_empty())
+            && declares(&info, capability)
     };
-    let resources = if listing(
-        config
-            .scenarios
-            .iter()
-            .any(|s| !s.requires.resources.is_empty()),
-        "resources",
-    ) {
-        Some(list_all(&main, "resources/list", "resources", "uri").await)
-    } else {
-        None
-    };
+    let prompts = OptionFuture::from(
+        needs(|r| &r.prompts, "prompts")
+            .then(|| list_all(&main, "prompts/list", "prompts", "name")),
+    )
+    .await;
+    let resources = OptionFuture::from(
+        needs(|r| &r.resources, "resources")
+            .then(|| list_all(&main, "resources/list", "resources", "uri")),
+    )
+    .await;
     let info = main.info();
     let context = Arc::new(Context {
         main: main.clone(),

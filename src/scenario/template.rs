@@ -21,9 +21,7 @@ pub fn expand(value: &Value, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<V
             let mut out = serde_json::Map::new();
             for (k, v) in map {
                 match expand(v, lookup) {
-                    Err(name) if optional(v) => {
-                        debug_assert!(name.ends_with('?'));
-                    }
+                    Err(_) if optional(v) => {}
                     expanded => {
                         out.insert(k.clone(), expanded?);
                     }
