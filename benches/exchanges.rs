@@ -1,6 +1,6 @@
-//! Exchanges per second through mcpcheck's own stdio and HTTP transports, against the reference
-//! server: `ping` after `ping`, one at a time and with several in flight. Not a pass/fail test;
-//! `bench/run` calls it and records the figures.
+//! Exchanges per second through mcpcheck's own stdio, HTTP and HTTP+SSE transports, against the
+//! reference server: `ping` after `ping`, one at a time and with several in flight. Not a
+//! pass/fail test; `bench/run` calls it and records the figures.
 //!
 //! Usage: `cargo bench --bench exchanges -- [COUNT]` (default 20000 exchanges per measurement).
 
@@ -105,6 +105,17 @@ fn main() {
         Target::Http(HttpSpec {
             serve: None,
             url: url.trim().to_string(),
+            legacy_sse: false,
+            headers: Vec::new(),
+        }),
+        count / 4,
+    ));
+    runtime.block_on(bench(
+        "sse",
+        Target::Http(HttpSpec {
+            serve: None,
+            url: url.trim().replace("/mcp", "/sse"),
+            legacy_sse: true,
             headers: Vec::new(),
         }),
         count / 4,

@@ -118,6 +118,10 @@ pub struct RunArgs {
     /// Speak Streamable HTTP to the server at this URL.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// With --url: the URL is the SSE endpoint of the deprecated 2024-11-05 HTTP+SSE transport
+    /// (a GET stream whose `endpoint` event names where to POST), not Streamable HTTP.
+    #[arg(long, requires = "url")]
+    pub legacy_sse: bool,
     /// With --url: start this HTTP server command first (in its own process group), wait until
     /// the URL's port accepts connections, and stop it afterwards. `{port}` in the command and
     /// the URL becomes a free port.
@@ -264,6 +268,9 @@ pub struct ServerFile {
     pub stdio: Option<String>,
     /// `--url`.
     pub url: Option<String>,
+    /// `--legacy-sse`.
+    #[serde(default)]
+    pub legacy_sse: bool,
     /// `--serve`.
     pub serve: Option<String>,
     /// `--serve-timeout`.
@@ -344,6 +351,7 @@ impl CompareArgs {
                 name,
                 stdio,
                 url,
+                legacy_sse: false,
                 serve: None,
                 serve_timeout: None,
                 startup_timeout: None,
@@ -379,6 +387,7 @@ impl CompareArgs {
             let args = RunArgs {
                 stdio: server.stdio,
                 url: server.url,
+                legacy_sse: server.legacy_sse,
                 serve: server.serve,
                 serve_timeout: server.serve_timeout,
                 env: server
@@ -556,6 +565,9 @@ pub struct ConfigFile {
     pub stdio: Option<String>,
     /// `--url`.
     pub url: Option<String>,
+    /// `--legacy-sse`.
+    #[serde(default)]
+    pub legacy_sse: bool,
     /// `--serve`.
     pub serve: Option<String>,
     /// `--serve-timeout`.
@@ -794,6 +806,7 @@ impl RunArgs {
             }
             self.stdio = file.stdio;
             self.url = file.url;
+            self.legacy_sse = file.legacy_sse;
             self.serve = file.serve;
         }
         self.serve_timeout = self.serve_timeout.or(file.serve_timeout);
@@ -918,6 +931,7 @@ impl RunArgs {
                 }
                 Target::Http(HttpSpec {
                     url: url.clone(),
+                    legacy_sse: args.legacy_sse,
                     headers,
                     serve,
                 })
@@ -929,8 +943,15 @@ impl RunArgs {
                 ))
             }
         };
-        if matches!(target, Target::Stdio(_)) && !args.headers.is_empty() {
-            return Err(UsageError::Flag("--header goes with --url".into()));
+        if matches!(target, Target::Stdio(_)) {
+            let misplaced = [
+                (!args.headers.is_empty(), "--header"),
+                (args.legacy_sse, "--legacy-sse"),
+                (args.serve.is_some(), "--serve"),
+            ];
+            if let Some((_, flag)) = misplaced.iter().find(|(set, _)| *set) {
+                return Err(UsageError::Flag(format!("{flag} goes with --url")));
+            }
         }
         if matches!(target, Target::Http(_)) && (!args.env.is_empty() || args.cwd.is_some()) {
             return Err(UsageError::Flag("--env and --cwd go with --stdio".into()));

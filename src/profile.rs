@@ -217,6 +217,11 @@ pub const PROFILES: &[Profile] = &[
             "stateless-input-required-resource-complete",
         ],
     },
+    Profile {
+        name: "2026.11.6",
+        extends: Some("2026.11.5"),
+        checks: &["legacy-sse-endpoint-event", "legacy-sse-message-events"],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -5,10 +5,11 @@ _slow; resources ref://docs/readme, ref://images/pixel and the template ref://it
 greeting and plain), written the way a user of each framework would write it, so that the
 framework's own behaviour is what mcpcheck observes.
 
-    python server.py mcp2|mcp1|fastmcp [--http PORT]
+    python server.py mcp2|mcp1|fastmcp [--http PORT | --sse PORT]
 
 mcp2: the official SDK 2.x (MCPServer); mcp1: the official SDK 1.x (FastMCP); fastmcp: the
-standalone FastMCP package. Without --http it speaks stdio.
+standalone FastMCP package. Without --http it speaks stdio; --sse serves the 2024-11-05 HTTP+SSE
+transport (mcp1 only) at /sse.
 """
 
 import argparse
@@ -22,6 +23,7 @@ PIXEL_PNG = base64.b64decode(
 parser = argparse.ArgumentParser()
 parser.add_argument("sdk", choices=["mcp2", "mcp1", "fastmcp"])
 parser.add_argument("--http", type=int, metavar="PORT")
+parser.add_argument("--sse", type=int, metavar="PORT")
 options = parser.parse_args()
 
 if options.sdk == "mcp2":
@@ -94,7 +96,11 @@ def plain() -> str:
     return "Say something plain."
 
 
-if options.http is None:
+if options.sse is not None:
+    server.settings.host = "127.0.0.1"
+    server.settings.port = options.sse
+    server.run(transport="sse")
+elif options.http is None:
     server.run()
 elif options.sdk == "fastmcp":
     server.run(transport="http", host="127.0.0.1", port=options.http, path="/mcp", show_banner=False)

@@ -27,15 +27,17 @@ use tokio::sync::mpsc;
 use crate::quirks::Quirk;
 use crate::server::{Server, Session, SUPPORTED};
 
-type HttpBody = BoxBody<Bytes, Infallible>;
+pub(crate) type HttpBody = BoxBody<Bytes, Infallible>;
 
 /// The largest POST body accepted.
-const MAX_BODY: usize = 4 << 20;
+pub(crate) const MAX_BODY: usize = 4 << 20;
 
 struct State {
     server: Arc<Server>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     counter: AtomicU64,
+    /// The 2024-11-05 HTTP+SSE streams (handshake era only).
+    legacy: Arc<crate::legacy::Streams>,
 }
 
 /// Listens on `addr` and serves until the process is stopped. Prints the endpoint URL on stdout.
@@ -44,10 +46,14 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
     let local = listener.local_addr()?;
     println!("http://{local}/mcp");
     eprintln!("reference-server: listening on http://{local}/mcp");
+    if !server.stateless {
+        eprintln!("reference-server: HTTP+SSE (2024-11-05) at http://{local}/sse");
+    }
     let state = Arc::new(State {
         server,
         sessions: Mutex::new(HashMap::new()),
         counter: AtomicU64::new(1),
+        legacy: Arc::default(),
     });
     loop {
         let (stream, _) = listener.accept().await?;
@@ -65,7 +71,8 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
 }
 
 async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
-    if req.uri().path() != "/mcp" {
+    let legacy = !state.server.stateless && matches!(req.uri().path(), "/sse" | "/messages");
+    if req.uri().path() != "/mcp" && !legacy {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
     if let Some(origin) = req
@@ -81,6 +88,18 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
                 None,
             );
         }
+    }
+    match (req.uri().path(), req.method()) {
+        ("/sse", &Method::GET) => {
+            return crate::legacy::open(&state.server, &state.legacy, new_session_id(state))
+        }
+        ("/messages", &Method::POST) => {
+            return crate::legacy::post(&state.server, &state.legacy, req).await
+        }
+        ("/sse" | "/messages", _) => {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed")
+        }
+        _ => {}
     }
     match *req.method() {
         Method::POST => post(state, req).await,
@@ -728,14 +747,14 @@ fn rpc_error(
     response
 }
 
-fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
+pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
     *response.status_mut() = status;
     response
 }
 
 /// A response body fed from a channel, for SSE streams.
-struct ChannelBody(mpsc::UnboundedReceiver<Bytes>);
+pub(crate) struct ChannelBody(pub(crate) mpsc::UnboundedReceiver<Bytes>);
 
 impl Body for ChannelBody {
     type Data = Bytes;

@@ -1,10 +1,12 @@
 //! `reference-server`: an independent, conformant MCP server with switchable quirks.
 //!
 //! It shares no code with mcpcheck, on purpose: a misreading of the spec mirrored on both sides
-//! would hide itself. Over stdio by default; `--http ADDR` serves Streamable HTTP instead.
+//! would hide itself. Over stdio by default; `--http ADDR` serves Streamable HTTP instead, and
+//! beside it the 2024-11-05 HTTP+SSE transport (`/sse`).
 
 mod fixtures;
 mod http;
+mod legacy;
 mod mrtr;
 mod quirks;
 mod server;
@@ -23,6 +25,8 @@ const USAGE: &str =
 
 Serves MCP over stdio, or over Streamable HTTP at http://ADDR/mcp with --http
 (ADDR defaults to a loopback address; port 0 picks a free port, printed on stdout).
+With --http the handshake era also serves the 2024-11-05 HTTP+SSE transport at
+http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
 
   --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
   --stateless      speak the stateless era (2026-07-28: server/discover, _meta) instead

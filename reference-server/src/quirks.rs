@@ -339,6 +339,10 @@ pub enum Quirk {
     StatelessParamHeaderAlwaysRequired,
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
     StatelessParamIntegerTextual,
+    /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
+    LegacySseEndpointUnnamed,
+    /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
+    LegacySseAnswerInPost,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -1151,6 +1155,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessParamIntegerTextual,
         "stateless-param-integer-textual",
         "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
+    ),
+    (
+        Quirk::LegacySseEndpointUnnamed,
+        "legacy-sse-endpoint-unnamed",
+        "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
+    ),
+    (
+        Quirk::LegacySseAnswerInPost,
+        "legacy-sse-answer-in-post",
+        "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
     ),
 ];
 

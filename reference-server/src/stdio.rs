@@ -36,22 +36,66 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     if server.quirks.has(Quirk::StdoutBanner) {
         let _ = out_tx.send("reference-server ready\n".to_string());
     }
+    let (frames_tx, frames_rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let reader = tokio::spawn(async move {
+        let mut stdin = BufReader::new(tokio::io::stdin());
+        loop {
+            let mut line = Vec::new();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if frames_tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    let ended = converse(server.clone(), frames_rx, out_tx.clone()).await;
+    reader.abort();
+    if ended == Ended::Stopped {
+        return stop(out_tx, writer, 1).await;
+    }
+    eprintln!("reference-server: stdin closed");
+    if server.quirks.has(Quirk::IgnoreStdinEof) {
+        loop {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+    }
+    stop(out_tx, writer, 0).await
+}
+
+/// How a conversation ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The client's frames ran out (stdin closed, the SSE stream went away).
+    Eof,
+    /// The server stopped serving (a quirk that crashes).
+    Stopped,
+}
+
+/// One client's conversation, whatever carries it: each frame from `frames` (a line, with or
+/// without its newline) is handled, and every message the server sends goes to `out` as a line.
+/// Tool calls run concurrently and can be cancelled; when the frames run out, calls in flight get
+/// two seconds to finish.
+pub async fn converse(
+    server: Arc<Server>,
+    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
+    out_tx: mpsc::UnboundedSender<String>,
+) -> Ended {
     let session = Arc::new(Session::default());
-    let mut stdin = BufReader::new(tokio::io::stdin());
     let mut tasks = JoinSet::new();
     let (stop_tx, mut stop_rx) = mpsc::unbounded_channel::<()>();
-    let mut line = Vec::new();
     // Tool calls in flight, by their request id as JSON text, for cancellation.
     let mut in_flight: HashMap<String, AbortHandle> = HashMap::new();
     loop {
-        line.clear();
-        let read = tokio::select! {
-            read = stdin.read_until(b'\n', &mut line) => read?,
-            _ = stop_rx.recv() => return stop(out_tx, writer, 1).await,
+        let line = tokio::select! {
+            line = frames.recv() => match line {
+                Some(line) => line,
+                None => break,
+            },
+            _ = stop_rx.recv() => return Ended::Stopped,
         };
-        if read == 0 {
-            break;
-        }
         let frame = line.strip_suffix(b"\n").unwrap_or(&line);
         let frame = frame.strip_suffix(b"\r").unwrap_or(frame).to_vec();
         if frame.iter().all(u8::is_ascii_whitespace) {
@@ -117,17 +161,11 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
         }
         while tasks.try_join_next().is_some() {}
     }
-    eprintln!("reference-server: stdin closed");
-    if server.quirks.has(Quirk::IgnoreStdinEof) {
-        loop {
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-        }
-    }
     let _ = tokio::time::timeout(Duration::from_secs(2), async {
         while tasks.join_next().await.is_some() {}
     })
     .await;
-    stop(out_tx, writer, 0).await
+    Ended::Eof
 }
 
 /// Handles one line; returns whether the server must stop serving.

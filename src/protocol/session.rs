@@ -14,7 +14,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
-use crate::transport::stdio::{ExitReport, StdioProcess, StdoutEvent, StdoutReader};
+use crate::transport::legacy::{LegacySse, Posted, Tagged};
+use crate::transport::stdio::{ExitReport, Inbound, StdioProcess, StdoutReader};
 use crate::transport::transcript::HttpRecord;
 use crate::transport::{Direction, HttpSpec, Limits, Target, Transcript};
 
@@ -65,9 +66,9 @@ impl Outgoing {
     }
 }
 
-/// stdio: returns once a notification of `method` has arrived on the link, counting from its
+/// stdio and HTTP+SSE: returns once a notification of `method` has arrived on the link, counting from its
 /// `from`-th notification.
-async fn notified_since(link: &StdioLink, from: usize, method: &str) {
+async fn notified_since(link: &StreamLink, from: usize, method: &str) {
     let arrived = || {
         link.notifications
             .lock()
@@ -208,12 +209,48 @@ pub struct Session {
 }
 
 enum Link {
-    Stdio(Arc<StdioLink>),
+    /// stdio, or the HTTP+SSE transport: one stream of messages from the server, matched to
+    /// requests as they come.
+    Stream(Arc<StreamLink>),
+    /// Streamable HTTP: each request's answer comes in its own HTTP response.
     Http(Box<HttpLink>),
 }
 
-struct StdioLink {
-    process: StdioProcess,
+/// What carries a stream-shaped link's frames.
+enum Pipe {
+    /// A child process's stdin and stdout.
+    Process(StdioProcess),
+    /// The 2024-11-05 HTTP+SSE transport: POSTs out, an SSE stream in.
+    Sse(LegacySse),
+}
+
+/// Why a frame could not be handed to the server.
+enum Unsent {
+    /// The server is gone (stdin closed, the stream or connection failed).
+    Closed(String),
+    /// HTTP+SSE: the POST got an error status.
+    Rejected { status: u16, body: String },
+}
+
+impl Pipe {
+    /// Hands one frame (a JSON text, no newline) to the server.
+    async fn write(&self, frame: &str) -> Result<(), Unsent> {
+        match self {
+            Pipe::Process(process) => process
+                .write(format!("{frame}\n").as_bytes())
+                .await
+                .map_err(Unsent::Closed),
+            Pipe::Sse(sse) => match sse.post(frame).await {
+                Ok(Posted::Accepted) => Ok(()),
+                Ok(Posted::Rejected { status, body }) => Err(Unsent::Rejected { status, body }),
+                Err(e) => Err(Unsent::Closed(e)),
+            },
+        }
+    }
+}
+
+struct StreamLink {
+    pipe: Pipe,
     pending: Mutex<HashMap<String, oneshot::Sender<(Value, String)>>>,
     /// Ids of our requests that timed out: a late answer to one is not a reply to anything else.
     abandoned: Mutex<std::collections::HashSet<String>>,
@@ -224,9 +261,20 @@ struct StdioLink {
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
-    /// Set once stdout has produced anything: until then the server may still be starting, and
-    /// a request may wait up to the start-up allowance.
+    /// stdio: set once stdout has produced anything: until then the server may still be
+    /// starting, and a request may wait up to the start-up allowance.
     heard: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl StreamLink {
+    /// Whether the server has been heard from (stdout spoke, or the SSE stream named its
+    /// endpoint).
+    fn heard(&self) -> bool {
+        match &self.pipe {
+            Pipe::Process(_) => self.heard.load(Ordering::Relaxed),
+            Pipe::Sse(sse) => sse.heard(),
+        }
+    }
 }
 
 struct HttpLink {
@@ -257,27 +305,23 @@ impl Session {
         let link = match target {
             Target::Stdio(spec) => {
                 let (process, events) = StdioProcess::spawn(spec, limits)?;
-                let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
-                let (closed_tx, closed_rx) = watch::channel(false);
-                let link = Arc::new(StdioLink {
-                    process,
-                    pending: Mutex::new(HashMap::new()),
-                    abandoned: Mutex::new(std::collections::HashSet::new()),
-                    unmatched: tokio::sync::Mutex::new(unmatched_rx),
-                    notifications: Mutex::new(Vec::new()),
-                    server_requests: Mutex::new(Vec::new()),
-                    declared: Mutex::new(client_capabilities()),
-                    closed: closed_rx,
-                    heard: events.heard(),
-                });
-                tokio::spawn(dispatch_stdio(
-                    Arc::downgrade(&link),
-                    events,
-                    unmatched_tx,
-                    closed_tx,
-                    transcript.clone(),
-                ));
-                Link::Stdio(link)
+                let heard = events.heard();
+                Link::Stream(Self::stream_link(
+                    Pipe::Process(process),
+                    Source::Stdout(events),
+                    heard,
+                    &transcript,
+                ))
+            }
+            Target::Http(spec) if spec.legacy_sse => {
+                http::parse_url(&spec.url)?;
+                let (sse, received) = LegacySse::connect(spec, limits, transcript.clone());
+                Link::Stream(Self::stream_link(
+                    Pipe::Sse(sse),
+                    Source::Sse(received),
+                    Arc::default(),
+                    &transcript,
+                ))
             }
             Target::Http(spec) => {
                 http::parse_url(&spec.url)?;
@@ -295,6 +339,36 @@ impl Session {
             limits: limits.clone(),
             next_id: AtomicI64::new(1),
         })
+    }
+
+    /// A stream-shaped link, with its dispatcher running.
+    fn stream_link(
+        pipe: Pipe,
+        source: Source,
+        heard: Arc<std::sync::atomic::AtomicBool>,
+        transcript: &Arc<Mutex<Transcript>>,
+    ) -> Arc<StreamLink> {
+        let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
+        let (closed_tx, closed_rx) = watch::channel(false);
+        let link = Arc::new(StreamLink {
+            pipe,
+            pending: Mutex::new(HashMap::new()),
+            abandoned: Mutex::new(std::collections::HashSet::new()),
+            unmatched: tokio::sync::Mutex::new(unmatched_rx),
+            notifications: Mutex::new(Vec::new()),
+            server_requests: Mutex::new(Vec::new()),
+            declared: Mutex::new(client_capabilities()),
+            closed: closed_rx,
+            heard,
+        });
+        tokio::spawn(dispatch(
+            Arc::downgrade(&link),
+            source,
+            unmatched_tx,
+            closed_tx,
+            transcript.clone(),
+        ));
+        link
     }
 
     /// What the session knows about the server.
@@ -327,7 +401,10 @@ impl Session {
     /// The server's stderr so far (stdio).
     pub fn stderr_tail(&self) -> Option<String> {
         match &self.link {
-            Link::Stdio(link) => Some(link.process.stderr_tail()),
+            Link::Stream(link) => match &link.pipe {
+                Pipe::Process(process) => Some(process.stderr_tail()),
+                Pipe::Sse(_) => None,
+            },
             Link::Http(_) => None,
         }
     }
@@ -364,13 +441,13 @@ impl Session {
                 .cloned()
                 .unwrap_or_else(|| json!({}));
             let slot = match &self.link {
-                Link::Stdio(link) => &link.declared,
+                Link::Stream(link) => &link.declared,
                 Link::Http(link) => &link.declared,
             };
             *slot.lock().expect("declared lock") = declared;
         }
         let exchange = match &self.link {
-            Link::Stdio(link) => self.send_stdio(link, outgoing, options).await,
+            Link::Stream(link) => self.send_stream(link, outgoing, options).await,
             Link::Http(link) => self.send_http(link, outgoing, options).await,
         };
         if initialize {
@@ -461,9 +538,9 @@ impl Session {
         }
     }
 
-    async fn send_stdio(
+    async fn send_stream(
         &self,
-        link: &Arc<StdioLink>,
+        link: &Arc<StreamLink>,
         outgoing: Outgoing,
         options: &SendOptions,
     ) -> Exchange {
@@ -475,10 +552,6 @@ impl Session {
             .lock()
             .expect("server requests lock")
             .len();
-        let mut line = text.clone();
-        if !line.ends_with('\n') {
-            line.push('\n');
-        }
         // Checks judge what the server sent; the frames mcpcheck sent are kept as text only.
         self.transcript.lock().expect("transcript lock").push(
             Direction::Sent,
@@ -503,15 +576,28 @@ impl Session {
             }
             _ => None,
         };
-        let reply = if let Err(detail) = link.process.write(line.as_bytes()).await {
-            Reply::Closed {
-                detail: self.closed_detail(link, &detail).await,
+        let written = link
+            .pipe
+            .write(text.strip_suffix('\n').unwrap_or(&text))
+            .await;
+        if let (Err(_), Outgoing::Request { id, .. }) = (&written, &outgoing) {
+            link.pending
+                .lock()
+                .expect("pending lock")
+                .remove(&id_key(id));
+        }
+        let reply = if let Err(unsent) = written {
+            match unsent {
+                Unsent::Closed(detail) => Reply::Closed {
+                    detail: self.closed_detail(link, &detail).await,
+                },
+                Unsent::Rejected { status, body } => Reply::Rejected { status, body },
             }
         } else {
             match (waiter, &outgoing) {
                 (Some(rx), Outgoing::Request { id, .. }) => {
                     let mut timeout = options.timeout.unwrap_or(self.limits.request_timeout);
-                    if !link.heard.load(std::sync::atomic::Ordering::Relaxed) {
+                    if !link.heard() {
                         timeout = timeout.max(self.limits.startup_timeout);
                     }
                     let awaited = async {
@@ -606,7 +692,7 @@ impl Session {
 
     async fn await_response(
         &self,
-        link: &Arc<StdioLink>,
+        link: &Arc<StreamLink>,
         rx: oneshot::Receiver<(Value, String)>,
         timeout: Duration,
         accept_unmatched: bool,
@@ -661,7 +747,7 @@ impl Session {
     }
 
     /// Waits the whole of `hold` for the next response nobody else claims (a late answer).
-    async fn await_hold(&self, link: &Arc<StdioLink>, hold: Duration) -> Reply {
+    async fn await_hold(&self, link: &Arc<StreamLink>, hold: Duration) -> Reply {
         let mut closed = link.closed.clone();
         let mut unmatched = link.unmatched.lock().await;
         tokio::select! {
@@ -680,7 +766,7 @@ impl Session {
     /// next response nobody else claims. A `ping` is sent behind the frame as a barrier: a
     /// server answers in order, so once the ping is answered (and a short grace has passed for
     /// servers that answer concurrently), any reply to the frame would have come.
-    async fn await_unmatched(&self, link: &Arc<StdioLink>, wait: Duration) -> Reply {
+    async fn await_unmatched(&self, link: &Arc<StreamLink>, wait: Duration) -> Reply {
         const GRACE: Duration = Duration::from_millis(50);
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + wait;
@@ -699,11 +785,7 @@ impl Session {
             None,
             None,
         );
-        let barrier_sent = link
-            .process
-            .write(format!("{ping}\n").as_bytes())
-            .await
-            .is_ok();
+        let barrier_sent = link.pipe.write(&ping).await.is_ok();
         let got = {
             let mut unmatched = link.unmatched.lock().await;
             let barrier = async move {
@@ -758,14 +840,23 @@ impl Session {
         }
     }
 
-    async fn closed_detail(&self, link: &StdioLink, what: &str) -> String {
-        for _ in 0..20 {
-            if let Some(status) = link.process.try_status().await {
-                return format!("the server exited ({status})");
+    async fn closed_detail(&self, link: &StreamLink, what: &str) -> String {
+        match &link.pipe {
+            Pipe::Process(process) => {
+                for _ in 0..20 {
+                    if let Some(status) = process.try_status().await {
+                        return format!("the server exited ({status})");
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                format!("the server stopped talking: {what}")
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            Pipe::Sse(sse) => match sse.ended() {
+                Some(why) if what == "stdout closed" => why,
+                _ if what == "stdout closed" => "the SSE stream ended".into(),
+                _ => what.to_string(),
+            },
         }
-        format!("the server stopped talking: {what}")
     }
 
     fn http_headers(
@@ -1408,7 +1499,7 @@ impl Session {
     /// (briefly) for its answer: a stdio server answers in order, so stray replies to earlier
     /// frames arrive before it and cannot be mistaken for the answer to a later frame.
     pub async fn barrier(&self) {
-        if let Link::Stdio(_) = &self.link {
+        if let Link::Stream(_) = &self.link {
             let id = self.next_id();
             let options = SendOptions {
                 timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))),
@@ -1429,8 +1520,19 @@ impl Session {
     /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.
     pub async fn close(&self) -> Option<ExitReport> {
         match &self.link {
-            Link::Stdio(link) => {
-                let exit = link.process.shutdown(self.limits.exit_grace).await;
+            Link::Stream(link) => {
+                let Pipe::Process(process) = &link.pipe else {
+                    // HTTP+SSE: closing the stream ends the conversation.
+                    if let Pipe::Sse(sse) = &link.pipe {
+                        sse.close();
+                    }
+                    let mut closed = link.closed.clone();
+                    let _ =
+                        tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|c| *c))
+                            .await;
+                    return None;
+                };
+                let exit = process.shutdown(self.limits.exit_grace).await;
                 // With the group gone stdout ends; let the dispatcher record the last frames
                 // before anyone reads the transcript.
                 let mut closed = link.closed.clone();
@@ -1622,40 +1724,58 @@ fn elicitation_content(schema: &Value) -> Value {
     Value::Object(content)
 }
 
-/// Routes what the server's stdout produces: responses to their waiters, the server's requests to
-/// [`answer_server_request`], notifications to the session's list, everything to the transcript.
-async fn dispatch_stdio(
-    link: std::sync::Weak<StdioLink>,
-    mut reader: StdoutReader,
+/// Where a stream-shaped link's incoming items come from.
+enum Source {
+    /// A stdio server's stdout.
+    Stdout(StdoutReader),
+    /// The HTTP+SSE transport's stream (and POST bodies), tagged with their HTTP exchange.
+    Sse(mpsc::UnboundedReceiver<Tagged>),
+}
+
+impl Source {
+    async fn next(&mut self) -> Option<Tagged> {
+        match self {
+            Source::Stdout(reader) => reader.next().await.map(|events| (events, None)),
+            Source::Sse(received) => received.recv().await,
+        }
+    }
+}
+
+/// Routes what the server sends on a stream-shaped link: responses to their waiters, the server's
+/// requests to [`answer_server_request`], notifications to the session's list, everything to the
+/// transcript.
+async fn dispatch(
+    link: std::sync::Weak<StreamLink>,
+    mut source: Source,
     unmatched: mpsc::Sender<(Value, String)>,
     closed: watch::Sender<bool>,
     transcript: Arc<Mutex<Transcript>>,
 ) {
-    'read: while let Some(events) = reader.next().await {
+    'read: while let Some((events, post)) = source.next().await {
         // Buffered lines come back without touching the pipe; a flooding server must not keep
         // this task from yielding to the rest of the run.
         tokio::task::consume_budget().await;
         let Some(link) = link.upgrade() else { return };
         for event in events {
             match event {
-                StdoutEvent::Closed => break 'read,
-                StdoutEvent::Noise { text, issue } => {
+                Inbound::Closed => break 'read,
+                Inbound::Noise { text, issue } => {
                     transcript.lock().expect("transcript lock").push(
                         Direction::Received,
                         &text,
                         None,
                         Some(issue),
-                        None,
+                        post,
                     );
                 }
-                StdoutEvent::Message { value, text, issue } => {
+                Inbound::Message { value, text, issue } => {
                     let single = value.is_object().then(|| value.clone());
                     transcript.lock().expect("transcript lock").push(
                         Direction::Received,
                         &text,
                         single,
                         issue,
-                        None,
+                        post,
                     );
                     let messages = match value {
                         Value::Array(items) => items,
@@ -1675,7 +1795,7 @@ async fn dispatch_stdio(
 }
 
 async fn route(
-    link: &StdioLink,
+    link: &Arc<StreamLink>,
     message: Value,
     text: &str,
     unmatched: &mpsc::Sender<(Value, String)>,
@@ -1700,7 +1820,18 @@ async fn route(
             None,
             None,
         );
-        let _ = link.process.write(format!("{answer}\n").as_bytes()).await;
+        match &link.pipe {
+            Pipe::Process(_) => {
+                let _ = link.pipe.write(&answer).await;
+            }
+            // A POST may take its time; the stream must be read on meanwhile.
+            Pipe::Sse(_) => {
+                let link = link.clone();
+                tokio::spawn(async move {
+                    let _ = link.pipe.write(&answer).await;
+                });
+            }
+        }
     } else if has_method {
         let mut notes = link.notifications.lock().expect("notifications lock");
         if notes.len() < MAX_NOTIFICATIONS {

@@ -58,7 +58,7 @@ pub struct Report {
 /// What was tested.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetInfo {
-    /// `stdio` or `http`.
+    /// `stdio`, `http` or `sse`.
     pub transport: String,
     /// The command, for stdio.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -312,11 +312,12 @@ impl Evidence {
 }
 
 impl Report {
-    /// `stdio: COMMAND` or `http: URL`.
+    /// `stdio: COMMAND`, `http: URL` or `sse: URL` (an HTTP server's `--serve` command is not
+    /// named).
     pub fn target_label(&self) -> String {
-        match (&self.target.command, &self.target.url) {
-            (Some(command), _) => format!("stdio: {}", command.join(" ")),
-            (_, Some(url)) => format!("http: {url}"),
+        match (&self.target.url, &self.target.command) {
+            (Some(url), _) => format!("{}: {url}", self.target.transport),
+            (None, Some(command)) => format!("stdio: {}", command.join(" ")),
             _ => self.target.transport.clone(),
         }
     }

@@ -186,7 +186,7 @@ fn empty_report(config: &RunConfig) -> Report {
                 url: None,
             },
             Target::Http(spec) => TargetInfo {
-                transport: "http".into(),
+                transport: config.target.kind().to_string(),
                 command: spec.serve.as_ref().map(|s| s.command.argv.clone()),
                 url: Some(spec.url.clone()),
             },

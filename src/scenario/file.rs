@@ -85,7 +85,7 @@ pub struct RequiresFile {
     /// A version window such as `>=2025-06-18`.
     #[serde(default)]
     pub versions: Option<Spanned<String>>,
-    /// `stdio` or `http`.
+    /// `stdio`, `http` or `sse`.
     #[serde(default)]
     pub transport: Option<Spanned<String>>,
     /// `handshake` or `stateless`.

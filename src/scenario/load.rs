@@ -202,9 +202,10 @@ fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, Load
     match t.get_ref().as_str() {
         "stdio" => Ok(TransportKind::Stdio),
         "http" => Ok(TransportKind::Http),
+        "sse" => Ok(TransportKind::Sse),
         other => Err(source.at(
             t,
-            format!("unknown transport `{other}`; use `stdio` or `http`"),
+            format!("unknown transport `{other}`; use `stdio`, `http` or `sse`"),
         )),
     }
 }

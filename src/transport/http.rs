@@ -135,6 +135,33 @@ pub async fn send(
     on_message: Option<&mpsc::UnboundedSender<Value>>,
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
 ) -> Result<HttpResponse, String> {
+    let Opened { head, body, driver } = open(request, connect_timeout).await?;
+    let response = read_body(head, body, request, max_body, on_message, done).await;
+    drop(driver);
+    response
+}
+
+/// A response whose head has come and whose body is still to be read.
+pub struct Opened {
+    /// Status and headers (nothing of the body yet).
+    pub head: HttpResponse,
+    /// The body.
+    pub body: hyper::body::Incoming,
+    /// Drives the connection; stops it when dropped.
+    pub driver: Driver,
+}
+
+/// The task that drives one HTTP connection, stopped (the connection closed) when dropped.
+pub struct Driver(tokio::task::JoinHandle<()>);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Sends one request and returns once the response head has come.
+pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Opened, String> {
     let uri = parse_url(&request.url)?;
     let host = uri
         .host()
@@ -156,29 +183,22 @@ pub async fn send(
             .connect(name, tcp)
             .await
             .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
-        exchange(tls, &uri, request, max_body, on_message, done).await
+        start(tls, &uri, request).await
     } else {
-        exchange(tcp, &uri, request, max_body, on_message, done).await
+        start(tcp, &uri, request).await
     }
 }
 
-async fn exchange<S>(
-    stream: S,
-    uri: &Uri,
-    request: &HttpRequest,
-    max_body: usize,
-    on_message: Option<&mpsc::UnboundedSender<Value>>,
-    done: &(dyn Fn(&Value) -> bool + Send + Sync),
-) -> Result<HttpResponse, String>
+async fn start<S>(stream: S, uri: &Uri, request: &HttpRequest) -> Result<Opened, String>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| format!("HTTP handshake failed: {e}"))?;
-    let driver = tokio::spawn(async move {
+    let driver = Driver(tokio::spawn(async move {
         let _ = connection.await;
-    });
+    }));
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut builder = hyper::Request::builder()
         .method(request.method.as_str())
@@ -189,11 +209,11 @@ where
     let outgoing = builder
         .body(Full::new(Bytes::from(request.body.clone())))
         .map_err(|e| format!("invalid request: {e}"))?;
-    let response = sender
-        .send_request(outgoing)
-        .await
-        .map_err(|e| format!("the request failed: {e}"))?;
-    let mut result = HttpResponse {
+    let response = match sender.send_request(outgoing).await {
+        Ok(response) => response,
+        Err(e) => return Err(format!("the request failed: {e}")),
+    };
+    let head = HttpResponse {
         status: response.status().as_u16(),
         headers: response
             .headers()
@@ -207,6 +227,22 @@ where
             .collect(),
         ..HttpResponse::default()
     };
+    Ok(Opened {
+        head,
+        body: response.into_body(),
+        driver,
+    })
+}
+
+/// Reads a response's body: JSON (cut at `max_body`) or an SSE stream.
+async fn read_body(
+    mut result: HttpResponse,
+    mut body: hyper::body::Incoming,
+    request: &HttpRequest,
+    max_body: usize,
+    on_message: Option<&mpsc::UnboundedSender<Value>>,
+    done: &(dyn Fn(&Value) -> bool + Send + Sync),
+) -> Result<HttpResponse, String> {
     let sse = result.is_sse();
     if sse && request.method != "POST" && request.stream_for.is_none() {
         // A GET stream stays open for server messages; its headers are the answer.
@@ -216,7 +252,6 @@ where
         .stream_for
         .filter(|_| request.method != "POST")
         .map(|d| tokio::time::Instant::now() + d);
-    let mut body = response.into_body();
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
     loop {
@@ -288,7 +323,6 @@ where
             break;
         }
     }
-    driver.abort();
     if sse {
         result.utf8_errors = parser.invalid_utf8;
     } else {

@@ -1,7 +1,9 @@
-//! Bytes in and out: the stdio and Streamable HTTP transports, the SSE parser, and the transcript
-//! that records everything that crossed the wire. Nothing here knows about checks.
+//! Bytes in and out: the stdio and Streamable HTTP transports, the 2024-11-05 HTTP+SSE transport,
+//! the SSE parser, and the transcript that records everything that crossed the wire. Nothing here
+//! knows about checks.
 
 pub mod http;
+pub mod legacy;
 pub mod serve;
 pub mod sse;
 pub mod stdio;
@@ -22,16 +24,17 @@ pub enum Target {
 }
 
 impl Target {
-    /// `stdio` or `http`.
+    /// `stdio`, `http` or `sse`.
     pub fn kind(&self) -> TransportKind {
         match self {
             Target::Stdio(_) => TransportKind::Stdio,
+            Target::Http(spec) if spec.legacy_sse => TransportKind::Sse,
             Target::Http(_) => TransportKind::Http,
         }
     }
 }
 
-/// The two transports, as named in scenario files and reports.
+/// The transports, as named in scenario files and reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
@@ -39,6 +42,8 @@ pub enum TransportKind {
     Stdio,
     /// Streamable HTTP.
     Http,
+    /// The HTTP+SSE transport of 2024-11-05 (a GET stream, and POSTs to the endpoint it names).
+    Sse,
 }
 
 impl std::fmt::Display for TransportKind {
@@ -46,6 +51,7 @@ impl std::fmt::Display for TransportKind {
         f.write_str(match self {
             TransportKind::Stdio => "stdio",
             TransportKind::Http => "http",
+            TransportKind::Sse => "sse",
         })
     }
 }
@@ -61,11 +67,13 @@ pub struct StdioSpec {
     pub cwd: Option<PathBuf>,
 }
 
-/// Where a Streamable HTTP server listens.
+/// Where an HTTP server listens.
 #[derive(Clone, Debug)]
 pub struct HttpSpec {
-    /// The endpoint URL.
+    /// The endpoint URL (with `legacy_sse`: the URL of the SSE stream).
     pub url: String,
+    /// Whether the server speaks the 2024-11-05 HTTP+SSE transport instead of Streamable HTTP.
+    pub legacy_sse: bool,
     /// Headers sent with every request (`--header`).
     pub headers: Vec<(String, String)>,
     /// A command mcpcheck starts before the run and stops after it (`--serve`).

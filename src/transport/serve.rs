@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::stdio::{StdioProcess, StdoutEvent};
+use super::stdio::{Inbound, StdioProcess};
 use super::{Limits, StdioSpec};
 
 /// A command that serves HTTP, and how long it may take to start listening.
@@ -47,7 +47,7 @@ impl Served {
         let (process, mut stdout) = StdioProcess::spawn(&spec.command, limits)?;
         tokio::spawn(async move {
             while let Some(events) = stdout.next().await {
-                if events.iter().any(|e| matches!(e, StdoutEvent::Closed)) {
+                if events.iter().any(|e| matches!(e, Inbound::Closed)) {
                     break;
                 }
             }

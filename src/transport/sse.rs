@@ -29,6 +29,11 @@ pub struct SseParser {
 }
 
 impl SseParser {
+    /// Bytes held for an event not yet complete (a flooding stream may grow this without end).
+    pub fn pending(&self) -> usize {
+        self.buffer.len() + self.data_lines.as_ref().map_or(0, String::len)
+    }
+
     /// Feeds a chunk; returns the events it completed.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();

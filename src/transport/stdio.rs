@@ -35,19 +35,21 @@ fn signal_group(pgid: i32, signal: i32) {
     }
 }
 
-/// What the server's stdout produced.
+/// What a stream-shaped transport received: a line of a stdio server's stdout, or an SSE event
+/// of the 2024-11-05 HTTP+SSE transport.
 #[derive(Debug)]
-pub enum StdoutEvent {
-    /// One JSON value read from stdout, with the text it came from and a framing problem, if any
-    /// (e.g. it spanned several lines).
+pub enum Inbound {
+    /// One JSON value read, with the text it came from and a framing problem, if any (e.g. it
+    /// spanned several lines, or came in an SSE event not named `message`).
     Message {
         value: Value,
         text: String,
         issue: Option<String>,
     },
     /// Output that is not a JSON-RPC message: a banner, a log line, a blank line, an oversize frame.
+    /// (The text; what is wrong with it.)
     Noise { text: String, issue: String },
-    /// stdout closed.
+    /// stdout closed, or the SSE stream ended.
     Closed,
 }
 
@@ -277,8 +279,8 @@ impl StdoutReader {
         self.heard.clone()
     }
 
-    /// The next events; `StdoutEvent::Closed` comes last, then `None`.
-    pub async fn next(&mut self) -> Option<Vec<StdoutEvent>> {
+    /// The next events; `Inbound::Closed` comes last, then `None`.
+    pub async fn next(&mut self) -> Option<Vec<Inbound>> {
         if self.closed {
             return None;
         }
@@ -286,14 +288,14 @@ impl StdoutReader {
         let max_frame = self.max_frame;
         Some(match read_line_capped(&mut self.reader, &mut self.line, max_frame, &self.heard).await {
             Ok(LineRead::Line) => self.framer.line(&self.line),
-            Ok(LineRead::Oversize(total)) => vec![StdoutEvent::Noise {
+            Ok(LineRead::Oversize(total)) => vec![Inbound::Noise {
                 text: String::from_utf8_lossy(&self.line[..self.line.len().min(256)]).into_owned(),
                 issue: format!("a frame of {total} bytes exceeds the limit of {max_frame} bytes; it was discarded"),
             }],
             Ok(LineRead::Eof) | Err(_) => {
                 self.closed = true;
                 let mut events = self.framer.flush();
-                events.push(StdoutEvent::Closed);
+                events.push(Inbound::Closed);
                 events
             }
         })
@@ -369,7 +371,7 @@ impl Framer {
         }
     }
 
-    fn line(&mut self, raw: &[u8]) -> Vec<StdoutEvent> {
+    fn line(&mut self, raw: &[u8]) -> Vec<Inbound> {
         let mut events = Vec::new();
         let body = raw.strip_suffix(b"\n").unwrap_or(raw);
         let (body, crlf) = match body.strip_suffix(b"\r") {
@@ -380,7 +382,7 @@ impl Framer {
             Ok(text) => text.to_string(),
             Err(_) => {
                 events.extend(self.flush());
-                events.push(StdoutEvent::Noise {
+                events.push(Inbound::Noise {
                     text: String::from_utf8_lossy(body).into_owned(),
                     issue: "a line on stdout is not valid UTF-8".into(),
                 });
@@ -422,15 +424,15 @@ impl Framer {
         } else {
             "a line on stdout that is not JSON; stdout must carry only MCP messages".to_string()
         };
-        events.push(StdoutEvent::Noise { text, issue });
+        events.push(Inbound::Noise { text, issue });
         events
     }
 
-    fn flush(&mut self) -> Vec<StdoutEvent> {
+    fn flush(&mut self) -> Vec<Inbound> {
         self.pending_bytes = 0;
         self.pending
             .drain(..)
-            .map(|text| StdoutEvent::Noise {
+            .map(|text| Inbound::Noise {
                 text,
                 issue: "a line on stdout that is not a JSON-RPC message".into(),
             })
@@ -438,11 +440,11 @@ impl Framer {
     }
 }
 
-fn classify(value: Value, text: String, issue: Option<String>) -> StdoutEvent {
+fn classify(value: Value, text: String, issue: Option<String>) -> Inbound {
     if value.is_object() || value.is_array() {
-        StdoutEvent::Message { value, text, issue }
+        Inbound::Message { value, text, issue }
     } else {
-        StdoutEvent::Noise {
+        Inbound::Noise {
             text,
             issue: "a JSON value on stdout that is not a JSON-RPC message".into(),
         }
@@ -453,14 +455,14 @@ fn classify(value: Value, text: String, issue: Option<String>) -> StdoutEvent {
 mod tests {
     use super::*;
 
-    fn kinds(events: &[StdoutEvent]) -> Vec<&'static str> {
+    fn kinds(events: &[Inbound]) -> Vec<&'static str> {
         events
             .iter()
             .map(|e| match e {
-                StdoutEvent::Message { issue: None, .. } => "message",
-                StdoutEvent::Message { issue: Some(_), .. } => "message-with-issue",
-                StdoutEvent::Noise { .. } => "noise",
-                StdoutEvent::Closed => "closed",
+                Inbound::Message { issue: None, .. } => "message",
+                Inbound::Message { issue: Some(_), .. } => "message-with-issue",
+                Inbound::Noise { .. } => "noise",
+                Inbound::Closed => "closed",
             })
             .collect()
     }
@@ -496,7 +498,7 @@ mod tests {
             events.extend(framer.line(format!("{line}\n").as_bytes()));
         }
         assert_eq!(kinds(&events), ["message-with-issue"]);
-        let StdoutEvent::Message { value, issue, .. } = &events[0] else {
+        let Inbound::Message { value, issue, .. } = &events[0] else {
             unreachable!()
         };
         assert_eq!(value["id"], 1);

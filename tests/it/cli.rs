@@ -376,3 +376,47 @@ fn a_concurrent_step_is_checked_where_it_is_written() {
         .collect();
     assert_eq!(ids.len(), 5, "{ids:?}");
 }
+
+#[test]
+fn http_only_flags_with_a_stdio_server_are_refused() {
+    for (flag, value) in [("--legacy-sse", None), ("--serve", Some("true"))] {
+        let mut args = vec!["run", "--stdio", "true", flag];
+        args.extend(value);
+        let out = output(&args);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{flag} goes with --url")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn the_config_file_selects_the_legacy_sse_transport() {
+    let server = crate::support::HttpServer::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcpcheck.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "url = \"{}\"\nlegacy-sse = true\n",
+            server.url.replace("/mcp", "/sse")
+        ),
+    )
+    .unwrap();
+    let (code, report, stderr) = run_json(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--check",
+        "legacy-sse-*",
+        "--check",
+        "ping-empty-result",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(report["target"]["transport"], "sse");
+    for check in report["checks"].as_array().unwrap() {
+        assert_eq!(check["status"], "pass", "{check}");
+    }
+    assert_eq!(report["checks"].as_array().unwrap().len(), 3);
+}

@@ -269,3 +269,54 @@ fn a_serve_command_that_never_listens_is_untestable_with_its_stderr() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(!running("sleep 30"), "the --serve command was left running");
 }
+
+#[test]
+fn a_legacy_sse_url_that_is_no_stream_is_untestable() {
+    let server = crate::support::HttpServer::start(&[]);
+    let (code, report, _) = run_json(&["--url", &server.url, "--legacy-sse", "--timeout", "2"]);
+    assert_eq!(code, 3);
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(
+        fatal.contains("was answered HTTP 400 (application/json), not with an SSE stream"),
+        "{fatal}"
+    );
+}
+
+#[test]
+fn a_legacy_sse_stream_that_names_no_endpoint_is_untestable_in_time() {
+    // A stream that only ever sends keep-alive comments.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/sse", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n: waiting\n\n",
+                );
+                std::thread::sleep(Duration::from_secs(30));
+            });
+        }
+    });
+    let started = Instant::now();
+    let (code, report, _) = run_json(&[
+        "--url",
+        &url,
+        "--legacy-sse",
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "1",
+    ]);
+    assert_eq!(code, 3);
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(fatal.contains("named no endpoint within 1 s"), "{fatal}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}

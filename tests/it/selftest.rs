@@ -12,6 +12,8 @@ enum Transport {
     Http,
     StatelessStdio,
     StatelessHttp,
+    /// The 2024-11-05 HTTP+SSE transport, which the HTTP reference server serves at `/sse`.
+    LegacySse,
 }
 
 impl Transport {
@@ -24,15 +26,19 @@ impl Transport {
             Transport::Http => "http",
             Transport::StatelessStdio => "stateless-stdio",
             Transport::StatelessHttp => "stateless-http",
+            Transport::LegacySse => "sse",
         }
     }
 
-    /// The modes a quirk runs in: `stateless-*` quirks change only the stateless era.
-    fn for_quirk(quirk: &str) -> [Transport; 2] {
+    /// The modes a quirk runs in: `stateless-*` quirks change only the stateless era,
+    /// `legacy-sse-*` ones only the HTTP+SSE transport.
+    fn for_quirk(quirk: &str) -> &'static [Transport] {
         if quirk.starts_with("stateless-") {
-            Transport::STATELESS
+            &Transport::STATELESS
+        } else if quirk.starts_with("legacy-sse-") {
+            &[Transport::LegacySse]
         } else {
-            Transport::HANDSHAKE
+            &Transport::HANDSHAKE
         }
     }
 }
@@ -58,20 +64,26 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             ]);
             (code, report)
         }
-        Transport::Http | Transport::StatelessHttp => {
+        Transport::Http | Transport::StatelessHttp | Transport::LegacySse => {
             if transport == Transport::StatelessHttp {
                 args.push("--stateless");
             }
             let server = HttpServer::start_with(&args);
-            let (code, report, _) = run_json(&[
-                "--url",
-                &server.url,
+            let mut flags = vec![
                 "--profile",
                 "everything",
                 "--call-tools",
                 "all",
                 "-q",
-            ]);
+                "--url",
+            ];
+            let sse = server.url.replace("/mcp", "/sse");
+            if transport == Transport::LegacySse {
+                flags.extend([sse.as_str(), "--legacy-sse"]);
+            } else {
+                flags.push(&server.url);
+            }
+            let (code, report, _) = run_json(&flags);
             (code, report)
         }
     }
@@ -88,18 +100,21 @@ fn assert_clean(transport: Transport) {
     assert!(report["fatal"].is_null());
     assert_eq!(report["protocol"]["version"], "2025-11-25");
     assert_eq!(report["protocol"]["era"], "handshake");
-    let other = match transport {
-        Transport::Stdio | Transport::StatelessStdio => "http",
-        Transport::Http | Transport::StatelessHttp => "stdio",
+    let this = match transport {
+        Transport::Stdio | Transport::StatelessStdio => "stdio",
+        Transport::Http | Transport::StatelessHttp => "http",
+        Transport::LegacySse => "sse",
     };
+    assert_eq!(report["target"]["transport"], this);
     for check in report["checks"].as_array().unwrap() {
         let (id, status) = (
             check["id"].as_str().unwrap(),
             check["status"].as_str().unwrap(),
         );
-        if id.starts_with(other)
-            || check["message"] == format!("applies to the {other} transport only")
-        {
+        let other = ["stdio", "http", "sse"].into_iter().find(|t| {
+            *t != this && check["message"] == format!("applies to the {t} transport only")
+        });
+        if let Some(other) = other {
             assert_eq!(status, "skip", "{id} is for {other} only");
         } else if id.starts_with("stateless-") || id.contains("-undeclared-") {
             // The stateless era's checks, and those of capabilities the server does not declare.
@@ -126,6 +141,11 @@ fn clean_http_server_passes_every_check() {
     assert_clean(Transport::Http);
 }
 
+#[test]
+fn clean_legacy_sse_server_passes_every_check() {
+    assert_clean(Transport::LegacySse);
+}
+
 /// tests/quirks.toml: quirk → transport → check → status.
 fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, String>>> {
     let text =
@@ -142,6 +162,7 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "stateless" => vec!["stateless-stdio", "stateless-http"],
                 "stateless-stdio" => vec!["stateless-stdio"],
                 "stateless-http" => vec!["stateless-http"],
+                "sse" => vec!["sse"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -179,7 +200,10 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
         "tests/quirks.toml and --list-quirks must name the same quirks"
     );
     for (quirk, per) in &expected {
-        let modes = Transport::for_quirk(quirk).map(Transport::name);
+        let modes: Vec<&str> = Transport::for_quirk(quirk)
+            .iter()
+            .map(|t| t.name())
+            .collect();
         for mode in per.keys() {
             assert!(
                 modes.contains(mode),
@@ -190,11 +214,12 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
     let clean: BTreeMap<&str, BTreeMap<String, String>> = Transport::HANDSHAKE
         .iter()
         .chain(&Transport::STATELESS)
+        .chain(&[Transport::LegacySse])
         .map(|t| (t.name(), statuses(&run(*t, &[]).1)))
         .collect();
     let jobs: Vec<(String, Transport)> = quirks
         .iter()
-        .flat_map(|q| Transport::for_quirk(q).map(|t| (q.clone(), t)))
+        .flat_map(|q| Transport::for_quirk(q).iter().map(|t| (q.clone(), *t)))
         .collect();
     let results = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);

@@ -1,8 +1,8 @@
 //! Built-in checks judged over whole transcripts rather than single steps. Each area module
 //! holds its checks' definitions (as data) and their judgments: [`jsonrpc`] (framing, the
 //! envelope of every message, server-initiated traffic), [`content`] (what results and
-//! notifications carry), [`http`] (the Streamable HTTP transport) and [`stateless`] (the
-//! 2026-07-28 wire).
+//! notifications carry), [`http`] (the Streamable HTTP transport), [`legacy`] (the 2024-11-05
+//! HTTP+SSE transport) and [`stateless`] (the 2026-07-28 wire).
 
 use std::collections::HashMap;
 
@@ -19,6 +19,7 @@ use crate::transport::{Direction, Transcript, TransportKind, WireFrame};
 mod content;
 mod http;
 mod jsonrpc;
+mod legacy;
 mod stateless;
 
 pub use content::{is_base64, uri_problem};
@@ -43,10 +44,11 @@ struct Builtin {
 type Judge = fn(&CheckDef, &WireInput) -> (Verdict, Vec<Evidence>);
 
 /// Every area's built-ins, with the function that judges them.
-const AREAS: [(&[Builtin], Judge); 4] = [
+const AREAS: [(&[Builtin], Judge); 5] = [
     (jsonrpc::BUILTINS, jsonrpc::judge),
     (content::BUILTINS, content::judge),
     (http::BUILTINS, http::judge),
+    (legacy::BUILTINS, legacy::judge),
     (stateless::BUILTINS, stateless::judge),
 ];
 

@@ -1,0 +1,86 @@
+//! Built-in checks of the 2024-11-05 HTTP+SSE transport seen over a whole run: every stream
+//! begins with the `endpoint` event, and every server message arrives as an SSE `message` event.
+
+use super::*;
+use crate::transport::legacy::resolve;
+
+pub(super) const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "legacy-sse-endpoint-event",
+        area: "sse",
+        title: "an SSE stream begins with the endpoint event",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2024-11-05", "basic/transports#http-with-sse")],
+        expect: "the first event of every stream the SSE endpoint opens to be an `endpoint` event whose data is a URI to POST messages to",
+        transport: Some(TransportKind::Sse),
+        explain: "In the HTTP+SSE transport of 2024-11-05 (deprecated since 2025-03-26, still how many servers serve older clients) a client opens an SSE stream with GET; when it connects, the server MUST send an `endpoint` event whose data is the URI the client POSTs all its messages to. mcpcheck looks at the first event of every stream of the run. To keep going it also takes a first event of another name as the endpoint, if its data is not JSON, and fails this check.",
+        idle: Some("no HTTP+SSE stream was opened"),
+    },
+    Builtin {
+        id: "legacy-sse-message-events",
+        area: "sse",
+        title: "server messages arrive as SSE message events",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2024-11-05", "basic/transports#http-with-sse")],
+        expect: "every message the server sends to come on the stream as an SSE `message` event holding one JSON-RPC message as JSON (none in the bodies of the POSTs)",
+        transport: Some(TransportKind::Sse),
+        explain: "In the HTTP+SSE transport, server messages are sent as SSE `message` events with the message encoded as JSON in the event data; the POSTs that carry the client's messages only deliver them. mcpcheck examines every event after the endpoint and the body of every POST: an event of another name, data that is not JSON, or a message in a POST's body fails. (To keep the run going, such messages are still taken as the server's answers.)",
+        idle: Some("the server sent no message over HTTP+SSE"),
+    },
+];
+
+pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad = Vec::new();
+    let mut seen = 0usize;
+    match def.id.as_str() {
+        "legacy-sse-endpoint-event" => {
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.method == "GET" && p.carried == "stream")
+            {
+                let Some(first) = &post.first_event else {
+                    continue;
+                };
+                seen += 1;
+                let name = first.event.as_deref().unwrap_or("message");
+                if name != "endpoint" {
+                    bad.push(Evidence::remark(
+                        "first event",
+                        format!(
+                            "the stream began with an event named `{name}` (data: {}), not `endpoint`",
+                            cut(&first.data, 200)
+                        ),
+                    ));
+                } else if let Err(e) = resolve("http://127.0.0.1/", first.data.trim()) {
+                    bad.push(Evidence::remark(
+                        "endpoint event",
+                        format!(
+                            "the endpoint `{}` is not a usable URI: {e}",
+                            cut(&first.data, 200)
+                        ),
+                    ));
+                }
+            }
+        }
+        "legacy-sse-message-events" => {
+            for transcript in input.transcripts {
+                for frame in transcript
+                    .frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received && f.post.is_some())
+                {
+                    seen += 1;
+                    if let Some(issue) = &frame.issue {
+                        bad.push(Evidence::frame(&frame.text, issue));
+                    }
+                }
+            }
+        }
+        _ => return unknown(&def.id),
+    }
+    tally(def, bad, seen, None)
+}

@@ -1,0 +1,466 @@
+//! The HTTP+SSE transport of protocol revision 2024-11-05 (deprecated since 2025-03-26, still
+//! served by many servers for old clients): a GET opens an SSE stream whose first event,
+//! `endpoint`, names the URI to POST client messages to; the server's messages come back on the
+//! stream as SSE `message` events.
+//!
+//! The stream is read in the background and turned into [`Inbound`] items, as a stdio server's
+//! stdout is, each tagged with the HTTP exchange it came in (the GET, or a POST whose body carried
+//! a message it should not have). Every exchange is recorded in the transcript; what is wrong
+//! with an event is noted on its frame, for the checks to judge.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use super::http::{self, HttpRequest};
+use super::sse::SseParser;
+use super::stdio::Inbound;
+use super::transcript::HttpRecord;
+use super::{HttpSpec, Limits, Transcript};
+
+/// What came in, with the index (in [`Transcript::posts`]) of the HTTP exchange that carried it.
+pub type Tagged = (Vec<Inbound>, Option<usize>);
+
+/// Where the client's messages go, once the stream has said.
+#[derive(Clone, Debug)]
+enum Endpoint {
+    /// Not said yet.
+    Waiting,
+    /// The absolute URL to POST to.
+    Ready(String),
+    /// The stream failed or ended before naming it.
+    Failed(String),
+}
+
+/// How a POST of one client message went.
+#[derive(Debug)]
+pub enum Posted {
+    /// The server took it (a 2xx status).
+    Accepted,
+    /// An error status.
+    Rejected {
+        /// The status.
+        status: u16,
+        /// The body, as text.
+        body: String,
+    },
+}
+
+/// One connection of the HTTP+SSE transport.
+pub struct LegacySse {
+    spec: HttpSpec,
+    endpoint: watch::Receiver<Endpoint>,
+    inbound: mpsc::UnboundedSender<Tagged>,
+    transcript: Arc<Mutex<Transcript>>,
+    limits: Limits,
+    reader: tokio::task::JoinHandle<()>,
+    /// Why the stream ended, once it has.
+    ended: Arc<Mutex<Option<String>>>,
+}
+
+impl Drop for LegacySse {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl LegacySse {
+    /// Opens the stream (in the background) and returns the connection and what it receives.
+    pub fn connect(
+        spec: &HttpSpec,
+        limits: &Limits,
+        transcript: Arc<Mutex<Transcript>>,
+    ) -> (LegacySse, mpsc::UnboundedReceiver<Tagged>) {
+        let (inbound, received) = mpsc::unbounded_channel();
+        let (endpoint_tx, endpoint) = watch::channel(Endpoint::Waiting);
+        let mut headers = with_host(&spec.url, &spec.headers);
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        let request = HttpRequest {
+            method: "GET".into(),
+            url: spec.url.clone(),
+            headers,
+            body: Vec::new(),
+            stream_for: None,
+            drop_after_events: None,
+        };
+        let index = transcript
+            .lock()
+            .expect("transcript lock")
+            .push_post(HttpRecord {
+                method: "GET".into(),
+                request_headers: request.headers.clone(),
+                carried: "stream".into(),
+                ..HttpRecord::default()
+            });
+        let ended = Arc::new(Mutex::new(None));
+        let reader = tokio::spawn(read_stream(Stream {
+            request,
+            index,
+            limits: limits.clone(),
+            transcript: transcript.clone(),
+            inbound: inbound.clone(),
+            endpoint: endpoint_tx,
+            ended: ended.clone(),
+        }));
+        let connection = LegacySse {
+            spec: spec.clone(),
+            endpoint,
+            inbound,
+            transcript,
+            limits: limits.clone(),
+            reader,
+            ended,
+        };
+        (connection, received)
+    }
+
+    /// Whether the stream has named its endpoint (the server is up and talking).
+    pub fn heard(&self) -> bool {
+        matches!(*self.endpoint.borrow(), Endpoint::Ready(_))
+    }
+
+    /// Closes the stream: the server sees the client go.
+    pub fn close(&self) {
+        self.reader.abort();
+        let _ = self.inbound.send((vec![Inbound::Closed], None));
+    }
+
+    /// Why the stream ended, if it has.
+    pub fn ended(&self) -> Option<String> {
+        self.ended.lock().expect("ended lock").clone()
+    }
+
+    /// POSTs one client message to the endpoint, waiting (up to the start-up allowance) for the
+    /// stream to name it. A message in the POST's body is passed on as if it came on the stream,
+    /// tagged with the POST, so that the run goes on and the checks see where it came.
+    pub async fn post(&self, text: &str) -> Result<Posted, String> {
+        let url = self.endpoint().await?;
+        let carried = match serde_json::from_str::<Value>(text) {
+            Ok(v) if v.get("method").is_some() && v.get("id").is_some() => "request",
+            Ok(v) if v.get("method").is_some() => "notification",
+            Ok(v) if v.get("id").is_some() => "response",
+            _ => "raw",
+        };
+        let mut headers = with_host(&url, &self.spec.headers);
+        headers.push(("Content-Type".into(), "application/json".into()));
+        let request = HttpRequest {
+            method: "POST".into(),
+            url,
+            headers,
+            body: text.as_bytes().to_vec(),
+            stream_for: None,
+            drop_after_events: None,
+        };
+        // The answer comes on the stream: the POST itself only has to be accepted, in time.
+        let wait = self.limits.request_timeout;
+        let outcome = tokio::time::timeout(
+            wait,
+            http::send(&request, self.limits.max_frame_bytes, wait, None, &|_| {
+                false
+            }),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "the POST got no HTTP response within {} s",
+                wait.as_secs_f64()
+            ))
+        });
+        let mut record = HttpRecord {
+            method: "POST".into(),
+            request_headers: request.headers.clone(),
+            carried: carried.into(),
+            ..HttpRecord::default()
+        };
+        let response = match outcome {
+            Ok(response) => response,
+            Err(e) => {
+                record.error = Some(e.clone());
+                self.transcript
+                    .lock()
+                    .expect("transcript lock")
+                    .push_post(record);
+                return Err(format!("the POST to the message endpoint failed: {e}"));
+            }
+        };
+        record.record_response(&response);
+        let index = self
+            .transcript
+            .lock()
+            .expect("transcript lock")
+            .push_post(record);
+        if !response.messages.is_empty() {
+            let items = response
+                .messages
+                .iter()
+                .map(|(value, text)| Inbound::Message {
+                    value: value.clone(),
+                    text: text.clone(),
+                    issue: Some(format!(
+                        "came in the body of the POST (HTTP {}), not as an SSE `message` event on the stream",
+                        response.status
+                    )),
+                })
+                .collect();
+            let _ = self.inbound.send((items, Some(index)));
+        }
+        if (200..300).contains(&response.status) {
+            Ok(Posted::Accepted)
+        } else {
+            Ok(Posted::Rejected {
+                status: response.status,
+                body: response.body,
+            })
+        }
+    }
+
+    async fn endpoint(&self) -> Result<String, String> {
+        let mut endpoint = self.endpoint.clone();
+        let wait = self.limits.startup_timeout.max(self.limits.request_timeout);
+        let named =
+            tokio::time::timeout(wait, endpoint.wait_for(|e| !matches!(e, Endpoint::Waiting)))
+                .await;
+        match named {
+            Err(_) => Err(format!(
+                "the SSE stream at {} named no endpoint within {} s",
+                self.spec.url,
+                wait.as_secs_f64()
+            )),
+            Ok(Err(_)) => Err("the SSE stream's reader stopped".into()),
+            Ok(Ok(e)) => match &*e {
+                Endpoint::Ready(url) => Ok(url.clone()),
+                Endpoint::Failed(why) => Err(why.clone()),
+                Endpoint::Waiting => unreachable!("waited for a named endpoint"),
+            },
+        }
+    }
+}
+
+/// What the stream's reader needs.
+struct Stream {
+    request: HttpRequest,
+    index: usize,
+    limits: Limits,
+    transcript: Arc<Mutex<Transcript>>,
+    inbound: mpsc::UnboundedSender<Tagged>,
+    endpoint: watch::Sender<Endpoint>,
+    ended: Arc<Mutex<Option<String>>>,
+}
+
+impl Stream {
+    fn record(&self, update: impl FnOnce(&mut HttpRecord)) {
+        if let Some(record) = self
+            .transcript
+            .lock()
+            .expect("transcript lock")
+            .posts
+            .get_mut(self.index)
+        {
+            update(record);
+        }
+    }
+
+    fn end(&self, why: String) {
+        self.endpoint.send_if_modified(|e| match e {
+            Endpoint::Waiting => {
+                *e = Endpoint::Failed(why.clone());
+                true
+            }
+            _ => false,
+        });
+        *self.ended.lock().expect("ended lock") = Some(why);
+        let _ = self.inbound.send((vec![Inbound::Closed], Some(self.index)));
+    }
+}
+
+/// Reads the GET stream until it ends: the endpoint first, then the server's messages.
+async fn read_stream(stream: Stream) {
+    let opened = match http::open(&stream.request, stream.limits.request_timeout).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            stream.record(|r| r.error = Some(e.clone()));
+            return stream.end(format!("cannot open the SSE stream: {e}"));
+        }
+    };
+    let http::Opened {
+        head,
+        mut body,
+        driver,
+    } = opened;
+    stream.record(|r| r.record_response(&head));
+    if head.status != 200 || !head.is_sse() {
+        return stream.end(format!(
+            "GET {} was answered HTTP {} ({}), not with an SSE stream",
+            stream.request.url,
+            head.status,
+            head.header("content-type").unwrap_or("no content type")
+        ));
+    }
+    let mut parser = SseParser::default();
+    let mut events = 0usize;
+    let mut named = false;
+    let why = loop {
+        use http_body_util::BodyExt;
+        let chunk = match body.frame().await {
+            None => break "the SSE stream ended".to_string(),
+            Some(Err(e)) => break format!("the SSE stream failed: {e}"),
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(chunk) => chunk,
+                Err(_) => continue,
+            },
+        };
+        let mut items = Vec::new();
+        for event in parser.feed(&chunk) {
+            events += 1;
+            if events == 1 {
+                stream.record(|r| r.first_event = Some(event.clone()));
+            }
+            let name = event.event.as_deref().unwrap_or("message");
+            // The endpoint: the `endpoint` event, or (leniently, for the check to fail) a first
+            // event whose data is not JSON.
+            if !named
+                && (name == "endpoint"
+                    || (events == 1 && serde_json::from_str::<Value>(&event.data).is_err()))
+            {
+                named = true;
+                let target = resolve(&stream.request.url, event.data.trim());
+                stream.endpoint.send_replace(match target {
+                    Ok(url) => Endpoint::Ready(url),
+                    Err(e) => Endpoint::Failed(format!(
+                        "the SSE stream's endpoint `{}` is not a usable URI: {e}",
+                        event.data
+                    )),
+                });
+                continue;
+            }
+            if event.data.is_empty() {
+                continue;
+            }
+            items.push(match serde_json::from_str::<Value>(&event.data) {
+                Ok(value) => Inbound::Message {
+                    value,
+                    text: event.data.clone(),
+                    issue: (name != "message")
+                        .then(|| format!("came in an SSE event named `{name}`, not `message`")),
+                },
+                Err(e) => Inbound::Noise {
+                    text: event.data.clone(),
+                    issue: format!("an SSE `{name}` event whose data is not JSON: {e}"),
+                },
+            });
+        }
+        let invalid = parser.invalid_utf8;
+        let bytes = chunk.len();
+        stream.record(|r| {
+            r.utf8_errors = invalid;
+            r.body_bytes += bytes;
+        });
+        if !items.is_empty() && stream.inbound.send((items, Some(stream.index))).is_err() {
+            break "the connection was closed".to_string();
+        }
+        if parser.pending() > stream.limits.max_frame_bytes {
+            let _ = stream.inbound.send((
+                vec![Inbound::Noise {
+                    text: String::new(),
+                    issue: format!(
+                        "an SSE event exceeds the limit of {} bytes; the stream was closed",
+                        stream.limits.max_frame_bytes
+                    ),
+                }],
+                Some(stream.index),
+            ));
+            break "mcpcheck closed a stream that flooded it".to_string();
+        }
+    };
+    drop(driver);
+    stream.end(why);
+}
+
+/// The user's headers, after a `Host` header for the URL (HTTP/1.1 requires one; mcpcheck's HTTP
+/// client adds nothing by itself) unless the user set their own.
+fn with_host(url: &str, headers: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        if let Some(authority) = http::parse_url(url)
+            .ok()
+            .and_then(|u| u.authority().map(|a| a.to_string()))
+        {
+            out.push(("Host".into(), authority));
+        }
+    }
+    out.extend(headers.iter().cloned());
+    out
+}
+
+/// Resolves the endpoint an SSE stream named against the stream's URL (RFC 3986 §5.2, for the
+/// forms servers use: absolute, absolute-path and relative-path references, with a query).
+pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
+    if reference.is_empty() {
+        return Err("it is empty".into());
+    }
+    if reference
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err("it holds whitespace".into());
+    }
+    if let Some((scheme, _)) = reference.split_once("://") {
+        if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+            http::parse_url(reference)?;
+            return Ok(reference.to_string());
+        }
+        return Err(format!("`{scheme}` is not an http or https URL"));
+    }
+    let uri = http::parse_url(base)?;
+    let origin = format!(
+        "{}://{}",
+        uri.scheme_str().unwrap_or("http"),
+        uri.authority().map(|a| a.as_str()).unwrap_or_default()
+    );
+    let resolved = if let Some(rest) = reference.strip_prefix("//") {
+        format!("{}://{rest}", uri.scheme_str().unwrap_or("http"))
+    } else if reference.starts_with('/') {
+        format!("{origin}{reference}")
+    } else {
+        let path = uri.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let dir = if dir.is_empty() { "/" } else { dir };
+        if let Some(query) = reference.strip_prefix('?') {
+            format!("{origin}{path}?{query}")
+        } else {
+            format!("{origin}{dir}{reference}")
+        }
+    };
+    http::parse_url(&resolved)?;
+    Ok(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn endpoints_resolve_against_the_stream_url() {
+        let base = "http://127.0.0.1:8000/mcp/sse?x=1";
+        assert_eq!(
+            resolve(base, "/messages?sessionId=a1").unwrap(),
+            "http://127.0.0.1:8000/messages?sessionId=a1"
+        );
+        assert_eq!(
+            resolve(base, "messages/?session_id=b").unwrap(),
+            "http://127.0.0.1:8000/mcp/messages/?session_id=b"
+        );
+        assert_eq!(
+            resolve(base, "https://other.example/m").unwrap(),
+            "https://other.example/m"
+        );
+        assert_eq!(
+            resolve(base, "?s=1").unwrap(),
+            "http://127.0.0.1:8000/mcp/sse?s=1"
+        );
+        assert!(resolve(base, "").is_err());
+        assert!(resolve(base, "/a b").is_err());
+        assert!(resolve(base, "ftp://x/y").is_err());
+    }
+}
