@@ -586,12 +586,20 @@ impl Session {
                 .expect("pending lock")
                 .remove(&id_key(id));
         }
+        // HTTP+SSE: the status of a POST the server refused, as evidence.
+        let mut http_facts = None;
         let reply = if let Err(unsent) = written {
             match unsent {
                 Unsent::Closed(detail) => Reply::Closed {
                     detail: self.closed_detail(link, &detail).await,
                 },
-                Unsent::Rejected { status, body } => Reply::Rejected { status, body },
+                Unsent::Rejected { status, body } => {
+                    http_facts = Some(HttpFacts {
+                        status,
+                        ..HttpFacts::default()
+                    });
+                    Reply::Rejected { status, body }
+                }
             }
         } else {
             match (waiter, &outgoing) {
@@ -685,7 +693,7 @@ impl Session {
             reply,
             notifications,
             server_requests,
-            http: None,
+            http: http_facts,
             elapsed_ms: started.elapsed().as_millis() as u64,
         }
     }
