@@ -680,13 +680,8 @@ fn sse_response(
         }
         drop(tx);
     });
-    let mut response = Response::new(ChannelBody(rx).boxed());
+    let mut response = event_stream(rx);
     let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
     if !state.server.quirks.has(Quirk::StatelessSseBuffered) {
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     }
@@ -753,8 +748,20 @@ pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody
     response
 }
 
+/// An SSE response (`text/event-stream`, not cached) whose events come from `rx`.
+pub(crate) fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> Response<HttpBody> {
+    let mut response = Response::new(ChannelBody(rx).boxed());
+    let headers = response.headers_mut();
+    headers.insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
+    response
+}
+
 /// A response body fed from a channel, for SSE streams.
-pub(crate) struct ChannelBody(pub(crate) mpsc::UnboundedReceiver<Bytes>);
+struct ChannelBody(mpsc::UnboundedReceiver<Bytes>);
 
 impl Body for ChannelBody {
     type Data = Bytes;
@@ -939,12 +946,5 @@ fn get_stream(
             });
         }
     }
-    let mut response = Response::new(ChannelBody(rx).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    response
+    event_stream(rx)
 }

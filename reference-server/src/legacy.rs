@@ -15,7 +15,7 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::http::{plain, ChannelBody, HttpBody, MAX_BODY};
+use crate::http::{event_stream, plain, HttpBody, MAX_BODY};
 use crate::quirks::Quirk;
 use crate::server::Server;
 
@@ -86,14 +86,7 @@ pub fn open(server: &Arc<Server>, streams: &Arc<Streams>, id: String) -> Respons
         drop(stream);
         let _ = conversation.await;
     });
-    let mut response = Response::new(ChannelBody(body_rx).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    response
+    event_stream(body_rx)
 }
 
 /// With the quirk, the POST a response belongs to, if one is waiting for it.

@@ -218,8 +218,10 @@ enum Link {
 
 /// What carries a stream-shaped link's frames.
 enum Pipe {
-    /// A child process's stdin and stdout.
-    Process(StdioProcess),
+    /// A child process's stdin and stdout, and the flag its stdout reader sets once it has
+    /// produced anything (until then the server may still be starting, and a request may wait
+    /// up to the start-up allowance).
+    Process(StdioProcess, Arc<std::sync::atomic::AtomicBool>),
     /// The 2024-11-05 HTTP+SSE transport: POSTs out, an SSE stream in.
     Sse(LegacySse),
 }
@@ -236,7 +238,7 @@ impl Pipe {
     /// Hands one frame (a JSON text, no newline) to the server.
     async fn write(&self, frame: &str) -> Result<(), Unsent> {
         match self {
-            Pipe::Process(process) => process
+            Pipe::Process(process, _) => process
                 .write(format!("{frame}\n").as_bytes())
                 .await
                 .map_err(Unsent::Closed),
@@ -261,9 +263,6 @@ struct StreamLink {
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
-    /// stdio: set once stdout has produced anything: until then the server may still be
-    /// starting, and a request may wait up to the start-up allowance.
-    heard: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl StreamLink {
@@ -271,7 +270,7 @@ impl StreamLink {
     /// endpoint).
     fn heard(&self) -> bool {
         match &self.pipe {
-            Pipe::Process(_) => self.heard.load(Ordering::Relaxed),
+            Pipe::Process(_, heard) => heard.load(Ordering::Relaxed),
             Pipe::Sse(sse) => sse.heard(),
         }
     }
@@ -307,9 +306,8 @@ impl Session {
                 let (process, events) = StdioProcess::spawn(spec, limits)?;
                 let heard = events.heard();
                 Link::Stream(Self::stream_link(
-                    Pipe::Process(process),
+                    Pipe::Process(process, heard),
                     Source::Stdout(events),
-                    heard,
                     &transcript,
                 ))
             }
@@ -319,7 +317,6 @@ impl Session {
                 Link::Stream(Self::stream_link(
                     Pipe::Sse(sse),
                     Source::Sse(received),
-                    Arc::default(),
                     &transcript,
                 ))
             }
@@ -345,7 +342,6 @@ impl Session {
     fn stream_link(
         pipe: Pipe,
         source: Source,
-        heard: Arc<std::sync::atomic::AtomicBool>,
         transcript: &Arc<Mutex<Transcript>>,
     ) -> Arc<StreamLink> {
         let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
@@ -359,7 +355,6 @@ impl Session {
             server_requests: Mutex::new(Vec::new()),
             declared: Mutex::new(client_capabilities()),
             closed: closed_rx,
-            heard,
         });
         tokio::spawn(dispatch(
             Arc::downgrade(&link),
@@ -402,7 +397,7 @@ impl Session {
     pub fn stderr_tail(&self) -> Option<String> {
         match &self.link {
             Link::Stream(link) => match &link.pipe {
-                Pipe::Process(process) => Some(process.stderr_tail()),
+                Pipe::Process(process, _) => Some(process.stderr_tail()),
                 Pipe::Sse(_) => None,
             },
             Link::Http(_) => None,
@@ -850,7 +845,7 @@ impl Session {
 
     async fn closed_detail(&self, link: &StreamLink, what: &str) -> String {
         match &link.pipe {
-            Pipe::Process(process) => {
+            Pipe::Process(process, _) => {
                 for _ in 0..20 {
                     if let Some(status) = process.try_status().await {
                         return format!("the server exited ({status})");
@@ -1529,24 +1524,22 @@ impl Session {
     pub async fn close(&self) -> Option<ExitReport> {
         match &self.link {
             Link::Stream(link) => {
-                let Pipe::Process(process) = &link.pipe else {
-                    // HTTP+SSE: closing the stream ends the conversation.
-                    if let Pipe::Sse(sse) = &link.pipe {
-                        sse.close();
+                let exit = match &link.pipe {
+                    Pipe::Process(process, _) => {
+                        Some(process.shutdown(self.limits.exit_grace).await)
                     }
-                    let mut closed = link.closed.clone();
-                    let _ =
-                        tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|c| *c))
-                            .await;
-                    return None;
+                    // HTTP+SSE: closing the stream ends the conversation.
+                    Pipe::Sse(sse) => {
+                        sse.close();
+                        None
+                    }
                 };
-                let exit = process.shutdown(self.limits.exit_grace).await;
-                // With the group gone stdout ends; let the dispatcher record the last frames
-                // before anyone reads the transcript.
+                // With the group gone (or the stream closed) the dispatcher sees the end; let it
+                // record the last frames before anyone reads the transcript.
                 let mut closed = link.closed.clone();
                 let _ =
                     tokio::time::timeout(Duration::from_millis(500), closed.wait_for(|c| *c)).await;
-                Some(exit)
+                exit
             }
             Link::Http(link) => {
                 // Only a session the server issued can be deleted.
@@ -1829,7 +1822,7 @@ async fn route(
             None,
         );
         match &link.pipe {
-            Pipe::Process(_) => {
+            Pipe::Process(..) => {
                 let _ = link.pipe.write(&answer).await;
             }
             // A POST may take its time; the stream must be read on meanwhile.
