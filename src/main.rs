@@ -74,6 +74,19 @@ fn fetch_schemas(args: &cli::FetchArgs) -> ExitCode {
 }
 
 /// Writes to stdout; a closed pipe (`mcpcheck list | head`) is not an error.
+/// The transports a check applies to, for `list` and `explain`.
+fn transports(kinds: &[mcpcheck::transport::TransportKind]) -> String {
+    if kinds.is_empty() {
+        "any".into()
+    } else {
+        kinds
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 fn emit(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
@@ -119,9 +132,7 @@ fn list(args: &cli::ListArgs) -> ExitCode {
             level,
             def.area.clone(),
             def.versions.to_string(),
-            def.transport
-                .map(|t| t.to_string())
-                .unwrap_or_else(|| "any".into()),
+            transports(&def.transports),
             def.title.clone(),
         ]);
     }
@@ -169,9 +180,7 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
         "area:      {}\nversions:  {}\ntransport: {}\nsource:    {}\n",
         def.area,
         def.versions,
-        def.transport
-            .map(|t| t.to_string())
-            .unwrap_or_else(|| "any".into()),
+        transports(&def.transports),
         def.source
     ));
     for spec in &def.spec {

@@ -222,6 +222,15 @@ pub const PROFILES: &[Profile] = &[
         extends: Some("2026.11.5"),
         checks: &["legacy-sse-endpoint-event", "legacy-sse-message-events"],
     },
+    Profile {
+        name: "2026.11.7",
+        extends: Some("2026.11.6"),
+        checks: &[
+            "tasks-progress-token",
+            "tasks-progress-stops",
+            "legacy-sse-origin-rejected",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -75,7 +75,10 @@ pub fn tools(version: &str) -> Vec<Value> {
     if version == TASKS_VERSION {
         // Tasks: one tool that may run as a task, one that must.
         for (name, description) in [
-            ("mcpcheck_task", "Does a little work; may run as a task."),
+            (
+                "mcpcheck_task",
+                "Does a little work; may run as a task, reporting progress when asked to.",
+            ),
             (
                 "mcpcheck_task_required",
                 "Does a little work; runs only as a task.",

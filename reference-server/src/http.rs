@@ -79,6 +79,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         .headers()
         .get("origin")
         .filter(|_| !state.server.quirks.has(Quirk::NoOriginCheck))
+        .filter(|_| !(legacy && state.server.quirks.has(Quirk::LegacySseNoOriginCheck)))
     {
         if !origin_allowed(origin) {
             return rpc_error(

@@ -243,6 +243,10 @@ pub enum Quirk {
     TaskRequiredPlainAccepted,
     /// A tool without execution.taskSupport also runs as a task.
     TaskForbiddenAccepted,
+    /// A task reports its progress under its taskId instead of the request's progressToken.
+    TaskProgressTaskId,
+    /// A task that is over sends one more progress notification, with the next request about it.
+    TaskProgressAfterTerminal,
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
     StatelessListChangeSilent,
     /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
@@ -343,6 +347,8 @@ pub enum Quirk {
     LegacySseEndpointUnnamed,
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
     LegacySseAnswerInPost,
+    /// HTTP+SSE: the stream and message endpoints accept any Origin.
+    LegacySseNoOriginCheck,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -912,6 +918,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         "2025-11-25 tasks: a task-augmented call of a tool without taskSupport SHOULD get -32601",
     ),
     (
+        Quirk::TaskProgressTaskId,
+        "task-progress-task-id",
+        "2025-11-25 tasks: a task's progress MUST use the progressToken of the request that made it",
+    ),
+    (
+        Quirk::TaskProgressAfterTerminal,
+        "task-progress-after-terminal",
+        "2025-11-25 tasks: progress for a task MUST stop once the task is terminal",
+    ),
+    (
         Quirk::StatelessListChangeSilent,
         "stateless-list-change-silent",
         "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
@@ -1165,6 +1181,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::LegacySseAnswerInPost,
         "legacy-sse-answer-in-post",
         "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
+    ),
+    (
+        Quirk::LegacySseNoOriginCheck,
+        "legacy-sse-no-origin-check",
+        "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     ),
 ];
 

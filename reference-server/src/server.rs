@@ -443,7 +443,10 @@ impl Server {
             "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
                 if version == fixtures::TASKS_VERSION && self.serves("tasks") =>
             {
-                session.tasks.handle(&self.quirks, method, params).await
+                session
+                    .tasks
+                    .handle(&self.quirks, method, params, sink)
+                    .await
             }
             "resources/subscribe" | "resources/unsubscribe" if self.serves("resources") => {
                 if !params.get("uri").is_some_and(Value::is_string) {
@@ -1059,7 +1062,8 @@ impl Server {
                         }
                         _ => Ok(json!({"content": [{"type": "text", "text": "done"}]})),
                     };
-                    return Ok(session.tasks.create(&self.quirks, outcome));
+                    let token = params.pointer("/_meta/progressToken").cloned();
+                    return Ok(session.tasks.create(&self.quirks, outcome, token));
                 }
                 _ => {}
             }

@@ -4,7 +4,10 @@
 //!
 //! The fixture tools' results are known at once, so a task holds its outcome from the start and
 //! only reports it as done after a short while: until then it is `working`, `tasks/result`
-//! waits, and `tasks/cancel` may still cancel it.
+//! waits, and `tasks/cancel` may still cancel it. A task made by a request that carried a
+//! `progressToken` reports its progress with that token while `tasks/result` waits on it (on
+//! that request's stream, where a client waiting for the task listens), and none once it is
+//! done.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -16,27 +19,65 @@ use crate::quirks::{Quirk, Quirks};
 /// How long a task works before its outcome counts as reached.
 const WORK: Duration = Duration::from_millis(300);
 
+/// How long a task that reports progress works: long enough that a client under load still asks
+/// for its result while it works.
+const PROGRESS_WORK: Duration = Duration::from_millis(1000);
+
 /// The lifetime every task is given, whatever was asked for (a receiver may override it).
 const TTL_MS: u64 = 60_000;
 
 /// The related-task `_meta` key.
 const RELATED: &str = "io.modelcontextprotocol/related-task";
 
-use crate::server::Outcome;
+/// How many progress notifications a task sends while it works (at even steps of its work; the
+/// total is one more, which its completion reaches).
+const PROGRESS_STEPS: u32 = 3;
+
+use crate::server::{Outcome, Sink};
 
 /// One task.
 #[derive(Debug)]
 struct Task {
     id: String,
     created: SystemTime,
-    done_at: Instant,
+    started: Instant,
+    /// How long it works.
+    work: Duration,
     cancelled: Option<SystemTime>,
     outcome: Outcome,
+    /// The `progressToken` of the request that made the task.
+    progress_token: Option<Value>,
+    /// How many progress notifications it has sent.
+    reported: u32,
 }
 
 impl Task {
     fn done(&self) -> bool {
-        Instant::now() >= self.done_at
+        Instant::now() >= self.started + self.work
+    }
+
+    fn working(&self) -> bool {
+        self.cancelled.is_none() && !self.done()
+    }
+
+    /// Its `step`th progress notification (of [`PROGRESS_STEPS`] + 1), tied to the task.
+    fn progress(&self, quirks: &Quirks, step: u32) -> Option<Value> {
+        let token = if quirks.has(Quirk::TaskProgressTaskId) {
+            Value::from(self.id.as_str())
+        } else {
+            self.progress_token.clone()?
+        };
+        Some(json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {
+                "progressToken": token,
+                "progress": step,
+                "total": PROGRESS_STEPS + 1,
+                "message": format!("step {step} of {}", PROGRESS_STEPS + 1),
+                "_meta": { RELATED: {"taskId": self.id} }
+            }
+        }))
     }
 
     fn status(&self) -> &'static str {
@@ -52,7 +93,7 @@ impl Task {
     fn view(&self, quirks: &Quirks) -> Value {
         let updated = match (self.cancelled, self.done()) {
             (Some(at), _) => at,
-            (None, true) => self.created + WORK,
+            (None, true) => self.created + self.work,
             (None, false) => self.created,
         };
         let status =
@@ -85,14 +126,27 @@ pub struct Tasks {
 
 impl Tasks {
     /// Starts a task whose outcome is already known; returns the `CreateTaskResult`.
-    pub fn create(&self, quirks: &Quirks, outcome: Outcome) -> Value {
+    /// `progress_token` is the token the task-augmented request carried, if any.
+    pub fn create(
+        &self,
+        quirks: &Quirks,
+        outcome: Outcome,
+        progress_token: Option<Value>,
+    ) -> Value {
         let mut tasks = self.tasks.lock().expect("tasks lock");
         let task = Task {
             id: format!("mcpcheck-task-{}-{}", std::process::id(), tasks.len() + 1),
             created: SystemTime::now(),
-            done_at: Instant::now() + WORK,
+            started: Instant::now(),
+            work: if progress_token.is_some() {
+                PROGRESS_WORK
+            } else {
+                WORK
+            },
             cancelled: None,
             outcome,
+            progress_token,
+            reported: 0,
         };
         let mut view = task.view(quirks);
         if quirks.has(Quirk::TaskCreatedWithoutTimestamps) {
@@ -104,8 +158,65 @@ impl Tasks {
         json!({ "task": view })
     }
 
-    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
-    pub async fn handle(&self, quirks: &Quirks, method: &str, params: &Value) -> Outcome {
+    /// While the task works, sends its progress notifications that are due, each when it is due,
+    /// on `sink`; returns once the task is done or cancelled (or has no token).
+    async fn report_progress(&self, quirks: &Quirks, id: &str, sink: &Sink) {
+        loop {
+            let (step, due) = {
+                let tasks = self.tasks.lock().expect("tasks lock");
+                match tasks.iter().find(|t| t.id == id) {
+                    Some(task)
+                        if task.working()
+                            && task.progress_token.is_some()
+                            && task.reported < PROGRESS_STEPS =>
+                    {
+                        let step = task.reported + 1;
+                        (step, task.started + task.work * step / (PROGRESS_STEPS + 1))
+                    }
+                    _ => return,
+                }
+            };
+            tokio::time::sleep_until(due.into()).await;
+            let mut tasks = self.tasks.lock().expect("tasks lock");
+            let Some(task) = tasks.iter_mut().find(|t| t.id == id) else {
+                return;
+            };
+            // Another request waiting on the task may have sent this step already.
+            if task.working() && task.reported < step {
+                task.reported = step;
+                if let Some(note) = task.progress(quirks, step) {
+                    let _ = sink.send(note);
+                }
+            }
+        }
+    }
+
+    /// With the quirk, a task that is over and had a progress token sends one more progress
+    /// notification (once), on the stream of whatever request asks about it next.
+    fn late_progress(&self, quirks: &Quirks, id: &str, sink: &Sink) {
+        if !quirks.has(Quirk::TaskProgressAfterTerminal) {
+            return;
+        }
+        let mut tasks = self.tasks.lock().expect("tasks lock");
+        if let Some(task) = tasks.iter_mut().find(|t| t.id == id) {
+            if !task.working() && task.reported <= PROGRESS_STEPS {
+                task.reported = PROGRESS_STEPS + 1;
+                if let Some(note) = task.progress(quirks, PROGRESS_STEPS + 1) {
+                    let _ = sink.send(note);
+                }
+            }
+        }
+    }
+
+    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`; progress of a task that
+    /// `tasks/result` waits on goes to `sink`.
+    pub async fn handle(
+        &self,
+        quirks: &Quirks,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
         if method == "tasks/list" {
             if params.get("cursor").is_some() && !quirks.has(Quirk::TaskListCursorIgnored) {
                 return Err((-32602, "Invalid params: unknown cursor".into(), None));
@@ -127,6 +238,9 @@ impl Tasks {
             };
             Err((code, format!("Invalid params: no task `{id}`"), None))
         };
+        if method != "tasks/cancel" {
+            self.late_progress(quirks, id, sink);
+        }
         match method {
             "tasks/get" => {
                 let tasks = self.tasks.lock().expect("tasks lock");
@@ -136,18 +250,17 @@ impl Tasks {
                 }
             }
             "tasks/result" => {
-                let wait = {
+                let done_at = {
                     let tasks = self.tasks.lock().expect("tasks lock");
                     match tasks.iter().find(|t| t.id == id) {
-                        Some(task) if task.cancelled.is_none() => {
-                            task.done_at.saturating_duration_since(Instant::now())
-                        }
-                        Some(_) => Duration::ZERO,
+                        Some(task) if task.cancelled.is_none() => task.started + task.work,
+                        Some(_) => Instant::now(),
                         None => return unknown(),
                     }
                 };
                 if !quirks.has(Quirk::TaskResultEarly) {
-                    tokio::time::sleep(wait).await;
+                    self.report_progress(quirks, id, sink).await;
+                    tokio::time::sleep_until(done_at.into()).await;
                 }
                 let tasks = self.tasks.lock().expect("tasks lock");
                 let task = tasks.iter().find(|t| t.id == id).expect("tasks are kept");

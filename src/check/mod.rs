@@ -114,8 +114,8 @@ pub struct CheckDef {
     /// The protocol versions the check applies to.
     #[serde(serialize_with = "display")]
     pub versions: VersionRange,
-    /// The transport the check applies to, if only one.
-    pub transport: Option<TransportKind>,
+    /// The transports the check applies to (empty: every transport).
+    pub transports: Vec<TransportKind>,
     /// Where the check is defined: `scenarios/….toml:LINE`, or `built-in`.
     pub source: String,
     /// Why the requirement exists and how the check probes it.

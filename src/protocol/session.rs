@@ -235,14 +235,20 @@ enum Unsent {
 }
 
 impl Pipe {
-    /// Hands one frame (a JSON text, no newline) to the server.
-    async fn write(&self, frame: &str) -> Result<(), Unsent> {
+    /// Hands one frame (a JSON text, no newline) to the server; over HTTP+SSE the POST carries
+    /// `headers` too and leaves out those named in `omit`.
+    async fn write(
+        &self,
+        frame: &str,
+        headers: &[(String, String)],
+        omit: &[String],
+    ) -> Result<(), Unsent> {
         match self {
             Pipe::Process(process, _) => process
                 .write(format!("{frame}\n").as_bytes())
                 .await
                 .map_err(Unsent::Closed),
-            Pipe::Sse(sse) => match sse.post(frame).await {
+            Pipe::Sse(sse) => match sse.post(frame, headers, omit).await {
                 Ok(Posted::Accepted) => Ok(()),
                 Ok(Posted::Rejected { status, body }) => Err(Unsent::Rejected { status, body }),
                 Err(e) => Err(Unsent::Closed(e)),
@@ -573,7 +579,11 @@ impl Session {
         };
         let written = link
             .pipe
-            .write(text.strip_suffix('\n').unwrap_or(&text))
+            .write(
+                text.strip_suffix('\n').unwrap_or(&text),
+                &options.headers,
+                &options.omit_headers,
+            )
             .await;
         if let (Err(_), Outgoing::Request { id, .. }) = (&written, &outgoing) {
             link.pending
@@ -682,9 +692,14 @@ impl Session {
             .get(requests_before..)
             .unwrap_or_default()
             .to_vec();
+        // HTTP+SSE: the step's own headers went with the POST.
+        let sent_headers = match &link.pipe {
+            Pipe::Sse(_) => options.headers.clone(),
+            Pipe::Process(..) => Vec::new(),
+        };
         Exchange {
             sent: text,
-            sent_headers: Vec::new(),
+            sent_headers,
             reply,
             notifications,
             server_requests,
@@ -788,7 +803,7 @@ impl Session {
             None,
             None,
         );
-        let barrier_sent = link.pipe.write(&ping).await.is_ok();
+        let barrier_sent = link.pipe.write(&ping, &[], &[]).await.is_ok();
         let got = {
             let mut unmatched = link.unmatched.lock().await;
             let barrier = async move {
@@ -1823,13 +1838,13 @@ async fn route(
         );
         match &link.pipe {
             Pipe::Process(..) => {
-                let _ = link.pipe.write(&answer).await;
+                let _ = link.pipe.write(&answer, &[], &[]).await;
             }
             // A POST may take its time; the stream must be read on meanwhile.
             Pipe::Sse(_) => {
                 let link = link.clone();
                 tokio::spawn(async move {
-                    let _ = link.pipe.write(&answer).await;
+                    let _ = link.pipe.write(&answer, &[], &[]).await;
                 });
             }
         }

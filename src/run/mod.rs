@@ -612,8 +612,11 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     let requires = &scenario.requires;
     let transport = context.target.kind();
     let version = context.info.version.as_deref().unwrap_or("");
-    if let Some(t) = requires.transport.filter(|t| *t != transport) {
-        return Some(format!("applies to the {t} transport only"));
+    if !requires.transports.is_empty() && !requires.transports.contains(&transport) {
+        return Some(format!(
+            "applies to {} only",
+            crate::transport::describe(&requires.transports)
+        ));
     }
     if let Some(profile) = &requires.profile {
         if context.fixture_profile.as_ref() != Some(profile) {

@@ -85,9 +85,9 @@ pub struct RequiresFile {
     /// A version window such as `>=2025-06-18`.
     #[serde(default)]
     pub versions: Option<Spanned<String>>,
-    /// `stdio`, `http` or `sse`.
+    /// `stdio`, `http` or `sse`, or a list of them.
     #[serde(default)]
-    pub transport: Option<Spanned<String>>,
+    pub transport: Option<Spanned<toml::Value>>,
     /// `handshake` or `stateless`.
     #[serde(default)]
     pub era: Option<Spanned<String>>,

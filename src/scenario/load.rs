@@ -122,12 +122,10 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
             Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
             None => VersionRange::default(),
         },
-        transport: file
-            .requires
-            .transport
-            .as_ref()
-            .map(|t| transport(source, t))
-            .transpose()?,
+        transports: match &file.requires.transport {
+            None => Vec::new(),
+            Some(t) => transports(source, t)?,
+        },
         era: match &file.requires.era {
             None => None,
             Some(e) => Some(match e.get_ref().as_str() {
@@ -168,7 +166,7 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
                 return Err(source.at(b, "a scenario has at most one `background` step"));
             }
         }
-        let resolved = resolve_step(source, step, session, requires.transport)?;
+        let resolved = resolve_step(source, step, session, &requires.transports)?;
         names.insert(resolved.name.clone());
         steps.push(resolved);
     }
@@ -210,17 +208,53 @@ fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, Load
     }
 }
 
+/// The transports of `[requires]`: one name, or a list of names.
+fn transports(source: &Source, t: &Spanned<toml::Value>) -> Result<Vec<TransportKind>, LoadError> {
+    let names: Vec<&toml::Value> = match t.get_ref() {
+        toml::Value::Array(names) if !names.is_empty() => names.iter().collect(),
+        toml::Value::Array(_) => {
+            return Err(source.at(
+                t,
+                "`transport` lists no transport; leave it out to run over every transport",
+            ))
+        }
+        one => vec![one],
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let kind = match name.as_str() {
+            Some("stdio") => TransportKind::Stdio,
+            Some("http") => TransportKind::Http,
+            Some("sse") => TransportKind::Sse,
+            Some(other) => {
+                return Err(source.at(
+                    t,
+                    format!("unknown transport `{other}`; use `stdio`, `http` or `sse`"),
+                ))
+            }
+            None => return Err(source.at(
+                t,
+                "`transport` is a transport's name (`stdio`, `http` or `sse`) or a list of them",
+            )),
+        };
+        if !out.contains(&kind) {
+            out.push(kind);
+        }
+    }
+    Ok(out)
+}
+
 fn resolve_step(
     source: &Source,
     step: StepFile,
     session: SessionKind,
-    transport: Option<TransportKind>,
+    transports: &[TransportKind],
 ) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
     let http_method = match &step.http_method {
         None => None,
         Some(m) => match m.get_ref().as_str() {
-            "GET" | "DELETE" | "POST" if transport == Some(TransportKind::Http) => Some(m.get_ref().clone()),
+            "GET" | "DELETE" | "POST" if transports == [TransportKind::Http] => Some(m.get_ref().clone()),
             "GET" | "DELETE" | "POST" => {
                 return Err(source.at(m, "`http_method` needs the scenario to require the http transport: add `transport = \"http\"` to [requires]"))
             }
@@ -436,7 +470,7 @@ fn resolve_check(
             spec,
             expect: check.expect,
             versions,
-            transport: requires.transport,
+            transports: requires.transports.clone(),
             source: format!("{}:{line}", source.path),
             explain: check.explain,
         },
@@ -867,6 +901,36 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
         )
         .unwrap_err();
         assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+    }
+
+    #[test]
+    fn transport_names_one_transport_or_a_list() {
+        let with = |value: &str| {
+            MINIMAL.replace(
+                "title = \"ping\"\n",
+                &format!("title = \"ping\"\n[requires]\ntransport = {value}\n"),
+            )
+        };
+        let one = parse("demo.toml", &with("\"sse\"")).unwrap();
+        assert_eq!(one.requires.transports, [TransportKind::Sse]);
+        let two = parse("demo.toml", &with("[\"stdio\", \"sse\", \"stdio\"]")).unwrap();
+        assert_eq!(
+            two.requires.transports,
+            [TransportKind::Stdio, TransportKind::Sse]
+        );
+        assert_eq!(
+            two.checks[0].def.transports,
+            [TransportKind::Stdio, TransportKind::Sse]
+        );
+        for (bad, says) in [
+            ("[\"stdio\", \"smtp\"]", "unknown transport `smtp`"),
+            ("[]", "lists no transport"),
+            ("3", "a transport's name"),
+        ] {
+            let err = parse("demo.toml", &with(bad)).unwrap_err();
+            assert_eq!(err.line, 6, "{err}");
+            assert!(err.message.contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -56,8 +56,8 @@ pub struct Requires {
     pub resources: Vec<String>,
     /// The version window.
     pub versions: VersionRange,
-    /// The transport.
-    pub transport: Option<TransportKind>,
+    /// The transports it runs over (empty: every transport).
+    pub transports: Vec<TransportKind>,
     /// The era.
     pub era: Option<Era>,
     /// The fixture profile the run must select (`everything`).

@@ -132,9 +132,16 @@ impl LegacySse {
     }
 
     /// POSTs one client message to the endpoint, waiting (up to the start-up allowance) for the
-    /// stream to name it. A message in the POST's body is passed on as if it came on the stream,
-    /// tagged with the POST, so that the run goes on and the checks see where it came.
-    pub async fn post(&self, text: &str) -> Result<Posted, String> {
+    /// stream to name it; `extra` headers are added (replacing the user's of the same name) and
+    /// those named in `omit` left out. A message in the POST's body is passed on as if it came
+    /// on the stream, tagged with the POST, so that the run goes on and the checks see where it
+    /// came.
+    pub async fn post(
+        &self,
+        text: &str,
+        extra: &[(String, String)],
+        omit: &[String],
+    ) -> Result<Posted, String> {
         let url = self.endpoint().await?;
         let carried = match serde_json::from_str::<Value>(text) {
             Ok(v) if v.get("method").is_some() && v.get("id").is_some() => "request",
@@ -144,6 +151,11 @@ impl LegacySse {
         };
         let mut headers = with_host(&url, &self.spec.headers);
         headers.push(("Content-Type".into(), "application/json".into()));
+        headers.retain(|(name, _)| {
+            !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+                && !omit.iter().any(|n| n.eq_ignore_ascii_case(name))
+        });
+        headers.extend(extra.iter().cloned());
         let request = HttpRequest {
             method: "POST".into(),
             url,
@@ -190,7 +202,10 @@ impl LegacySse {
             .lock()
             .expect("transcript lock")
             .push_post(record);
-        if !response.messages.is_empty() {
+        // A refused POST's body explains the refusal (it may be a JSON-RPC error with no id); only
+        // an accepted POST that carries messages sends them on the wrong channel.
+        let accepted = (200..300).contains(&response.status);
+        if accepted && !response.messages.is_empty() {
             let items = response
                 .messages
                 .iter()
@@ -205,7 +220,7 @@ impl LegacySse {
                 .collect();
             let _ = self.inbound.send((items, Some(index)));
         }
-        if (200..300).contains(&response.status) {
+        if accepted {
             Ok(Posted::Accepted)
         } else {
             Ok(Posted::Rejected {

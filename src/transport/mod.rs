@@ -56,6 +56,16 @@ impl std::fmt::Display for TransportKind {
     }
 }
 
+/// Transports named in prose: `the stdio transport`, `the stdio and sse transports`.
+pub fn describe(kinds: &[TransportKind]) -> String {
+    let names: Vec<String> = kinds.iter().map(ToString::to_string).collect();
+    match names.split_last() {
+        None => "every transport".into(),
+        Some((last, [])) => format!("the {last} transport"),
+        Some((last, rest)) => format!("the {} and {last} transports", rest.join(", ")),
+    }
+}
+
 /// How to start a stdio server.
 #[derive(Clone, Debug)]
 pub struct StdioSpec {

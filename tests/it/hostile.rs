@@ -256,18 +256,20 @@ fn a_serve_command_that_never_listens_is_untestable_with_its_stderr() {
         fatal.contains("exit 4") && fatal.contains("cannot-bind"),
         "{fatal}"
     );
+    // A sleep of its own (its fraction is this test's marker), so that no other leaves a match.
+    let sleeper = format!("sleep 30.{}", marker(15));
     let (code, report, _) = run_json(&[
         "--url",
         "http://127.0.0.1:{port}/mcp",
         "--serve",
-        "sleep 30",
+        &sleeper,
         "--serve-timeout",
         "0.5",
     ]);
     assert_eq!(code, 3);
     assert!(report["fatal"].as_str().unwrap().contains("did not listen"));
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(!running("sleep 30"), "the --serve command was left running");
+    assert!(!running(&sleeper), "the --serve command was left running");
 }
 
 #[test]

@@ -17,8 +17,20 @@ pub(super) const BUILTINS: &[Builtin] = &[
         spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements")],
         expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
         transport: None,
-        explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived.",
+        explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived; over HTTP, progress that arrives on another stream than its request's answer counts as late only if that stream was opened after the answer came (it may have been sent first and travelled slower). A request answered with a CreateTaskResult stays active as its task (see tasks-progress-stops).",
         idle: Some("the server sent no progress notifications"),
+    },
+    Builtin {
+        id: "tasks-progress-stops",
+        area: "tasks",
+        title: "2025-11-25: a task's progress stops once the task is terminal",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements"), ("2025-11-25", "basic/utilities/tasks#task-progress-notifications")],
+        expect: "no notifications/progress with the token of a task-augmented request once the task was seen to be over: tasks/result answered, or tasks/get, tasks/cancel or notifications/tasks/status reported completed, failed or cancelled",
+        transport: None,
+        explain: "For a task-augmented request the progressToken stays valid after the CreateTaskResult, for as long as the task works, and progress notifications for the task MUST stop once it reaches a terminal status. mcpcheck follows every task made by a request that carried a progress token and flags progress for it that the server sent after the client had learnt that the task was over: later on the same connection or stream, or on a stream opened after that. Progress sent before the end that travelled on another stream is not held against the server.",
+        idle: Some("no task made by a request with a progress token reported progress"),
     },
     Builtin {
         id: "server-requests-allowed",
@@ -291,6 +303,13 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                 bad.extend(offenders);
             }
         }
+        "tasks-progress-stops" => {
+            for transcript in input.transcripts {
+                let (count, offenders) = task_progress_after_terminal(transcript);
+                seen += count;
+                bad.extend(offenders);
+            }
+        }
         "server-requests-allowed" => {
             for transcript in input.transcripts {
                 let stateless = transcript
@@ -482,12 +501,24 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
 
 /// Replays a connection frame by frame and finds the progress notifications whose token no
 /// request in flight carries: how many progress notifications there were, and the offenders.
+/// Progress for a request already answered counts against the server only where it was surely
+/// sent after the answer: later on the stream the answer came on (stdio and HTTP+SSE have one), or
+/// on an HTTP stream whose request was sent after the answer arrived; on another stream it may
+/// have been sent first and travelled slower.
 fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) {
+    // Token → the id of the request in flight that carries it.
     let mut active: HashMap<String, String> = HashMap::new();
+    // Token → where the answer of the request that carried it came (frame index, stream).
+    let mut answered: HashMap<String, (usize, Option<usize>)> = HashMap::new();
+    // HTTP: the frame that opened each stream (the request sent on it).
+    let mut opened: HashMap<usize, usize> = HashMap::new();
     let (mut seen, mut bad) = (0, Vec::new());
-    for frame in &transcript.frames {
+    for (index, frame) in transcript.frames.iter().enumerate() {
         match frame.direction {
             Direction::Sent => {
+                if let Some(post) = frame.post {
+                    opened.entry(post).or_insert(index);
+                }
                 let Some(sent) = sent_message(frame) else {
                     continue;
                 };
@@ -495,6 +526,7 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
                     (sent.get("id"), sent.pointer("/params/_meta/progressToken"))
                 {
                     active.insert(id_key(token), id_key(id));
+                    answered.remove(&id_key(token));
                 }
             }
             Direction::Received => {
@@ -511,16 +543,173 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
                         .pointer("/params/progressToken")
                         .map(id_key)
                         .unwrap_or_default();
-                    if !active.contains_key(&token) {
+                    let late = match answered.get(&token) {
+                        _ if active.contains_key(&token) => false,
+                        None => true,
+                        Some((at, stream)) => {
+                            frame.post == *stream
+                                || frame
+                                    .post
+                                    .and_then(|p| opened.get(&p))
+                                    .is_some_and(|opened_at| opened_at > at)
+                        }
+                    };
+                    if late {
                         bad.push(Evidence::frame(
                             &frame.text,
                             &format!("progress for token {token}, which no request in flight carries (never sent, or its request was already answered)"),
                         ));
                     }
                 } else if message.get("method").is_none() {
-                    if let Some(id) = message.get("id").map(id_key) {
-                        active.retain(|_, request| *request != id);
+                    // A request answered with a CreateTaskResult lives on as its task, and its
+                    // token with it (`tasks-progress-stops` judges when that ends).
+                    if message
+                        .pointer("/result/task/taskId")
+                        .is_some_and(Value::is_string)
+                    {
+                        continue;
                     }
+                    if let Some(id) = message.get("id").map(id_key) {
+                        let done: Vec<String> = active
+                            .iter()
+                            .filter(|(_, request)| **request == id)
+                            .map(|(token, _)| token.clone())
+                            .collect();
+                        for token in done {
+                            active.remove(&token);
+                            answered.insert(token, (index, frame.post));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (seen, bad)
+}
+
+/// The statuses a task does not leave.
+const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+/// The status at `status`, if it is terminal.
+fn terminal(status: Option<&Value>) -> Option<&str> {
+    status
+        .and_then(Value::as_str)
+        .filter(|s| TERMINAL.contains(s))
+}
+
+/// A task made by a request that carried a progress token, as one connection saw it.
+struct TrackedTask {
+    /// The request's progress token (as [`id_key`] spells it).
+    token: String,
+    /// Where the connection learnt that the task was over: the frame's index, its stream (HTTP)
+    /// and what said so.
+    ended: Option<(usize, Option<usize>, String)>,
+}
+
+/// Replays a connection frame by frame and finds the progress notifications for a task's token
+/// that the server sent after the connection had learnt that the task was over: later on the
+/// same stream (stdio and HTTP+SSE have one), or on an HTTP stream whose request was sent after
+/// that. Returns how many progress notifications for tasks there were, and the offenders.
+fn task_progress_after_terminal(transcript: &Transcript) -> (usize, Vec<Evidence>) {
+    let mut requests: HashMap<String, Value> = HashMap::new();
+    let mut tasks: HashMap<String, TrackedTask> = HashMap::new();
+    // HTTP: the frame that opened each stream (the request sent on it).
+    let mut opened: HashMap<usize, usize> = HashMap::new();
+    let (mut seen, mut bad) = (0, Vec::new());
+    for (index, frame) in transcript.frames.iter().enumerate() {
+        if frame.direction == Direction::Sent {
+            if let Some(post) = frame.post {
+                opened.entry(post).or_insert(index);
+            }
+            let Some(sent) = sent_message(frame) else {
+                continue;
+            };
+            if let Some(token) = sent.pointer("/params/_meta/progressToken").map(id_key) {
+                // The token now belongs to a new request; a task over that had it lets it go.
+                tasks.retain(|_, task| task.token != token || task.ended.is_none());
+            }
+            if let Some(id) = sent.get("id").filter(|_| sent.get("method").is_some()) {
+                requests.insert(id_key(id), sent.clone());
+            }
+            continue;
+        }
+        if resumed(transcript, frame) {
+            continue;
+        }
+        let Some(message) = frame.message.as_ref() else {
+            continue;
+        };
+        let mut end = |task_id: Option<&str>, why: String| {
+            if let Some(task) = task_id.and_then(|t| tasks.get_mut(t)) {
+                task.ended.get_or_insert((index, frame.post, why));
+            }
+        };
+        match message.get("method").and_then(Value::as_str) {
+            Some("notifications/progress") => {
+                let token = message
+                    .pointer("/params/progressToken")
+                    .map(id_key)
+                    .unwrap_or_default();
+                // Progress under the task's id instead of the request's token is the task's
+                // too (and a violation `progress-only-while-active` reports).
+                let Some((task_id, task)) = tasks
+                    .iter()
+                    .find(|(id, t)| t.token == token || id_key(&Value::from(id.as_str())) == token)
+                else {
+                    continue;
+                };
+                seen += 1;
+                let Some((at, stream, why)) = &task.ended else {
+                    continue;
+                };
+                let later = frame.post == *stream
+                    || frame
+                        .post
+                        .and_then(|p| opened.get(&p))
+                        .is_some_and(|opened_at| opened_at > at);
+                if later {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        &format!("progress for task {task_id} (token {token}) after {why}"),
+                    ));
+                }
+            }
+            Some("notifications/tasks/status") => {
+                if let Some(status) = terminal(message.pointer("/params/status")) {
+                    let task_id = message.pointer("/params/taskId").and_then(Value::as_str);
+                    end(
+                        task_id,
+                        format!("notifications/tasks/status reported it {status}"),
+                    );
+                }
+            }
+            Some(_) => {}
+            None => {
+                let Some(request) = message.get("id").and_then(|id| requests.get(&id_key(id)))
+                else {
+                    continue;
+                };
+                let task_id = request.pointer("/params/taskId").and_then(Value::as_str);
+                match request["method"].as_str().unwrap_or_default() {
+                    _ if request
+                        .pointer("/params/task")
+                        .is_some_and(Value::is_object) =>
+                    {
+                        let made = message
+                            .pointer("/result/task/taskId")
+                            .and_then(Value::as_str);
+                        let token = request.pointer("/params/_meta/progressToken").map(id_key);
+                        if let (Some(made), Some(token)) = (made, token) {
+                            tasks.insert(made.to_string(), TrackedTask { token, ended: None });
+                        }
+                    }
+                    "tasks/result" => end(task_id, "tasks/result was answered".into()),
+                    method @ ("tasks/get" | "tasks/cancel") => {
+                        if let Some(status) = terminal(message.pointer("/result/status")) {
+                            end(task_id, format!("{method} reported it {status}"));
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -610,4 +799,152 @@ fn stray_cancellations(
         }
     }
     bad
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A frame on stream `post` (HTTP) or on the one pipe (`None`).
+    fn frame(direction: Direction, message: Value, post: Option<usize>) -> WireFrame {
+        WireFrame {
+            direction,
+            at_ms: 0,
+            text: message.to_string(),
+            message: Some(message),
+            issue: None,
+            post,
+        }
+    }
+
+    fn transcript(frames: Vec<WireFrame>) -> Transcript {
+        let mut transcript = Transcript::default();
+        transcript.frames = frames;
+        transcript
+    }
+
+    fn progress(token: &str, step: u32) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step}})
+    }
+
+    /// The task-augmented call (id 1, token "t") and its CreateTaskResult (task "k").
+    fn made(post: Option<usize>) -> Vec<WireFrame> {
+        vec![
+            frame(
+                Direction::Sent,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {}, "_meta": {"progressToken": "t"}}}),
+                post,
+            ),
+            frame(
+                Direction::Received,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"taskId": "k", "status": "working"}}}),
+                post,
+            ),
+        ]
+    }
+
+    fn ask(id: u32, method: &str, post: Option<usize>) -> WireFrame {
+        frame(
+            Direction::Sent,
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"taskId": "k"}}),
+            post,
+        )
+    }
+
+    fn answer(id: u32, result: Value, post: Option<usize>) -> WireFrame {
+        frame(
+            Direction::Received,
+            json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            post,
+        )
+    }
+
+    #[test]
+    fn task_progress_after_the_end_on_one_pipe_is_flagged() {
+        let mut frames = made(None);
+        frames.extend([
+            ask(2, "tasks/result", None),
+            frame(Direction::Received, progress("t", 1), None),
+            answer(2, json!({"content": []}), None),
+            frame(Direction::Received, progress("t", 2), None),
+        ]);
+        let transcript = transcript(frames);
+        let (seen, bad) = task_progress_after_terminal(&transcript);
+        assert_eq!((seen, bad.len()), (2, 1));
+        // The token lives on with its task: progress during the task is not out of place.
+        let (seen, bad) = progress_outside_requests(&transcript);
+        assert_eq!((seen, bad.len()), (2, 0));
+    }
+
+    #[test]
+    fn task_progress_is_late_only_on_its_stream_or_a_later_one() {
+        let mut frames = made(Some(0));
+        frames.extend([
+            // An older stream (1) still open, and a tasks/get on stream 2 that reports the end.
+            ask(2, "tasks/get", Some(1)),
+            ask(3, "tasks/get", Some(2)),
+            answer(3, json!({"taskId": "k", "status": "completed"}), Some(2)),
+            // Sent before the end, perhaps: it travelled on the older stream.
+            frame(Direction::Received, progress("t", 1), Some(1)),
+            // A stream opened after the end cannot carry progress sent before it.
+            ask(4, "tasks/get", Some(3)),
+            frame(Direction::Received, progress("t", 2), Some(3)),
+        ]);
+        let (seen, bad) = task_progress_after_terminal(&transcript(frames));
+        assert_eq!((seen, bad.len()), (2, 1));
+        assert!(
+            bad[0]
+                .remark
+                .as_deref()
+                .is_some_and(|r| r.contains("tasks/get reported it completed")),
+            "{bad:?}"
+        );
+    }
+
+    #[test]
+    fn progress_after_an_answer_counts_only_where_it_surely_came_later() {
+        let call = |id: u32, post| {
+            frame(
+                Direction::Sent,
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": format!("t{id}")}}}),
+                post,
+            )
+        };
+        let frames = vec![
+            // Answered on stream 0; its progress then comes on stream 1 (the GET, say): it may
+            // have been sent first.
+            call(1, Some(0)),
+            answer(1, json!({"content": []}), Some(0)),
+            frame(Direction::Received, progress("t1", 1), Some(1)),
+            // After the answer on its own stream: late.
+            call(2, Some(2)),
+            answer(2, json!({"content": []}), Some(2)),
+            frame(Direction::Received, progress("t2", 1), Some(2)),
+            // A token never sent.
+            frame(Direction::Received, progress("t9", 1), Some(2)),
+        ];
+        let (seen, bad) = progress_outside_requests(&transcript(frames));
+        assert_eq!((seen, bad.len()), (3, 2));
+    }
+
+    #[test]
+    fn a_token_used_again_after_its_task_ended_is_the_new_request_s() {
+        let mut frames = made(None);
+        frames.extend([
+            frame(
+                Direction::Received,
+                json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"taskId": "k", "status": "failed"}}),
+                None,
+            ),
+            frame(
+                Direction::Sent,
+                json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": "t"}}}),
+                None,
+            ),
+            frame(Direction::Received, progress("t", 1), None),
+        ]);
+        let (seen, bad) = task_progress_after_terminal(&transcript(frames));
+        assert_eq!((seen, bad.len()), (0, 0));
+    }
 }

@@ -81,7 +81,7 @@ pub fn definitions() -> Vec<CheckDef> {
                 .collect(),
             expect: b.expect.into(),
             versions: VersionRange::default(),
-            transport: b.transport,
+            transports: b.transport.into_iter().collect(),
             source: "built-in".into(),
             explain: Some(b.explain.into()),
         })
@@ -229,16 +229,17 @@ fn is_response(message: &Value) -> bool {
 
 /// Evaluates one built-in check.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    if let Some(transport) = def.transport {
-        if transport != input.transport {
-            return (
-                Verdict::new(
-                    Status::Skip,
-                    format!("applies to the {transport} transport only"),
+    if !def.transports.is_empty() && !def.transports.contains(&input.transport) {
+        return (
+            Verdict::new(
+                Status::Skip,
+                format!(
+                    "applies to {} only",
+                    crate::transport::describe(&def.transports)
                 ),
-                Vec::new(),
-            );
-        }
+            ),
+            Vec::new(),
+        );
     }
     match AREAS
         .iter()
