@@ -65,6 +65,12 @@ pub fn open(server: &Arc<Server>, streams: &Arc<Streams>, id: String) -> Respons
                         if waiter.send(line.to_string()).is_ok() {
                             continue;
                         }
+                    } else if has_method(line) {
+                        // Once the stream carries a notification or request, the POSTs waiting
+                        // answer with 202 and leave their answers to the stream, after it: an
+                        // answer in a POST body could otherwise overtake what came before it
+                        // (the quirk is about where answers go, not about their order).
+                        stream.in_post.lock().expect("in-post lock").clear();
                     }
                     // A message that spans lines (a pretty-printed one) takes one data field each.
                     let mut event = String::from("event: message\n");
@@ -97,6 +103,11 @@ fn answer_waiter(stream: &Stream, line: &str) -> Option<oneshot::Sender<String>>
     }
     let id = message.get("id")?.to_string();
     stream.in_post.lock().expect("in-post lock").remove(&id)
+}
+
+/// Whether a line is a notification or a request.
+fn has_method(line: &str) -> bool {
+    serde_json::from_str::<Value>(line).is_ok_and(|m| m.get("method").is_some())
 }
 
 /// `POST /messages?sessionId=…`: one message for the stream's conversation, accepted with 202.

@@ -400,12 +400,12 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
             format!("{http}no response within {waited_ms} ms")
         }
         Reply::Nothing { .. } => format!("{http}no response"),
-        // Over HTTP+SSE a refused POST may explain itself with a JSON-RPC error (no answer to
-        // the request is ever in a POST's body there).
+        // Over HTTP+SSE a refused POST or GET may explain itself with a JSON-RPC error (an
+        // answer to the request never comes in an HTTP body there).
         Reply::Rejected { status, body }
             if serde_json::from_str::<Value>(body).is_ok_and(|v| v.get("jsonrpc").is_some()) =>
         {
-            format!("HTTP {status}, the POST refused: {}", cut(body.trim(), 160))
+            format!("HTTP {status}, refused: {}", cut(body.trim(), 160))
         }
         Reply::Rejected { status, body } => format!(
             "HTTP {status} with no JSON-RPC message{}",

@@ -547,6 +547,9 @@ impl Session {
     ) -> Exchange {
         let started = Instant::now();
         let text = Self::render(&outgoing);
+        if let (Pipe::Sse(sse), Some(_)) = (&link.pipe, &options.http_method) {
+            return Self::probe_sse(sse, text, options, started).await;
+        }
         let notes_before = link.notifications.lock().expect("notifications lock").len();
         let requests_before = link
             .server_requests
@@ -704,6 +707,52 @@ impl Session {
             notifications,
             server_requests,
             http: http_facts,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        }
+    }
+
+    /// HTTP+SSE: a `GET` step opens the SSE endpoint once more with the step's headers (a
+    /// probe, outside the conversation), reads what comes for its `hold` (half a second unless
+    /// given), and closes it.
+    async fn probe_sse(
+        sse: &LegacySse,
+        text: String,
+        options: &SendOptions,
+        started: Instant,
+    ) -> Exchange {
+        let hold = options.hold.unwrap_or(Duration::from_millis(500));
+        let (reply, http) = match sse
+            .probe(&options.headers, &options.omit_headers, hold)
+            .await
+        {
+            Ok(response) => {
+                let reply = if response.status >= 400 {
+                    Reply::Rejected {
+                        status: response.status,
+                        body: response.body.clone(),
+                    }
+                } else {
+                    Reply::Nothing {
+                        waited_ms: started.elapsed().as_millis() as u64,
+                    }
+                };
+                let facts = HttpFacts {
+                    status: response.status,
+                    headers: response.headers,
+                    events: response.events,
+                    ..HttpFacts::default()
+                };
+                (reply, Some(facts))
+            }
+            Err(detail) => (Reply::Closed { detail }, None),
+        };
+        Exchange {
+            sent: text,
+            sent_headers: options.headers.clone(),
+            reply,
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            http,
             elapsed_ms: started.elapsed().as_millis() as u64,
         }
     }

@@ -255,8 +255,10 @@ fn resolve_step(
         None => None,
         Some(m) => match m.get_ref().as_str() {
             "GET" | "DELETE" | "POST" if transports == [TransportKind::Http] => Some(m.get_ref().clone()),
+            // HTTP+SSE: a GET opens the SSE endpoint once more, as a probe.
+            "GET" if transports == [TransportKind::Sse] => Some(m.get_ref().clone()),
             "GET" | "DELETE" | "POST" => {
-                return Err(source.at(m, "`http_method` needs the scenario to require the http transport: add `transport = \"http\"` to [requires]"))
+                return Err(source.at(m, "`http_method` needs the scenario to require the http transport (`transport = \"http\"` in [requires]), or for GET the sse transport"))
             }
             other => return Err(source.at(m, format!("unknown http_method `{other}`; use `GET`, `DELETE` or `POST`"))),
         },
@@ -922,6 +924,19 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
             two.checks[0].def.transports,
             [TransportKind::Stdio, TransportKind::Sse]
         );
+        // Over HTTP+SSE a step may GET (a probe of the SSE endpoint), and nothing else.
+        let get = with("\"sse\"")
+            .replace("request = { method = \"ping\" }", "http_method = \"GET\"")
+            .replace(
+                "title = \"ping\"\n",
+                "title = \"ping\"\nsession = \"fresh\"\n",
+            );
+        if let Err(err) = parse("demo.toml", &get) {
+            panic!("{err}");
+        }
+        let delete = get.replace("\"GET\"", "\"DELETE\"");
+        let err = parse("demo.toml", &delete).unwrap_err();
+        assert!(err.message.contains("http transport"), "{err}");
         for (bad, says) in [
             ("[\"stdio\", \"smtp\"]", "unknown transport `smtp`"),
             ("[]", "lists no transport"),

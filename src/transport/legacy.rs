@@ -9,11 +9,12 @@
 //! with an event is noted on its frame, for the checks to judge.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use super::http::{self, HttpRequest};
+use super::http::{self, HttpRequest, HttpResponse};
 use super::sse::SseParser;
 use super::stdio::Inbound;
 use super::transcript::HttpRecord;
@@ -151,11 +152,7 @@ impl LegacySse {
         };
         let mut headers = with_host(&url, &self.spec.headers);
         headers.push(("Content-Type".into(), "application/json".into()));
-        headers.retain(|(name, _)| {
-            !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
-                && !omit.iter().any(|n| n.eq_ignore_ascii_case(name))
-        });
-        headers.extend(extra.iter().cloned());
+        step_headers(&mut headers, extra, omit);
         let request = HttpRequest {
             method: "POST".into(),
             url,
@@ -228,6 +225,57 @@ impl LegacySse {
                 body: response.body,
             })
         }
+    }
+
+    /// Opens the SSE endpoint once more, on a connection of its own, with `extra` headers (and
+    /// without those named in `omit`): a probe (a foreign Origin, say). A stream the server opens
+    /// is read for `hold` and then closed; what it carries is not part of the conversation.
+    pub async fn probe(
+        &self,
+        extra: &[(String, String)],
+        omit: &[String],
+        hold: Duration,
+    ) -> Result<HttpResponse, String> {
+        let mut headers = with_host(&self.spec.url, &self.spec.headers);
+        headers.push(("Accept".into(), "text/event-stream".into()));
+        step_headers(&mut headers, extra, omit);
+        let request = HttpRequest {
+            method: "GET".into(),
+            url: self.spec.url.clone(),
+            headers,
+            body: Vec::new(),
+            stream_for: Some(hold),
+            drop_after_events: None,
+        };
+        let wait = self.limits.request_timeout;
+        let outcome = tokio::time::timeout(
+            wait + hold,
+            http::send(&request, self.limits.max_frame_bytes, wait, None, &|_| {
+                false
+            }),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "the GET got no HTTP response within {} s",
+                wait.as_secs_f64()
+            ))
+        });
+        let mut record = HttpRecord {
+            method: "GET".into(),
+            request_headers: request.headers.clone(),
+            carried: "probe".into(),
+            ..HttpRecord::default()
+        };
+        match &outcome {
+            Ok(response) => record.record_response(response),
+            Err(e) => record.error = Some(e.clone()),
+        }
+        self.transcript
+            .lock()
+            .expect("transcript lock")
+            .push_post(record);
+        outcome
     }
 
     async fn endpoint(&self) -> Result<String, String> {
@@ -390,6 +438,15 @@ async fn read_stream(stream: Stream) {
     };
     drop(driver);
     stream.end(why);
+}
+
+/// Adds a step's own headers (replacing those of the same name) and leaves out those it omits.
+fn step_headers(headers: &mut Vec<(String, String)>, extra: &[(String, String)], omit: &[String]) {
+    headers.retain(|(name, _)| {
+        !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
+            && !omit.iter().any(|n| n.eq_ignore_ascii_case(name))
+    });
+    headers.extend(extra.iter().cloned());
 }
 
 /// The user's headers, after a `Host` header for the URL (HTTP/1.1 requires one; mcpcheck's HTTP
