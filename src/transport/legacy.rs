@@ -162,43 +162,9 @@ impl LegacySse {
             drop_after_events: None,
         };
         // The answer comes on the stream: the POST itself only has to be accepted, in time.
-        let wait = self.limits.request_timeout;
-        let outcome = tokio::time::timeout(
-            wait,
-            http::send(&request, self.limits.max_frame_bytes, wait, None, &|_| {
-                false
-            }),
-        )
-        .await
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "the POST got no HTTP response within {} s",
-                wait.as_secs_f64()
-            ))
-        });
-        let mut record = HttpRecord {
-            method: "POST".into(),
-            request_headers: request.headers.clone(),
-            carried: carried.into(),
-            ..HttpRecord::default()
-        };
-        let response = match outcome {
-            Ok(response) => response,
-            Err(e) => {
-                record.error = Some(e.clone());
-                self.transcript
-                    .lock()
-                    .expect("transcript lock")
-                    .push_post(record);
-                return Err(format!("the POST to the message endpoint failed: {e}"));
-            }
-        };
-        record.record_response(&response);
-        let index = self
-            .transcript
-            .lock()
-            .expect("transcript lock")
-            .push_post(record);
+        let (outcome, index) = self.send_recorded(&request, carried, Duration::ZERO).await;
+        let response =
+            outcome.map_err(|e| format!("the POST to the message endpoint failed: {e}"))?;
         // A refused POST's body explains the refusal (it may be a JSON-RPC error with no id); only
         // an accepted POST that carries messages sends them on the wrong channel.
         let accepted = (200..300).contains(&response.status);
@@ -247,35 +213,47 @@ impl LegacySse {
             stream_for: Some(hold),
             drop_after_events: None,
         };
+        self.send_recorded(&request, "probe", hold).await.0
+    }
+
+    /// Sends one request (allowing `extra` time beyond the request timeout for reading its
+    /// body) and records it in the transcript as carrying `carried`; returns what came back and
+    /// the record's index.
+    async fn send_recorded(
+        &self,
+        request: &HttpRequest,
+        carried: &str,
+        extra: Duration,
+    ) -> (Result<HttpResponse, String>, usize) {
         let wait = self.limits.request_timeout;
         let outcome = tokio::time::timeout(
-            wait + hold,
-            http::send(&request, self.limits.max_frame_bytes, wait, None, &|_| {
-                false
-            }),
+            wait + extra,
+            http::send(request, self.limits.max_frame_bytes, wait, None, &|_| false),
         )
         .await
         .unwrap_or_else(|_| {
             Err(format!(
-                "the GET got no HTTP response within {} s",
+                "the {} got no HTTP response within {} s",
+                request.method,
                 wait.as_secs_f64()
             ))
         });
         let mut record = HttpRecord {
-            method: "GET".into(),
+            method: request.method.clone(),
             request_headers: request.headers.clone(),
-            carried: "probe".into(),
+            carried: carried.into(),
             ..HttpRecord::default()
         };
         match &outcome {
             Ok(response) => record.record_response(response),
             Err(e) => record.error = Some(e.clone()),
         }
-        self.transcript
+        let index = self
+            .transcript
             .lock()
             .expect("transcript lock")
             .push_post(record);
-        outcome
+        (outcome, index)
     }
 
     async fn endpoint(&self) -> Result<String, String> {
