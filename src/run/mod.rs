@@ -4,7 +4,7 @@
 //! Every session it opens is closed before it returns, whatever happened; a stdio server is
 //! always taken down its shutdown ladder.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -130,12 +130,53 @@ struct Context {
     /// The fixture profile the run selected.
     fixture_profile: Option<String>,
     /// stdio servers started ahead for scenarios that need a connection of their own, by
-    /// scenario index: their start-up overlaps the main handshake and each other.
+    /// scenario index: their start-up overlaps the main handshake, each other and the scenarios
+    /// that run meanwhile.
     prestarted: std::sync::Mutex<HashMap<usize, Session>>,
+    /// The scenarios (by index, in order) that need a server of their own and have none started
+    /// yet: as prestarted servers are taken, the next of these are started.
+    to_prestart: std::sync::Mutex<VecDeque<usize>>,
 }
 
-/// At most this many servers are started ahead of their scenarios.
+/// At most this many servers are started ahead of their scenarios at any one time.
 const MAX_PRESTARTED: usize = 16;
+
+impl Context {
+    /// Takes the server started ahead for a scenario (if any; a scenario still waiting for one
+    /// will not get it) and starts servers ahead for the next scenarios waiting, up to
+    /// [`MAX_PRESTARTED`].
+    fn take_prestarted(&self, index: usize) -> Option<Session> {
+        self.to_prestart
+            .lock()
+            .expect("to-prestart lock")
+            .retain(|i| *i != index);
+        let taken = self
+            .prestarted
+            .lock()
+            .expect("prestarted lock")
+            .remove(&index);
+        loop {
+            if self.prestarted.lock().expect("prestarted lock").len() >= MAX_PRESTARTED {
+                break;
+            }
+            let Some(next) = self
+                .to_prestart
+                .lock()
+                .expect("to-prestart lock")
+                .pop_front()
+            else {
+                break;
+            };
+            if let Ok(session) = Session::open(&self.target, &self.limits) {
+                self.prestarted
+                    .lock()
+                    .expect("prestarted lock")
+                    .insert(next, session);
+            }
+        }
+        taken
+    }
+}
 
 /// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
 pub async fn run(config: RunConfig) -> Report {
@@ -226,16 +267,29 @@ async fn run_started(config: RunConfig) -> Report {
             return report;
         }
     };
-    // A slow-starting server should cost its start-up time about once, not once per scenario.
+    // A slow-starting server should cost its start-up time about once, not once per scenario:
+    // the servers of scenarios with a connection of their own (over this transport) are started
+    // ahead, a window of them at a time.
     let mut prestarted = HashMap::new();
+    let mut to_prestart = VecDeque::new();
     if let Target::Stdio(_) = config.target {
-        for (index, _) in scenarios
+        to_prestart = scenarios
             .iter()
             .filter(|(_, s)| s.session != SessionKind::Shared)
-            .take(MAX_PRESTARTED)
-        {
+            .filter(|(_, s)| {
+                s.requires.transports.is_empty()
+                    || s.requires
+                        .transports
+                        .contains(&crate::transport::TransportKind::Stdio)
+            })
+            .map(|(index, _)| *index)
+            .collect();
+        while prestarted.len() < MAX_PRESTARTED {
+            let Some(index) = to_prestart.pop_front() else {
+                break;
+            };
             if let Ok(session) = Session::open(&config.target, &config.limits) {
-                prestarted.insert(*index, session);
+                prestarted.insert(index, session);
             }
         }
     }
@@ -315,6 +369,7 @@ async fn run_started(config: RunConfig) -> Report {
         token: token(),
         fixture_profile: config.fixture_profile.clone(),
         prestarted: std::sync::Mutex::new(prestarted),
+        to_prestart: std::sync::Mutex::new(to_prestart),
     });
 
     if let Some(observer) = &config.observer {
@@ -362,6 +417,23 @@ async fn run_started(config: RunConfig) -> Report {
     .await
     .is_ok();
     tasks.shutdown().await;
+    // Servers started ahead for scenarios that never took them (the run's bound, a race with
+    // a scenario that started first) are shut down like any other.
+    context
+        .to_prestart
+        .lock()
+        .expect("to-prestart lock")
+        .clear();
+    let unused: Vec<Session> = context
+        .prestarted
+        .lock()
+        .expect("prestarted lock")
+        .drain()
+        .map(|(_, session)| session)
+        .collect();
+    for session in unused {
+        session.close().await;
+    }
     for (index, scenario) in scenarios.drain(..) {
         let results = done.remove(&index).unwrap_or_else(|| {
             let why = if finished && crashed {
@@ -731,11 +803,7 @@ async fn run_scenario(
     scenario: &Scenario,
     index: usize,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
-    let prestarted = context
-        .prestarted
-        .lock()
-        .expect("prestarted lock")
-        .remove(&index);
+    let prestarted = context.take_prestarted(index);
     if let Some(why) = not_applicable(context, scenario) {
         if let Some(session) = prestarted {
             session.close().await;

@@ -43,6 +43,21 @@ fn a_server_that_exits_at_once_is_untestable_with_its_stderr() {
 }
 
 #[test]
+fn every_server_started_ahead_is_shut_down_with_its_group() {
+    // Each server (the main one and those started ahead for isolated scenarios, a rolling window
+    // of them) leaves a marked grandchild in its process group; none may outlive the run.
+    let m = marker(17);
+    let command = format!("sh -c 'sleep {m} & exec {}'", reference_server().display());
+    let (code, report, stderr) = run_json(&["--stdio", &command]);
+    assert_eq!(code, 0, "{stderr}\n{}", report["fatal"]);
+    assert_eq!(report["summary"]["error"], 0);
+    assert!(
+        !running(&format!("sleep {m}")),
+        "a server's process group was left running"
+    );
+}
+
+#[test]
 fn a_server_that_hangs_times_out_and_its_group_is_killed() {
     let m = marker(0);
     let command = format!("sh -c 'sleep {m} & sleep {}'", m + 1);
