@@ -993,19 +993,11 @@ impl Session {
             }
             _ => {}
         }
-        let mut set = |name: &str, value: &str| {
-            headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-            headers.push((name.to_string(), value.to_string()));
-        };
-        for (name, value) in spec.headers.iter().chain(&options.headers) {
-            set(name, value);
-        }
-        headers.retain(|(n, _)| {
-            !options
-                .omit_headers
-                .iter()
-                .any(|o| o.eq_ignore_ascii_case(n))
-        });
+        crate::transport::set_headers(
+            &mut headers,
+            spec.headers.iter().chain(&options.headers),
+            &options.omit_headers,
+        );
         headers
     }
 

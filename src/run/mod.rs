@@ -24,7 +24,7 @@ use crate::report::{
 };
 use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 use crate::transport::serve::Served;
-use crate::transport::{HttpSpec, Limits, Target, Transcript};
+use crate::transport::{self, HttpSpec, Limits, Target, Transcript, TransportKind};
 
 /// Everything a run needs, resolved from the command line.
 #[derive(Clone, Debug)]
@@ -129,52 +129,79 @@ struct Context {
     token: String,
     /// The fixture profile the run selected.
     fixture_profile: Option<String>,
-    /// stdio servers started ahead for scenarios that need a connection of their own, by
-    /// scenario index: their start-up overlaps the main handshake, each other and the scenarios
-    /// that run meanwhile.
-    prestarted: std::sync::Mutex<HashMap<usize, Session>>,
-    /// The scenarios (by index, in order) that need a server of their own and have none started
-    /// yet: as prestarted servers are taken, the next of these are started.
-    to_prestart: std::sync::Mutex<VecDeque<usize>>,
+    /// stdio servers started ahead for the scenarios that need a connection of their own.
+    prestart: Prestart,
 }
 
 /// At most this many servers are started ahead of their scenarios at any one time.
 const MAX_PRESTARTED: usize = 16;
 
-impl Context {
-    /// Takes the server started ahead for a scenario (if any; a scenario still waiting for one
-    /// will not get it) and starts servers ahead for the next scenarios waiting, up to
-    /// [`MAX_PRESTARTED`].
-    fn take_prestarted(&self, index: usize) -> Option<Session> {
-        self.to_prestart
-            .lock()
-            .expect("to-prestart lock")
-            .retain(|i| *i != index);
-        let taken = self
-            .prestarted
-            .lock()
-            .expect("prestarted lock")
-            .remove(&index);
-        loop {
-            if self.prestarted.lock().expect("prestarted lock").len() >= MAX_PRESTARTED {
-                break;
-            }
-            let Some(next) = self
-                .to_prestart
-                .lock()
-                .expect("to-prestart lock")
-                .pop_front()
-            else {
+/// stdio servers started ahead for scenarios that need a connection of their own, so that a
+/// slow start-up overlaps the main handshake, the other start-ups and the scenarios that run
+/// meanwhile: a rolling window of [`MAX_PRESTARTED`], refilled as scenarios take theirs.
+struct Prestart {
+    target: Target,
+    limits: Limits,
+    /// The servers started, by scenario index.
+    started: std::sync::Mutex<HashMap<usize, Session>>,
+    /// The scenarios (by index, in order) still to get one.
+    waiting: std::sync::Mutex<VecDeque<usize>>,
+}
+
+impl Prestart {
+    /// Starts the first servers for these scenarios (by index, in the order they will run).
+    fn new(target: &Target, limits: &Limits, waiting: VecDeque<usize>) -> Prestart {
+        let prestart = Prestart {
+            target: target.clone(),
+            limits: limits.clone(),
+            started: std::sync::Mutex::default(),
+            waiting: std::sync::Mutex::new(waiting),
+        };
+        prestart.fill();
+        prestart
+    }
+
+    /// Starts servers for the next scenarios waiting, up to [`MAX_PRESTARTED`] started.
+    fn fill(&self) {
+        while self.started.lock().expect("prestart lock").len() < MAX_PRESTARTED {
+            let Some(next) = self.waiting.lock().expect("prestart lock").pop_front() else {
                 break;
             };
             if let Ok(session) = Session::open(&self.target, &self.limits) {
-                self.prestarted
+                self.started
                     .lock()
-                    .expect("prestarted lock")
+                    .expect("prestart lock")
                     .insert(next, session);
             }
         }
+    }
+
+    /// Takes the server started for a scenario (if any; a scenario still waiting will not get
+    /// one now) and starts the next.
+    fn take(&self, index: usize) -> Option<Session> {
+        self.waiting
+            .lock()
+            .expect("prestart lock")
+            .retain(|i| *i != index);
+        let taken = self.started.lock().expect("prestart lock").remove(&index);
+        self.fill();
         taken
+    }
+
+    /// Shuts down the servers no scenario took (the run's bound, a race with a scenario that
+    /// started first), and starts no more.
+    async fn close_unused(&self) {
+        self.waiting.lock().expect("prestart lock").clear();
+        let unused: Vec<Session> = self
+            .started
+            .lock()
+            .expect("prestart lock")
+            .drain()
+            .map(|(_, session)| session)
+            .collect();
+        for session in unused {
+            session.close().await;
+        }
     }
 }
 
@@ -267,32 +294,17 @@ async fn run_started(config: RunConfig) -> Report {
             return report;
         }
     };
-    // A slow-starting server should cost its start-up time about once, not once per scenario:
-    // the servers of scenarios with a connection of their own (over this transport) are started
-    // ahead, a window of them at a time.
-    let mut prestarted = HashMap::new();
-    let mut to_prestart = VecDeque::new();
-    if let Target::Stdio(_) = config.target {
-        to_prestart = scenarios
+    // A slow-starting server should cost its start-up time about once, not once per scenario.
+    let waiting = match config.target {
+        Target::Stdio(_) => scenarios
             .iter()
             .filter(|(_, s)| s.session != SessionKind::Shared)
-            .filter(|(_, s)| {
-                s.requires.transports.is_empty()
-                    || s.requires
-                        .transports
-                        .contains(&crate::transport::TransportKind::Stdio)
-            })
+            .filter(|(_, s)| transport::allows(&s.requires.transports, TransportKind::Stdio))
             .map(|(index, _)| *index)
-            .collect();
-        while prestarted.len() < MAX_PRESTARTED {
-            let Some(index) = to_prestart.pop_front() else {
-                break;
-            };
-            if let Ok(session) = Session::open(&config.target, &config.limits) {
-                prestarted.insert(index, session);
-            }
-        }
-    }
+            .collect(),
+        Target::Http(_) => VecDeque::new(),
+    };
+    let prestart = Prestart::new(&config.target, &config.limits, waiting);
     let connected = tokio::time::timeout(
         config.run_timeout,
         connect(&main, &config, &mut report.protocol),
@@ -307,9 +319,7 @@ async fn run_started(config: RunConfig) -> Report {
         )),
     };
     if let Some(fatal) = failure {
-        for (_, session) in prestarted.drain() {
-            session.close().await;
-        }
+        prestart.close_unused().await;
         let exit = main.close().await;
         report.server = main
             .stderr_tail()
@@ -368,8 +378,7 @@ async fn run_started(config: RunConfig) -> Report {
         resources,
         token: token(),
         fixture_profile: config.fixture_profile.clone(),
-        prestarted: std::sync::Mutex::new(prestarted),
-        to_prestart: std::sync::Mutex::new(to_prestart),
+        prestart,
     });
 
     if let Some(observer) = &config.observer {
@@ -417,23 +426,7 @@ async fn run_started(config: RunConfig) -> Report {
     .await
     .is_ok();
     tasks.shutdown().await;
-    // Servers started ahead for scenarios that never took them (the run's bound, a race with
-    // a scenario that started first) are shut down like any other.
-    context
-        .to_prestart
-        .lock()
-        .expect("to-prestart lock")
-        .clear();
-    let unused: Vec<Session> = context
-        .prestarted
-        .lock()
-        .expect("prestarted lock")
-        .drain()
-        .map(|(_, session)| session)
-        .collect();
-    for session in unused {
-        session.close().await;
-    }
+    context.prestart.close_unused().await;
     for (index, scenario) in scenarios.drain(..) {
         let results = done.remove(&index).unwrap_or_else(|| {
             let why = if finished && crashed {
@@ -684,10 +677,10 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     let requires = &scenario.requires;
     let transport = context.target.kind();
     let version = context.info.version.as_deref().unwrap_or("");
-    if !requires.transports.is_empty() && !requires.transports.contains(&transport) {
+    if !transport::allows(&requires.transports, transport) {
         return Some(format!(
             "applies to {} only",
-            crate::transport::describe(&requires.transports)
+            transport::describe(&requires.transports)
         ));
     }
     if let Some(profile) = &requires.profile {
@@ -803,7 +796,7 @@ async fn run_scenario(
     scenario: &Scenario,
     index: usize,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
-    let prestarted = context.take_prestarted(index);
+    let prestarted = context.prestart.take(index);
     if let Some(why) = not_applicable(context, scenario) {
         if let Some(session) = prestarted {
             session.close().await;

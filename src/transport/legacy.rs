@@ -152,7 +152,7 @@ impl LegacySse {
         };
         let mut headers = with_host(&url, &self.spec.headers);
         headers.push(("Content-Type".into(), "application/json".into()));
-        step_headers(&mut headers, extra, omit);
+        super::set_headers(&mut headers, extra, omit);
         let request = HttpRequest {
             method: "POST".into(),
             url,
@@ -204,7 +204,7 @@ impl LegacySse {
     ) -> Result<HttpResponse, String> {
         let mut headers = with_host(&self.spec.url, &self.spec.headers);
         headers.push(("Accept".into(), "text/event-stream".into()));
-        step_headers(&mut headers, extra, omit);
+        super::set_headers(&mut headers, extra, omit);
         let request = HttpRequest {
             method: "GET".into(),
             url: self.spec.url.clone(),
@@ -416,15 +416,6 @@ async fn read_stream(stream: Stream) {
     };
     drop(driver);
     stream.end(why);
-}
-
-/// Adds a step's own headers (replacing those of the same name) and leaves out those it omits.
-fn step_headers(headers: &mut Vec<(String, String)>, extra: &[(String, String)], omit: &[String]) {
-    headers.retain(|(name, _)| {
-        !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(name))
-            && !omit.iter().any(|n| n.eq_ignore_ascii_case(name))
-    });
-    headers.extend(extra.iter().cloned());
 }
 
 /// The user's headers, after a `Host` header for the URL (HTTP/1.1 requires one; mcpcheck's HTTP

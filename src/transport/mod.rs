@@ -56,6 +56,25 @@ impl std::fmt::Display for TransportKind {
     }
 }
 
+/// Sets headers, each replacing any of the same name (names compare case-insensitively), then
+/// leaves out those named in `omit`.
+pub fn set_headers<'a>(
+    headers: &mut Vec<(String, String)>,
+    set: impl IntoIterator<Item = &'a (String, String)>,
+    omit: &[String],
+) {
+    for (name, value) in set {
+        headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        headers.push((name.clone(), value.clone()));
+    }
+    headers.retain(|(n, _)| !omit.iter().any(|o| o.eq_ignore_ascii_case(n)));
+}
+
+/// Whether a check or scenario for these transports (none named: any) runs over `kind`.
+pub fn allows(kinds: &[TransportKind], kind: TransportKind) -> bool {
+    kinds.is_empty() || kinds.contains(&kind)
+}
+
 /// Transports named in prose: `the stdio transport`, `the stdio and sse transports`.
 pub fn describe(kinds: &[TransportKind]) -> String {
     let names: Vec<String> = kinds.iter().map(ToString::to_string).collect();

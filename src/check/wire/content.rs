@@ -182,7 +182,7 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                             }
                             Some(before)
                                 if before != status
-                                    && matches!(before.as_str(), "completed" | "failed" | "cancelled") =>
+                                    && is_terminal(before) =>
                             {
                                 Some(format!("task `{id}` was {before}, a terminal status, and then {status}"))
                             }

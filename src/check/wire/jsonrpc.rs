@@ -510,15 +510,12 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
     let mut active: HashMap<String, String> = HashMap::new();
     // Token → where the answer of the request that carried it came (frame index, stream).
     let mut answered: HashMap<String, (usize, Option<usize>)> = HashMap::new();
-    // HTTP: the frame that opened each stream (the request sent on it).
-    let mut opened: HashMap<usize, usize> = HashMap::new();
+    let mut order = SendOrder::default();
     let (mut seen, mut bad) = (0, Vec::new());
     for (index, frame) in transcript.frames.iter().enumerate() {
         match frame.direction {
             Direction::Sent => {
-                if let Some(post) = frame.post {
-                    opened.entry(post).or_insert(index);
-                }
+                order.sent(index, frame);
                 let Some(sent) = sent_message(frame) else {
                     continue;
                 };
@@ -546,13 +543,7 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
                     let late = match answered.get(&token) {
                         _ if active.contains_key(&token) => false,
                         None => true,
-                        Some((at, stream)) => {
-                            frame.post == *stream
-                                || frame
-                                    .post
-                                    .and_then(|p| opened.get(&p))
-                                    .is_some_and(|opened_at| opened_at > at)
-                        }
+                        Some((at, stream)) => order.surely_after(frame, *at, *stream),
                     };
                     if late {
                         bad.push(Evidence::frame(
@@ -587,14 +578,37 @@ fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) 
     (seen, bad)
 }
 
-/// The statuses a task does not leave.
-const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+/// The order a connection's frames are known to have been sent in, across its streams: on one
+/// stream (stdio and HTTP+SSE have just one) in the order they arrived; on an HTTP stream whose
+/// request was sent after a frame arrived, after that frame; otherwise not known (a frame on
+/// another stream may have been sent first and travelled slower).
+#[derive(Default)]
+struct SendOrder {
+    /// HTTP: the index of the frame that opened each stream (the request sent on it).
+    opened: HashMap<usize, usize>,
+}
+
+impl SendOrder {
+    /// Notes a frame mcpcheck sent (the `index`th of the transcript).
+    fn sent(&mut self, index: usize, frame: &WireFrame) {
+        if let Some(post) = frame.post {
+            self.opened.entry(post).or_insert(index);
+        }
+    }
+
+    /// Whether `frame` was surely sent after the frame at `at`, which came on `stream`.
+    fn surely_after(&self, frame: &WireFrame, at: usize, stream: Option<usize>) -> bool {
+        frame.post == stream
+            || frame
+                .post
+                .and_then(|p| self.opened.get(&p))
+                .is_some_and(|opened_at| *opened_at > at)
+    }
+}
 
 /// The status at `status`, if it is terminal.
 fn terminal(status: Option<&Value>) -> Option<&str> {
-    status
-        .and_then(Value::as_str)
-        .filter(|s| TERMINAL.contains(s))
+    status.and_then(Value::as_str).filter(|s| is_terminal(s))
 }
 
 /// A task made by a request that carried a progress token, as one connection saw it.
@@ -613,14 +627,11 @@ struct TrackedTask {
 fn task_progress_after_terminal(transcript: &Transcript) -> (usize, Vec<Evidence>) {
     let mut requests: HashMap<String, Value> = HashMap::new();
     let mut tasks: HashMap<String, TrackedTask> = HashMap::new();
-    // HTTP: the frame that opened each stream (the request sent on it).
-    let mut opened: HashMap<usize, usize> = HashMap::new();
+    let mut order = SendOrder::default();
     let (mut seen, mut bad) = (0, Vec::new());
     for (index, frame) in transcript.frames.iter().enumerate() {
         if frame.direction == Direction::Sent {
-            if let Some(post) = frame.post {
-                opened.entry(post).or_insert(index);
-            }
+            order.sent(index, frame);
             let Some(sent) = sent_message(frame) else {
                 continue;
             };
@@ -662,12 +673,7 @@ fn task_progress_after_terminal(transcript: &Transcript) -> (usize, Vec<Evidence
                 let Some((at, stream, why)) = &task.ended else {
                     continue;
                 };
-                let later = frame.post == *stream
-                    || frame
-                        .post
-                        .and_then(|p| opened.get(&p))
-                        .is_some_and(|opened_at| opened_at > at);
-                if later {
+                if order.surely_after(frame, *at, *stream) {
                     bad.push(Evidence::frame(
                         &frame.text,
                         &format!("progress for task {task_id} (token {token}) after {why}"),

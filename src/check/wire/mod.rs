@@ -222,6 +222,11 @@ fn received<'a>(input: &'a WireInput) -> impl Iterator<Item = (&'a Value, &'a Wi
         .filter_map(|f| f.message.as_ref().filter(|m| m.is_object()).map(|m| (m, f)))
 }
 
+/// Whether a task status is terminal: a task does not leave it (2025-11-25 tasks).
+fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
 /// Whether a received message is a response (it has no method).
 fn is_response(message: &Value) -> bool {
     message.get("method").is_none()
@@ -229,7 +234,7 @@ fn is_response(message: &Value) -> bool {
 
 /// Evaluates one built-in check.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    if !def.transports.is_empty() && !def.transports.contains(&input.transport) {
+    if !crate::transport::allows(&def.transports, input.transport) {
         return (
             Verdict::new(
                 Status::Skip,
