@@ -177,7 +177,8 @@ pub struct RunArgs {
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,
-    /// How many scenarios run at once (default: the number of cores).
+    /// How many scenarios run at once (default: twice the number of cores, at least 4; scenarios
+    /// mostly wait on the server).
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Where reports go.
@@ -978,8 +979,9 @@ impl RunArgs {
         };
         let jobs = args.jobs.unwrap_or_else(|| {
             std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2)
+                .map(|n| n.get() * 2)
+                .unwrap_or(4)
+                .max(4)
         });
         // A pattern that selects nothing would make a green run that checked nothing.
         for pattern in &args.only {

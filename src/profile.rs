@@ -231,6 +231,11 @@ pub const PROFILES: &[Profile] = &[
             "legacy-sse-origin-rejected",
         ],
     },
+    Profile {
+        name: "2026.11.8",
+        extends: Some("2026.11.7"),
+        checks: &["http-resume-server-request"],
+    },
 ];
 
 /// The newest profile, used when none is named.

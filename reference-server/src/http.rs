@@ -896,6 +896,13 @@ fn zone_header_problem(
     })
 }
 
+/// The JSON-RPC message an SSE event as sent carries, if any.
+fn event_message(text: &str) -> Option<Value> {
+    text.lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .and_then(|data| serde_json::from_str(data).ok())
+}
+
 /// An SSE response that ends at once, carrying nothing (for a request cancelled before it said
 /// anything).
 fn empty_stream() -> Response<HttpBody> {
@@ -927,10 +934,32 @@ fn get_stream(
             let every_stream = state.server.quirks.has(Quirk::ResumeReplaysOtherStreams);
             if let Some(at) = events.iter().position(|(_, id, _)| *id == last) {
                 let stream = events[at].0;
+                if state.server.quirks.has(Quirk::ResumeRequestIdReused) {
+                    // The resumed stream numbers its requests afresh: its first one takes the
+                    // id of the session's first request already done with.
+                    let done = events
+                        .iter()
+                        .filter_map(|(_, _, text)| event_message(text))
+                        .filter_map(|m| m.get("method").and(m.get("id")).cloned())
+                        .find(|id| !session.awaits(id));
+                    if let Some(id) = done {
+                        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+                        let _ = tx.send(Bytes::from(format!("event: message\ndata: {ping}\n\n")));
+                    }
+                }
+                let forget = state.server.quirks.has(Quirk::ResumeForgetsRequests);
                 for (_, _, text) in events[at + 1..]
                     .iter()
                     .filter(|(s, _, _)| every_stream || *s == stream)
                 {
+                    // With the quirk, an unanswered request is neither redelivered nor waited on.
+                    let unanswered = event_message(text)
+                        .and_then(|m| m.get("method").and(m.get("id")).cloned())
+                        .filter(|id| session.awaits(id));
+                    if let (true, Some(id)) = (forget, &unanswered) {
+                        session.give_up(id);
+                        continue;
+                    }
                     let _ = tx.send(Bytes::from(text.clone()));
                 }
                 // A stream still running goes on here (under the events lock, so that no event

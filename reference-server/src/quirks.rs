@@ -270,6 +270,12 @@ pub enum Quirk {
     StatelessIgnoreParamHeaders,
     /// A GET with Last-Event-ID replays the events of every stream of the session after it.
     ResumeReplaysOtherStreams,
+    /// A GET with Last-Event-ID first sends a ping under the id of an earlier request of the
+    /// session (its requests numbered afresh on each stream).
+    ResumeRequestIdReused,
+    /// A GET with Last-Event-ID does not redeliver the stream's requests still unanswered: the
+    /// server gives up on them, and the calls waiting on them fail.
+    ResumeForgetsRequests,
     /// `mcpcheck_structured` returns structuredContent without its JSON in a text block.
     StructuredContentNotMirrored,
     /// 2026-07-28: only the discover result names the server in `_meta`.
@@ -991,6 +997,16 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::ResumeReplaysOtherStreams,
         "resume-replays-other-streams",
         "a resumed stream MUST NOT replay messages of another stream",
+    ),
+    (
+        Quirk::ResumeRequestIdReused,
+        "resume-request-id-reused",
+        "a request id MUST NOT be reused within a session, on a resumed stream neither",
+    ),
+    (
+        Quirk::ResumeForgetsRequests,
+        "resume-forgets-requests",
+        "a dropped stream SHOULD NOT cancel a call: a request it waits on is redelivered on resumption",
     ),
     (
         Quirk::StructuredContentNotMirrored,

@@ -66,6 +66,22 @@ pub struct Session {
 }
 
 impl Session {
+    /// Whether the server still waits for the client's answer to its request with this id.
+    pub fn awaits(&self, id: &Value) -> bool {
+        self.awaiting
+            .lock()
+            .expect("awaiting lock")
+            .contains_key(&id.to_string())
+    }
+
+    /// Stops waiting for the answer to the server's request with this id: the asker gets none.
+    pub fn give_up(&self, id: &Value) {
+        self.awaiting
+            .lock()
+            .expect("awaiting lock")
+            .remove(&id.to_string());
+    }
+
     /// Whether the client declared this capability in initialize.
     fn client_declares(&self, capability: &str) -> bool {
         self.client_capabilities
@@ -1257,17 +1273,20 @@ impl Server {
                 {
                     params = json!({"mode": "url", "message": message, "url": "https://example.com/form", "elicitationId": "ref-elicitation-1"});
                 }
-                let answer = self
+                let Some(answer) = self
                     .ask_client(session, sink, "elicitation/create", params)
-                    .await;
+                    .await
+                else {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client did not answer elicitation/create."}], "isError": true}),
+                    );
+                };
                 let action = answer
-                    .as_ref()
-                    .and_then(|a| a.pointer("/result/action"))
+                    .pointer("/result/action")
                     .and_then(Value::as_str)
                     .unwrap_or("none");
                 let content = answer
-                    .as_ref()
-                    .and_then(|a| a.pointer("/result/content"))
+                    .pointer("/result/content")
                     .cloned()
                     .unwrap_or_default();
                 Ok(

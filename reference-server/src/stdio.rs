@@ -107,15 +107,19 @@ pub async fn converse(
             out_tx.clone(),
             stop_tx.clone(),
         );
-        // Tool calls may take a while (the slow tool), so they run concurrently; everything else
-        // is answered in the order it arrived.
+        // Requests that may take a while run concurrently; everything else is answered in the
+        // order it arrived.
         let parsed = serde_json::from_slice::<Value>(&frame).ok();
         let method = parsed
             .as_ref()
             .and_then(|v| v.get("method"))
             .and_then(Value::as_str);
-        // Tool calls and subscriptions run concurrently, and can be cancelled.
-        let concurrent = matches!(method, Some("tools/call" | "subscriptions/listen"));
+        // Tool calls, subscriptions and tasks/result (which waits for its task) run
+        // concurrently, and can be cancelled.
+        let concurrent = matches!(
+            method,
+            Some("tools/call" | "subscriptions/listen" | "tasks/result")
+        );
         in_flight.retain(|_, task| !task.is_finished());
         if method == Some("notifications/cancelled") {
             let id = parsed

@@ -16,12 +16,13 @@ use serde_json::{json, Value};
 
 use crate::quirks::{Quirk, Quirks};
 
-/// How long a task works before its outcome counts as reached.
-const WORK: Duration = Duration::from_millis(300);
+/// How long a task works before its outcome counts as reached: long enough that a client under
+/// load still cancels it while it works.
+const WORK: Duration = Duration::from_millis(1000);
 
 /// How long a task that reports progress works: long enough that a client under load still asks
-/// for its result while it works.
-const PROGRESS_WORK: Duration = Duration::from_millis(1000);
+/// for its result while it works (the progress goes to the stream of that request).
+const PROGRESS_WORK: Duration = Duration::from_millis(2000);
 
 /// The lifetime every task is given, whatever was asked for (a receiver may override it).
 const TTL_MS: u64 = 60_000;

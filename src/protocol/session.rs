@@ -612,20 +612,26 @@ impl Session {
         } else {
             match (waiter, &outgoing) {
                 (Some(rx), Outgoing::Request { id, .. }) => {
-                    let mut timeout = options.timeout.unwrap_or(self.limits.request_timeout);
-                    if !link.heard() {
-                        timeout = timeout.max(self.limits.startup_timeout);
-                    }
+                    let timeout = options.timeout.unwrap_or(self.limits.request_timeout);
+                    // A server not heard from yet may still be starting: it gets up to the
+                    // start-up allowance, and `timeout` from its first output.
+                    let allowance = (!link.heard()).then_some(self.limits.startup_timeout);
                     let awaited = async {
                         match options.until_notified.as_deref() {
                             None => {
-                                self.await_response(link, rx, timeout, options.accept_unmatched)
-                                    .await
+                                self.await_response(
+                                    link,
+                                    rx,
+                                    timeout,
+                                    allowance,
+                                    options.accept_unmatched,
+                                )
+                                .await
                             }
                             Some(until) => {
                                 let started = Instant::now();
                                 tokio::select! {
-                                    reply = self.await_response(link, rx, timeout, options.accept_unmatched) => reply,
+                                    reply = self.await_response(link, rx, timeout, allowance, options.accept_unmatched) => reply,
                                     () = notified_since(link, notes_before, until) => Reply::Nothing {
                                         waited_ms: started.elapsed().as_millis() as u64,
                                     },
@@ -762,13 +768,14 @@ impl Session {
         link: &Arc<StreamLink>,
         rx: oneshot::Receiver<(Value, String)>,
         timeout: Duration,
+        allowance: Option<Duration>,
         accept_unmatched: bool,
     ) -> Reply {
         enum Got {
             Message(Value, String),
             Dropped,
             Eof,
-            Timeout,
+            Timeout(Duration),
         }
         let mut closed = link.closed.clone();
         let mut rx = rx;
@@ -788,13 +795,13 @@ impl Session {
                     Got::Message(message, text)
                 }
                 _ = async { let _ = closed.wait_for(|c| *c).await; } => Got::Eof,
-                _ = tokio::time::sleep(timeout) => Got::Timeout,
+                waited = time_limit(link, timeout, allowance) => Got::Timeout(waited),
             }
         };
         match got {
             Got::Message(message, text) => Reply::Message { message, text },
-            Got::Timeout => Reply::Nothing {
-                waited_ms: timeout.as_millis() as u64,
+            Got::Timeout(waited) => Reply::Nothing {
+                waited_ms: waited.as_millis() as u64,
             },
             Got::Dropped => Reply::Closed {
                 detail: self.closed_detail(link, "stdout closed").await,
@@ -1708,6 +1715,32 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Ends when a reply's time is up, and says after how long by the rule: after `timeout`, or, for
+/// a server that may still be starting (`allowance`), `timeout` after its first output and at the
+/// latest when the allowance ends. A server that talks at once (even junk, even a flood) gets no
+/// more than `timeout`.
+async fn time_limit(link: &StreamLink, timeout: Duration, allowance: Option<Duration>) -> Duration {
+    let Some(allowance) = allowance else {
+        tokio::time::sleep(timeout).await;
+        return timeout;
+    };
+    const POLL: Duration = Duration::from_millis(10);
+    let heard_then_timeout = async {
+        let mut silent = Duration::ZERO;
+        while !link.heard() {
+            tokio::time::sleep(POLL).await;
+            silent += POLL;
+        }
+        tokio::time::sleep(timeout).await;
+        silent + timeout
+    };
+    let cap = allowance.max(timeout);
+    tokio::select! {
+        waited = heard_then_timeout => waited.min(cap),
+        () = tokio::time::sleep(cap) => cap,
+    }
 }
 
 /// mcpcheck's answer to a request from the server, by what the connection `declared`: `ping`

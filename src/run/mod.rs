@@ -199,9 +199,8 @@ impl Prestart {
             .drain()
             .map(|(_, session)| session)
             .collect();
-        for session in unused {
-            session.close().await;
-        }
+        // Together: each may take the exit grace to stop.
+        futures_util::future::join_all(unused.iter().map(Session::close)).await;
     }
 }
 
@@ -270,6 +269,24 @@ fn empty_report(config: &RunConfig) -> Report {
     }
 }
 
+/// How long a scenario is known to wait, at least: its steps' waits and holds, and a second for
+/// each step with a timeout of its own (a call that blocks, such as tasks/result).
+fn known_wait(scenario: &Scenario) -> Duration {
+    scenario
+        .steps
+        .iter()
+        .map(|step| {
+            step.wait.unwrap_or_default()
+                + step.hold.unwrap_or_default()
+                + if step.timeout.is_some() {
+                    Duration::from_secs(1)
+                } else {
+                    Duration::ZERO
+                }
+        })
+        .sum()
+}
+
 /// Runs the scenarios against a server that is running (HTTP) or will be started (stdio).
 async fn run_started(config: RunConfig) -> Report {
     let clock = Instant::now();
@@ -286,6 +303,8 @@ async fn run_started(config: RunConfig) -> Report {
         .filter(|s| config.shard.is_none_or(|(k, n)| shard_of(&s.id, n) == k))
         .enumerate()
         .collect();
+    // Scenarios that are known to wait long start first, so that their waits overlap the rest.
+    scenarios.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
     let main = match Session::open(&config.target, &config.limits) {
         Ok(session) => Arc::new(session),
         Err(e) => {
@@ -427,6 +446,8 @@ async fn run_started(config: RunConfig) -> Report {
     .is_ok();
     tasks.shutdown().await;
     context.prestart.close_unused().await;
+    // The report follows the library's order.
+    scenarios.sort_by_key(|(index, _)| *index);
     for (index, scenario) in scenarios.drain(..) {
         let results = done.remove(&index).unwrap_or_else(|| {
             let why = if finished && crashed {

@@ -53,7 +53,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         spec: &[("2025-11-25", "basic/index#requests")],
         expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
         transport: None,
-        explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined.",
+        explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined, those on streams resumed with Last-Event-ID too: there the very same request again is its redelivery, while another request under an id already used is a reuse (a server that numbers each stream's requests afresh, say).",
         idle: Some("the server sent no requests of its own"),
     },
     Builtin {
@@ -349,22 +349,7 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
         }
         "server-request-id" => {
             for transcript in input.transcripts {
-                let mut ids: HashMap<String, usize> = HashMap::new();
-                for (message, frame) in server_requests(transcript) {
-                    seen += 1;
-                    let id = &message["id"];
-                    if !(id.is_string() || id.is_i64() || id.is_u64()) {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("the request id {id} is not a string or an integer"),
-                        ));
-                    } else if ids.insert(id_key(id), seen).is_some() {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("the request id {id} was used before in this session"),
-                        ));
-                    }
-                }
+                bad.extend(bad_request_ids(transcript, &mut seen));
             }
         }
         "stdio-framing" => {
@@ -746,6 +731,55 @@ fn server_requests(transcript: &Transcript) -> impl Iterator<Item = (&Value, &Wi
         .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
 }
 
+/// The requests a server sent on one connection whose id is not a string or an integer, or was
+/// used before on the connection. A stream resumed with `Last-Event-ID` may bring a request again:
+/// the very same message under its id is a redelivery, not a reuse; another request under an id
+/// already used is a reuse wherever it came. Counts every request into `seen`.
+fn bad_request_ids(transcript: &Transcript, seen: &mut usize) -> Vec<Evidence> {
+    let mut used: HashMap<String, &Value> = HashMap::new();
+    let mut bad = Vec::new();
+    for frame in transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == Direction::Received)
+    {
+        let Some(message) = frame
+            .message
+            .as_ref()
+            .filter(|m| m.get("method").is_some() && m.get("id").is_some())
+        else {
+            continue;
+        };
+        *seen += 1;
+        let id = &message["id"];
+        if !(id.is_string() || id.is_i64() || id.is_u64()) {
+            bad.push(Evidence::frame(
+                &frame.text,
+                &format!("the request id {id} is not a string or an integer"),
+            ));
+            continue;
+        }
+        match used.get(&id_key(id)) {
+            None => {
+                used.insert(id_key(id), message);
+            }
+            Some(before) if resumed(transcript, frame) && *before == message => {}
+            Some(before) if resumed(transcript, frame) => bad.push(Evidence::frame(
+                &frame.text,
+                &format!(
+                    "on a resumed stream, the id {id} of an earlier {} names another request: not its redelivery but a reuse",
+                    before.get("method").and_then(Value::as_str).unwrap_or("request")
+                ),
+            )),
+            Some(_) => bad.push(Evidence::frame(
+                &frame.text,
+                &format!("the request id {id} was used before in this session"),
+            )),
+        }
+    }
+    bad
+}
+
 /// The `notifications/cancelled` a server sent on one connection that name no request it may
 /// cancel: up to 2025-11-25 one of its own requests (issued before on that connection; one
 /// that crossed mcpcheck's answer is fine, the spec expects such races), on 2026-07-28 a
@@ -810,6 +844,7 @@ fn stray_cancellations(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::transcript::HttpRecord;
     use serde_json::json;
 
     /// A frame on stream `post` (HTTP) or on the one pipe (`None`).
@@ -864,6 +899,40 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": id, "result": result}),
             post,
         )
+    }
+
+    #[test]
+    fn a_request_redelivered_on_a_resumed_stream_is_not_a_reuse_but_another_one_is() {
+        let roots = json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"});
+        let ping = json!({"jsonrpc": "2.0", "id": "r1", "method": "ping"});
+        let mut transcript = transcript(vec![
+            frame(Direction::Received, roots.clone(), Some(0)),
+            // Stream 1 resumes stream 0: the same request again is its redelivery.
+            frame(Direction::Received, roots.clone(), Some(1)),
+            // Another request under the same id, resumed stream or not, is a reuse.
+            frame(Direction::Received, ping.clone(), Some(1)),
+            frame(Direction::Received, roots, Some(2)),
+        ]);
+        transcript.posts = vec![
+            HttpRecord::default(),
+            HttpRecord {
+                method: "GET".into(),
+                request_headers: vec![("Last-Event-ID".into(), "0-0".into())],
+                ..HttpRecord::default()
+            },
+            HttpRecord::default(),
+        ];
+        let mut seen = 0;
+        let bad = bad_request_ids(&transcript, &mut seen);
+        assert_eq!((seen, bad.len()), (4, 2), "{bad:?}");
+        assert!(bad[0]
+            .remark
+            .as_deref()
+            .is_some_and(|r| r.contains("of an earlier roots/list names another request")));
+        assert!(bad[1]
+            .remark
+            .as_deref()
+            .is_some_and(|r| r.contains("was used before")));
     }
 
     #[test]
