@@ -146,6 +146,8 @@ struct Prestart {
     started: std::sync::Mutex<HashMap<usize, Session>>,
     /// The scenarios (by index, in order) still to get one.
     waiting: std::sync::Mutex<VecDeque<usize>>,
+    /// Servers a scenario took but did not need, being shut down meanwhile.
+    discarded: std::sync::Mutex<JoinSet<()>>,
 }
 
 impl Prestart {
@@ -156,6 +158,7 @@ impl Prestart {
             limits: limits.clone(),
             started: std::sync::Mutex::default(),
             waiting: std::sync::Mutex::new(waiting),
+            discarded: std::sync::Mutex::default(),
         };
         prestart.fill();
         prestart
@@ -188,8 +191,19 @@ impl Prestart {
         taken
     }
 
+    /// Shuts down a server a scenario took but does not need (it does not apply), without
+    /// holding up that scenario's turn: [`Prestart::close_unused`] waits for it.
+    fn discard(&self, session: Session) {
+        self.discarded
+            .lock()
+            .expect("prestart lock")
+            .spawn(async move {
+                session.close().await;
+            });
+    }
+
     /// Shuts down the servers no scenario took (the run's bound, a race with a scenario that
-    /// started first), and starts no more.
+    /// started first) and waits for the discarded ones; starts no more.
     async fn close_unused(&self) {
         self.waiting.lock().expect("prestart lock").clear();
         let unused: Vec<Session> = self
@@ -201,6 +215,8 @@ impl Prestart {
             .collect();
         // Together: each may take the exit grace to stop.
         futures_util::future::join_all(unused.iter().map(Session::close)).await;
+        let mut discarded = std::mem::take(&mut *self.discarded.lock().expect("prestart lock"));
+        while discarded.join_next().await.is_some() {}
     }
 }
 
@@ -291,7 +307,7 @@ fn known_wait(scenario: &Scenario) -> Duration {
 async fn run_started(config: RunConfig) -> Report {
     let clock = Instant::now();
     let mut report = empty_report(&config);
-    let mut scenarios: Vec<(usize, Scenario)> = config
+    let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
         .scenarios
         .iter()
         .cloned()
@@ -301,6 +317,7 @@ async fn run_started(config: RunConfig) -> Report {
         })
         .filter(|s| !s.checks.is_empty())
         .filter(|s| config.shard.is_none_or(|(k, n)| shard_of(&s.id, n) == k))
+        .map(Arc::new)
         .enumerate()
         .collect();
     // Scenarios that are known to wait long start first, so that their waits overlap the rest.
@@ -319,6 +336,12 @@ async fn run_started(config: RunConfig) -> Report {
             .iter()
             .filter(|(_, s)| s.session != SessionKind::Shared)
             .filter(|(_, s)| transport::allows(&s.requires.transports, TransportKind::Stdio))
+            .filter(|(_, s)| {
+                s.requires
+                    .profile
+                    .as_ref()
+                    .is_none_or(|p| config.fixture_profile.as_ref() == Some(p))
+            })
             .map(|(index, _)| *index)
             .collect(),
         Target::Http(_) => VecDeque::new(),
@@ -412,7 +435,8 @@ async fn run_started(config: RunConfig) -> Report {
             (context.clone(), semaphore.clone(), config.observer.clone());
         tasks.spawn(async move {
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
-            let (results, transcript) = run_scenario(&context, &scenario, index).await;
+            // Boxed once it may run: a waiting task stays small (a scenario's future is large).
+            let (results, transcript) = Box::pin(run_scenario(&context, &scenario, index)).await;
             if let Some(observer) = observer {
                 let worst = results
                     .iter()
@@ -820,7 +844,7 @@ async fn run_scenario(
     let prestarted = context.prestart.take(index);
     if let Some(why) = not_applicable(context, scenario) {
         if let Some(session) = prestarted {
-            session.close().await;
+            context.prestart.discard(session);
         }
         let results = scenario
             .checks
