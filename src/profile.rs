@@ -236,6 +236,27 @@ pub const PROFILES: &[Profile] = &[
         extends: Some("2026.11.7"),
         checks: &["http-resume-server-request"],
     },
+    Profile {
+        name: "2026.11.9",
+        extends: Some("2026.11.8"),
+        checks: &[
+            "tasks-ext-create-result",
+            "tasks-ext-get",
+            "tasks-ext-result-inlined",
+            "tasks-ext-refused-without-extension",
+            "tasks-ext-no-handle-without-extension",
+            "tasks-ext-tool-error-completed",
+            "tasks-ext-failed-error",
+            "tasks-ext-update-ack",
+            "tasks-ext-input-requests",
+            "tasks-ext-update-resumes",
+            "tasks-ext-cancel-ack",
+            "tasks-ext-get-unknown",
+            "tasks-ext-update-cancel-unknown",
+            "tasks-ext-required-capability",
+            "tasks-ext-listen-without-extension",
+        ],
+    },
 ];
 
 /// The newest profile, used when none is named.

@@ -92,6 +92,23 @@ pub fn tools(version: &str) -> Vec<Value> {
             }));
         }
     }
+    if at_least(version, "2026-07-28") {
+        // The tasks extension: a task for a request that declares it; the outcome is chosen.
+        let outcome = json!({
+            "type": "object",
+            "properties": {"outcome": {"enum": ["done", "tool-error", "protocol-error", "input"]}}
+        });
+        tools.push(json!({
+            "name": "mcpcheck_task",
+            "description": "Does a little work: as a task for a client that declares the tasks extension, at once otherwise. outcome: done (default), tool-error (isError), protocol-error (a JSON-RPC error) or input (as a task, it first asks for the client's roots under the key `roots`).",
+            "inputSchema": outcome
+        }));
+        tools.push(json!({
+            "name": "mcpcheck_task_required",
+            "description": "Does a little work, only as a task: a client must declare the tasks extension.",
+            "inputSchema": outcome
+        }));
+    }
     tools.extend(everything_tools());
     // The official fixtures that ask the client for something: a server request, which the
     // handshake era has (2026-07-28 asks with an InputRequiredResult instead).
@@ -296,6 +313,22 @@ pub enum ToolOutcome {
     Sampling,
     /// An official elicitation tool: ask the client to fill in this form.
     Elicitation { message: String, schema: Value },
+}
+
+/// 2026-07-28: what the tasks extension's fixture task comes to, by its `outcome` argument: a
+/// result (`done`), a tool error (`tool-error`: `isError`) or a JSON-RPC error
+/// (`protocol-error`).
+pub fn ext_task_outcome(args: &Value) -> Result<Value, (i64, String, Option<Value>)> {
+    let text = |t: &str| json!({"content": [{"type": "text", "text": t}]});
+    match args.get("outcome").and_then(Value::as_str) {
+        Some("tool-error") => {
+            let mut result = text("The work failed.");
+            result["isError"] = json!(true);
+            Ok(result)
+        }
+        Some("protocol-error") => Err((-32603, "Internal error: the work broke down".into(), None)),
+        _ => Ok(text("The work is done.")),
+    }
 }
 
 /// Runs a tool (all but the slow one, which needs the transport to report progress).

@@ -543,6 +543,8 @@ fn stateless_header_problem(
     let named = match method {
         "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
         "resources/read" => params.and_then(|p| p.get("uri")),
+        // The tasks extension routes by task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params.and_then(|p| p.get("taskId")),
         _ => None,
     }
     .and_then(Value::as_str);

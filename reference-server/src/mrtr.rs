@@ -40,7 +40,7 @@ fn checksum(payload: &str) -> u64 {
 }
 
 /// Whether this request's `_meta` declares a client capability.
-fn declares(params: &Value, capability: &str) -> bool {
+pub fn declares(params: &Value, capability: &str) -> bool {
     params
         .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities")
         .and_then(|c| c.get(capability))

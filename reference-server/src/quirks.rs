@@ -243,6 +243,34 @@ pub enum Quirk {
     TaskRequiredPlainAccepted,
     /// A tool without execution.taskSupport also runs as a task.
     TaskForbiddenAccepted,
+    /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
+    ExtTaskNested,
+    /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
+    ExtTaskGetResultTypeTask,
+    /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
+    ExtTaskResultNotInlined,
+    /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
+    ExtTaskUndeclaredHandle,
+    /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
+    ExtTaskRequiredWrongError,
+    /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
+    ExtTaskServesUndeclared,
+    /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
+    ExtTaskUnknownInternal,
+    /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
+    ExtTaskCancelReturnsTask,
+    /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
+    ExtTaskUpdateUnknownKeyRefused,
+    /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
+    ExtTaskToolErrorFailed,
+    /// 2026-07-28, tasks extension: a failed task leaves out its error.
+    ExtTaskFailedWithoutError,
+    /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
+    ExtTaskListenUndeclared,
+    /// 2026-07-28, tasks extension: tasks/get of a task that waits for input leaves out inputRequests.
+    ExtTaskInputRequestsMissing,
+    /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
+    ExtTaskUpdateIgnored,
     /// A task reports its progress under its taskId instead of the request's progressToken.
     TaskProgressTaskId,
     /// A task that is over sends one more progress notification, with the next request about it.
@@ -937,6 +965,76 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::StatelessListChangeSilent,
         "stateless-list-change-silent",
         "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
+    ),
+    (
+        Quirk::ExtTaskNested,
+        "ext-task-nested",
+        "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
+    ),
+    (
+        Quirk::ExtTaskGetResultTypeTask,
+        "ext-task-get-result-type-task",
+        "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
+    ),
+    (
+        Quirk::ExtTaskResultNotInlined,
+        "ext-task-result-not-inlined",
+        "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
+    ),
+    (
+        Quirk::ExtTaskUndeclaredHandle,
+        "ext-task-undeclared-handle",
+        "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
+    ),
+    (
+        Quirk::ExtTaskRequiredWrongError,
+        "ext-task-required-wrong-error",
+        "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension",
+    ),
+    (
+        Quirk::ExtTaskServesUndeclared,
+        "ext-task-serves-undeclared",
+        "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
+    ),
+    (
+        Quirk::ExtTaskUnknownInternal,
+        "ext-task-unknown-internal",
+        "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602",
+    ),
+    (
+        Quirk::ExtTaskCancelReturnsTask,
+        "ext-task-cancel-returns-task",
+        "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
+    ),
+    (
+        Quirk::ExtTaskUpdateUnknownKeyRefused,
+        "ext-task-update-unknown-key-refused",
+        "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
+    ),
+    (
+        Quirk::ExtTaskToolErrorFailed,
+        "ext-task-tool-error-failed",
+        "2026-07-28 tasks extension: a tool error is a completed task, never failed",
+    ),
+    (
+        Quirk::ExtTaskFailedWithoutError,
+        "ext-task-failed-without-error",
+        "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error",
+    ),
+    (
+        Quirk::ExtTaskListenUndeclared,
+        "ext-task-listen-undeclared",
+        "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
+    ),
+    (
+        Quirk::ExtTaskInputRequestsMissing,
+        "ext-task-input-requests-missing",
+        "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests",
+    ),
+    (
+        Quirk::ExtTaskUpdateIgnored,
+        "ext-task-update-ignored",
+        "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
     ),
     (
         Quirk::StatelessListenEndUnannounced,

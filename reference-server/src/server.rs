@@ -130,6 +130,8 @@ pub struct Server {
     pub listeners: Mutex<Vec<Listener>>,
     /// The key of the next listener.
     pub listener_keys: std::sync::atomic::AtomicU64,
+    /// 2026-07-28: the tasks of the tasks extension, held by the server.
+    pub ext_tasks: crate::tasks::ExtTasks,
 }
 
 /// An open `subscriptions/listen` subscription.
@@ -494,6 +496,15 @@ impl Server {
                 None,
             ));
         };
+        // Task status notifications need the tasks extension; this server sends none, so it
+        // agrees to no task ids (the acknowledgement leaves them out).
+        if asked.contains_key("taskIds")
+            && self.serves("tasks")
+            && !crate::tasks::declared(params)
+            && !self.quirks.has(Quirk::ExtTaskListenUndeclared)
+        {
+            return Err(crate::tasks::missing_extension("listening for task status"));
+        }
         let tag = json!({"io.modelcontextprotocol/subscriptionId": id});
         let mut honoured = json!({});
         let mut methods = Vec::new();
@@ -911,11 +922,16 @@ impl Server {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [STATELESS_VERSION],
-                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {"listChanged": true}, "completions": {}, "logging": {}})),
+                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {"listChanged": true}, "completions": {}, "logging": {}, "extensions": {}})),
                     "instructions": "A reference server for mcpcheck. Its tools are harmless.",
                     "ttlMs": 0,
                     "cacheScope": "public"
                 });
+                if self.serves("tasks") {
+                    result["capabilities"]["extensions"][crate::tasks::EXTENSION] = json!({});
+                } else if let Some(capabilities) = result["capabilities"].as_object_mut() {
+                    capabilities.remove("extensions");
+                }
                 if self.quirks.has(Quirk::StatelessDiscoverNoCacheHints) {
                     let object = result.as_object_mut().expect("object");
                     object.remove("ttlMs");
@@ -925,6 +941,14 @@ impl Server {
             }
             "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
             "subscriptions/listen" => self.listen(id, params, sink).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" if self.serves("tasks") => {
+                if crate::tasks::declared(params) || self.quirks.has(Quirk::ExtTaskServesUndeclared)
+                {
+                    self.ext_tasks.handle(&self.quirks, method, params)
+                } else {
+                    Err(crate::tasks::missing_extension(method))
+                }
+            }
             _ => match self.feature(session, version, method, params, sink).await {
                 Some(outcome) => outcome,
                 // initialize, ping, logging/setLevel and subscribe are gone in this era.
@@ -1083,6 +1107,44 @@ impl Server {
                 }
                 _ => {}
             }
+        }
+        if self.stateless
+            && self.serves("tasks")
+            && matches!(name, "mcpcheck_task" | "mcpcheck_task_required")
+        {
+            // 2026-07-28, the tasks extension: a task for a request that declares it.
+            let declared = crate::tasks::declared(params);
+            let outcome = fixtures::ext_task_outcome(&args);
+            // With outcome `input`, the task first asks for the client's roots.
+            let asks_roots = args.get("outcome") == Some(&json!("input"));
+            if asks_roots && !mrtr::declares(params, "roots") {
+                return Err((
+                    -32021,
+                    "Missing required client capability: roots".into(),
+                    Some(json!({"requiredCapabilities": {"roots": {}}})),
+                ));
+            }
+            if declared || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
+                return Ok(self.ext_tasks.create(&self.quirks, outcome, asks_roots));
+            }
+            if asks_roots {
+                return Err(crate::tasks::missing_extension(
+                    "asking for input during a task",
+                ));
+            }
+            if name == "mcpcheck_task_required" {
+                return Err(if self.quirks.has(Quirk::ExtTaskRequiredWrongError) {
+                    (
+                        -32601,
+                        format!("Method not found: `{name}` runs only as a task"),
+                        None,
+                    )
+                } else {
+                    crate::tasks::missing_extension(name)
+                });
+            }
+            // Otherwise the work is done at once.
+            return outcome;
         }
         if name == "test_missing_capability" && self.official_fixtures && self.stateless {
             let declared = params

@@ -50,11 +50,14 @@ struct Task {
     progress_token: Option<Value>,
     /// How many progress notifications it has sent.
     reported: u32,
+    /// 2026-07-28, tasks extension: the key of the input request it waits on (the client's
+    /// roots), until a `tasks/update` answers it.
+    asks: Option<&'static str>,
 }
 
 impl Task {
     fn done(&self) -> bool {
-        Instant::now() >= self.started + self.work
+        self.asks.is_none() && Instant::now() >= self.started + self.work
     }
 
     fn working(&self) -> bool {
@@ -148,6 +151,7 @@ impl Tasks {
             outcome,
             progress_token,
             reported: 0,
+            asks: None,
         };
         let mut view = task.view(quirks);
         if quirks.has(Quirk::TaskCreatedWithoutTimestamps) {
@@ -302,6 +306,207 @@ impl Tasks {
                 Ok(task.view(quirks))
             }
             _ => unreachable!("only the tasks methods come here"),
+        }
+    }
+}
+
+/// The key under which a fixture task that needs input asks for the client's roots.
+pub const ROOTS_KEY: &str = "roots";
+
+/// The tasks extension's identifier (2026-07-28, SEP-2663).
+pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether a 2026-07-28 request declares the tasks extension among its capabilities.
+pub fn declared(params: &Value) -> bool {
+    params
+        .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/extensions")
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// The -32021 error for a request that needs the tasks extension but did not declare it.
+pub fn missing_extension(what: &str) -> (i64, String, Option<Value>) {
+    (
+        -32021,
+        format!("Missing required client capability: {what} needs the {EXTENSION} extension"),
+        Some(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}})),
+    )
+}
+
+/// 2026-07-28: the tasks of the tasks extension (`io.modelcontextprotocol/tasks`). A tool call
+/// may be answered with a task handle (`resultType: "task"`), which `tasks/get` polls until
+/// the task is over (its result or error inlined), `tasks/update` answers its input requests
+/// and `tasks/cancel` ends. The server holds them, not a connection: on 2026-07-28 a request
+/// belongs to none.
+#[derive(Debug, Default)]
+pub struct ExtTasks {
+    tasks: Mutex<Vec<Task>>,
+}
+
+impl Task {
+    /// Its status as the extension sees it: a tool error is a completed task; only a JSON-RPC
+    /// error makes it failed.
+    fn ext_status(&self, quirks: &Quirks) -> &'static str {
+        match (&self.cancelled, self.done(), &self.outcome) {
+            (Some(_), ..) => "cancelled",
+            (None, false, _) if self.asks.is_some() => "input_required",
+            (None, false, _) => "working",
+            (None, true, Ok(result))
+                if quirks.has(Quirk::ExtTaskToolErrorFailed)
+                    && result.get("isError") == Some(&json!(true)) =>
+            {
+                "failed"
+            }
+            (None, true, Ok(_)) => "completed",
+            (None, true, Err(_)) => "failed",
+        }
+    }
+
+    /// Its state as the extension shows it (a `Task`); `detailed` adds what its status carries
+    /// (a `DetailedTask`: the result of a completed task, the error of a failed one).
+    fn ext_view(&self, quirks: &Quirks, detailed: bool) -> Value {
+        let updated = match (self.cancelled, self.done()) {
+            (Some(at), _) => at,
+            (None, true) => self.created + self.work,
+            (None, false) => self.created,
+        };
+        let status = self.ext_status(quirks);
+        let mut view = json!({
+            "taskId": self.id,
+            "status": status,
+            "createdAt": iso8601(self.created),
+            "lastUpdatedAt": iso8601(updated),
+            "ttlMs": TTL_MS,
+            "pollIntervalMs": 100
+        });
+        if !detailed {
+            return view;
+        }
+        match (status, &self.outcome) {
+            ("input_required", _) if !quirks.has(Quirk::ExtTaskInputRequestsMissing) => {
+                view["inputRequests"] = json!({ROOTS_KEY: {"method": "roots/list", "params": {}}});
+            }
+            ("completed", Ok(result)) if !quirks.has(Quirk::ExtTaskResultNotInlined) => {
+                view["result"] = result.clone();
+            }
+            ("failed", _) if quirks.has(Quirk::ExtTaskFailedWithoutError) => {}
+            ("failed", Ok(_)) => {
+                view["error"] = json!({"code": -32603, "message": "the tool reported an error"});
+            }
+            ("failed", Err((code, message, data))) => {
+                view["error"] = json!({"code": code, "message": message});
+                if let Some(data) = data {
+                    view["error"]["data"] = data.clone();
+                }
+            }
+            _ => {}
+        }
+        if status == "failed" {
+            view["statusMessage"] = json!("The work broke down.");
+        }
+        view
+    }
+}
+
+impl ExtTasks {
+    /// Starts a task whose outcome is already known; returns its handle (a `CreateTaskResult`),
+    /// once `tasks/get` knows the task. A task that `asks_roots` first waits for the client's
+    /// roots (input request [`ROOTS_KEY`]); its outcome is then how many came.
+    pub fn create(&self, quirks: &Quirks, outcome: Outcome, asks_roots: bool) -> Value {
+        let mut tasks = self.tasks.lock().expect("tasks lock");
+        let task = Task {
+            id: format!(
+                "mcpcheck-ext-task-{}-{}",
+                std::process::id(),
+                tasks.len() + 1
+            ),
+            created: SystemTime::now(),
+            started: Instant::now(),
+            work: WORK,
+            cancelled: None,
+            outcome,
+            progress_token: None,
+            reported: 0,
+            asks: asks_roots.then_some(ROOTS_KEY),
+        };
+        let view = task.ext_view(quirks, false);
+        tasks.push(task);
+        if quirks.has(Quirk::ExtTaskNested) {
+            return json!({"resultType": "task", "task": view});
+        }
+        let mut handle = view;
+        handle["resultType"] = json!("task");
+        handle
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` from a request that declared the
+    /// extension.
+    pub fn handle(&self, quirks: &Quirks, method: &str, params: &Value) -> Outcome {
+        let id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
+        let mut tasks = self.tasks.lock().expect("tasks lock");
+        let Some(task) = tasks.iter_mut().find(|t| t.id == id) else {
+            let code = if quirks.has(Quirk::ExtTaskUnknownInternal) {
+                -32603
+            } else {
+                -32602
+            };
+            return Err((code, format!("Invalid params: no task `{id}`"), None));
+        };
+        match method {
+            "tasks/get" => {
+                let mut view = task.ext_view(quirks, true);
+                if quirks.has(Quirk::ExtTaskGetResultTypeTask) {
+                    view["resultType"] = json!("task");
+                }
+                Ok(view)
+            }
+            "tasks/update" => {
+                let Some(responses) = params.get("inputResponses").and_then(Value::as_object)
+                else {
+                    return Err((
+                        -32602,
+                        "Invalid params: inputResponses must be an object".into(),
+                        None,
+                    ));
+                };
+                // Responses to keys that are not outstanding are ignored.
+                let outstanding = task.asks.filter(|key| responses.contains_key(*key));
+                if responses.len() > usize::from(outstanding.is_some())
+                    && quirks.has(Quirk::ExtTaskUpdateUnknownKeyRefused)
+                {
+                    return Err((-32602, "Invalid params: no such input request".into(), None));
+                }
+                if let Some(key) = outstanding {
+                    let Some(roots) = responses[key].get("roots").and_then(Value::as_array) else {
+                        return Err((
+                            -32602,
+                            format!(
+                                "Invalid params: inputResponses.{key} is not a ListRootsResult"
+                            ),
+                            None,
+                        ));
+                    };
+                    if !quirks.has(Quirk::ExtTaskUpdateIgnored) {
+                        // The work goes on from here.
+                        let text = format!("The client has {} roots.", roots.len());
+                        task.asks = None;
+                        task.started = Instant::now();
+                        task.outcome = Ok(json!({"content": [{"type": "text", "text": text}]}));
+                    }
+                }
+                Ok(json!({}))
+            }
+            "tasks/cancel" => {
+                // Cancelling a task that is over changes nothing; the request is acknowledged.
+                if task.cancelled.is_none() && !task.done() {
+                    task.cancelled = Some(SystemTime::now());
+                }
+                if quirks.has(Quirk::ExtTaskCancelReturnsTask) {
+                    return Ok(task.ext_view(quirks, true));
+                }
+                Ok(json!({}))
+            }
+            _ => unreachable!("only the tasks extension's methods come here"),
         }
     }
 }

@@ -35,6 +35,21 @@ pub const METHODS: &[(&str, &str)] = &[
 /// the request that made the task.
 pub const TASK_AUGMENTED: &str = "(task-augmented request)";
 
+/// What mcpcheck calls a result with `resultType: "task"` (2026-07-28, the tasks extension): a
+/// `CreateTaskResult` in lieu of the request's own result, whatever the request's method.
+pub const TASK_HANDLE: &str = "(task handle)";
+
+/// The identifier of the tasks extension (2026-07-28, SEP-2663).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The methods the tasks extension adds to 2026-07-28, and what a result of each is called.
+pub const EXTENSION_METHODS: &[(&str, &str)] = &[
+    ("tasks/get", "GetTaskResult"),
+    ("tasks/update", "UpdateTaskResult"),
+    ("tasks/cancel", "CancelTaskResult"),
+    (TASK_HANDLE, "CreateTaskResult"),
+];
+
 /// The one version whose core has tasks (experimental; an extension from 2026-07-28 on).
 pub const TASKS_VERSION: &str = "2025-11-25";
 
@@ -187,6 +202,24 @@ fn tool(version: &str) -> Value {
     shape(&["name", "inputSchema"], properties)
 }
 
+/// A task's shape: 2025-11-25 names its lifetime and polling hint `ttl` and `pollInterval`, the
+/// 2026-07-28 tasks extension `ttlMs` and `pollIntervalMs`; `required` adds to the members a
+/// task always has.
+fn task_shape(ttl: &str, poll: &str, required: &[&str]) -> Value {
+    let mut fields = vec!["taskId", "status", "createdAt", "lastUpdatedAt", ttl];
+    fields.extend(required);
+    let mut properties = json!({
+        "taskId": string(),
+        "status": {"enum": ["working", "input_required", "completed", "failed", "cancelled"]},
+        "statusMessage": string(),
+        "createdAt": string(),
+        "lastUpdatedAt": string(),
+    });
+    properties[ttl] = json!({"type": ["integer", "null"]});
+    properties[poll] = json!({"type": "integer"});
+    shape(&fields, properties)
+}
+
 /// The schema a result of `method` must satisfy at `version`, if mcpcheck knows the method.
 pub fn result_schema(method: &str, version: &str) -> Option<Value> {
     let stateless = since(version, "2026-07-28");
@@ -202,20 +235,7 @@ pub fn result_schema(method: &str, version: &str) -> Option<Value> {
         }
         shape(&required, properties)
     };
-    let task = || {
-        shape(
-            &["taskId", "status", "createdAt", "lastUpdatedAt", "ttl"],
-            json!({
-                "taskId": string(),
-                "status": {"enum": ["working", "input_required", "completed", "failed", "cancelled"]},
-                "statusMessage": string(),
-                "createdAt": string(),
-                "lastUpdatedAt": string(),
-                "ttl": {"type": ["integer", "null"]},
-                "pollInterval": {"type": "integer"},
-            }),
-        )
-    };
+    let task = || task_shape("ttl", "pollInterval", &[]);
     let tasks = version == TASKS_VERSION;
     let mut schema = match method {
         "tasks/get" | "tasks/cancel" if tasks => task(),
@@ -322,6 +342,56 @@ pub fn result_schema(method: &str, version: &str) -> Option<Value> {
     Some(schema)
 }
 
+/// The schema a result of `method` must satisfy at `version` under the tasks extension
+/// (2026-07-28, `io.modelcontextprotocol/tasks`), written from the extension's specification:
+/// a task handle is a flat `Result & Task` with `resultType` "task"; `tasks/get` is a
+/// `DetailedTask` (a completed task inlines its `result`, a failed one its `error`, one that
+/// needs input its `inputRequests`); `tasks/update` and `tasks/cancel` are empty
+/// acknowledgements. The official core schema does not hold these types.
+pub fn extension_result_schema(method: &str, version: &str) -> Option<Value> {
+    if !since(version, "2026-07-28") {
+        return None;
+    }
+    let task = |required: &[&str]| task_shape("ttlMs", "pollIntervalMs", required);
+    let mut schema = match method {
+        TASK_HANDLE => {
+            let mut schema = task(&["resultType"]);
+            schema["properties"]["resultType"] = json!({"const": "task"});
+            schema
+        }
+        "tasks/get" => {
+            let mut schema = task(&["resultType"]);
+            schema["properties"]["resultType"] = json!({"const": "complete"});
+            schema["properties"]["result"] = object();
+            schema["properties"]["error"] = shape(
+                &["code", "message"],
+                json!({"code": {"type": "integer"}, "message": string()}),
+            );
+            schema["properties"]["inputRequests"] = object();
+            let needs = |status: &str, member: &str| json!({"if": {"properties": {"status": {"const": status}}}, "then": {"required": [member]}});
+            schema["allOf"] = json!([
+                needs("completed", "result"),
+                needs("failed", "error"),
+                needs("input_required", "inputRequests"),
+            ]);
+            schema
+        }
+        "tasks/update" | "tasks/cancel" => shape(
+            &["resultType"],
+            json!({"resultType": {"const": "complete"}}),
+        ),
+        _ => return None,
+    };
+    schema["properties"]["_meta"] = object();
+    schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    Some(schema)
+}
+
+/// Whether mcpcheck judges results of `method` at `version` (core or the tasks extension).
+pub fn judged(method: &str, version: &str) -> bool {
+    result_schema(method, version).is_some() || extension_result_schema(method, version).is_some()
+}
+
 /// The schema a whole notification message of `method` must satisfy at `version` (its method
 /// and params), if mcpcheck knows the notification.
 pub fn notification_schema(method: &str, version: &str) -> Option<Value> {
@@ -383,7 +453,7 @@ fn validator(method: &str, version: &str) -> Option<Arc<jsonschema::Validator>> 
     let schema = if method.starts_with("notifications/") {
         notification_schema(method, version)
     } else {
-        result_schema(method, version)
+        result_schema(method, version).or_else(|| extension_result_schema(method, version))
     };
     let compiled = schema.map(|schema| {
         Arc::new(jsonschema::validator_for(&schema).expect("mcpcheck's own schemas compile"))
@@ -401,6 +471,12 @@ pub fn check_result(method: &str, version: &str, result: &Value) -> Option<Strin
     // A 2026-07-28 result may ask for more input instead (MRTR); that shape is not judged here.
     if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
         return None;
+    }
+    // `resultType: "task"` belongs to the CreateTaskResult of the tasks extension alone.
+    if method != TASK_HANDLE && result.get("resultType").and_then(Value::as_str) == Some("task") {
+        return Some(format!(
+            "/resultType: \"task\" on a result of {method}; only a CreateTaskResult carries it"
+        ));
     }
     let validator = validator(method, version)?;
     problems(&validator, result)
@@ -528,7 +604,12 @@ impl OfficialSchemas {
     /// What the official schema of `version` finds wrong with a result of `method`: `None` when
     /// it conforms, or when that version's file or the method's type is not there.
     pub fn check_result(&self, method: &str, version: &str, result: &Value) -> Option<String> {
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        // Neither MRTR's request for input nor an extension's task handle is a core result.
+        if matches!(
+            result.get("resultType").and_then(Value::as_str),
+            Some("input_required" | "task")
+        ) || method == TASK_HANDLE
+        {
             return None;
         }
         let validator = self.validator(version, result_type(method)?)?;
@@ -563,6 +644,31 @@ mod tests {
                 _ => assert!(handshake.is_some() && stateless.is_some()),
             }
         }
+    }
+
+    #[test]
+    fn the_tasks_extension_has_its_own_result_shapes() {
+        assert!(extension_result_schema("tasks/get", "2025-11-25").is_none());
+        for (method, _) in EXTENSION_METHODS {
+            assert!(judged(method, "2026-07-28"), "{method}");
+        }
+        let handle = json!({"resultType": "task", "taskId": "t", "status": "working", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": null});
+        assert_eq!(check_result(TASK_HANDLE, "2026-07-28", &handle), None);
+        let nested = json!({"resultType": "task", "task": handle});
+        assert!(check_result(TASK_HANDLE, "2026-07-28", &nested).is_some());
+        // A handle where the call's own result belongs.
+        let problem = check_result("prompts/get", "2026-07-28", &handle).unwrap();
+        assert!(problem.contains("only a CreateTaskResult"), "{problem}");
+        let mut done = handle.clone();
+        done["resultType"] = json!("complete");
+        done["status"] = json!("completed");
+        let problem = check_result("tasks/get", "2026-07-28", &done).unwrap();
+        assert!(problem.contains("result"), "{problem}");
+        done["result"] = json!({"content": []});
+        assert_eq!(check_result("tasks/get", "2026-07-28", &done), None);
+        let ack = json!({"resultType": "complete"});
+        assert_eq!(check_result("tasks/cancel", "2026-07-28", &ack), None);
+        assert!(check_result("tasks/update", "2026-07-28", &json!({})).is_some());
     }
 
     #[test]

@@ -72,9 +72,14 @@ impl SpecRef {
     }
 }
 
-/// The URL of a section: MCP sections under modelcontextprotocol.io, JSON-RPC under jsonrpc.org.
+/// The URL of a section: MCP sections under modelcontextprotocol.io (the tasks extension's,
+/// `extensions/tasks#…`, on its own site), JSON-RPC under jsonrpc.org.
 pub fn spec_url(version: &str, section: &str) -> String {
-    if version == "jsonrpc-2.0" {
+    if let Some(anchor) = section.strip_prefix("extensions/tasks") {
+        format!(
+            "https://modelcontextprotocol.github.io/ext-tasks/specification/{version}/tasks.html{anchor}"
+        )
+    } else if version == "jsonrpc-2.0" {
         format!(
             "https://www.jsonrpc.org/specification#{}",
             section.trim_start_matches('#')

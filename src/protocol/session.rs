@@ -976,10 +976,12 @@ impl Session {
                     Outgoing::Request { params, .. } => params.as_ref(),
                     _ => raw.as_ref().and_then(|m| m.get("params")),
                 };
-                if let Some(name) = params
-                    .and_then(|p| p.get("name").or_else(|| p.get("uri")))
-                    .and_then(Value::as_str)
-                {
+                // The tasks extension routes by task: Mcp-Name is the taskId.
+                let named = |p: &'_ Value| match method {
+                    Some("tasks/get" | "tasks/update" | "tasks/cancel") => p.get("taskId").cloned(),
+                    _ => p.get("name").or_else(|| p.get("uri")).cloned(),
+                };
+                if let Some(name) = params.and_then(named).as_ref().and_then(Value::as_str) {
                     headers.push(("Mcp-Name".into(), name.to_string()));
                     if method == Some("tools/call") {
                         for (path, header) in info.param_headers.get(name).into_iter().flatten() {

@@ -574,8 +574,17 @@ async fn connect(
 }
 
 /// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag
-/// inside one, which must be `true`.
+/// inside one, which must be `true`; `extensions.<id>` names an extension by its whole
+/// identifier (`extensions.io.modelcontextprotocol/tasks`).
 fn declares(info: &SessionInfo, capability: &str) -> bool {
+    if let Some(extension) = capability.strip_prefix("extensions.") {
+        return info
+            .capabilities
+            .as_ref()
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(extension))
+            .is_some_and(|v| !v.is_null() && v != &Value::Bool(false));
+    }
     let mut parts = capability.split('.');
     let Some(top) = info
         .capabilities
@@ -752,9 +761,10 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
         .iter()
         .find(|c| !declares(&context.info, c))
     {
-        return Some(format!(
-            "the server does not declare the `{missing}` capability"
-        ));
+        return Some(match missing.strip_prefix("extensions.") {
+            Some(extension) => format!("the server does not declare the `{extension}` extension"),
+            None => format!("the server does not declare the `{missing}` capability"),
+        });
     }
     if let Some(declared) = requires
         .undeclared
@@ -1141,6 +1151,9 @@ impl StepRunner<'_> {
             timeout: step.timeout,
             http_method: step.http_method.clone(),
         };
+        if let Some(poll) = &step.poll {
+            return vec![self.poll(poll, built, &options).await];
+        }
         let sends = built.into_iter().map(|built| {
             let options = &options;
             async move {
@@ -1171,6 +1184,58 @@ impl StepRunner<'_> {
             })
             .await;
         outcomes
+    }
+}
+
+impl StepRunner<'_> {
+    /// Sends a polling step's request until its reply has one of the awaited values (or the
+    /// step's time is up, or what came back is no reply at all); each poll has an id of its own
+    /// (`<id>.2`, `<id>.3`, …) and waits what the server asked for in `result.pollIntervalMs`
+    /// (at least 50 ms, at most 1 s). The last exchange is the step's; the others are in the
+    /// transcript.
+    async fn poll(
+        &self,
+        poll: &crate::scenario::Poll,
+        built: Built,
+        options: &SendOptions,
+    ) -> Result<Exchange, String> {
+        let (outgoing, headers) = built.into_iter().next().expect("one copy")?;
+        let options = SendOptions {
+            headers,
+            ..options.clone()
+        };
+        let deadline = Instant::now() + poll.within;
+        let mut attempt = 1;
+        loop {
+            let mut frame = outgoing.clone();
+            if let Outgoing::Request { id, .. } = &mut frame {
+                if attempt > 1 {
+                    *id = Value::from(format!("{id}.{attempt}"));
+                }
+            }
+            let exchange = self.session.send(frame, &options).await;
+            let Some(reply) = rules::reply_message(&exchange) else {
+                return Ok(exchange);
+            };
+            if poll
+                .until
+                .iter()
+                .any(|v| reply.pointer(&poll.at) == Some(v))
+            {
+                return Ok(exchange);
+            }
+            let interval = reply
+                .pointer("/result/pollIntervalMs")
+                .and_then(Value::as_u64)
+                .unwrap_or(200)
+                .clamp(50, 1000);
+            let next = Instant::now() + Duration::from_millis(interval);
+            if next >= deadline {
+                return Ok(exchange);
+            }
+            tokio::time::sleep_until(next.into()).await;
+            attempt += 1;
+        }
     }
 }
 

@@ -135,6 +135,19 @@ pub struct BackgroundFile {
     pub once_notified: String,
 }
 
+/// How a step polls: which reply ends it, and for how long it may go on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PollFile {
+    /// A JSON pointer into the reply message.
+    pub at: String,
+    /// The values there that end the polling.
+    pub until: Vec<Value>,
+    /// How long the polling may go on, in milliseconds (10 000 when not given).
+    #[serde(default)]
+    pub within_ms: Option<u64>,
+}
+
 /// One step.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -185,6 +198,11 @@ pub struct StepFile {
     /// is the copy's number (1, 2, …). Every copy is judged.
     #[serde(default)]
     pub concurrent: Option<Spanned<usize>>,
+    /// Send the request again (each time with an id of its own) until its reply has one of
+    /// these values at a JSON pointer, as a client polls `tasks/get`; the last reply is the
+    /// step's.
+    #[serde(default)]
+    pub poll: Option<Spanned<PollFile>>,
     /// HTTP headers to add or replace.
     #[serde(default)]
     pub headers: OrderedMap,

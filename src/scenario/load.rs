@@ -11,8 +11,8 @@ use toml::Spanned;
 
 use super::file::{AssertFile, CheckFile, CondFile, RuleFile, ScenarioFile, StepFile};
 use super::model::{
-    Assert, Cond, JsonType, Prior, ReplyKind, Requires, Rule, Scenario, ScenarioCheck, SessionKind,
-    Step, StepSend, Test,
+    Assert, Cond, JsonType, Poll, Prior, ReplyKind, Requires, Rule, Scenario, ScenarioCheck,
+    SessionKind, Step, StepSend, Test,
 };
 use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::protocol::version::KNOWN_VERSIONS;
@@ -361,6 +361,35 @@ fn resolve_step(
         }
         Some(n) => Some(*n.get_ref()),
     };
+    let poll = match step.poll {
+        None => None,
+        Some(p)
+            if matches!(send, StepSend::Request { id: None, .. })
+                && step.concurrent.is_none()
+                && background.is_none()
+                && step.until_notified.is_none() =>
+        {
+            let span = p.span();
+            let p = p.into_inner();
+            if !p.at.starts_with('/') || p.until.is_empty() {
+                return Err(source.error(
+                    Some(span),
+                    format!("step `{name}`: `poll` needs `at` (a JSON pointer) and at least one value in `until`"),
+                ));
+            }
+            Some(Poll {
+                at: p.at,
+                until: p.until,
+                within: Duration::from_millis(p.within_ms.unwrap_or(10_000)),
+            })
+        }
+        Some(p) => {
+            return Err(source.at(
+                &p,
+                format!("step `{name}`: `poll` goes with a single `request` without a fixed `id` (not `concurrent`, `background` or `until_notified`)"),
+            ))
+        }
+    };
     for (capture, pointer) in &step.capture.0 {
         if !(pointer.is_empty() || pointer.starts_with('/') || pointer.starts_with("@event_id/")) {
             return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
@@ -377,6 +406,7 @@ fn resolve_step(
         until_notified: step.until_notified,
         background,
         alongside,
+        poll,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,
@@ -903,6 +933,40 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
         )
         .unwrap_err();
         assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+    }
+
+    #[test]
+    fn a_polling_step_names_where_to_look_and_when_to_stop() {
+        let with = |poll: &str| {
+            parse(
+                "demo.toml",
+                &MINIMAL.replace(
+                    "request = { method = \"ping\" }",
+                    &format!("request = {{ method = \"ping\" }}\n{poll}"),
+                ),
+            )
+        };
+        let scenario =
+            with(r#"poll = { at = "/result/status", until = ["completed"], within_ms = 2000 }"#)
+                .unwrap();
+        let poll = scenario.steps[0].poll.as_ref().unwrap();
+        assert_eq!(poll.at, "/result/status");
+        assert_eq!(poll.until, vec![serde_json::Value::from("completed")]);
+        assert_eq!(poll.within, Duration::from_secs(2));
+        let default = with(r#"poll = { at = "/result/status", until = ["completed"] }"#).unwrap();
+        assert_eq!(
+            default.steps[0].poll.as_ref().unwrap().within,
+            Duration::from_secs(10)
+        );
+        let err = with(r#"poll = { at = "result/status", until = ["completed"] }"#).unwrap_err();
+        assert!(err.message.contains("a JSON pointer"), "{err}");
+        assert_eq!(err.line, 9, "{err}");
+        let err = with("poll = { at = \"/result/status\", until = [\"x\"] }\nconcurrent = 2")
+            .unwrap_err();
+        assert!(
+            err.message.contains("`poll` goes with a single `request`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -6,4 +6,4 @@ pub mod model;
 pub mod template;
 
 pub use load::LoadError;
-pub use model::{Scenario, ScenarioCheck, SessionKind, Step, StepSend};
+pub use model::{Poll, Scenario, ScenarioCheck, SessionKind, Step, StepSend};

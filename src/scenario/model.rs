@@ -103,6 +103,8 @@ pub struct Step {
     pub background: Option<String>,
     /// A notification (method, params) sent this long after the request, while it is in flight.
     pub alongside: Option<(String, Option<Value>, Duration)>,
+    /// Send the request again until its reply has one of these values at a JSON pointer.
+    pub poll: Option<Poll>,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
@@ -113,6 +115,19 @@ pub struct Step {
     pub capture: Vec<(String, String)>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
     pub http_method: Option<String>,
+}
+
+/// A step that polls: it sends its request again, each time with an id of its own, until the
+/// reply has one of `until` at `at` or `within` has passed (waiting between the polls what the
+/// server asks for in `result.pollIntervalMs`, 50 ms to 1 s, 200 ms when it does not say).
+#[derive(Clone, Debug)]
+pub struct Poll {
+    /// A JSON pointer into the reply message.
+    pub at: String,
+    /// The values there that end the polling.
+    pub until: Vec<Value>,
+    /// How long the polling may go on.
+    pub within: Duration,
 }
 
 /// What a step sends (params and raw text may hold `{{…}}` placeholders).

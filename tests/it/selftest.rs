@@ -30,10 +30,11 @@ impl Transport {
         }
     }
 
-    /// The modes a quirk runs in: `stateless-*` quirks change only the stateless era,
-    /// `legacy-sse-*` ones only the HTTP+SSE transport.
+    /// The modes a quirk runs in: `stateless-*` quirks (and `ext-task-*`, the 2026-07-28 tasks
+    /// extension's) change only the stateless era, `legacy-sse-*` ones only the HTTP+SSE
+    /// transport.
     fn for_quirk(quirk: &str) -> &'static [Transport] {
-        if quirk.starts_with("stateless-") {
+        if quirk.starts_with("stateless-") || quirk.starts_with("ext-task-") {
             &Transport::STATELESS
         } else if quirk.starts_with("legacy-sse-") {
             &[Transport::LegacySse]
@@ -118,8 +119,12 @@ fn assert_clean(transport: Transport) {
             .filter(|m| m.ends_with(" only") && !m.split([' ', ',']).any(|w| w == this));
         if let Some(other) = other {
             assert_eq!(status, "skip", "{id} is for {other} only");
-        } else if id.starts_with("stateless-") || id.contains("-undeclared-") {
-            // The stateless era's checks, and those of capabilities the server does not declare.
+        } else if id.starts_with("stateless-")
+            || id.starts_with("tasks-ext-")
+            || id.contains("-undeclared-")
+        {
+            // The stateless era's checks (the tasks extension's among them), and those of
+            // capabilities the server does not declare.
             assert_eq!(status, "skip", "{id} does not apply to the clean server");
         } else {
             assert_eq!(

@@ -11,13 +11,16 @@ pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "tasks-status-transitions",
         area: "tasks",
-        title: "2025-11-25: a task's status moves only along the allowed paths",
+        title: "a task's status moves only along the allowed paths",
         level: Level::Must,
         derived: false,
-        spec: &[("2025-11-25", "basic/utilities/tasks#task-status-lifecycle")],
-        expect: "each task to begin in working, and once completed, failed or cancelled to stay so, across every CreateTaskResult, tasks/get, tasks/cancel and tasks/list result of the run",
+        spec: &[
+            ("2025-11-25", "basic/utilities/tasks#task-status-lifecycle"),
+            ("2026-07-28", "extensions/tasks#task-status"),
+        ],
+        expect: "once completed, failed or cancelled, a task to stay so (and on 2025-11-25 to begin in working), across every CreateTaskResult, tasks/get, tasks/cancel and tasks/list result of the run",
         transport: None,
-        explain: "Tasks begin in working; from working or input_required they may move anywhere, but completed, failed and cancelled are terminal and never change. mcpcheck follows every task the run saw, in the order the results arrived on its connection, and judges each change of status.",
+        explain: "From working or input_required a task may move anywhere, but completed, failed and cancelled are terminal and never change. On 2025-11-25 every task begins in working; the 2026-07-28 tasks extension lets a task handle's seed state be another. mcpcheck follows every task the run saw, in the order the results arrived on its connection, and judges each change of status.",
         idle: Some("no task was created or reported during the run"),
     },
     Builtin {
@@ -161,7 +164,8 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                     let result = &message["result"];
                     let reported: Vec<&Value> = match method.as_str() {
                         messages::TASK_AUGMENTED => vec![&result["task"]],
-                        "tasks/get" | "tasks/cancel" => vec![result],
+                        // 2026-07-28 (tasks extension): a flat handle; its cancel is a bare ack.
+                        messages::TASK_HANDLE | "tasks/get" | "tasks/cancel" => vec![result],
                         "tasks/list" => result["tasks"]
                             .as_array()
                             .map(|t| t.iter().collect())
@@ -480,19 +484,23 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                 };
                 for Answered {
                     method,
+                    request,
                     message,
                     frame,
-                    ..
                 } in results(transcript)
                 {
-                    if message.get("error").is_some()
-                        || messages::result_schema(&method, version).is_none()
-                    {
+                    if message.get("error").is_some() || !messages::judged(&method, version) {
                         continue;
                     }
                     let result = &message["result"];
                     seen += 1;
-                    if let Some(problem) = messages::check_result(&method, version, result) {
+                    let asked = request["method"].as_str().unwrap_or_default();
+                    if method == messages::TASK_HANDLE && asked != "tools/call" {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("a task handle (resultType \"task\") answers {asked}; the tasks extension makes tasks of tools/call only"),
+                        ));
+                    } else if let Some(problem) = messages::check_result(&method, version, result) {
                         bad.push(Evidence::frame(
                             &frame.text,
                             &format!("not a {method} result of {version}: {problem}"),

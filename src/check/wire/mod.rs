@@ -169,6 +169,16 @@ fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
                     });
                     continue;
                 }
+                // 2026-07-28 (tasks extension): a task handle in lieu of the request's result.
+                if message.pointer("/result/resultType") == Some(&Value::from("task")) {
+                    out.push(Answered {
+                        method: messages::TASK_HANDLE.to_string(),
+                        request: request.clone(),
+                        message,
+                        frame,
+                    });
+                    continue;
+                }
                 let underlying = (method == "tasks/result")
                     .then(|| request.pointer("/params/taskId").and_then(Value::as_str))
                     .flatten()
