@@ -228,7 +228,24 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
                     }
                     mcpcheck::scenario::StepSend::Raw(raw) => format!("raw bytes {raw}"),
                 };
-                text.push_str(&format!("  {}: {}{judged}\n", step.name, what.trim_end()));
+                let polled = step
+                    .poll
+                    .as_ref()
+                    .map(|p| {
+                        let until: Vec<String> = p.until.iter().map(|v| v.to_string()).collect();
+                        format!(
+                            ", again until {} is {} (at most {} s)",
+                            p.at,
+                            until.join(" or "),
+                            p.within.as_secs_f64()
+                        )
+                    })
+                    .unwrap_or_default();
+                text.push_str(&format!(
+                    "  {}: {}{polled}{judged}\n",
+                    step.name,
+                    what.trim_end()
+                ));
             }
         }
         None => {

@@ -314,6 +314,12 @@ fn explain_says_what_a_check_sends_expects_and_why() {
     assert!(text.contains("level:     MUST"), "{text}");
     assert!(text.contains("read: request resources/read {\"uri\":\"mcpcheck://nonexistent/resource-that-does-not-exist\"} ← judged"), "{text}");
     assert!(text.contains("why:       SEP-2164"), "{text}");
+    let polled = output(&["explain", "tasks-ext-result-inlined"]);
+    let polled = String::from_utf8_lossy(&polled.stdout);
+    assert!(
+        polled.contains(r#", again until /result/status is "completed" or "failed" or "cancelled" (at most 10 s) ← judged"#),
+        "{polled}"
+    );
     assert!(
         String::from_utf8_lossy(&output(&["explain", "stdio-framing"]).stdout).contains("built-in")
     );
