@@ -290,7 +290,8 @@ pub enum Quirk {
     BatchesRefused20250326,
     /// completion/complete is served although `completions` is not declared.
     CompletionsServedUndeclared,
-    /// logging/setLevel is served although `logging` is not declared.
+    /// logging/setLevel is served although `logging` is not declared (and says so in a log
+    /// message).
     LoggingServedUndeclared,
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
     StatelessCapabilityCarryover,

@@ -452,6 +452,14 @@ impl Server {
                     )),
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
+                        if self.quirks.has(Quirk::LoggingServedUndeclared) {
+                            // It says so at once, in a log message it never declared it sends.
+                            let _ = sink.send(json!({
+                                "jsonrpc": "2.0",
+                                "method": "notifications/message",
+                                "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
+                            }));
+                        }
                         Ok(json!({}))
                     }
                     None if self.quirks.has(Quirk::SetLevelAcceptsAnything) => Ok(json!({})),
