@@ -47,7 +47,8 @@ pub fn declares(params: &Value, capability: &str) -> bool {
         .is_some()
 }
 
-fn missing_capability(capability: &str) -> Outcome {
+/// The -32021 error for a request that needs a client capability it did not declare.
+pub fn missing_capability(capability: &str) -> Outcome {
     Err((
         -32021,
         format!("Missing required client capability: {capability}"),

@@ -1126,11 +1126,7 @@ impl Server {
             // With outcome `input`, the task first asks for the client's roots.
             let asks_roots = args.get("outcome") == Some(&json!("input"));
             if asks_roots && !mrtr::declares(params, "roots") {
-                return Err((
-                    -32021,
-                    "Missing required client capability: roots".into(),
-                    Some(json!({"requiredCapabilities": {"roots": {}}})),
-                ));
+                return mrtr::missing_capability("roots");
             }
             if declared || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
                 return Ok(self.ext_tasks.create(&self.quirks, outcome, asks_roots));
