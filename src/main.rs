@@ -397,7 +397,7 @@ fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
         .and_then(|c| c.parse().ok())
         .unwrap_or(120);
     let text = if quiet {
-        format!("{}\n", report.verdict_line())
+        format!("{}\n", report::safe::terminal(&report.verdict_line()))
     } else {
         report::terminal::render(report, color, width)
     };
@@ -409,28 +409,20 @@ fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
     ExitCode::from(report.exit_code())
 }
 
-fn redactor(secrets: &[String]) -> impl Fn(&str) -> String + Send + Sync + 'static {
-    let secrets: Vec<String> = secrets.iter().filter(|s| s.len() >= 3).cloned().collect();
-    move |text: &str| {
-        secrets
-            .iter()
-            .fold(text.to_string(), |t, s| t.replace(s.as_str(), "[redacted]"))
-    }
-}
-
 fn run_command(args: cli::RunArgs) -> ExitCode {
     let mut resolved = match args.resolve() {
         Ok(resolved) => resolved,
         Err(e) => return usage(e),
     };
     if resolved.verbose {
-        let redact = redactor(&resolved.secrets);
+        let redactor = report::redact::Redactor::new(&resolved.secrets);
         resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
             let arrow = match direction {
                 Direction::Sent => "→",
                 Direction::Received => "←",
             };
-            eprintln!("{arrow} {}", redact(text));
+            // What the server sent reaches the terminal only with its controls made visible.
+            eprintln!("{arrow} {}", report::safe::terminal(&redactor.wire(text)));
         })));
     }
     let progress = (!resolved.quiet && !resolved.verbose)

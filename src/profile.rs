@@ -257,7 +257,35 @@ pub const PROFILES: &[Profile] = &[
             "tasks-ext-listen-without-extension",
         ],
     },
+    Profile {
+        name: "2026.11.10",
+        extends: Some("2026.11.9"),
+        checks: &["legacy-sse-endpoint-same-origin"],
+    },
 ];
+
+/// Whether a check is one of mcpcheck's own: a built-in wire check, or a check of the scenario
+/// library compiled into this binary (its source names the library file it came from). A user's
+/// check loaded from a folder that happens to be named `scenarios` is not.
+fn is_builtin(id: &str, source: &str) -> bool {
+    static LIBRARY: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    if source == "built-in" {
+        return true;
+    }
+    let library = LIBRARY.get_or_init(|| {
+        crate::scenario::load::library()
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|s| {
+                s.checks
+                    .iter()
+                    .map(|c| format!("{}@{}", c.def.id, c.def.source))
+            })
+            .collect()
+    });
+    library.contains(&format!("{id}@{source}"))
+}
 
 /// The newest profile, used when none is named.
 pub fn latest() -> &'static Profile {
@@ -270,11 +298,11 @@ pub fn find(name: &str) -> Option<&'static Profile> {
 }
 
 impl Profile {
-    /// Whether a check counts toward the verdict. Checks of the user's own scenarios always do;
-    /// built-in ones only if this profile lists them.
+    /// Whether a check counts toward the verdict. Checks of the user's own scenarios always do
+    /// (wherever their folder is, even one named `scenarios`); built-in ones only if this
+    /// profile lists them.
     pub fn grades(&self, id: &str, source: &str) -> bool {
-        let builtin = source == "built-in" || source.starts_with("scenarios/");
-        !builtin || self.graded().any(|c| c == id)
+        !is_builtin(id, source) || self.graded().any(|c| c == id)
     }
 
     /// Every check this profile grades, its ancestors' included.
@@ -328,13 +356,26 @@ mod tests {
             "jsonrpc-parse-error",
             "scenarios/jsonrpc/parse-error.toml:1"
         ));
-        assert!(!first.grades("stateless-meta-required", "scenarios/stateless/meta.toml:1"));
         assert!(second.grades("stateless-meta-required", "scenarios/stateless/meta.toml:1"));
     }
 
     #[test]
     fn user_checks_are_always_graded() {
         assert!(latest().grades("my-own-check", "my/scenarios/x.toml:3"));
-        assert!(!latest().grades("some-future-check", "scenarios/x.toml:3"));
+        // A user's folder named `scenarios` does not make their checks built-in.
+        assert!(latest().grades("my-own-check", "scenarios/x.toml:3"));
+        assert!(find("2026.11")
+            .unwrap()
+            .grades("my-own-check", "scenarios/x.toml:3"));
+        // A built-in check newer than a profile is not graded by it.
+        let library = crate::scenario::load::library().unwrap();
+        let meta = library
+            .iter()
+            .flat_map(|s| &s.checks)
+            .find(|c| c.def.id == "stateless-meta-required")
+            .unwrap();
+        assert!(!find("2026.11")
+            .unwrap()
+            .grades(&meta.def.id, &meta.def.source));
     }
 }

@@ -92,7 +92,13 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     }
     match (req.uri().path(), req.method()) {
         ("/sse", &Method::GET) => {
-            return crate::legacy::open(&state.server, &state.legacy, new_session_id(state))
+            let host = req
+                .headers()
+                .get("host")
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or("127.0.0.1")
+                .to_string();
+            return crate::legacy::open(&state.server, &state.legacy, new_session_id(state), &host);
         }
         ("/messages", &Method::POST) => {
             return crate::legacy::post(&state.server, &state.legacy, req).await

@@ -30,8 +30,14 @@ struct Stream {
     in_post: Mutex<HashMap<String, oneshot::Sender<String>>>,
 }
 
-/// `GET /sse`: a new conversation, its stream beginning with the endpoint to POST to.
-pub fn open(server: &Arc<Server>, streams: &Arc<Streams>, id: String) -> Response<HttpBody> {
+/// `GET /sse`: a new conversation, its stream beginning with the endpoint to POST to (`host`
+/// is the request's Host header).
+pub fn open(
+    server: &Arc<Server>,
+    streams: &Arc<Streams>,
+    id: String,
+    host: &str,
+) -> Response<HttpBody> {
     let (frames_tx, frames_rx) = mpsc::unbounded_channel();
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
     let (body_tx, body_rx) = mpsc::unbounded_channel::<Bytes>();
@@ -49,8 +55,20 @@ pub fn open(server: &Arc<Server>, streams: &Arc<Streams>, id: String) -> Respons
     } else {
         "event: endpoint\n"
     };
+    // The quirk names the same server under another host name: another origin.
+    let at = if server.quirks.has(Quirk::LegacySseEndpointCrossOrigin) {
+        let port = host.rsplit_once(':').map(|(_, p)| p).unwrap_or("80");
+        let other = if host.starts_with("localhost") {
+            "127.0.0.1"
+        } else {
+            "localhost"
+        };
+        format!("http://{other}:{port}")
+    } else {
+        String::new()
+    };
     let _ = body_tx.send(Bytes::from(format!(
-        "{name}data: /messages?sessionId={id}\n\n"
+        "{name}data: {at}/messages?sessionId={id}\n\n"
     )));
     let conversation = tokio::spawn(crate::stdio::converse(server.clone(), frames_rx, out_tx));
     let streams = streams.clone();

@@ -384,6 +384,8 @@ pub enum Quirk {
     LegacySseAnswerInPost,
     /// HTTP+SSE: the stream and message endpoints accept any Origin.
     LegacySseNoOriginCheck,
+    /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
+    LegacySseEndpointCrossOrigin,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -1301,6 +1303,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::LegacySseNoOriginCheck,
         "legacy-sse-no-origin-check",
         "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
+    ),
+    (
+        Quirk::LegacySseEndpointCrossOrigin,
+        "legacy-sse-endpoint-cross-origin",
+        "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
     ),
 ];
 

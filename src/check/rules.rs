@@ -363,6 +363,17 @@ fn length(value: Option<&Value>) -> Option<usize> {
     }
 }
 
+/// `HTTP 302 redirect to LOCATION, not followed`.
+pub fn redirect(status: u16, location: Option<&str>) -> String {
+    match location {
+        Some(location) => format!(
+            "HTTP {status} redirect to {}, not followed",
+            cut(location, 200)
+        ),
+        None => format!("HTTP {status} redirect (with no Location), not followed"),
+    }
+}
+
 /// What came back, in a few words.
 pub fn describe(exchange: &Exchange, is_request: bool) -> String {
     let http = exchange
@@ -402,6 +413,16 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
         Reply::Nothing { .. } => format!("{http}no response"),
         // Over HTTP+SSE a refused POST or GET may explain itself with a JSON-RPC error (an
         // answer to the request never comes in an HTTP body there).
+        // A redirect is an answer, not a way elsewhere: mcpcheck never follows one.
+        Reply::Rejected { status, .. } if (300..400).contains(status) => redirect(
+            *status,
+            exchange.http.as_ref().and_then(|h| {
+                h.headers
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                    .map(|(_, v)| v.as_str())
+            }),
+        ),
         Reply::Rejected { status, body }
             if serde_json::from_str::<Value>(body).is_ok_and(|v| v.get("jsonrpc").is_some()) =>
         {

@@ -95,6 +95,38 @@ pub struct Cell {
     pub evidence: Vec<Evidence>,
 }
 
+impl Matrix {
+    /// The matrix with `f` applied to every string that can hold server text (see
+    /// [`crate::report::safe`]).
+    pub fn map_text(&self, f: &dyn Fn(&str) -> std::borrow::Cow<'_, str>) -> Matrix {
+        let mut matrix = self.clone();
+        let apply = |s: &mut String| *s = f(s).into_owned();
+        for server in &mut matrix.servers {
+            apply(&mut server.name);
+            apply(&mut server.target);
+            for field in [&mut server.version, &mut server.server, &mut server.fatal] {
+                field.iter_mut().for_each(apply);
+            }
+        }
+        for row in &mut matrix.rows {
+            apply(&mut row.title);
+            for cell in &mut row.cells {
+                cell.observed.iter_mut().for_each(apply);
+                cell.message.iter_mut().for_each(apply);
+                for evidence in &mut cell.evidence {
+                    crate::report::safe::map_evidence(evidence, f);
+                }
+            }
+        }
+        matrix.reports = matrix
+            .reports
+            .iter()
+            .map(|r| crate::report::safe::map_report(r, f))
+            .collect();
+        matrix
+    }
+}
+
 /// Runs every entry (at most `jobs` at once); returns the reports in entry order.
 pub async fn run_all(entries: Vec<Entry>, jobs: usize) -> Vec<Report> {
     let semaphore = Arc::new(Semaphore::new(jobs.max(1)));

@@ -8,6 +8,7 @@ use comfy_table::{ContentArrangement, Table};
 use super::{Cell, Matrix};
 use crate::check::Status;
 use crate::report::html::escape;
+use crate::report::safe::{self, md_code, md_text};
 
 fn symbol(status: Option<Status>) -> &'static str {
     match status {
@@ -50,8 +51,10 @@ fn cell_text(cell: &Cell, width: usize) -> String {
 
 const LEGEND: &str = "✓ pass  ✗ fail  ! warn  E error  ? not testable  i info  - not applicable\nafter a mark: the error code, H + the HTTP status, isError (a tool result marked isError), none (no reply)";
 
-/// The terminal table, at most `width` columns wide.
+/// The terminal table, at most `width` columns wide; server text has its control characters
+/// written out ([`safe::terminal`]).
 pub fn terminal(matrix: &Matrix, width: usize) -> String {
+    let matrix = &matrix.map_text(&safe::terminal);
     let servers = matrix.servers.len().max(1);
     let id_width = 38.min(width / 3);
     let cell_width = ((width.saturating_sub(id_width + 3)) / servers)
@@ -120,10 +123,10 @@ pub fn markdown(matrix: &Matrix) -> String {
     for server in &matrix.servers {
         let _ = writeln!(
             out,
-            "- **{}** — `{}` — {}",
-            server.name,
-            server.target,
-            server.fatal.clone().unwrap_or_else(|| format!(
+            "- **{}** — {} — {}",
+            md_text(&server.name),
+            md_code(&server.target),
+            md_text(&server.fatal.clone().unwrap_or_else(|| format!(
                 "{} · protocol {} · {:.0}% ({} passed, {} failed, {} warnings)",
                 server.server.clone().unwrap_or_default(),
                 server.version.clone().unwrap_or_default(),
@@ -131,12 +134,12 @@ pub fn markdown(matrix: &Matrix) -> String {
                 server.pass,
                 server.fail,
                 server.warn
-            ))
+            )))
         );
     }
     let _ = write!(out, "\n| check | level |");
     for server in &matrix.servers {
-        let _ = write!(out, " {} |", server.name.replace('|', "\\|"));
+        let _ = write!(out, " {} |", md_text(&server.name));
     }
     let _ = write!(out, "\n|---|---|");
     for _ in &matrix.servers {
@@ -145,8 +148,8 @@ pub fn markdown(matrix: &Matrix) -> String {
     out.push('\n');
     for row in &matrix.rows {
         let id = match &row.spec {
-            Some(url) => format!("[`{}`]({url})", row.id),
-            None => format!("`{}`", row.id),
+            Some(url) => format!("[{}]({url})", md_code(&row.id)),
+            None => md_code(&row.id),
         };
         let _ = write!(
             out,
@@ -163,7 +166,9 @@ pub fn markdown(matrix: &Matrix) -> String {
                 out,
                 " {}{} |",
                 symbol(cell.status),
-                observed.map(|o| format!(" `{o}`")).unwrap_or_default()
+                observed
+                    .map(|o| format!(" {}", md_code(&o)))
+                    .unwrap_or_default()
             );
         }
         out.push('\n');

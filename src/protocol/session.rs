@@ -266,12 +266,23 @@ struct StreamLink {
     notifications: Mutex<Vec<Value>>,
     /// The requests the server sent, in order.
     server_requests: Mutex<Vec<Value>>,
+    /// The bytes of notifications and server requests kept so far (at most [`MAX_NOTE_BYTES`]).
+    kept_bytes: std::sync::atomic::AtomicUsize,
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
 }
 
 impl StreamLink {
+    /// Whether a message of `bytes` may still be kept (counting it if so).
+    fn keep(&self, bytes: usize) -> bool {
+        self.kept_bytes
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |kept| {
+                (kept + bytes <= MAX_NOTE_BYTES).then_some(kept + bytes)
+            })
+            .is_ok()
+    }
+
     /// Whether the server has been heard from (stdout spoke, or the SSE stream named its
     /// endpoint).
     fn heard(&self) -> bool {
@@ -291,8 +302,12 @@ struct HttpLink {
     declared: Mutex<Value>,
 }
 
-/// How many notifications a session keeps.
-const MAX_NOTIFICATIONS: usize = 10_000;
+/// How many notifications (and, apart, server requests) a connection keeps.
+const MAX_NOTIFICATIONS: usize = 5_000;
+
+/// How many bytes of notifications and server requests a connection keeps; a flood beyond is
+/// still answered and recorded in the transcript (within its own bounds), not kept here.
+const MAX_NOTE_BYTES: usize = 4 << 20;
 
 /// The key a response is matched on: ids compare by value, so a response whose id has the wrong
 /// JSON type is still matched (and then flagged by the id check) rather than lost.
@@ -306,7 +321,10 @@ pub fn id_key(id: &Value) -> String {
 impl Session {
     /// Starts the server (stdio) or prepares the endpoint (HTTP). Nothing is sent yet.
     pub fn open(target: &Target, limits: &Limits) -> Result<Session, String> {
-        let transcript = Arc::new(Mutex::new(Transcript::with_tap(limits.tap.clone())));
+        let transcript = Arc::new(Mutex::new(Transcript::new(
+            limits.tap.clone(),
+            limits.evidence.clone(),
+        )));
         let link = match target {
             Target::Stdio(spec) => {
                 let (process, events) = StdioProcess::spawn(spec, limits)?;
@@ -359,6 +377,7 @@ impl Session {
             unmatched: tokio::sync::Mutex::new(unmatched_rx),
             notifications: Mutex::new(Vec::new()),
             server_requests: Mutex::new(Vec::new()),
+            kept_bytes: std::sync::atomic::AtomicUsize::new(0),
             declared: Mutex::new(client_capabilities()),
             closed: closed_rx,
         });
@@ -1410,7 +1429,8 @@ impl Session {
                 message: message.clone(),
                 text: text.clone(),
             },
-            None if response.status >= 400 => Reply::Rejected {
+            // A redirect is not followed: it is the server's answer.
+            None if response.status >= 300 => Reply::Rejected {
                 status: response.status,
                 body: response.body.clone(),
             },
@@ -1516,6 +1536,15 @@ impl Session {
             Reply::Nothing { waited_ms } => {
                 return Err((
                     format!("no answer to initialize within {waited_ms} ms"),
+                    exchange,
+                ))
+            }
+            Reply::Rejected { status, .. } if (300..400).contains(status) => {
+                return Err((
+                    format!(
+                        "initialize was answered {}",
+                        crate::check::rules::describe(&exchange, true)
+                    ),
                     exchange,
                 ))
             }
@@ -1900,7 +1929,7 @@ async fn route(
         let answer = answer_server_request(&message, &declared).to_string();
         {
             let mut requests = link.server_requests.lock().expect("server requests lock");
-            if requests.len() < MAX_NOTIFICATIONS {
+            if requests.len() < MAX_NOTIFICATIONS && link.keep(text.len()) {
                 requests.push(message.clone());
             }
         }
@@ -1926,7 +1955,7 @@ async fn route(
         }
     } else if has_method {
         let mut notes = link.notifications.lock().expect("notifications lock");
-        if notes.len() < MAX_NOTIFICATIONS {
+        if notes.len() < MAX_NOTIFICATIONS && link.keep(text.len()) {
             notes.push(message);
         }
     } else {

@@ -8,8 +8,9 @@ use std::fmt::Write;
 use super::grade::Mark;
 use super::{CheckResult, Evidence, Report};
 
-/// Escapes text for HTML.
+/// Escapes text for HTML; control characters are written out visibly ([`super::safe::visible`]).
 pub fn escape(text: &str) -> String {
+    let text = super::safe::visible(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -8,11 +8,13 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Report as JUnitReport, TestCase, TestCaseStatus, TestSuite};
 
 use super::grade::Mark;
-use super::{CheckResult, Report};
+use super::{safe, CheckResult, Report};
 use crate::check::Status;
 
-/// Renders the report as JUnit XML.
+/// Renders the report as JUnit XML. Server text has its control characters written out first
+/// ([`safe::visible`]), so the XML stays valid XML 1.0 whatever the server sent.
 pub fn render(report: &Report) -> String {
+    let report = &safe::map_report(report, &safe::visible);
     let marks = report
         .grading
         .as_ref()

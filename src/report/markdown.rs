@@ -1,19 +1,19 @@
 //! Markdown for people and for `$GITHUB_STEP_SUMMARY`: a verdict line, counts, every problem
 //! (failures first) with expected vs actual, spec links and the exchange, and all checks in a
-//! collapsible table.
+//! collapsible table. Whatever the server sent is escaped ([`safe`]): it renders as text, never
+//! as a link, image, HTML or a broken table.
 
 use std::fmt::Write;
 
 use super::grade::Mark;
+use super::safe::{md_code, md_fence, md_text};
 use super::{CheckResult, Evidence, Report};
 use crate::check::Status;
 
+/// mcpcheck's own text (a title, an expectation, from the scenario files) in a table cell: its
+/// Markdown is kept, only the table is protected.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
-}
-
-fn fence(text: &str) -> String {
-    format!("````text\n{}\n````", text.replace("````", "` ` ` `"))
 }
 
 /// Renders the report as Markdown.
@@ -32,25 +32,30 @@ pub fn render(report: &Report) -> String {
     } else {
         "✅"
     };
-    let _ = writeln!(out, "## {icon} mcpcheck: {}\n", report.verdict_line());
+    // The verdict line is mcpcheck's sentence; what the server chose in it is escaped.
+    let mut heading = report.clone();
+    heading.protocol.version = heading.protocol.version.as_deref().map(md_text);
+    heading.fatal = heading.fatal.as_deref().map(md_text);
+    let _ = writeln!(out, "## {icon} mcpcheck: {}\n", heading.verdict_line());
     let target = match (&report.target.command, &report.target.url) {
-        (Some(command), _) => format!("stdio `{}`", command.join(" ")),
-        (_, Some(url)) => format!("http `{url}`"),
+        (Some(command), _) => format!("stdio {}", md_code(&command.join(" "))),
+        (_, Some(url)) => format!("{} {}", report.target.transport, md_code(url)),
         _ => report.target.transport.clone(),
     };
     let server = report.protocol.server_info.as_ref().map(|i| {
         format!(
             "**{}** {}",
-            i.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
-            i.get("version").and_then(|v| v.as_str()).unwrap_or("")
+            md_text(i.get("name").and_then(|v| v.as_str()).unwrap_or("?")),
+            md_text(i.get("version").and_then(|v| v.as_str()).unwrap_or(""))
         )
     });
     let mut facts = vec![target];
     facts.extend(server);
     if let Some(version) = &report.protocol.version {
         facts.push(format!(
-            "protocol {version} ({} era)",
-            report.protocol.era.as_deref().unwrap_or("?")
+            "protocol {} ({} era)",
+            md_text(version),
+            md_text(report.protocol.era.as_deref().unwrap_or("?"))
         ));
     }
     if let Some(grading) = &report.grading {
@@ -70,13 +75,17 @@ pub fn render(report: &Report) -> String {
         s.pass, s.fail, s.warn, s.error, s.not_testable, s.info, s.skip
     );
     if let Some(fatal) = &report.fatal {
-        let _ = writeln!(out, "**The server could not be tested:** {}\n", cell(fatal));
+        let _ = writeln!(
+            out,
+            "**The server could not be tested:** {}\n",
+            md_text(fatal)
+        );
         if let Some(server) = &report.server {
             if !server.stderr_tail.trim().is_empty() {
                 let _ = writeln!(
                     out,
                     "<details><summary>server stderr (tail)</summary>\n\n{}\n\n</details>\n",
-                    fence(server.stderr_tail.trim_end())
+                    md_fence(server.stderr_tail.trim_end())
                 );
             }
         }
@@ -103,7 +112,7 @@ pub fn render(report: &Report) -> String {
         .map(|g| g.stale.clone())
         .unwrap_or_default();
     if !stale.is_empty() {
-        let _ = writeln!(out, "### Stale baseline entries\n\nThese checks are listed in the baseline but now pass; remove them: {}\n", stale.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(out, "### Stale baseline entries\n\nThese checks are listed in the baseline but now pass; remove them: {}\n", stale.iter().map(|s| md_code(s)).collect::<Vec<_>>().join(", "));
     }
     let _ = writeln!(out, "<details><summary>All {} checks</summary>\n\n| status | check | level | title |\n|---|---|---|---|", report.checks.len());
     let mut all: Vec<&CheckResult> = report.checks.iter().collect();
@@ -116,9 +125,9 @@ pub fn render(report: &Report) -> String {
     for check in all {
         let _ = writeln!(
             out,
-            "| {} | `{}` | {} | {} |",
+            "| {} | {} | {} | {} |",
             check.status,
-            check.id,
+            md_code(&check.id),
             check.level,
             cell(&check.title)
         );
@@ -137,8 +146,11 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
     let derived = if check.derived { ", derived" } else { "" };
     let _ = writeln!(
         out,
-        "#### `{}` ({}{derived}){tag}\n\n{} — {}\n",
-        check.id, check.level, check.title, check.message
+        "#### {} ({}{derived}){tag}\n\n{} — {}\n",
+        md_code(&check.id),
+        check.level,
+        cell(&check.title),
+        md_text(&check.message)
     );
     let _ = writeln!(
         out,
@@ -146,10 +158,10 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
         cell(&check.expected)
     );
     if let Some(actual) = &check.actual {
-        let _ = writeln!(out, "| actual | `{}` |", cell(&actual.replace('`', "'")));
+        let _ = writeln!(out, "| actual | {} |", md_code(actual));
     }
     if let Some(note) = &check.note {
-        let _ = writeln!(out, "| note | {} |", cell(note));
+        let _ = writeln!(out, "| note | {} |", md_text(note));
     }
     let specs: Vec<String> = check
         .spec
@@ -158,9 +170,9 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
         .collect();
     let _ = writeln!(
         out,
-        "| spec | {} |\n| source | `{}` |\n",
+        "| spec | {} |\n| source | {} |\n",
         specs.join(", "),
-        check.source
+        md_code(&check.source)
     );
     if !check.evidence.is_empty() {
         let wire = check
@@ -172,7 +184,7 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
         let _ = writeln!(
             out,
             "<details><summary>exchange</summary>\n\n{}\n\n</details>\n",
-            fence(wire.trim_end())
+            md_fence(wire.trim_end())
         );
     }
 }

@@ -1,5 +1,6 @@
 //! One report model for a run, rendered many ways: the terminal table and JSON (documented in
-//! docs/report-format.md). Secrets are redacted from the whole model before any rendering.
+//! docs/report-format.md). Secrets are redacted from the model before any rendering
+//! ([`redact`]), and server text is made safe for each rendering ([`safe`]).
 
 pub mod badge;
 pub mod grade;
@@ -8,6 +9,8 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod official;
+pub mod redact;
+pub mod safe;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};
@@ -355,15 +358,9 @@ impl Report {
         problems
     }
 
-    /// Replaces every occurrence of every secret, anywhere in the report, with `[redacted]`.
+    /// The report with the user's secrets redacted where they stand (see [`redact`]).
     pub fn redacted(self, secrets: &[String]) -> Report {
-        let secrets: Vec<&String> = secrets.iter().filter(|s| s.len() >= 3).collect();
-        if secrets.is_empty() {
-            return self;
-        }
-        let mut value = serde_json::to_value(&self).expect("a report serializes");
-        redact(&mut value, &secrets);
-        serde_json::from_value(value).expect("a redacted report deserializes")
+        redact::Redactor::new(secrets).report(self)
     }
 
     /// The exit code: from the grading when the run was graded, else from the statuses alone.
@@ -443,21 +440,6 @@ impl Report {
     }
 }
 
-fn redact(value: &mut Value, secrets: &[&String]) {
-    match value {
-        Value::String(s) => {
-            for secret in secrets {
-                if s.contains(secret.as_str()) {
-                    *s = s.replace(secret.as_str(), "[redacted]");
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| redact(v, secrets)),
-        Value::Object(map) => map.values_mut().for_each(|v| redact(v, secrets)),
-        _ => {}
-    }
-}
-
 /// Formats a system time as RFC 3339 in UTC, to the second.
 pub fn rfc3339(time: std::time::SystemTime) -> String {
     let secs = time
@@ -492,16 +474,5 @@ mod tests {
         let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
         assert_eq!(rfc3339(t), "2023-11-14T22:13:20Z");
         assert_eq!(rfc3339(std::time::UNIX_EPOCH), "1970-01-01T00:00:00Z");
-    }
-
-    #[test]
-    fn redaction_reaches_every_string() {
-        let mut value =
-            serde_json::json!({"a": ["Bearer s3cret-token", {"b": "x s3cret-token y"}], "c": 1});
-        redact(&mut value, &[&"s3cret-token".to_string()]);
-        assert_eq!(
-            value,
-            serde_json::json!({"a": ["Bearer [redacted]", {"b": "x [redacted] y"}], "c": 1})
-        );
     }
 }

@@ -1,16 +1,25 @@
 //! The terminal rendering: a header; one compact table per area (worst areas and worst checks
 //! first); then every problem in full — message, expected, actual, spec link, source and the
 //! exchange — so that nobody needs to rerun with more verbosity; and a one-sentence verdict.
+//! Server text never reaches the terminal raw (see [`safe`]).
 
 use std::collections::BTreeMap;
 
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
-use super::{CheckResult, Report};
+use super::{safe, CheckResult, Report};
 use crate::check::Status;
 
 /// Renders the report for a terminal; `color` turns on ANSI colours, `width` bounds the tables.
+/// Every string that can hold server text has its control characters written out first
+/// ([`safe::terminal`]): the only escape sequences in the output are mcpcheck's own colours.
 pub fn render(report: &Report, color: bool, width: u16) -> String {
+    let mut shown = safe::map_report(report, &safe::terminal);
+    // The stderr tail keeps its lines, each indented below.
+    if let (Some(shown), Some(raw)) = (&mut shown.server, &report.server) {
+        shown.stderr_tail = safe::visible(&raw.stderr_tail).into_owned();
+    }
+    let report = &shown;
     let mut out = String::new();
     let target = report.target_label();
     out.push_str(&format!(

@@ -234,7 +234,7 @@ pub async fn run(config: RunConfig) -> Report {
     let (host, port) = match crate::transport::http::parse_url(url) {
         Ok(uri) => (
             uri.host().unwrap_or("127.0.0.1").to_string(),
-            uri.port_u16().unwrap_or(80),
+            uri.port_u16().unwrap_or(default_port(uri.scheme_str())),
         ),
         Err(e) => {
             let mut report = empty_report(&config);
@@ -254,6 +254,14 @@ pub async fn run(config: RunConfig) -> Report {
             report.duration_ms = clock.elapsed().as_millis() as u64;
             report
         }
+    }
+}
+
+/// The port a URL without one means: 443 for https, 80 otherwise.
+fn default_port(scheme: Option<&str>) -> u16 {
+    match scheme {
+        Some(s) if s.eq_ignore_ascii_case("https") => 443,
+        _ => 80,
     }
 }
 
@@ -363,6 +371,27 @@ async fn run_started(config: RunConfig) -> Report {
     if let Some(fatal) = failure {
         prestart.close_unused().await;
         let exit = main.close().await;
+        // What the HTTP+SSE stream showed before the run ended (an endpoint at another origin
+        // ends it) is judged even so: the report says why the server could not be tested.
+        if config.target.kind() == TransportKind::Sse {
+            let transcripts = [take_transcript(&main)];
+            let input = wire::WireInput {
+                transport: TransportKind::Sse,
+                transcripts: &transcripts,
+                main_exit: exit.as_ref(),
+                official: None,
+            };
+            for def in wire::definitions()
+                .iter()
+                .filter(|d| d.id.starts_with("legacy-sse-endpoint-") && config.selected(&d.id))
+            {
+                let (verdict, evidence) = wire::evaluate(def, &input);
+                if verdict.status != Status::Skip {
+                    report.checks.push(CheckResult::new(def, verdict, evidence));
+                }
+            }
+            report.summary = Summary::of(&report.checks);
+        }
         report.server = main
             .stderr_tail()
             .map(|stderr_tail| ServerProcess { exit, stderr_tail });

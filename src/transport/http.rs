@@ -315,10 +315,10 @@ async fn read_body(
             result.dropped = true;
             break;
         }
-        if result.body_bytes > max_body.saturating_mul(4) {
+        if result.body_bytes > max_body {
             result.issue = Some(format!(
                 "the SSE stream exceeded {} bytes; reading stopped",
-                max_body.saturating_mul(4)
+                max_body
             ));
             break;
         }

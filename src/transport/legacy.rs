@@ -7,6 +7,11 @@
 //! stdout is, each tagged with the HTTP exchange it came in (the GET, or a POST whose body carried
 //! a message it should not have). Every exchange is recorded in the transcript; what is wrong
 //! with an event is noted on its frame, for the checks to judge.
+//!
+//! The endpoint is the server's word on where mcpcheck connects, so it is held to the origin the
+//! user named: an endpoint at another origin (scheme, host or port) is never contacted — the
+//! user's headers, credentials among them, would go with every message — and the run ends there
+//! (the check `legacy-sse-endpoint-same-origin` reports it).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -90,6 +95,7 @@ impl LegacySse {
             .expect("transcript lock")
             .push_post(HttpRecord {
                 method: "GET".into(),
+                url: Some(request.url.clone()),
                 request_headers: request.headers.clone(),
                 carried: "stream".into(),
                 ..HttpRecord::default()
@@ -367,7 +373,11 @@ async fn read_stream(stream: Stream) {
                 named = true;
                 let target = resolve(&stream.request.url, event.data.trim());
                 stream.endpoint.send_replace(match target {
-                    Ok(url) => Endpoint::Ready(url),
+                    Ok(url) if same_origin(&url, &stream.request.url) => Endpoint::Ready(url),
+                    Ok(url) => Endpoint::Failed(format!(
+                        "the SSE stream named its message endpoint at another origin ({url}) than the one it was opened at ({}); mcpcheck sends nothing to an origin the user did not name (the user's headers and credentials would go with every message), so the server could not be tested further",
+                        origin(&stream.request.url).unwrap_or_default()
+                    )),
                     Err(e) => Endpoint::Failed(format!(
                         "the SSE stream's endpoint `{}` is not a usable URI: {e}",
                         event.data
@@ -434,6 +444,23 @@ fn with_host(url: &str, headers: &[(String, String)]) -> Vec<(String, String)> {
     out
 }
 
+/// The origin of an http or https URL (RFC 6454: scheme, host and port, the default port
+/// filled in), as `scheme://host:port` in lower case.
+pub fn origin(url: &str) -> Option<String> {
+    let uri = http::parse_url(url).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Some(format!("{scheme}://{host}:{port}"))
+}
+
+/// Whether two URLs have the same origin (neither without one).
+pub fn same_origin(a: &str, b: &str) -> bool {
+    matches!((origin(a), origin(b)), (Some(a), Some(b)) if a == b)
+}
+
 /// Resolves the endpoint an SSE stream named against the stream's URL (RFC 3986 §5.2, for the
 /// forms servers use: absolute, absolute-path and relative-path references, with a query).
 pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
@@ -479,7 +506,26 @@ pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::resolve;
+    use super::{resolve, same_origin};
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let stream = "http://127.0.0.1:8000/sse";
+        assert!(same_origin("http://127.0.0.1:8000/messages?s=1", stream));
+        assert!(same_origin("HTTP://127.0.0.1:8000/m", stream));
+        assert!(same_origin(
+            "http://example.com/m",
+            "http://EXAMPLE.com:80/sse"
+        ));
+        assert!(same_origin(
+            "https://example.com:443/m",
+            "https://example.com/sse"
+        ));
+        assert!(!same_origin("http://127.0.0.1:8001/m", stream));
+        assert!(!same_origin("http://localhost:8000/m", stream));
+        assert!(!same_origin("https://127.0.0.1:8000/m", stream));
+        assert!(!same_origin("http://127.0.0.1:8000.evil.example/m", stream));
+    }
 
     #[test]
     fn endpoints_resolve_against_the_stream_url() {

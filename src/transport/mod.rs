@@ -122,6 +122,40 @@ impl std::fmt::Debug for Tap {
     }
 }
 
+/// A number of bytes shared by everything that keeps evidence in one run (every connection's
+/// transcript), so that the evidence of a whole run stays bounded in bytes however many
+/// connections a flooding server fills. Clones share the budget.
+#[derive(Clone, Debug)]
+pub struct Budget(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Budget {
+    /// A budget of `bytes`.
+    pub fn new(bytes: usize) -> Budget {
+        Budget(std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(
+            bytes,
+        )))
+    }
+
+    /// Takes `bytes` from the budget; false (and nothing taken) when too little is left.
+    pub fn take(&self, bytes: usize) -> bool {
+        use std::sync::atomic::Ordering;
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(bytes)
+            })
+            .is_ok()
+    }
+
+    /// What is left.
+    pub fn left(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// How many bytes of evidence one run keeps at most (frames, parsed messages, notifications);
+/// what comes after is counted, not kept.
+pub const EVIDENCE_BYTES: usize = 48 << 20;
+
 /// Bounds that keep a hostile server from hanging or flooding the harness.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -137,6 +171,8 @@ pub struct Limits {
     pub startup_timeout: Duration,
     /// Shown every frame, if set.
     pub tap: Option<Tap>,
+    /// The bytes of evidence the run may still keep (shared by every connection of the run).
+    pub evidence: Budget,
 }
 
 impl Default for Limits {
@@ -148,6 +184,7 @@ impl Default for Limits {
             exit_grace: Duration::from_secs(2),
             startup_timeout: Duration::from_secs(5),
             tap: None,
+            evidence: Budget::new(EVIDENCE_BYTES),
         }
     }
 }

@@ -75,6 +75,11 @@ pub struct StdioProcess {
     /// Set when the process is known to have exited.
     exited: Arc<Mutex<Option<String>>>,
     stopped: Mutex<bool>,
+    /// How long one write to stdin may block (a server that stops reading fills the pipe).
+    write_timeout: Duration,
+    /// Set once a write timed out: the server no longer reads its stdin, and later writes fail
+    /// at once instead of queueing behind the stuck one.
+    wedged: std::sync::atomic::AtomicBool,
 }
 
 impl StdioProcess {
@@ -131,20 +136,43 @@ impl StdioProcess {
             stderr_reader: Mutex::new(Some(stderr_reader)),
             exited: Arc::new(Mutex::new(None)),
             stopped: Mutex::new(false),
+            write_timeout: limits.request_timeout.max(Duration::from_millis(100)),
+            wedged: std::sync::atomic::AtomicBool::new(false),
         };
         Ok((process, reader))
     }
 
-    /// Writes bytes to the server's stdin.
+    /// Writes bytes to the server's stdin, within the request timeout: a server that stops
+    /// reading its stdin (the pipe full) makes the write fail instead of hang, and every later
+    /// write fails at once.
     pub async fn write(&self, bytes: &[u8]) -> Result<(), String> {
-        let mut stdin = self.stdin.lock().await;
-        let pipe = stdin.as_mut().ok_or("stdin is closed")?;
-        pipe.write_all(bytes)
-            .await
-            .map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
-        pipe.flush()
-            .await
-            .map_err(|e| format!("failed to flush the server's stdin: {e}"))
+        use std::sync::atomic::Ordering;
+        let stuck = || {
+            format!(
+                "the server stopped reading its stdin (a write did not complete within {} s)",
+                self.write_timeout.as_secs_f64()
+            )
+        };
+        if self.wedged.load(Ordering::SeqCst) {
+            return Err(stuck());
+        }
+        let write = async {
+            let mut stdin = self.stdin.lock().await;
+            let pipe = stdin.as_mut().ok_or("stdin is closed")?;
+            pipe.write_all(bytes)
+                .await
+                .map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
+            pipe.flush()
+                .await
+                .map_err(|e| format!("failed to flush the server's stdin: {e}"))
+        };
+        match tokio::time::timeout(self.write_timeout, write).await {
+            Ok(result) => result,
+            Err(_) => {
+                self.wedged.store(true, Ordering::SeqCst);
+                Err(stuck())
+            }
+        }
     }
 
     /// The exit status, if the process has exited.
@@ -167,7 +195,15 @@ impl StdioProcess {
     /// Stops the server: close stdin and wait `grace`; SIGTERM the group and wait; SIGKILL it.
     pub async fn shutdown(&self, grace: Duration) -> ExitReport {
         let already = self.try_status().await;
-        self.stdin.lock().await.take();
+        // Closing stdin never waits behind a stuck write: a server that no longer reads its
+        // stdin gets no grace and is signalled at once (which ends the write too).
+        let grace = match self.stdin.try_lock() {
+            Ok(mut stdin) if !self.wedged.load(std::sync::atomic::Ordering::SeqCst) => {
+                stdin.take();
+                grace
+            }
+            _ => Duration::ZERO,
+        };
         let started = Instant::now();
         let mut child = self.child.lock().await;
         let report = match (already, child.as_mut()) {

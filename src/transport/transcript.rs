@@ -42,6 +42,9 @@ pub struct WireFrame {
 pub struct HttpRecord {
     /// The HTTP method.
     pub method: String,
+    /// The URL requested, where a check needs it (the HTTP+SSE stream's, to judge the origin of
+    /// the endpoint it names).
+    pub url: Option<String>,
     /// The request headers as sent (values redacted later).
     pub request_headers: Vec<(String, String)>,
     /// What the body carried: `request`, `notification`, `response` or `raw`.
@@ -111,6 +114,8 @@ pub struct Transcript {
     /// The protocol version the connection spoke, once known (set when the run collects it).
     pub version: Option<String>,
     tap: Option<super::Tap>,
+    /// The run's evidence budget, shared with every other transcript of the run.
+    budget: Option<super::Budget>,
 }
 
 impl Default for Transcript {
@@ -123,15 +128,18 @@ impl Default for Transcript {
             id_pairs: Vec::new(),
             version: None,
             tap: None,
+            budget: None,
         }
     }
 }
 
 impl Transcript {
-    /// A transcript that shows every frame to `tap` as it is recorded.
-    pub fn with_tap(tap: Option<super::Tap>) -> Transcript {
+    /// A transcript that shows every frame to `tap` as it is recorded and keeps frames while
+    /// the run's evidence `budget` lasts.
+    pub fn new(tap: Option<super::Tap>, budget: super::Budget) -> Transcript {
         Transcript {
             tap,
+            budget: Some(budget),
             ..Transcript::default()
         }
     }
@@ -148,7 +156,10 @@ impl Transcript {
         if let Some(tap) = &self.tap {
             (tap.0)(direction, &cut(text, MAX_FRAME_TEXT));
         }
-        if self.frames.len() >= MAX_FRAMES {
+        // What a frame costs: its text, and about twice that for the parsed message.
+        let kept = text.len().min(MAX_FRAME_TEXT);
+        let cost = 128 + kept + if message.is_some() { 2 * text.len() } else { 0 };
+        if self.frames.len() >= MAX_FRAMES || self.budget.as_ref().is_some_and(|b| !b.take(cost)) {
             self.dropped += 1;
             return;
         }

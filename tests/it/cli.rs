@@ -424,5 +424,5 @@ fn the_config_file_selects_the_legacy_sse_transport() {
     for check in report["checks"].as_array().unwrap() {
         assert_eq!(check["status"], "pass", "{check}");
     }
-    assert_eq!(report["checks"].as_array().unwrap().len(), 4);
+    assert_eq!(report["checks"].as_array().unwrap().len(), 5);
 }

@@ -32,3 +32,7 @@ mod schemas;
 
 /// Safe by default: no discovered tool is called without `--call-tools`.
 mod safety;
+
+/// The server under test cannot steer mcpcheck: no credentials to another origin, no escape
+/// sequences on the terminal, no markup in reports.
+mod untrusted;

@@ -1,8 +1,9 @@
 //! Built-in checks of the 2024-11-05 HTTP+SSE transport seen over a whole run: every stream
-//! begins with the `endpoint` event, and every server message arrives as an SSE `message` event.
+//! begins with the `endpoint` event, the endpoint it names is at the stream's own origin, and
+//! every server message arrives as an SSE `message` event.
 
 use super::*;
-use crate::transport::legacy::resolve;
+use crate::transport::legacy::{origin, resolve, same_origin};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -16,6 +17,21 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transport: Some(TransportKind::Sse),
         explain: "In the HTTP+SSE transport of 2024-11-05 (deprecated since 2025-03-26, still how many servers serve older clients) a client opens an SSE stream with GET; when it connects, the server MUST send an `endpoint` event whose data is the URI the client POSTs all its messages to. mcpcheck looks at the first event of every stream of the run. To keep going it also takes a first event of another name as the endpoint, if its data is not JSON, and fails this check.",
         idle: Some("no HTTP+SSE stream was opened"),
+    },
+    Builtin {
+        id: "legacy-sse-endpoint-same-origin",
+        area: "sse",
+        title: "the endpoint event names a URI at the stream's own origin",
+        level: Level::Should,
+        derived: true,
+        spec: &[
+            ("2024-11-05", "basic/transports#http-with-sse"),
+            ("2024-11-05", "basic/transports#security-warning"),
+        ],
+        expect: "the `endpoint` event of every stream to name a URI at the origin (scheme, host and port) the stream was opened at",
+        transport: Some(TransportKind::Sse),
+        explain: "The `endpoint` event chooses where a client sends every message, and with them the credentials it was given for the server (an Authorization header, say). The 2024-11-05 text does not say where that URI may point, so this is derived, at most a warning: from the transport's security warning (a server's transport must not be a way to reach or abuse something else) and from the official SDKs, whose clients refuse an endpoint whose origin differs from the stream's. mcpcheck does the same: it never sends a message, or the user's headers, to another origin; the run ends there, and this check shows the endpoint named.",
+        idle: Some("no HTTP+SSE stream named an endpoint"),
     },
     Builtin {
         id: "legacy-sse-message-events",
@@ -61,6 +77,33 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                         format!(
                             "the endpoint `{}` is not a usable URI: {e}",
                             cut(&first.data, 200)
+                        ),
+                    ));
+                }
+            }
+        }
+        "legacy-sse-endpoint-same-origin" => {
+            for post in input
+                .transcripts
+                .iter()
+                .flat_map(|t| t.posts.iter())
+                .filter(|p| p.method == "GET" && p.carried == "stream")
+            {
+                let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
+                    continue;
+                };
+                let Ok(endpoint) = resolve(url, first.data.trim()) else {
+                    continue;
+                };
+                seen += 1;
+                if !same_origin(&endpoint, url) {
+                    bad.push(Evidence::remark(
+                        "endpoint event",
+                        format!(
+                            "the stream opened at {} named its endpoint at {} (origin {}); mcpcheck sent it nothing",
+                            origin(url).unwrap_or_default(),
+                            cut(&endpoint, 200),
+                            origin(&endpoint).unwrap_or_default()
                         ),
                     ));
                 }

@@ -256,13 +256,21 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             Vec::new(),
         );
     }
-    match AREAS
+    let (mut verdict, evidence) = match AREAS
         .iter()
         .find(|(table, _)| table.iter().any(|b| b.id == def.id))
     {
         Some((_, judge)) => judge(def, input),
         None => unknown(&def.id),
+    };
+    // A flood past the evidence bounds leaves frames unexamined: a pass says so.
+    let dropped: usize = input.transcripts.iter().map(|t| t.dropped).sum();
+    if dropped > 0 && verdict.status == Status::Pass && verdict.note.is_none() {
+        verdict.note = Some(format!(
+            "{dropped} frames the server sent past mcpcheck's evidence bounds were not kept, so not examined"
+        ));
     }
+    (verdict, evidence)
 }
 
 /// The verdict on an id no area defines.
