@@ -14,8 +14,10 @@ use mcpcheck::run::{self, Observer, RunEvent};
 use mcpcheck::transport::{self, Direction, Tap};
 
 fn main() -> ExitCode {
+    bound_the_allocator();
+    transport::stdio::become_subreaper();
     let cli = Cli::parse();
-    match cli.command {
+    let code = match cli.command {
         Command::List(args) => list(&args),
         Command::Explain(args) => explain(&args),
         Command::Run(args) => run_command(*args),
@@ -23,6 +25,54 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge(&args),
         Command::Compare(args) => compare(&args),
         Command::Schemas(cli::SchemasCommand::Fetch(args)) => fetch_schemas(&args),
+    };
+    // Whatever escaped a server's process group is stopped too: nothing is left running.
+    transport::stdio::reap_orphans();
+    code
+}
+
+/// A future that ends at the first SIGINT, SIGTERM or SIGHUP (Ctrl-C, a cancelled CI job, a
+/// closed terminal): every command stops its servers on each alike. The handlers are registered
+/// when this is called, before any server starts; without them it never ends.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let streams: Vec<_> = [
+        SignalKind::interrupt(),
+        SignalKind::terminate(),
+        SignalKind::hangup(),
+    ]
+    .into_iter()
+    .filter_map(|kind| signal(kind).ok())
+    .collect();
+    async move {
+        if streams.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = streams
+            .into_iter()
+            .map(|mut s| Box::pin(async move { s.recv().await }));
+        futures_util::future::select_all(waits).await;
+    }
+}
+
+/// Stops every server still running after an interruption and says so; exit 130.
+fn interrupted() -> ExitCode {
+    transport::stdio::kill_all_groups();
+    transport::stdio::reap_orphans();
+    eprintln!("mcpcheck: interrupted; every server it started has been stopped");
+    ExitCode::from(exit::INTERRUPTED)
+}
+
+/// Keeps memory given back: large blocks (a flooding server's megabyte frames) are mapped and
+/// returned to the system when freed instead of fragmenting the heap, and the threads share two
+/// arenas. Without it glibc keeps such memory, and a flood of large frames costs several times
+/// what mcpcheck holds.
+fn bound_the_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator; it is called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10);
+        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 
@@ -292,15 +342,14 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
         .expect("tokio runtime");
     let entries: Vec<_> = entries.into_iter().map(|(e, _)| e).collect();
     let outcome = runtime.block_on(async {
+        let stop = stop_signal();
         tokio::select! {
             reports = mcpcheck::compare::run_all(entries, jobs) => Some(reports),
-            _ = tokio::signal::ctrl_c() => None,
+            () = stop => None,
         }
     });
     let Some(reports) = outcome else {
-        transport::stdio::kill_all_groups();
-        eprintln!("mcpcheck: interrupted; every server it started has been stopped");
-        return ExitCode::from(exit::INTERRUPTED);
+        return interrupted();
     };
     drop(runtime);
     let reports: Vec<Report> = reports
@@ -436,28 +485,18 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         .expect("tokio runtime");
     let config = resolved.config.clone();
     let outcome = runtime.block_on(async {
-        use tokio::signal::unix::{signal, SignalKind};
         // Registered before any server starts, so an early Ctrl-C still stops them all.
-        let (mut interrupt, mut terminate) = match (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) {
-            (Ok(i), Ok(t)) => (i, t),
-            _ => return Some(run::run(config).await),
-        };
+        let stop = stop_signal();
         tokio::select! {
             report = run::run(config) => Some(report),
-            _ = interrupt.recv() => None,
-            _ = terminate.recv() => None,
+            () = stop => None,
         }
     });
     if let Some((_, bar)) = &progress {
         bar.finish_and_clear();
     }
     let Some(mut report) = outcome else {
-        transport::stdio::kill_all_groups();
-        eprintln!("mcpcheck: interrupted; every server it started has been stopped");
-        return ExitCode::from(exit::INTERRUPTED);
+        return interrupted();
     };
     drop(runtime);
     let baseline = resolved

@@ -16,7 +16,7 @@ use super::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
 use crate::transport::legacy::{LegacySse, Posted, Tagged};
 use crate::transport::stdio::{ExitReport, Inbound, StdioProcess, StdoutReader};
-use crate::transport::transcript::HttpRecord;
+use crate::transport::transcript::{HttpRecord, MAX_FRAME_TEXT};
 use crate::transport::{Direction, HttpSpec, Limits, Target, Transcript};
 
 /// The client capabilities mcpcheck declares: roots (answered with an empty list), nothing else.
@@ -268,19 +268,26 @@ struct StreamLink {
     server_requests: Mutex<Vec<Value>>,
     /// The bytes of notifications and server requests kept so far (at most [`MAX_NOTE_BYTES`]).
     kept_bytes: std::sync::atomic::AtomicUsize,
+    /// The run's evidence budget, which what is kept here draws on too.
+    budget: crate::transport::Budget,
+    /// Set once a request waited out the whole start-up allowance on a silent server: the
+    /// allowance is given once per connection, not once per request.
+    allowance_spent: std::sync::atomic::AtomicBool,
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
 }
 
 impl StreamLink {
-    /// Whether a message of `bytes` may still be kept (counting it if so).
+    /// Whether a message of `bytes` may still be kept (counting it, on this connection and in
+    /// the run's budget, if so).
     fn keep(&self, bytes: usize) -> bool {
         self.kept_bytes
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |kept| {
                 (kept + bytes <= MAX_NOTE_BYTES).then_some(kept + bytes)
             })
             .is_ok()
+            && self.budget.take(bytes)
     }
 
     /// Whether the server has been heard from (stdout spoke, or the SSE stream named its
@@ -303,11 +310,14 @@ struct HttpLink {
 }
 
 /// How many notifications (and, apart, server requests) a connection keeps.
-const MAX_NOTIFICATIONS: usize = 5_000;
+const MAX_NOTIFICATIONS: usize = 1_000;
+
+/// About what a parsed message costs beyond its text (its maps and their entries).
+const VALUE_OVERHEAD: usize = 1024;
 
 /// How many bytes of notifications and server requests a connection keeps; a flood beyond is
 /// still answered and recorded in the transcript (within its own bounds), not kept here.
-const MAX_NOTE_BYTES: usize = 4 << 20;
+const MAX_NOTE_BYTES: usize = 2 << 20;
 
 /// The key a response is matched on: ids compare by value, so a response whose id has the wrong
 /// JSON type is still matched (and then flagged by the id check) rather than lost.
@@ -333,6 +343,7 @@ impl Session {
                     Pipe::Process(process, heard),
                     Source::Stdout(events),
                     &transcript,
+                    &limits.evidence,
                 ))
             }
             Target::Http(spec) if spec.legacy_sse => {
@@ -342,6 +353,7 @@ impl Session {
                     Pipe::Sse(sse),
                     Source::Sse(received),
                     &transcript,
+                    &limits.evidence,
                 ))
             }
             Target::Http(spec) => {
@@ -367,6 +379,7 @@ impl Session {
         pipe: Pipe,
         source: Source,
         transcript: &Arc<Mutex<Transcript>>,
+        budget: &crate::transport::Budget,
     ) -> Arc<StreamLink> {
         let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
         let (closed_tx, closed_rx) = watch::channel(false);
@@ -378,6 +391,8 @@ impl Session {
             notifications: Mutex::new(Vec::new()),
             server_requests: Mutex::new(Vec::new()),
             kept_bytes: std::sync::atomic::AtomicUsize::new(0),
+            budget: budget.clone(),
+            allowance_spent: std::sync::atomic::AtomicBool::new(false),
             declared: Mutex::new(client_capabilities()),
             closed: closed_rx,
         });
@@ -634,7 +649,8 @@ impl Session {
                     let timeout = options.timeout.unwrap_or(self.limits.request_timeout);
                     // A server not heard from yet may still be starting: it gets up to the
                     // start-up allowance, and `timeout` from its first output.
-                    let allowance = (!link.heard()).then_some(self.limits.startup_timeout);
+                    let allowance = (!link.heard() && !link.allowance_spent.load(Ordering::SeqCst))
+                        .then_some(self.limits.startup_timeout);
                     let awaited = async {
                         match options.until_notified.as_deref() {
                             None => {
@@ -1133,14 +1149,9 @@ impl Session {
                     stream_for: None,
                     drop_after_events: None,
                 };
-                let _ = http::send(
-                    &post,
-                    self.limits.max_frame_bytes,
-                    self.limits.request_timeout,
-                    None,
-                    &|_| false,
-                )
-                .await;
+                // A server that never answers the POST of mcpcheck's answer holds it no longer
+                // than a request.
+                let _ = self.send_bounded(&post).await;
             }
         };
         let sending = async {
@@ -1224,7 +1235,14 @@ impl Session {
                         && !response.messages.iter().any(|(m, _)| answered(m)),
                 );
                 record.retry_sent = response.events.iter().any(|e| e.retry.is_some());
-                let mut merged = response.clone();
+                // What the reply is read from: the messages of the response and of its
+                // resumptions (not another copy of the events).
+                let mut merged = HttpResponse {
+                    status: response.status,
+                    body: response.body.clone(),
+                    messages: response.messages.clone(),
+                    ..HttpResponse::default()
+                };
                 for (_, got) in &resumed {
                     merged.messages.extend(got.messages.iter().cloned());
                 }
@@ -1413,11 +1431,14 @@ impl Session {
         response: &HttpResponse,
         done: &dyn Fn(&Value) -> bool,
     ) -> (Reply, Vec<Value>, Vec<Value>) {
+        // What an exchange keeps of the server's messages is bounded like a connection's: at
+        // most so many, their long strings cut as a frame's text is.
         let (requests, notifications): (Vec<Value>, Vec<Value>) = response
             .messages
             .iter()
             .filter(|(m, _)| m.get("method").is_some())
-            .map(|(m, _)| m.clone())
+            .take(MAX_NOTIFICATIONS)
+            .map(|(m, _)| crate::report::compact(m, MAX_FRAME_TEXT))
             .partition(|m| m.get("id").is_some());
         let answer = response.messages.iter().find(|(m, _)| done(m)).or_else(|| {
             response.messages.iter().find(|(m, _)| {
@@ -1614,6 +1635,24 @@ impl Session {
         }
     }
 
+    /// Sends one HTTP request whose answer nobody waits on (a session's DELETE, the POST of an
+    /// answer to a server request), bounded by the request timeout whatever the server does.
+    async fn send_bounded(&self, request: &HttpRequest) -> Result<HttpResponse, String> {
+        let wait = self.limits.request_timeout;
+        tokio::time::timeout(
+            wait,
+            http::send(request, self.limits.max_frame_bytes, wait, None, &|_| false),
+        )
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "the {} got no HTTP response within {} s",
+                request.method,
+                wait.as_secs_f64()
+            ))
+        })
+    }
+
     /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.
     pub async fn close(&self) -> Option<ExitReport> {
         match &self.link {
@@ -1654,14 +1693,7 @@ impl Session {
                     stream_for: None,
                     drop_after_events: None,
                 };
-                let outcome = http::send(
-                    &request,
-                    self.limits.max_frame_bytes,
-                    self.limits.request_timeout,
-                    None,
-                    &|_| false,
-                )
-                .await;
+                let outcome = self.send_bounded(&request).await;
                 let mut record = HttpRecord {
                     method: "DELETE".into(),
                     request_headers: headers,
@@ -1770,7 +1802,12 @@ async fn time_limit(link: &StreamLink, timeout: Duration, allowance: Option<Dura
     let cap = allowance.max(timeout);
     tokio::select! {
         waited = heard_then_timeout => waited.min(cap),
-        () = tokio::time::sleep(cap) => cap,
+        () = tokio::time::sleep(cap) => {
+            if !link.heard() {
+                link.allowance_spent.store(true, Ordering::SeqCst);
+            }
+            cap
+        }
     }
 }
 
@@ -1929,7 +1966,7 @@ async fn route(
         let answer = answer_server_request(&message, &declared).to_string();
         {
             let mut requests = link.server_requests.lock().expect("server requests lock");
-            if requests.len() < MAX_NOTIFICATIONS && link.keep(text.len()) {
+            if requests.len() < MAX_NOTIFICATIONS && link.keep(text.len() + VALUE_OVERHEAD) {
                 requests.push(message.clone());
             }
         }
@@ -1955,7 +1992,7 @@ async fn route(
         }
     } else if has_method {
         let mut notes = link.notifications.lock().expect("notifications lock");
-        if notes.len() < MAX_NOTIFICATIONS && link.keep(text.len()) {
+        if notes.len() < MAX_NOTIFICATIONS && link.keep(text.len() + VALUE_OVERHEAD) {
             notes.push(message);
         }
     } else {

@@ -27,6 +27,24 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// How much of one message is kept as evidence.
 const EVIDENCE_TEXT: usize = 4096;
 
+/// How much of one string inside a notification is kept as evidence.
+const EVIDENCE_STRING: usize = 512;
+
+/// A JSON value with every string longer than `max` bytes cut (marked with what was left out):
+/// the shape of a message kept as evidence without its bulk.
+pub fn compact(value: &Value, max: usize) -> Value {
+    match value {
+        Value::String(s) if s.len() > max => Value::String(cut(s, max)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| compact(v, max)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), compact(v, max)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// Everything a run found.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -269,7 +287,12 @@ impl Evidence {
                 .as_ref()
                 .map(|h| headers(&h.headers))
                 .unwrap_or_default(),
-            notifications: exchange.notifications.iter().take(20).cloned().collect(),
+            notifications: exchange
+                .notifications
+                .iter()
+                .take(20)
+                .map(|n| compact(n, EVIDENCE_STRING))
+                .collect(),
             elapsed_ms: Some(exchange.elapsed_ms),
             remark,
         }
@@ -468,6 +491,19 @@ pub fn rfc3339(time: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_cuts_long_strings_and_keeps_the_shape() {
+        let long = "x".repeat(600);
+        let value = serde_json::json!({"a": [long, 1], "b": "short"});
+        let kept = compact(&value, 512);
+        assert_eq!(kept["b"], "short");
+        assert_eq!(kept["a"][1], 1);
+        assert!(kept["a"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("… [88 more bytes]"));
+    }
 
     #[test]
     fn rfc3339_formats_known_instants() {

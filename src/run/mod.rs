@@ -407,32 +407,47 @@ async fn run_started(config: RunConfig) -> Report {
             .scenarios
             .iter()
             .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
-    let (tools, tools_failure) = if needs_tools && declares(&info, "tools") {
-        let (tools, failure) = list_all(&main, "tools/list", "tools", "name").await;
-        main.learn_tools(&tools);
-        (Some(tools), failure)
-    } else {
-        (None, None)
+    // The listings run under the run bound too: a server that answers them slowly cannot hold
+    // the run past it.
+    let listings = async {
+        let (tools, tools_failure) = if needs_tools && declares(&info, "tools") {
+            let (tools, failure) = list_all(&main, "tools/list", "tools", "name").await;
+            main.learn_tools(&tools);
+            (Some(tools), failure)
+        } else {
+            (None, None)
+        };
+        // Fixture prompts and resources are looked for only when a scenario names one.
+        let needs = |wanted: fn(&crate::scenario::model::Requires) -> &Vec<String>,
+                     capability: &str| {
+            config
+                .scenarios
+                .iter()
+                .any(|s| !wanted(&s.requires).is_empty())
+                && declares(&info, capability)
+        };
+        let prompts = OptionFuture::from(
+            needs(|r| &r.prompts, "prompts")
+                .then(|| list_all(&main, "prompts/list", "prompts", "name")),
+        )
+        .await;
+        let resources = OptionFuture::from(
+            needs(|r| &r.resources, "resources")
+                .then(|| list_all(&main, "resources/list", "resources", "uri")),
+        )
+        .await;
+        (tools, tools_failure, prompts, resources)
     };
-    // Fixture prompts and resources are looked for only when a scenario names one.
-    let needs = |wanted: fn(&crate::scenario::model::Requires) -> &Vec<String>,
-                 capability: &str| {
-        config
-            .scenarios
-            .iter()
-            .any(|s| !wanted(&s.requires).is_empty())
-            && declares(&info, capability)
-    };
-    let prompts = OptionFuture::from(
-        needs(|r| &r.prompts, "prompts")
-            .then(|| list_all(&main, "prompts/list", "prompts", "name")),
-    )
-    .await;
-    let resources = OptionFuture::from(
-        needs(|r| &r.resources, "resources")
-            .then(|| list_all(&main, "resources/list", "resources", "uri")),
-    )
-    .await;
+    let bound = config.run_timeout.saturating_sub(clock.elapsed());
+    let (tools, tools_failure, prompts, resources) = tokio::time::timeout(bound, listings)
+        .await
+        .unwrap_or_else(|_| {
+            let why = format!(
+                "the run exceeded its bound of {} s while listing the server's tools, prompts and resources",
+                config.run_timeout.as_secs()
+            );
+            (None, Some(why), None, None)
+        });
     let info = main.info();
     let context = Arc::new(Context {
         main: main.clone(),

@@ -15,6 +15,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::sse::{SseEvent, SseParser};
+use super::transcript::{cut, MAX_FRAME_TEXT};
 
 /// One HTTP request to send.
 #[derive(Clone, Debug)]
@@ -34,6 +35,9 @@ pub struct HttpRequest {
     /// events, as a client that lost its connection would.
     pub drop_after_events: Option<usize>,
 }
+
+/// How much of an SSE event's data the event itself keeps (its message is kept apart).
+const EVENT_DATA_KEPT: usize = 1024;
 
 /// How long a POST's SSE stream may stay open after the response it was opened for.
 pub const SSE_END_GRACE: Duration = Duration::from_secs(1);
@@ -284,7 +288,7 @@ async fn read_body(
         }
         let mut finished = false;
         let mut answered = false;
-        for event in parser.feed(&chunk) {
+        for mut event in parser.feed(&chunk) {
             if !event.data.is_empty() {
                 match serde_json::from_str::<Value>(&event.data) {
                     Ok(value) => {
@@ -295,10 +299,22 @@ async fn read_body(
                             finished = true;
                             answered |= value.get("method").is_none();
                         }
-                        result.messages.push((value, event.data.clone()));
+                        // A notification's text is kept as evidence only (cut like a frame); a
+                        // response's whole, as its reply.
+                        let text = if value.get("method").is_some() && value.get("id").is_none() {
+                            cut(&event.data, MAX_FRAME_TEXT)
+                        } else {
+                            event.data.clone()
+                        };
+                        result.messages.push((value, text));
                     }
                     Err(e) => result.issue = Some(format!("an SSE event's data is not JSON: {e}")),
                 }
+            }
+            // The message is kept above; the event keeps its fields, and its data only in short
+            // (whether it was empty is what the checks of events ask).
+            if event.data.len() > EVENT_DATA_KEPT {
+                event.data = cut(&event.data, EVENT_DATA_KEPT);
             }
             result.events.push(event);
         }

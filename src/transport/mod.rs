@@ -154,7 +154,7 @@ impl Budget {
 
 /// How many bytes of evidence one run keeps at most (frames, parsed messages, notifications);
 /// what comes after is counted, not kept.
-pub const EVIDENCE_BYTES: usize = 48 << 20;
+pub const EVIDENCE_BYTES: usize = 16 << 20;
 
 /// Bounds that keep a hostile server from hanging or flooding the harness.
 #[derive(Clone, Debug)]

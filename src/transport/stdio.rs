@@ -21,6 +21,67 @@ fn groups() -> &'static Mutex<HashSet<i32>> {
     GROUPS.get_or_init(|| Mutex::new(HashSet::new()))
 }
 
+/// Makes mcpcheck the reaper of every process it starts, however deep: a server's grandchild
+/// that leaves the server's process group (with `setsid`) and is orphaned comes back to
+/// mcpcheck instead of to init, so that [`reap_orphans`] can stop it. Call it before any server
+/// starts.
+pub fn become_subreaper() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this process.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+/// Kills and reaps every process still left as mcpcheck's child: the orphans that escaped their
+/// server's process group. Called last, once every server mcpcheck stopped has been waited for,
+/// so that nothing is left running.
+pub fn reap_orphans() {
+    #[cfg(target_os = "linux")]
+    for _ in 0..8 {
+        let orphans = children_of(std::process::id());
+        if orphans.is_empty() {
+            return;
+        }
+        for pid in &orphans {
+            // SAFETY: kill and waitpid act on a child process of ours.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+        for pid in &orphans {
+            let mut status = 0;
+            // SAFETY: waits for a child of ours that was just killed.
+            unsafe {
+                libc::waitpid(*pid, &mut status, 0);
+            }
+        }
+    }
+}
+
+/// The pids whose parent is `parent` (from /proc).
+#[cfg(target_os = "linux")]
+fn children_of(parent: u32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            // The fields after the command name (which may hold spaces and parentheses): state,
+            // then the parent's pid.
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|stat| {
+                    let rest = &stat[stat.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
 /// Kills every process group mcpcheck started that is still registered (Ctrl-C, fatal errors).
 pub fn kill_all_groups() {
     for pgid in groups().lock().expect("groups lock").drain() {
@@ -101,6 +162,15 @@ impl StdioProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
+        // If mcpcheck itself is killed outright, the server goes too (stdin closes as well).
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe; it only sets the child's parent-death signal.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                Ok(())
+            });
+        }
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }

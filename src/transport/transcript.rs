@@ -156,9 +156,9 @@ impl Transcript {
         if let Some(tap) = &self.tap {
             (tap.0)(direction, &cut(text, MAX_FRAME_TEXT));
         }
-        // What a frame costs: its text, and about twice that for the parsed message.
+        // What a frame costs: its text and its parsed message.
         let kept = text.len().min(MAX_FRAME_TEXT);
-        let cost = 128 + kept + if message.is_some() { 2 * text.len() } else { 0 };
+        let cost = 128 + kept + message.as_ref().map_or(0, value_bytes);
         if self.frames.len() >= MAX_FRAMES || self.budget.as_ref().is_some_and(|b| !b.take(cost)) {
             self.dropped += 1;
             return;
@@ -177,6 +177,17 @@ impl Transcript {
     pub fn push_post(&mut self, record: HttpRecord) -> usize {
         self.posts.push(record);
         self.posts.len() - 1
+    }
+}
+
+/// About how many bytes a parsed JSON value holds: its strings and keys, and a few dozen bytes
+/// for every node.
+pub fn value_bytes(value: &Value) -> usize {
+    48 + match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(value_bytes).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| 32 + k.len() + value_bytes(v)).sum(),
+        _ => 0,
     }
 }
 

@@ -36,3 +36,6 @@ mod safety;
 /// The server under test cannot steer mcpcheck: no credentials to another origin, no escape
 /// sequences on the terminal, no markup in reports.
 mod untrusted;
+
+/// The hostile-server corpus: stalls, floods, redirects, crashes; bounds in time and memory.
+mod corpus;

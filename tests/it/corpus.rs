@@ -1,0 +1,603 @@
+//! The hostile-server corpus: small servers on loopback (threads of this test, or shell
+//! commands) that stall, flood, redirect, crash or ignore signals. Each case asserts its bound —
+//! wall time, exit code, message, peak memory of mcpcheck — and that nothing is left running.
+//! The README's robustness table lists these cases; keep the two together.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::support::{mcpcheck, reference_server};
+
+/// The peak memory every hostile case must stay under.
+const MAX_RSS_MIB: f64 = 100.0;
+
+/// One finished run of mcpcheck, measured.
+struct Measured {
+    code: i32,
+    report: Value,
+    stderr: String,
+    elapsed: Duration,
+    max_rss_mib: f64,
+}
+
+/// Runs `mcpcheck run ARGS --json -`, measuring its wall time and peak resident memory (the
+/// child is reaped with wait4, which reports its peak RSS, instead of `Child::wait`).
+#[allow(clippy::zombie_processes)]
+fn measured(args: &[&str]) -> Measured {
+    let started = Instant::now();
+    let mut child = mcpcheck()
+        .arg("run")
+        .args(args)
+        .args(["--json", "-"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mcpcheck starts");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stdout.read_to_end(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, which has not been waited for.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32, "wait4 failed");
+    let elapsed = started.elapsed();
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let stdout = out.join().unwrap();
+    let stderr = err.join().unwrap();
+    let report = serde_json::from_slice(&stdout).unwrap_or_else(|e| {
+        panic!("no JSON report ({e}), exit {code}; stderr:\n{stderr}");
+    });
+    Measured {
+        code,
+        report,
+        stderr,
+        elapsed,
+        max_rss_mib: usage.ru_maxrss as f64 / 1024.0,
+    }
+}
+
+impl Measured {
+    /// Asserts the run's bounds: exit code, wall time, memory.
+    fn within(&self, code: i32, seconds: u64) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code; fatal: {}\nstderr: {}",
+            self.report["fatal"], self.stderr
+        );
+        assert!(
+            self.elapsed < Duration::from_secs(seconds),
+            "took {:?}, bound {seconds} s",
+            self.elapsed
+        );
+        assert!(
+            self.max_rss_mib < MAX_RSS_MIB,
+            "peak RSS {:.1} MiB, bound {MAX_RSS_MIB} MiB",
+            self.max_rss_mib
+        );
+        self
+    }
+
+    fn fatal(&self) -> &str {
+        self.report["fatal"].as_str().unwrap_or_default()
+    }
+}
+
+/// Whether a process runs whose whole command line is `command`, or (for a `yes` flood) one
+/// that starts with `yes ` and holds it.
+fn running(command: &str) -> bool {
+    let output = std::process::Command::new("ps")
+        .args(["-eo", "args"])
+        .output()
+        .expect("ps runs");
+    String::from_utf8_lossy(&output.stdout).lines().any(|l| {
+        let l = l.trim();
+        l == command || (l.starts_with("yes ") && l.contains(command))
+    })
+}
+
+/// A number unlikely to be in any other process's arguments (see hostile.rs).
+fn marker(offset: u32) -> u32 {
+    60_000 + (std::process::id() % 1000) * 20 + offset
+}
+
+/// One HTTP request as a hostile server reads it.
+struct Request {
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn method(&self) -> &str {
+        self.head.split(' ').next().unwrap_or_default()
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    fn is_initialize(&self) -> bool {
+        self.json()["method"] == "initialize"
+    }
+}
+
+fn read_request(stream: &mut TcpStream) -> Option<Request> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut head = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line.trim().is_empty() {
+            break;
+        }
+        head.push_str(&line);
+    }
+    let length = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            name.eq_ignore_ascii_case("content-length")
+                .then(|| value.trim().parse::<usize>().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = vec![0; length.min(1 << 20)];
+    reader.read_exact(&mut body).ok()?;
+    Some(Request { head, body })
+}
+
+/// A loopback HTTP server that hands every connection's first request to `handle` on a thread
+/// of its own; returns its base URL (`http://127.0.0.1:PORT`).
+fn http_fixture(handle: fn(TcpStream, Request)) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                if let Some(request) = read_request(&mut stream) {
+                    handle(stream, request);
+                }
+            });
+        }
+    });
+    base
+}
+
+fn respond(stream: &mut TcpStream, status: &str, headers: &str, body: &str) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// The answer to initialize (any version asked for is accepted).
+fn initialized(request: &Request) -> String {
+    json!({"jsonrpc": "2.0", "id": request.json()["id"], "result": {
+        "protocolVersion": request.json()["params"]["protocolVersion"],
+        "capabilities": {"tools": {}},
+        "serverInfo": {"name": "hostile", "version": "1"}
+    }})
+    .to_string()
+}
+
+#[test]
+fn an_http_server_that_stalls_after_issuing_a_session_ends_within_the_run_bound() {
+    fn handle(mut stream: TcpStream, request: Request) {
+        if request.is_initialize() {
+            let body = initialized(&request);
+            respond(
+                &mut stream,
+                "200 OK",
+                "content-type: application/json\r\nmcp-session-id: s-1\r\n",
+                &body,
+            );
+        } else {
+            // Every other request (the session's DELETE too) is read and never answered.
+            std::thread::sleep(Duration::from_secs(60));
+        }
+    }
+    let url = format!("{}/mcp", http_fixture(handle));
+    let run = measured(&["--url", &url, "--timeout", "1", "--run-timeout", "6"]);
+    // Every request timed out: harness trouble (error), never the server's failure.
+    run.within(4, 20);
+    assert_eq!(
+        run.report["summary"]["fail"], 0,
+        "{}",
+        run.report["summary"]
+    );
+    assert!(run.report["summary"]["error"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_stdio_server_that_never_reads_and_floods_requests_ends_in_time() {
+    let m = marker(1);
+    let command = format!(
+        "sh -c 'yes {{\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":{m},\\\"method\\\":\\\"roots/list\\\"}}'"
+    );
+    let run = measured(&["--stdio", &command, "--timeout", "1", "--run-timeout", "10"]);
+    run.within(3, 20);
+    assert!(
+        run.fatal().contains("stopped reading its stdin"),
+        "{}",
+        run.fatal()
+    );
+    assert!(
+        !running(&format!("\"id\":{m}")),
+        "the server was left running"
+    );
+}
+
+#[test]
+fn a_stdio_flood_of_large_notifications_stays_bounded_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = dir.path().join("line.json");
+    let big = json!({"jsonrpc": "2.0", "method": "notifications/message",
+        "params": {"level": "info", "data": "x".repeat(1 << 20)}});
+    std::fs::write(&line, format!("{big}\n")).unwrap();
+    let command = format!("sh -c 'while :; do cat {}; done'", line.display());
+    let run = measured(&[
+        "--stdio",
+        &command,
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "2",
+        "--run-timeout",
+        "10",
+    ]);
+    run.within(3, 20);
+    assert!(run.fatal().contains("initialize"), "{}", run.fatal());
+}
+
+#[test]
+fn an_endless_sse_response_stays_bounded_in_memory() {
+    fn handle(mut stream: TcpStream, request: Request) {
+        if request.is_initialize() {
+            let body = initialized(&request);
+            return respond(
+                &mut stream,
+                "200 OK",
+                "content-type: application/json\r\n",
+                &body,
+            );
+        }
+        if request.method() != "POST" {
+            return respond(&mut stream, "405 Method Not Allowed", "", "");
+        }
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+        );
+        let event = format!(
+            "event: message\ndata: {}\n\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": "y".repeat(64 << 10)}})
+        );
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if stream.write_all(event.as_bytes()).is_err() {
+                return;
+            }
+        }
+    }
+    let url = format!("{}/mcp", http_fixture(handle));
+    let run = measured(&["--url", &url, "--timeout", "2", "--run-timeout", "20"]);
+    assert!(
+        run.max_rss_mib < MAX_RSS_MIB,
+        "peak RSS {:.1} MiB",
+        run.max_rss_mib
+    );
+    assert!(run.elapsed < Duration::from_secs(40), "{:?}", run.elapsed);
+    assert!(matches!(run.code, 1 | 4), "exit {}", run.code);
+}
+
+#[test]
+fn an_http_sse_stream_that_floods_without_an_endpoint_is_untestable_and_bounded() {
+    fn handle(mut stream: TcpStream, _: Request) {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+        );
+        let event = format!(
+            "event: message\ndata: {}\n\n",
+            json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"level": "info", "data": "z".repeat(64 << 10)}})
+        );
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            if stream.write_all(event.as_bytes()).is_err() {
+                return;
+            }
+        }
+    }
+    let url = format!("{}/sse", http_fixture(handle));
+    let run = measured(&[
+        "--url",
+        &url,
+        "--legacy-sse",
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "2",
+    ]);
+    run.within(3, 20);
+}
+
+#[test]
+fn redirects_are_reported_and_never_followed() {
+    fn found(mut stream: TcpStream, _: Request) {
+        respond(
+            &mut stream,
+            "302 Found",
+            "location: http://127.0.0.1:9/elsewhere\r\n",
+            "",
+        );
+    }
+    fn temporary(mut stream: TcpStream, _: Request) {
+        respond(
+            &mut stream,
+            "307 Temporary Redirect",
+            "location: http://127.0.0.1:9/elsewhere\r\n",
+            "",
+        );
+    }
+    fn looping(mut stream: TcpStream, _: Request) {
+        respond(&mut stream, "302 Found", "location: /mcp\r\n", "");
+    }
+    for (handle, status, location) in [
+        (
+            found as fn(TcpStream, Request),
+            302,
+            "http://127.0.0.1:9/elsewhere",
+        ),
+        (temporary, 307, "http://127.0.0.1:9/elsewhere"),
+        (looping, 302, "/mcp"),
+    ] {
+        let url = format!("{}/mcp", http_fixture(handle));
+        let run = measured(&["--url", &url, "--timeout", "2"]);
+        run.within(3, 10);
+        assert!(
+            run.fatal().contains(&format!(
+                "HTTP {status} redirect to {location}, not followed"
+            )),
+            "{}",
+            run.fatal()
+        );
+    }
+}
+
+#[test]
+fn an_html_error_page_to_everything_is_untestable() {
+    fn handle(mut stream: TcpStream, _: Request) {
+        respond(
+            &mut stream,
+            "500 Internal Server Error",
+            "content-type: text/html\r\n",
+            "<html><body><h1>Internal Server Error</h1></body></html>",
+        );
+    }
+    let url = format!("{}/mcp", http_fixture(handle));
+    let run = measured(&["--url", &url, "--timeout", "2"]);
+    run.within(3, 10);
+    assert!(
+        run.fatal().contains("rejected with HTTP 500"),
+        "{}",
+        run.fatal()
+    );
+}
+
+#[test]
+fn headers_then_a_stalled_body_time_out() {
+    fn handle(mut stream: TcpStream, _: Request) {
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\""
+        );
+        std::thread::sleep(Duration::from_secs(60));
+    }
+    let url = format!("{}/mcp", http_fixture(handle));
+    let run = measured(&["--url", &url, "--timeout", "1", "--run-timeout", "10"]);
+    run.within(3, 15);
+    assert!(run.fatal().contains("initialize"), "{}", run.fatal());
+}
+
+#[test]
+fn a_server_that_crashes_after_five_requests_is_gone_not_failing() {
+    let command = format!(
+        "sh -c 'stdbuf -oL head -n 5 | {}'",
+        reference_server().display()
+    );
+    let run = measured(&["--stdio", &command, "--timeout", "2"]);
+    assert!(
+        matches!(run.code, 1 | 4),
+        "exit {}: {}",
+        run.code,
+        run.fatal()
+    );
+    assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    assert!(run.max_rss_mib < MAX_RSS_MIB);
+    // What the main session could not do after the crash is an error of the run, saying why.
+    let gone = run.report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "error")
+        .filter(|c| c["message"].as_str().unwrap().contains("the server exited"))
+        .count();
+    assert!(gone > 10, "{}", run.report["summary"]);
+}
+
+#[test]
+fn a_server_that_never_answers_gets_the_startup_allowance_once() {
+    // head holds what it reads in its buffer: the server behind it never sees a request.
+    let command = format!("sh -c 'head -n 5 | {}'", reference_server().display());
+    let run = measured(&[
+        "--stdio",
+        &command,
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "4",
+    ]);
+    // server/discover waits out the allowance; initialize then gets the request timeout alone.
+    run.within(3, 9);
+    assert!(run.elapsed >= Duration::from_secs(5), "{:?}", run.elapsed);
+    assert!(
+        run.fatal()
+            .contains("no answer to initialize within 1000 ms"),
+        "{}",
+        run.fatal()
+    );
+}
+
+#[test]
+fn a_server_that_ignores_stdin_eof_and_sigterm_is_killed() {
+    let m = marker(3);
+    let command = format!(
+        "sh -c 'trap \"\" TERM; {} ; sleep {m}'",
+        reference_server().display()
+    );
+    let run = measured(&[
+        "--stdio",
+        &command,
+        "--check",
+        "ping-empty-result",
+        "--exit-grace",
+        "0.2",
+    ]);
+    run.within(0, 20);
+    assert_eq!(run.report["server"]["exit"]["stoppedBy"], "sigkill");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !running(&format!("sleep {m}")),
+        "the server was left running"
+    );
+}
+
+#[test]
+fn a_server_whose_ids_never_match_is_untestable() {
+    let command =
+        "sh -c 'yes {\\\"jsonrpc\\\":\\\"2.0\\\",\\\"id\\\":987654,\\\"result\\\":{}} | head -n 1000; sleep 30'";
+    let run = measured(&[
+        "--stdio",
+        command,
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "1",
+    ]);
+    run.within(3, 15);
+    assert!(
+        run.fatal().contains("no answer to initialize"),
+        "{}",
+        run.fatal()
+    );
+}
+
+/// Waits (up to 10 s) until a process whose command line is `needle` runs.
+fn await_running(needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !running(needle) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(running(needle), "`{needle}` never started");
+}
+
+/// Waits (up to 3 s) until no process whose command line is `needle` runs.
+fn gone(needle: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while running(needle) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    !running(needle)
+}
+
+#[test]
+fn a_grandchild_that_leaves_the_process_group_is_stopped_too() {
+    let m = marker(5);
+    let command = format!(
+        "sh -c 'setsid sleep {m} & exec {}'",
+        reference_server().display()
+    );
+    let run = measured(&["--stdio", &command, "--check", "ping-empty-result"]);
+    run.within(0, 20);
+    assert!(
+        gone(&format!("sleep {m}")),
+        "a grandchild that ran setsid was left running"
+    );
+}
+
+#[test]
+fn a_killed_mcpcheck_takes_its_stdio_server_with_it() {
+    let m = marker(6);
+    let mut child = mcpcheck()
+        .args(["run", "--stdio", &format!("sleep {m}"), "--timeout", "30"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    await_running(&format!("sleep {m}"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        gone(&format!("sleep {m}")),
+        "the server outlived a SIGKILLed mcpcheck"
+    );
+}
+
+#[test]
+fn every_command_stops_its_servers_on_sigterm_and_sighup() {
+    for (offset, command, signal) in [
+        (7, "compare", libc::SIGTERM),
+        (8, "compare", libc::SIGHUP),
+        (9, "run", libc::SIGHUP),
+    ] {
+        let m = marker(offset);
+        let server = format!("sh -c 'sleep {} & sleep {m}'", m + 100);
+        let mut child = mcpcheck()
+            .args([command, "--stdio", &server, "--timeout", "30"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        await_running(&format!("sleep {m}"));
+        // SAFETY: signals our own child process.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let started = Instant::now();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{command} on signal {signal}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(
+            gone(&format!("sleep {m}")),
+            "{command}: the server was left"
+        );
+        assert!(
+            gone(&format!("sleep {}", m + 100)),
+            "{command}: its grandchild was left"
+        );
+    }
+}
