@@ -6,7 +6,8 @@
 //! every output format of mcpcheck at it.
 //!
 //! `hostile_strings` speaks over stdio; `hostile_strings --http` listens on a free loopback port,
-//! prints its URL and serves Streamable HTTP with plain JSON responses.
+//! prints its URL and serves Streamable HTTP with plain JSON responses. `hostile_strings
+//! --wedged` (stdio) answers initialize and then nothing at all (the corpus's wedged server).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -58,7 +59,22 @@ fn answer(message: &Value) -> Option<Value> {
     Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
 }
 
-fn stdio() {
+fn stdio(wedged: bool) {
+    if wedged {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(message) = serde_json::from_str::<Value>(&line.unwrap_or_default()) else {
+                continue;
+            };
+            if message["method"] == "initialize" {
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
+                    "protocolVersion": message["params"]["protocolVersion"],
+                    "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
+                    "serverInfo": {"name": "wedged", "version": "1"}}});
+                println!("{reply}");
+            }
+        }
+        return;
+    }
     eprintln!("{NASTY}");
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout();
@@ -127,8 +143,9 @@ fn serve(mut stream: TcpStream) {
 }
 
 fn main() {
-    if std::env::args().nth(1).as_deref() != Some("--http") {
-        return stdio();
+    let mode = std::env::args().nth(1);
+    if mode.as_deref() != Some("--http") {
+        return stdio(mode.as_deref() == Some("--wedged"));
     }
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     println!("http://{}/mcp", listener.local_addr().expect("address"));

@@ -14,3 +14,6 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod transport;
+
+#[cfg(test)]
+mod props;

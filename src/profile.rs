@@ -260,7 +260,7 @@ pub const PROFILES: &[Profile] = &[
     Profile {
         name: "2026.11.10",
         extends: Some("2026.11.9"),
-        checks: &["legacy-sse-endpoint-same-origin"],
+        checks: &["legacy-sse-endpoint-same-origin", "jsonrpc-response-once"],
     },
 ];
 

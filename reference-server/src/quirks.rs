@@ -386,6 +386,8 @@ pub enum Quirk {
     LegacySseNoOriginCheck,
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin,
+    /// stdio and HTTP+SSE: every response is sent twice.
+    DuplicateResponses,
 }
 
 /// Every quirk with its command-line name and the rule it breaks.
@@ -1308,6 +1310,11 @@ pub const ALL: &[(Quirk, &str, &str)] = &[
         Quirk::LegacySseEndpointCrossOrigin,
         "legacy-sse-endpoint-cross-origin",
         "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    ),
+    (
+        Quirk::DuplicateResponses,
+        "duplicate-responses",
+        "each request SHOULD be answered once (derived; stdio and HTTP+SSE)",
     ),
 ];
 

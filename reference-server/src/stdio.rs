@@ -227,7 +227,12 @@ fn write_replies(
         }
     } else {
         for reply in &handled.replies {
-            let _ = out.send(format!("{}\n", render(reply).expect("serializable")));
+            let line = format!("{}\n", render(reply).expect("serializable"));
+            let response = reply.get("method").is_none() && reply.get("id").is_some();
+            if response && server.quirks.has(Quirk::DuplicateResponses) {
+                let _ = out.send(line.clone());
+            }
+            let _ = out.send(line);
         }
     }
     let handshake = serde_json::from_slice::<Value>(frame)

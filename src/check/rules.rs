@@ -104,11 +104,7 @@ fn evaluate_step(
             let text = rule
                 .message
                 .as_deref()
-                .map(|m| {
-                    template::expand_str(m, &lookup)
-                        .map(|v| v.as_str().unwrap_or_default().to_string())
-                        .unwrap_or_else(|_| m.to_string())
-                })
+                .map(|m| template::expand_message(m, &lookup))
                 .unwrap_or_else(|| default_message(rule.verdict, &check.def.expect));
             let mut verdict = Verdict::new(rule.verdict, text).with_actual(actual);
             verdict.note = rule.note.clone();

@@ -262,6 +262,12 @@ struct StreamLink {
     pending: Mutex<HashMap<String, oneshot::Sender<(Value, String)>>>,
     /// Ids of our requests that timed out: a late answer to one is not a reply to anything else.
     abandoned: Mutex<std::collections::HashSet<String>>,
+    /// Ids whose response was delivered: a second response to one is the server's duplicate,
+    /// recorded in the transcript (and judged there), never taken for the reply to a later step.
+    delivered: Mutex<std::collections::HashSet<String>>,
+    /// Ids of the requests mcpcheck sent on this connection: only a response to one of them can
+    /// be a duplicate (a server that answers with an id of its own making is judged elsewhere).
+    sent_ids: Mutex<std::collections::HashSet<String>>,
     unmatched: tokio::sync::Mutex<mpsc::Receiver<(Value, String)>>,
     notifications: Mutex<Vec<Value>>,
     /// The requests the server sent, in order.
@@ -311,6 +317,9 @@ struct HttpLink {
 
 /// How many notifications (and, apart, server requests) a connection keeps.
 const MAX_NOTIFICATIONS: usize = 1_000;
+
+/// How long a request that took an unclaimed reply still waits for its own answer.
+const UNCLAIMED_GRACE: Duration = Duration::from_millis(250);
 
 /// About what a parsed message costs beyond its text (its maps and their entries).
 const VALUE_OVERHEAD: usize = 1024;
@@ -387,6 +396,8 @@ impl Session {
             pipe,
             pending: Mutex::new(HashMap::new()),
             abandoned: Mutex::new(std::collections::HashSet::new()),
+            delivered: Mutex::new(std::collections::HashSet::new()),
+            sent_ids: Mutex::new(std::collections::HashSet::new()),
             unmatched: tokio::sync::Mutex::new(unmatched_rx),
             notifications: Mutex::new(Vec::new()),
             server_requests: Mutex::new(Vec::new()),
@@ -583,6 +594,22 @@ impl Session {
         let text = Self::render(&outgoing);
         if let (Pipe::Sse(sse), Some(_)) = (&link.pipe, &options.http_method) {
             return Self::probe_sse(sse, text, options, started).await;
+        }
+        // A step that takes an unclaimed reply takes one that comes after it was sent: whatever
+        // nobody claimed before (a late or duplicated answer to an earlier step) is let go.
+        let takes_unclaimed = options.accept_unmatched
+            || options.hold.is_some()
+            || !matches!(outgoing, Outgoing::Request { .. });
+        if takes_unclaimed {
+            let mut unmatched = link.unmatched.lock().await;
+            while unmatched.try_recv().is_ok() {}
+        }
+        if let Some(id) = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(|m| m.get("method").is_some())
+            .and_then(|m| m.get("id").filter(|id| !id.is_null()).map(id_key))
+        {
+            link.sent_ids.lock().expect("sent ids lock").insert(id);
         }
         let notes_before = link.notifications.lock().expect("notifications lock").len();
         let requests_before = link
@@ -808,6 +835,7 @@ impl Session {
     ) -> Reply {
         enum Got {
             Message(Value, String),
+            Unclaimed(Value, String),
             Dropped,
             Eof,
             Timeout(Duration),
@@ -827,7 +855,7 @@ impl Session {
                     Err(_) => Got::Dropped,
                 },
                 Some((message, text)) = async { match unmatched.as_mut() { Some(u) => u.recv().await, None => std::future::pending().await } } => {
-                    Got::Message(message, text)
+                    Got::Unclaimed(message, text)
                 }
                 _ = async { let _ = closed.wait_for(|c| *c).await; } => Got::Eof,
                 waited = time_limit(link, timeout, allowance) => Got::Timeout(waited),
@@ -835,6 +863,19 @@ impl Session {
         };
         match got {
             Got::Message(message, text) => Reply::Message { message, text },
+            Got::Unclaimed(message, text) => {
+                // An unclaimed reply (another id, or none) may be the late or duplicated answer
+                // to an earlier step: the request's own answer, if it follows at once, wins.
+                if let Ok(Ok((own, own_text))) =
+                    tokio::time::timeout(UNCLAIMED_GRACE, &mut rx).await
+                {
+                    return Reply::Message {
+                        message: own,
+                        text: own_text,
+                    };
+                }
+                Reply::Message { message, text }
+            }
             Got::Timeout(waited) => Reply::Nothing {
                 waited_ms: waited.as_millis() as u64,
             },
@@ -886,6 +927,10 @@ impl Session {
             .lock()
             .expect("pending lock")
             .insert(id_key(&barrier_id), tx);
+        link.sent_ids
+            .lock()
+            .expect("sent ids lock")
+            .insert(id_key(&barrier_id));
         let ping = json!({"jsonrpc": "2.0", "id": barrier_id, "method": "ping"}).to_string();
         self.transcript.lock().expect("transcript lock").push(
             Direction::Sent,
@@ -1638,19 +1683,13 @@ impl Session {
     /// Sends one HTTP request whose answer nobody waits on (a session's DELETE, the POST of an
     /// answer to a server request), bounded by the request timeout whatever the server does.
     async fn send_bounded(&self, request: &HttpRequest) -> Result<HttpResponse, String> {
-        let wait = self.limits.request_timeout;
-        tokio::time::timeout(
-            wait,
-            http::send(request, self.limits.max_frame_bytes, wait, None, &|_| false),
+        http::send_within(
+            request,
+            self.limits.max_frame_bytes,
+            self.limits.request_timeout,
+            Duration::ZERO,
         )
         .await
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "the {} got no HTTP response within {} s",
-                request.method,
-                wait.as_secs_f64()
-            ))
-        })
     }
 
     /// Ends the session: stdio servers go down the shutdown ladder; HTTP sessions are deleted.
@@ -2004,6 +2043,12 @@ async fn route(
         });
         match waiter {
             Some(tx) => {
+                if let Some(id) = message.get("id").filter(|id| !id.is_null()) {
+                    link.delivered
+                        .lock()
+                        .expect("delivered lock")
+                        .insert(id_key(id));
+                }
                 let _ = tx.send((message, text.to_string()));
             }
             None => {
@@ -2013,7 +2058,22 @@ async fn route(
                         .expect("abandoned lock")
                         .remove(&id_key(id))
                 });
-                if !late {
+                let duplicate = message.get("id").is_some_and(|id| {
+                    !id.is_null()
+                        && link
+                            .delivered
+                            .lock()
+                            .expect("delivered lock")
+                            .contains(&id_key(id))
+                });
+                // Late, taken by whichever step accepts an unclaimed reply, or a duplicate: from
+                // now on another response with this id is a duplicate.
+                if let Some(id) = message.get("id").filter(|id| !id.is_null()).map(id_key) {
+                    if link.sent_ids.lock().expect("sent ids lock").contains(&id) {
+                        link.delivered.lock().expect("delivered lock").insert(id);
+                    }
+                }
+                if !late && !duplicate {
                     let _ = unmatched.try_send((message, text.to_string()));
                 }
             }

@@ -518,6 +518,11 @@ async fn run_started(config: RunConfig) -> Report {
     scenarios.sort_by_key(|(index, _)| *index);
     for (index, scenario) in scenarios.drain(..) {
         let results = done.remove(&index).unwrap_or_else(|| {
+            // A scenario that does not apply is skipped whether or not its turn came: the
+            // verdict follows the server, not how far the run got.
+            if let Some(why) = not_applicable(&context, &scenario) {
+                return scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new())).collect();
+            }
             let why = if finished && crashed {
                 "mcpcheck itself failed while running this scenario (an internal error; please report it)".to_string()
             } else {

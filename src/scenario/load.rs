@@ -14,6 +14,7 @@ use super::model::{
     Assert, Cond, JsonType, Poll, Prior, ReplyKind, Requires, Rule, Scenario, ScenarioCheck,
     SessionKind, Step, StepSend, Test,
 };
+use super::template;
 use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::protocol::version::KNOWN_VERSIONS;
 use crate::protocol::{Era, VersionRange};
@@ -90,7 +91,33 @@ pub fn parse(path: &str, text: &str) -> Result<Scenario, LoadError> {
     let source = Source { path, text };
     let file: ScenarioFile = toml::from_str(text)
         .map_err(|e| source.error(e.span(), e.message().trim_end().to_string()))?;
-    resolve(&source, file)
+    let scenario = resolve(&source, file)?;
+    check_placeholders(&source, &scenario)?;
+    Ok(scenario)
+}
+
+/// Every `{{…}}` in the file names something a run can fill: a placeholder that names nothing
+/// (a typo, a capture no step makes) is an error here, at its line and column, instead of a
+/// message that shows it unfilled at run time.
+fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadError> {
+    let captured: Vec<&str> = scenario
+        .steps
+        .iter()
+        .flat_map(|s| s.capture.iter().map(|(name, _)| name.as_str()))
+        .collect();
+    let mut from = 0;
+    while let Some(start) = source.text[from..].find("{{").map(|i| from + i) {
+        let Some(end) = source.text[start..].find("}}").map(|i| start + i) else {
+            return Err(source.error(Some(start..start), "`{{` is not closed by `}}`"));
+        };
+        let name = source.text[start + 2..end].trim();
+        let name = name.strip_suffix('?').unwrap_or(name);
+        if let Some(why) = template::unknown(name, &captured) {
+            return Err(source.error(Some(start..end), why));
+        }
+        from = end + 2;
+    }
+    Ok(())
 }
 
 fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
@@ -879,6 +906,28 @@ step = "ping"
 expect = "an empty result"
 rule = [{ when = { reply = "result" }, verdict = "pass" }]
 "#;
+
+    #[test]
+    fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
+        let typo = MINIMAL.replace(
+            "request = { method = \"ping\" }",
+            "request = { method = \"ping\", params = { v = \"{{protocolVersoin}}\" } }",
+        );
+        let e = parse("demo.toml", &typo).unwrap_err();
+        assert_eq!((e.line, e.column), (8, 46), "{e}");
+        assert!(e.message.contains("names nothing"), "{e}");
+        let capture = MINIMAL.replace(
+            "verdict = \"pass\" }",
+            "verdict = \"pass\", message = \"got {{capture.missing}}\" }",
+        );
+        let e = parse("demo.toml", &capture).unwrap_err();
+        assert!(e.message.contains("no step of this file makes"), "{e}");
+        let fine = MINIMAL.replace(
+            "verdict = \"pass\" }",
+            "verdict = \"pass\", message = \"{{reply/result}} at {{protocolVersion}} ({{http_status?}})\" }",
+        );
+        parse("demo.toml", &fine).unwrap();
+    }
 
     #[test]
     fn a_minimal_scenario_loads() {

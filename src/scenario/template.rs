@@ -6,6 +6,55 @@
 
 use serde_json::Value;
 
+/// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
+/// names the file's steps capture. Known: `protocolVersion`, `token`, `copy`, `probe.name`,
+/// `probe.arguments`, `http_status`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
+/// `reply` with a JSON pointer.
+pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
+    const FIXED: &[&str] = &[
+        "protocolVersion",
+        "token",
+        "copy",
+        "probe.name",
+        "probe.arguments",
+        "http_status",
+    ];
+    if FIXED.contains(&name) {
+        return None;
+    }
+    if let Some(capture) = name.strip_prefix("capture.") {
+        return (!captured.contains(&capture)).then(|| {
+            format!("`{{{{{name}}}}}` names a capture that no step of this file makes (captured here: {})",
+                if captured.is_empty() { "none".to_string() } else { captured.join(", ") })
+        });
+    }
+    if name.strip_prefix("tool.").is_some_and(|t| !t.is_empty()) {
+        return None;
+    }
+    for root in ["sent", "reply"] {
+        if let Some(pointer) = name.strip_prefix(root) {
+            if pointer.is_empty() || pointer.starts_with('/') {
+                return None;
+            }
+        }
+    }
+    Some(format!(
+        "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, sent/POINTER, reply/POINTER)",
+        FIXED.join(", ")
+    ))
+}
+
+/// Expands the placeholders of a message for people: a name without a value reads `(absent)`,
+/// so that no message shows a `{{…}}` unfilled.
+pub fn expand_message(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> String {
+    let filled = |name: &str| lookup(name).or_else(|| Some(Value::from("(absent)")));
+    match expand_str(text, &filled) {
+        Ok(Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => text.to_string(),
+    }
+}
+
 /// Expands every placeholder in `value`. `lookup` resolves a name; an unknown or unavailable
 /// name is an error carrying the name.
 pub fn expand(value: &Value, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<Value, String> {
@@ -85,6 +134,15 @@ mod tests {
             "capture.n" => Some(json!(7)),
             _ => None,
         }
+    }
+
+    #[test]
+    fn messages_never_show_a_placeholder_unfilled() {
+        assert_eq!(
+            expand_message("v {{protocolVersion}}, code {{reply/error/code}}", &lookup),
+            "v 2025-11-25, code (absent)"
+        );
+        assert_eq!(expand_message("{{capture.n}}", &lookup), "7");
     }
 
     #[test]

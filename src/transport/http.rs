@@ -145,6 +145,29 @@ pub async fn send(
     response
 }
 
+/// Sends one request that nobody reads a stream of (no server messages are passed on), the
+/// whole exchange bounded by `wait` plus `extra`: a server that never answers holds it no
+/// longer.
+pub async fn send_within(
+    request: &HttpRequest,
+    max_body: usize,
+    wait: Duration,
+    extra: Duration,
+) -> Result<HttpResponse, String> {
+    tokio::time::timeout(
+        wait + extra,
+        send(request, max_body, wait, None, &|_| false),
+    )
+    .await
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "the {} got no HTTP response within {} s",
+            request.method,
+            wait.as_secs_f64()
+        ))
+    })
+}
+
 /// A response whose head has come and whose body is still to be read.
 pub struct Opened {
     /// Status and headers (nothing of the body yet).

@@ -231,19 +231,13 @@ impl LegacySse {
         carried: &str,
         extra: Duration,
     ) -> (Result<HttpResponse, String>, usize) {
-        let wait = self.limits.request_timeout;
-        let outcome = tokio::time::timeout(
-            wait + extra,
-            http::send(request, self.limits.max_frame_bytes, wait, None, &|_| false),
+        let outcome = http::send_within(
+            request,
+            self.limits.max_frame_bytes,
+            self.limits.request_timeout,
+            extra,
         )
-        .await
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "the {} got no HTTP response within {} s",
-                request.method,
-                wait.as_secs_f64()
-            ))
-        });
+        .await;
         let mut record = HttpRecord {
             method: request.method.clone(),
             request_headers: request.headers.clone(),

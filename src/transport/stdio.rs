@@ -573,6 +573,35 @@ mod tests {
             .collect()
     }
 
+    proptest::proptest! {
+        /// Whatever lines come, the framer neither panics nor holds more than the frame limit
+        /// (plus one line) for a message that might span lines, and a valid line after them is
+        /// still one message.
+        #[test]
+        fn the_framer_never_panics_and_stays_bounded(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+                    proptest::prelude::Just(b"{".to_vec()),
+                    proptest::prelude::Just(b"  \"id\": 1,".to_vec()),
+                    proptest::prelude::Just(b"}".to_vec()),
+                    proptest::prelude::Just(b"[".to_vec()),
+                ],
+                0..64,
+            )
+        ) {
+            let mut framer = Framer::new(256);
+            for mut line in lines {
+                line.push(b'\n');
+                let _ = framer.line(&line);
+                proptest::prop_assert!(framer.pending_bytes <= 256 + 66);
+            }
+            let _ = framer.flush();
+            let events = framer.line(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n");
+            proptest::prop_assert_eq!(kinds(&events), ["message"]);
+        }
+    }
+
     #[test]
     fn one_line_one_message() {
         let mut framer = Framer::new(1 << 20);

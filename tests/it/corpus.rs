@@ -192,6 +192,25 @@ fn respond(stream: &mut TcpStream, status: &str, headers: &str, body: &str) {
     );
 }
 
+/// Answers with an SSE stream of 64 KiB notifications for 30 s (or until mcpcheck goes).
+fn flood_sse(mut stream: TcpStream) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+    );
+    let event = format!(
+        "event: message\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "y".repeat(64 << 10)}})
+    );
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if stream.write_all(event.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
 /// The answer to initialize (any version asked for is accepted).
 fn initialized(request: &Request) -> String {
     json!({"jsonrpc": "2.0", "id": request.json()["id"], "result": {
@@ -286,21 +305,7 @@ fn an_endless_sse_response_stays_bounded_in_memory() {
         if request.method() != "POST" {
             return respond(&mut stream, "405 Method Not Allowed", "", "");
         }
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
-        );
-        let event = format!(
-            "event: message\ndata: {}\n\n",
-            json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "info", "data": "y".repeat(64 << 10)}})
-        );
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(30) {
-            if stream.write_all(event.as_bytes()).is_err() {
-                return;
-            }
-        }
+        flood_sse(stream);
     }
     let url = format!("{}/mcp", http_fixture(handle));
     let run = measured(&["--url", &url, "--timeout", "2", "--run-timeout", "20"]);
@@ -315,22 +320,8 @@ fn an_endless_sse_response_stays_bounded_in_memory() {
 
 #[test]
 fn an_http_sse_stream_that_floods_without_an_endpoint_is_untestable_and_bounded() {
-    fn handle(mut stream: TcpStream, _: Request) {
-        let _ = write!(
-            stream,
-            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
-        );
-        let event = format!(
-            "event: message\ndata: {}\n\n",
-            json!({"jsonrpc": "2.0", "method": "notifications/message",
-                "params": {"level": "info", "data": "z".repeat(64 << 10)}})
-        );
-        let started = Instant::now();
-        while started.elapsed() < Duration::from_secs(30) {
-            if stream.write_all(event.as_bytes()).is_err() {
-                return;
-            }
-        }
+    fn handle(stream: TcpStream, _: Request) {
+        flood_sse(stream);
     }
     let url = format!("{}/sse", http_fixture(handle));
     let run = measured(&[
@@ -600,4 +591,69 @@ fn every_command_stops_its_servers_on_sigterm_and_sighup() {
             "{command}: its grandchild was left"
         );
     }
+}
+
+#[test]
+fn a_wedged_server_gets_the_same_verdicts_and_exit_code_every_time() {
+    // It answers initialize, then nothing: every check is an error of the run or does not
+    // apply, the same on every run, whatever the scheduling.
+    let command = format!("{} --wedged", crate::untrusted::hostile_strings().display());
+    let args = [
+        "--stdio",
+        command.as_str(),
+        "--timeout",
+        "1",
+        "--startup-timeout",
+        "1",
+        "--run-timeout",
+        "5",
+    ];
+    let first = measured(&args);
+    first.within(4, 20);
+    assert_eq!(
+        first.report["summary"]["fail"], 0,
+        "{}",
+        first.report["summary"]
+    );
+    let second = measured(&args);
+    second.within(4, 20);
+    assert_eq!(
+        crate::support::statuses(&first.report),
+        crate::support::statuses(&second.report)
+    );
+}
+
+#[test]
+fn a_server_that_exits_at_once_with_success_is_untestable() {
+    let run = measured(&["--stdio", "true", "--timeout", "1"]);
+    run.within(3, 10);
+    assert!(run.fatal().contains("exit 0"), "{}", run.fatal());
+}
+
+#[test]
+fn a_frame_that_is_not_utf8_is_judged_not_fatal() {
+    let command = format!(
+        "sh -c 'printf \"\\377\\376 not utf-8\\n\"; exec {}'",
+        reference_server().display()
+    );
+    let run = measured(&["--stdio", &command, "--check", "stdio-*"]);
+    run.within(1, 20);
+    assert_eq!(
+        crate::support::statuses(&run.report)["stdio-framing"],
+        "fail"
+    );
+}
+
+#[test]
+fn serve_with_an_https_url_without_a_port_waits_on_443() {
+    let run = measured(&[
+        "--url",
+        "https://127.0.0.1/mcp",
+        "--serve",
+        "sleep 5",
+        "--serve-timeout",
+        "0.3",
+    ]);
+    run.within(3, 10);
+    assert!(run.fatal().contains("127.0.0.1:443"), "{}", run.fatal());
 }

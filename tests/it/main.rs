@@ -39,3 +39,6 @@ mod untrusted;
 
 /// The hostile-server corpus: stalls, floods, redirects, crashes; bounds in time and memory.
 mod corpus;
+
+/// The reference server fed arbitrary frames over stdio and HTTP never panics.
+mod fuzz;

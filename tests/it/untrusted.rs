@@ -18,13 +18,17 @@ use serde_json::Value;
 use crate::support::{mcpcheck, reference_server, run_json, HttpServer};
 
 /// The fixture server, built on first use if the test build did not build it.
-fn hostile_strings() -> PathBuf {
+pub fn hostile_strings() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         let path = reference_server()
             .with_file_name("examples")
             .join("hostile_strings");
-        if !path.exists() {
+        // `cargo test` builds examples; a test runner that does not (nextest) may find none, or
+        // an old one.
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hostile_strings.rs");
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        if !path.exists() || modified(&path) < modified(&source) {
             let status = Command::new(env!("CARGO"))
                 .args(["build", "--example", "hostile_strings", "--manifest-path"])
                 .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))

@@ -16,7 +16,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements")],
         expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
-        transport: None,
+        transports: &[],
         explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived; over HTTP, progress that arrives on another stream than its request's answer counts as late only if that stream was opened after the answer came (it may have been sent first and travelled slower). A request answered with a CreateTaskResult stays active as its task (see tasks-progress-stops).",
         idle: Some("the server sent no progress notifications"),
     },
@@ -28,7 +28,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/utilities/progress#behavior-requirements"), ("2025-11-25", "basic/utilities/tasks#task-progress-notifications")],
         expect: "no notifications/progress with the token of a task-augmented request once the task was seen to be over: tasks/result answered, or tasks/get, tasks/cancel or notifications/tasks/status reported completed, failed or cancelled",
-        transport: None,
+        transports: &[],
         explain: "For a task-augmented request the progressToken stays valid after the CreateTaskResult, for as long as the task works, and progress notifications for the task MUST stop once it reaches a terminal status. mcpcheck follows every task made by a request that carried a progress token and flags progress for it that the server sent after the client had learnt that the task was over: later on the same connection or stream, or on a stream opened after that. Progress sent before the end that travelled on another stream is not held against the server.",
         idle: Some("no task made by a request with a progress token reported progress"),
     },
@@ -40,7 +40,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/lifecycle#capability-negotiation"), ("2026-07-28", "basic/patterns/mrtr")],
         expect: "roots/list, sampling/createMessage and elicitation/create only on connections whose initialize declared `roots`, `sampling` and `elicitation` (URL-mode elicitation only with `elicitation.url`, sampling with tools only with `sampling.tools`), and on 2026-07-28 no request at all",
-        transport: None,
+        transports: &[],
         explain: "Both parties MUST respect the negotiated capabilities. mcpcheck's main connection declares only `roots`, so a server may ask it for roots/list or ping but not for sampling or elicitation; the official sampling and elicitation fixtures run on connections that declare those too. From 2025-11-25 a URL-mode elicitation needs `elicitation.url` and a sampling request with tools needs `sampling.tools`. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is judged against what its connection declared.",
         idle: Some("the server sent no requests of its own"),
     },
@@ -52,7 +52,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/index#requests")],
         expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
-        transport: None,
+        transports: &[],
         explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined, those on streams resumed with Last-Event-ID too: there the very same request again is its redelivery, while another request under an id already used is a reuse (a server that numbers each stream's requests afresh, say).",
         idle: Some("the server sent no requests of its own"),
     },
@@ -64,7 +64,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/transports#stdio")],
         expect: "every line on stdout to be exactly one JSON-RPC message, with no banner, log line, blank line or pretty-printed JSON",
-        transport: Some(TransportKind::Stdio),
+        transports: &[TransportKind::Stdio],
         explain: "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
         idle: None,
     },
@@ -76,7 +76,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/lifecycle#stdio")],
         expect: "the server to exit within the grace period after mcpcheck closes its stdin, without needing SIGTERM",
-        transport: Some(TransportKind::Stdio),
+        transports: &[TransportKind::Stdio],
         explain: "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
         idle: None,
     },
@@ -88,7 +88,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: true,
         spec: &[("2025-11-25", "basic/index#messages"), ("jsonrpc-2.0", "request_object")],
         expect: "every message from the server to have the member \"jsonrpc\" with the value \"2.0\"",
-        transport: None,
+        transports: &[],
         explain: "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
         idle: None,
     },
@@ -100,9 +100,21 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/index#responses")],
         expect: "each response's id to equal the id of the request it answers, with the same JSON type (a string stays a string)",
-        transport: None,
+        transports: &[],
         explain: "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
         idle: None,
+    },
+    Builtin {
+        id: "jsonrpc-response-once",
+        area: "jsonrpc",
+        title: "each request is answered once",
+        level: Level::Should,
+        derived: true,
+        spec: &[("2025-11-25", "basic/index#responses")],
+        expect: "one response to each request: no second response with the id of a request already answered",
+        transports: &[TransportKind::Stdio, TransportKind::Sse],
+        explain: "Responses are sent in reply to requests, one to each; a client matches a response to its request by id, and a second response with the same id would be taken for the answer to a later request (which mcpcheck does not do). Neither MCP nor JSON-RPC 2.0 says 'exactly once' in so many words, so this is derived and at most a warning. Over stdio and HTTP+SSE mcpcheck counts, per connection, the responses to every id it sent; over Streamable HTTP a response redelivered on a resumed stream is not a duplicate, so that transport is not judged here.",
+        idle: Some("mcpcheck got no response over a stream transport"),
     },
     Builtin {
         id: "jsonrpc-response-result-xor-error",
@@ -112,7 +124,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: true,
         spec: &[("2024-11-05", "basic/messages#responses"), ("jsonrpc-2.0", "response_object")],
         expect: "each response to have either `result` or `error`, never both and never neither",
-        transport: None,
+        transports: &[],
         explain: "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
         idle: None,
     },
@@ -124,7 +136,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/index#responses"), ("jsonrpc-2.0", "error_object")],
         expect: "each `error` to be an object with an integer `code` and a string `message`",
-        transport: None,
+        transports: &[],
         explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
         idle: None,
     },
@@ -136,7 +148,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/transports"), ("rfc3629", "section-3")],
         expect: "every stdout line, HTTP body and SSE line the server sends to decode as UTF-8",
-        transport: None,
+        transports: &[],
         explain: "JSON-RPC messages MUST be UTF-8 encoded, on every transport. mcpcheck decodes each stdio line, each JSON body and each SSE line strictly; a byte sequence that is not UTF-8 (a Latin-1 \u{e9}, a lone continuation byte) is a violation even where a lenient decoder would have replaced it and read on.",
         idle: None,
     },
@@ -148,7 +160,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "server/utilities/logging#capabilities"), ("2026-07-28", "server/utilities/logging")],
         expect: "no notifications/message from a server whose capabilities (initialize or server/discover) lack `logging`",
-        transport: None,
+        transports: &[],
         explain: "Servers that emit log message notifications MUST declare the `logging` capability. Every notifications/message of the run is compared with the capabilities the server declared on that connection (or, on a connection that did not ask, in the run's discover or initialize result).",
         idle: Some("the server sent no log message during the run"),
     },
@@ -160,7 +172,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/utilities/cancellation#cancellation-flow"), ("2026-07-28", "basic/patterns/cancellation")],
         expect: "each notifications/cancelled from the server to name a request the server issued on that connection; on 2026-07-28 only a subscriptions/listen of mcpcheck's",
-        transport: None,
+        transports: &[],
         explain: "Up to 2025-11-25 either side may cancel a request it issued that is still in progress: a server's notifications/cancelled MUST reference one of its own requests. A cancellation that crosses mcpcheck's answer is not held against the server (the spec expects such races); one that names an id the server never used, or one of mcpcheck's requests, is. On 2026-07-28 a server sends no requests, and it sends notifications/cancelled only to end a subscriptions/listen stream; any other requestId is a violation.",
         idle: Some("the server sent no notifications/cancelled during the run"),
     },
@@ -172,7 +184,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: false,
         spec: &[("2025-11-25", "basic/lifecycle#initialization")],
         expect: "between mcpcheck's initialize request and its notifications/initialized, no request from the server other than ping",
-        transport: None,
+        transports: &[],
         explain: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification: until then the client may not be ready to answer them. Every connection on which mcpcheck sent initialize and then initialized is examined, the main one and the lifecycle scenarios' own (one of which puts a ping between the two).",
         idle: Some("no connection of the run had an initialize followed by initialized"),
     },
@@ -441,6 +453,53 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                     ));
                 }
             }
+        }
+        "jsonrpc-response-once" => {
+            for transcript in input.transcripts {
+                let mut sent: HashMap<String, usize> = HashMap::new();
+                let mut answered: HashMap<String, (usize, &WireFrame)> = HashMap::new();
+                for frame in &transcript.frames {
+                    match frame.direction {
+                        Direction::Sent => {
+                            if let Some(id) = sent_message(frame)
+                                .filter(|m| m.get("method").is_some())
+                                .and_then(|m| m.get("id").cloned())
+                            {
+                                *sent.entry(id_key(&id)).or_default() += 1;
+                            }
+                        }
+                        Direction::Received => {
+                            let Some(id) = frame
+                                .message
+                                .as_ref()
+                                .filter(|m| is_response(m))
+                                .and_then(|m| m.get("id"))
+                                .filter(|id| !id.is_null())
+                            else {
+                                continue;
+                            };
+                            let entry = answered.entry(id_key(id)).or_insert((0, frame));
+                            entry.0 += 1;
+                        }
+                    }
+                }
+                for (id, (count, frame)) in &answered {
+                    let Some(requests) = sent.get(id) else {
+                        continue;
+                    };
+                    seen += 1;
+                    if count > requests {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!(
+                                "{count} responses with id {id} to {requests} request(s) with that id"
+                            ),
+                        ));
+                    }
+                }
+            }
+            // The order of a map is no order: evidence is sorted for a stable report.
+            bad.sort_by(|a, b| a.remark.cmp(&b.remark));
         }
         "jsonrpc-response-result-xor-error" => {
             for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {

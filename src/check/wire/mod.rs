@@ -34,7 +34,8 @@ struct Builtin {
     derived: bool,
     spec: &'static [(&'static str, &'static str)],
     expect: &'static str,
-    transport: Option<TransportKind>,
+    /// The transports it is judged over (empty: every one).
+    transports: &'static [TransportKind],
     explain: &'static str,
     /// Why the check is skipped when the run gave it nothing to examine (`None`: not testable).
     idle: Option<&'static str>,
@@ -81,7 +82,7 @@ pub fn definitions() -> Vec<CheckDef> {
                 .collect(),
             expect: b.expect.into(),
             versions: VersionRange::default(),
-            transports: b.transport.into_iter().collect(),
+            transports: b.transports.to_vec(),
             source: "built-in".into(),
             explain: Some(b.explain.into()),
         })
