@@ -657,3 +657,39 @@ fn serve_with_an_https_url_without_a_port_waits_on_443() {
     run.within(3, 10);
     assert!(run.fatal().contains("127.0.0.1:443"), "{}", run.fatal());
 }
+
+#[test]
+fn a_server_request_whose_answer_is_never_acknowledged_ends_within_the_run_bound() {
+    // Every request but initialize is answered with an SSE stream that asks mcpcheck a question
+    // and then stalls; the POST that carries mcpcheck's answer is read and never answered.
+    fn handle(mut stream: TcpStream, request: Request) {
+        if request.is_initialize() {
+            let body = initialized(&request);
+            return respond(
+                &mut stream,
+                "200 OK",
+                "content-type: application/json\r\n",
+                &body,
+            );
+        }
+        if request.method() != "POST" || request.json().get("method").is_none() {
+            // mcpcheck's answer (or a GET, or a DELETE): never answered.
+            std::thread::sleep(Duration::from_secs(60));
+            return;
+        }
+        let ask = json!({"jsonrpc": "2.0", "id": "server-asks", "method": "ping"});
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: message\ndata: {ask}\n\n"
+        );
+        std::thread::sleep(Duration::from_secs(60));
+    }
+    let url = format!("{}/mcp", http_fixture(handle));
+    let run = measured(&["--url", &url, "--timeout", "1", "--run-timeout", "6"]);
+    run.within(4, 20);
+    assert_eq!(
+        run.report["summary"]["fail"], 0,
+        "{}",
+        run.report["summary"]
+    );
+}
