@@ -67,6 +67,34 @@ pub struct HttpResponse {
     pub ended_after_response: Option<bool>,
     /// Whether mcpcheck dropped the stream on purpose (`drop_after_events`).
     pub dropped: bool,
+    /// The share of [`IN_FLIGHT_BYTES`] this response holds while it lives.
+    pub held: Option<Arc<tokio::sync::OwnedSemaphorePermit>>,
+}
+
+/// How many bytes the bodies of all responses being read or held at once may take, across the
+/// process: however many requests run at once (`--jobs`), a server that floods every one of them
+/// cannot take mcpcheck's memory with it. A response that finds the bound reached stops being
+/// read, and says so.
+pub const IN_FLIGHT_BYTES: usize = 24 << 20;
+
+/// The units (KiB) of [`IN_FLIGHT_BYTES`], shared by every response.
+fn in_flight() -> &'static Arc<tokio::sync::Semaphore> {
+    static UNITS: OnceLock<Arc<tokio::sync::Semaphore>> = OnceLock::new();
+    UNITS.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT_BYTES >> 10)))
+}
+
+/// Takes `bytes` more of the in-flight bound into `held`; false (nothing taken) when the bound
+/// is reached.
+fn hold(held: &mut Option<tokio::sync::OwnedSemaphorePermit>, bytes: usize) -> bool {
+    let units = u32::try_from(bytes.div_ceil(1024)).unwrap_or(u32::MAX);
+    let Ok(permit) = in_flight().clone().try_acquire_many_owned(units) else {
+        return false;
+    };
+    match held {
+        Some(held) => held.merge(permit),
+        None => *held = Some(permit),
+    }
+    true
 }
 
 impl HttpResponse {
@@ -281,6 +309,7 @@ async fn read_body(
         .map(|d| tokio::time::Instant::now() + d);
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
+    let mut held = None;
     loop {
         let next = match deadline {
             Some(deadline) => match tokio::time::timeout_at(deadline, body.frame()).await {
@@ -303,6 +332,15 @@ async fn read_body(
             continue;
         };
         result.body_bytes += chunk.len();
+        // What is kept of the chunk (the bytes; parsed, about twice that) counts against the
+        // bound on everything held in flight.
+        if !hold(&mut held, if sse { 2 * chunk.len() } else { chunk.len() }) {
+            result.issue = Some(format!(
+                "mcpcheck's bound of {} MiB on response bytes held at once was reached; reading stopped",
+                IN_FLIGHT_BYTES >> 20
+            ));
+            break;
+        }
         if !sse {
             if raw.len() < max_body {
                 raw.extend_from_slice(&chunk[..chunk.len().min(max_body - raw.len())]);
@@ -362,6 +400,7 @@ async fn read_body(
             break;
         }
     }
+    result.held = held.map(Arc::new);
     if sse {
         result.utf8_errors = parser.invalid_utf8;
     } else {
