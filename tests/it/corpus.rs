@@ -211,6 +211,21 @@ fn flood_sse(mut stream: TcpStream) {
     }
 }
 
+/// Answers initialize (any version asked for is accepted); false for any other request.
+fn answered_initialize(stream: &mut TcpStream, request: &Request) -> bool {
+    if !request.is_initialize() {
+        return false;
+    }
+    let body = initialized(request);
+    respond(
+        stream,
+        "200 OK",
+        "content-type: application/json\r\n",
+        &body,
+    );
+    true
+}
+
 /// The answer to initialize (any version asked for is accepted).
 fn initialized(request: &Request) -> String {
     json!({"jsonrpc": "2.0", "id": request.json()["id"], "result": {
@@ -293,14 +308,8 @@ fn a_stdio_flood_of_large_notifications_stays_bounded_in_memory() {
 #[test]
 fn an_endless_sse_response_stays_bounded_in_memory() {
     fn handle(mut stream: TcpStream, request: Request) {
-        if request.is_initialize() {
-            let body = initialized(&request);
-            return respond(
-                &mut stream,
-                "200 OK",
-                "content-type: application/json\r\n",
-                &body,
-            );
+        if answered_initialize(&mut stream, &request) {
+            return;
         }
         if request.method() != "POST" {
             return respond(&mut stream, "405 Method Not Allowed", "", "");
@@ -675,14 +684,8 @@ fn a_server_request_whose_answer_is_never_acknowledged_ends_within_the_run_bound
     // Every request but initialize is answered with an SSE stream that asks mcpcheck a question
     // and then stalls; the POST that carries mcpcheck's answer is read and never answered.
     fn handle(mut stream: TcpStream, request: Request) {
-        if request.is_initialize() {
-            let body = initialized(&request);
-            return respond(
-                &mut stream,
-                "200 OK",
-                "content-type: application/json\r\n",
-                &body,
-            );
+        if answered_initialize(&mut stream, &request) {
+            return;
         }
         if request.method() != "POST" || request.json().get("method").is_none() {
             // mcpcheck's answer (or a GET, or a DELETE): never answered.
