@@ -604,11 +604,16 @@ impl Session {
             let mut unmatched = link.unmatched.lock().await;
             while unmatched.try_recv().is_ok() {}
         }
-        if let Some(id) = serde_json::from_str::<Value>(&text)
-            .ok()
-            .filter(|m| m.get("method").is_some())
-            .and_then(|m| m.get("id").filter(|id| !id.is_null()).map(id_key))
-        {
+        // The id of a request mcpcheck built is known; a raw frame's is read from its text.
+        let sent_id = match &outgoing {
+            Outgoing::Request { id, .. } => Some(id.clone()),
+            Outgoing::Notification { .. } => None,
+            Outgoing::Raw { text } => serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(|m| m.get("method").is_some())
+                .and_then(|m| m.get("id").cloned()),
+        };
+        if let Some(id) = sent_id.filter(|id| !id.is_null()).map(|id| id_key(&id)) {
             link.sent_ids.lock().expect("sent ids lock").insert(id);
         }
         let notes_before = link.notifications.lock().expect("notifications lock").len();

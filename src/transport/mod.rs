@@ -145,11 +145,6 @@ impl Budget {
             })
             .is_ok()
     }
-
-    /// What is left.
-    pub fn left(&self) -> usize {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
-    }
 }
 
 /// How many bytes of evidence one run keeps at most (frames, parsed messages, notifications);

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::transport::legacy::{origin, resolve, same_origin};
+use crate::transport::transcript::HttpRecord;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -47,17 +48,21 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
 ];
 
+/// Every GET of the run that opened an HTTP+SSE stream.
+fn streams<'a>(input: &'a WireInput) -> impl Iterator<Item = &'a HttpRecord> {
+    input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.posts.iter())
+        .filter(|p| p.method == "GET" && p.carried == "stream")
+}
+
 pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad = Vec::new();
     let mut seen = 0usize;
     match def.id.as_str() {
         "legacy-sse-endpoint-event" => {
-            for post in input
-                .transcripts
-                .iter()
-                .flat_map(|t| t.posts.iter())
-                .filter(|p| p.method == "GET" && p.carried == "stream")
-            {
+            for post in streams(input) {
                 let Some(first) = &post.first_event else {
                     continue;
                 };
@@ -83,12 +88,7 @@ pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
             }
         }
         "legacy-sse-endpoint-same-origin" => {
-            for post in input
-                .transcripts
-                .iter()
-                .flat_map(|t| t.posts.iter())
-                .filter(|p| p.method == "GET" && p.carried == "stream")
-            {
+            for post in streams(input) {
                 let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
                     continue;
                 };
