@@ -541,7 +541,7 @@ impl OfficialSchemas {
             let Some(version) = path
                 .file_stem()
                 .and_then(|s| s.to_str())
-                .filter(|s| crate::protocol::version::KNOWN_VERSIONS.contains(s))
+                .filter(|s| crate::record::version::KNOWN_VERSIONS.contains(s))
             else {
                 continue;
             };

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Status, Verdict};
-use crate::protocol::{Exchange, Reply};
+use crate::record::{Exchange, Reply};
 use crate::scenario::model::{Cond, ReplyKind, Test};
 use crate::scenario::template;
 use crate::scenario::ScenarioCheck;
-use crate::transport::transcript::cut;
-use crate::transport::TransportKind;
+
+pub use crate::record::exchange::{describe, redirect};
+use crate::record::TransportKind;
 
 /// What one step did.
 #[derive(Clone, Debug)]
@@ -97,7 +98,7 @@ fn evaluate_step(
         }
         name.strip_prefix("capture.")
             .and_then(|c| env.captures.get(c).cloned())
-            .or_else(|| crate::run::tool_value(env.tools, name))
+            .or_else(|| template::tool_value(env.tools, name))
     };
     for rule in &check.rules {
         if matches(&rule.when, exchange, records, env, &lookup) {
@@ -359,87 +360,10 @@ fn length(value: Option<&Value>) -> Option<usize> {
     }
 }
 
-/// `HTTP 302 redirect to LOCATION, not followed`.
-pub fn redirect(status: u16, location: Option<&str>) -> String {
-    match location {
-        Some(location) => format!(
-            "HTTP {status} redirect to {}, not followed",
-            cut(location, 200)
-        ),
-        None => format!("HTTP {status} redirect (with no Location), not followed"),
-    }
-}
-
-/// What came back, in a few words.
-pub fn describe(exchange: &Exchange, is_request: bool) -> String {
-    let http = exchange
-        .http
-        .as_ref()
-        .map(|h| format!("HTTP {}, ", h.status))
-        .unwrap_or_default();
-    match &exchange.reply {
-        Reply::Message { message, .. } if is_error(message) => {
-            let error = &message["error"];
-            let mut text = format!(
-                "{http}error {} {}",
-                error
-                    .get("code")
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "(no code)".into()),
-                error
-                    .get("message")
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "(no message)".into())
-            );
-            if let Some(data) = error.get("data") {
-                text.push_str(&format!(" data={}", cut(&data.to_string(), 160)));
-            }
-            text
-        }
-        Reply::Message { message, .. } => match message.get("result") {
-            Some(result) => format!("{http}result {}", cut(&result.to_string(), 200)),
-            None => format!(
-                "{http}response without result or error: {}",
-                cut(&message.to_string(), 200)
-            ),
-        },
-        Reply::Nothing { waited_ms } if is_request => {
-            format!("{http}no response within {waited_ms} ms")
-        }
-        Reply::Nothing { .. } => format!("{http}no response"),
-        // Over HTTP+SSE a refused POST or GET may explain itself with a JSON-RPC error (an
-        // answer to the request never comes in an HTTP body there).
-        // A redirect is an answer, not a way elsewhere: mcpcheck never follows one.
-        Reply::Rejected { status, .. } if (300..400).contains(status) => redirect(
-            *status,
-            exchange.http.as_ref().and_then(|h| {
-                h.headers
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case("location"))
-                    .map(|(_, v)| v.as_str())
-            }),
-        ),
-        Reply::Rejected { status, body }
-            if serde_json::from_str::<Value>(body).is_ok_and(|v| v.get("jsonrpc").is_some()) =>
-        {
-            format!("HTTP {status}, refused: {}", cut(body.trim(), 160))
-        }
-        Reply::Rejected { status, body } => format!(
-            "HTTP {status} with no JSON-RPC message{}",
-            if body.trim().is_empty() {
-                String::new()
-            } else {
-                format!(": {}", cut(body.trim(), 160))
-            }
-        ),
-        Reply::Closed { detail } => detail.clone(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::Reply;
+    use crate::record::Reply;
     use serde_json::json;
 
     fn library_check(id: &str) -> ScenarioCheck {

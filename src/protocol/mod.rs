@@ -1,7 +1,7 @@
-//! The client side of MCP: versions and eras, and the session that speaks to one server.
+//! The client side of MCP: the session that speaks to one server over any transport.
 
 pub mod session;
-pub mod version;
 
-pub use session::{Exchange, Outgoing, Reply, Session, SessionInfo};
-pub use version::{Era, VersionRange};
+pub use crate::record::version;
+pub use crate::record::{Era, Exchange, Reply, VersionRange};
+pub use session::{Outgoing, Session, SessionInfo};

@@ -12,22 +12,14 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::record::exchange::{client_capabilities, client_info};
+use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
+use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::record::{id_key, Exchange, ExitReport, HttpFacts, Reply};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
 use crate::transport::legacy::{LegacySse, Posted, Tagged};
-use crate::transport::stdio::{ExitReport, Inbound, StdioProcess, StdoutReader};
-use crate::transport::transcript::{HttpRecord, MAX_FRAME_TEXT};
+use crate::transport::stdio::{Inbound, StdioProcess, StdoutReader};
 use crate::transport::{Direction, HttpSpec, Limits, Target, Transcript};
-
-/// The client capabilities mcpcheck declares: roots (answered with an empty list), nothing else.
-pub fn client_capabilities() -> Value {
-    json!({"roots": {"listChanged": false}})
-}
-
-/// How mcpcheck introduces itself.
-pub fn client_info() -> Value {
-    json!({"name": "mcpcheck", "version": env!("CARGO_PKG_VERSION")})
-}
 
 /// A frame to send.
 #[derive(Clone, Debug)]
@@ -111,71 +103,6 @@ pub struct SendOptions {
     pub accept_unmatched: bool,
     /// HTTP: send with this method (`GET`, `DELETE`) and no body instead of POSTing the frame.
     pub http_method: Option<String>,
-}
-
-/// What came back for one frame.
-#[derive(Clone, Debug)]
-pub enum Reply {
-    /// A JSON-RPC response.
-    Message {
-        /// The message.
-        message: Value,
-        /// The text it came in.
-        text: String,
-    },
-    /// Nothing within the wait (for a request: a timeout).
-    Nothing {
-        /// How long mcpcheck waited.
-        waited_ms: u64,
-    },
-    /// HTTP: an error status with no JSON-RPC message in the body.
-    Rejected {
-        /// The HTTP status.
-        status: u16,
-        /// The body, as text.
-        body: String,
-    },
-    /// The server is gone: the process exited, or the connection was refused or reset.
-    Closed {
-        /// What is known of why.
-        detail: String,
-    },
-}
-
-/// HTTP facts of one exchange.
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct HttpFacts {
-    /// The status code.
-    pub status: u16,
-    /// The response headers.
-    pub headers: Vec<(String, String)>,
-    /// The SSE events, when the body was a stream.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub events: Vec<crate::transport::sse::SseEvent>,
-    /// Whether the server had issued a session id when this request was sent.
-    pub session: bool,
-    /// Whether a request's SSE stream ended, by the server, before the response came.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub ended_early: bool,
-}
-
-/// One frame sent and what came back: the evidence behind a verdict.
-#[derive(Clone, Debug)]
-pub struct Exchange {
-    /// The text sent.
-    pub sent: String,
-    /// The HTTP request headers sent.
-    pub sent_headers: Vec<(String, String)>,
-    /// What came back.
-    pub reply: Reply,
-    /// Notifications received while waiting.
-    pub notifications: Vec<Value>,
-    /// Requests the server sent while waiting (mcpcheck answered them).
-    pub server_requests: Vec<Value>,
-    /// HTTP facts, for HTTP.
-    pub http: Option<HttpFacts>,
-    /// How long the exchange took.
-    pub elapsed_ms: u64,
 }
 
 /// What the session learned about the server.
@@ -327,15 +254,6 @@ const VALUE_OVERHEAD: usize = 1024;
 /// How many bytes of notifications and server requests a connection keeps; a flood beyond is
 /// still answered and recorded in the transcript (within its own bounds), not kept here.
 const MAX_NOTE_BYTES: usize = 2 << 20;
-
-/// The key a response is matched on: ids compare by value, so a response whose id has the wrong
-/// JSON type is still matched (and then flagged by the id check) rather than lost.
-pub fn id_key(id: &Value) -> String {
-    match id {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
 
 impl Session {
     /// Starts the server (stdio) or prepares the endpoint (HTTP). Nothing is sent yet.
@@ -1488,7 +1406,7 @@ impl Session {
             .iter()
             .filter(|(m, _)| m.get("method").is_some())
             .take(MAX_NOTIFICATIONS)
-            .map(|(m, _)| crate::report::compact(m, MAX_FRAME_TEXT))
+            .map(|(m, _)| crate::record::compact(m, MAX_FRAME_TEXT))
             .partition(|m| m.get("id").is_some());
         let answer = response.messages.iter().find(|(m, _)| done(m)).or_else(|| {
             response.messages.iter().find(|(m, _)| {
@@ -1614,7 +1532,7 @@ impl Session {
                 return Err((
                     format!(
                         "initialize was answered {}",
-                        crate::check::rules::describe(&exchange, true)
+                        crate::record::exchange::describe(&exchange, true)
                     ),
                     exchange,
                 ))

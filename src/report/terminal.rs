@@ -177,7 +177,7 @@ fn problem(check: &CheckResult, color: bool) -> String {
 fn first_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or("");
     let more = text.lines().count() > 1;
-    let cut = crate::transport::transcript::cut(line, 300);
+    let cut = crate::record::transcript::cut(line, 300);
     if more {
         format!("{cut} …")
     } else {

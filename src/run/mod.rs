@@ -16,8 +16,8 @@ use tokio::task::JoinSet;
 use crate::check::rules::{self, Env, StepRecord};
 use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
-use crate::protocol::version::LATEST_HANDSHAKE;
 use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};
+use crate::record::version::LATEST_HANDSHAKE;
 use crate::report::{
     rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo,
     SCHEMA_VERSION,
@@ -25,6 +25,16 @@ use crate::report::{
 use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 use crate::transport::serve::Served;
 use crate::transport::{self, HttpSpec, Limits, Target, Transcript, TransportKind};
+
+/// Which discovered tools mcpcheck may call (`--call-tools`; never any unless asked).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallTools {
+    /// Only tools annotated `readOnlyHint: true`.
+    ReadOnly,
+    /// Any listed tool.
+    All,
+}
 
 /// Everything a run needs, resolved from the command line.
 #[derive(Clone, Debug)]
@@ -52,7 +62,7 @@ pub struct RunConfig {
     /// Official schema files to validate results with too (`--official-schemas`).
     pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
     /// Which discovered tools mcpcheck may call (`--call-tools`); none when not given.
-    pub call_tools: Option<crate::cli::CallTools>,
+    pub call_tools: Option<CallTools>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -122,7 +132,7 @@ struct Context {
     /// Every listed resource by URI, likewise.
     resources: Option<(HashMap<String, Value>, Option<String>)>,
     /// Which discovered tools may be called (`--call-tools`).
-    call_tools: Option<crate::cli::CallTools>,
+    call_tools: Option<CallTools>,
     /// The tool chosen for the invalid-arguments probe, and the arguments that violate its
     /// inputSchema (`{{probe.name}}`, `{{probe.arguments}}`).
     probe: Option<(String, Value)>,
@@ -602,7 +612,7 @@ async fn connect(
             }
             protocol.requested_version = Some(
                 forced
-                    .unwrap_or(crate::protocol::version::LATEST_STATELESS)
+                    .unwrap_or(crate::record::version::LATEST_STATELESS)
                     .to_string(),
             );
         }
@@ -709,14 +719,11 @@ async fn list_all(
 /// runs repeat): the first whose inputSchema requires a property, called without any; else the
 /// first with a typed property, called with a value of another type. `None` if no tool has
 /// either.
-pub fn probe_tool(
-    tools: &HashMap<String, Value>,
-    which: crate::cli::CallTools,
-) -> Option<(String, Value)> {
+pub fn probe_tool(tools: &HashMap<String, Value>, which: CallTools) -> Option<(String, Value)> {
     let mut names: Vec<&String> = tools
         .iter()
         .filter(|(_, tool)| {
-            which == crate::cli::CallTools::All
+            which == CallTools::All
                 || tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
         })
         .map(|(name, _)| name)
@@ -746,14 +753,6 @@ pub fn probe_tool(
             Some(((*name).clone(), json!({ property.clone(): wrong })))
         })
     })
-}
-
-pub fn tool_value(tools: Option<&HashMap<String, Value>>, name: &str) -> Option<Value> {
-    let rest = name.strip_prefix("tool.")?;
-    let (tool, pointer) = rest
-        .split_once('/')
-        .map_or((rest, String::new()), |(t, p)| (t, format!("/{p}")));
-    tools?.get(tool)?.pointer(&pointer).cloned()
 }
 
 fn token() -> String {
@@ -835,7 +834,7 @@ fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
             Some(which) if context.probe.is_none() => {
                 return Some(format!(
                     "no listed tool{} has a required or typed argument to get wrong",
-                    if which == crate::cli::CallTools::ReadOnly {
+                    if which == CallTools::ReadOnly {
                         " annotated readOnlyHint: true"
                     } else {
                         ""
@@ -1115,7 +1114,9 @@ impl StepRunner<'_> {
                     _ => name
                         .strip_prefix("capture.")
                         .and_then(|c| captures.get(c).cloned())
-                        .or_else(|| tool_value(context.tools.as_ref(), name)),
+                        .or_else(|| {
+                            crate::scenario::template::tool_value(context.tools.as_ref(), name)
+                        }),
                 }
             };
             let unresolved = |name: String| {

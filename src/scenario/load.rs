@@ -15,10 +15,10 @@ use super::model::{
     SessionKind, Step, StepSend, Test,
 };
 use super::template;
-use crate::check::{spec_url, CheckDef, Level, SpecRef, Status};
-use crate::protocol::version::KNOWN_VERSIONS;
-use crate::protocol::{Era, VersionRange};
-use crate::transport::TransportKind;
+use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
+use crate::record::version::KNOWN_VERSIONS;
+use crate::record::TransportKind;
+use crate::record::{Era, VersionRange};
 
 /// The fixture profiles a scenario may require (`requires.profile`) and `--profile` selects.
 pub const FIXTURE_PROFILES: &[&str] = &["everything"];
@@ -1083,22 +1083,5 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
         );
         let err = parse("demo.toml", &twice).unwrap_err();
         assert!(err.message.contains("at most one `background`"), "{err}");
-    }
-
-    #[test]
-    fn the_library_loads_and_ids_are_unique() {
-        let scenarios = library().unwrap_or_else(|errors| {
-            panic!(
-                "{}",
-                errors
-                    .iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            )
-        });
-        assert!(!scenarios.is_empty());
-        check_unique(&scenarios, &crate::check::wire::ids())
-            .unwrap_or_else(|errors| panic!("{errors:?}"));
     }
 }

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::check::{CheckDef, Status};
-use crate::protocol::{Era, VersionRange};
-use crate::transport::TransportKind;
+use crate::record::TransportKind;
+use crate::record::{CheckDef, Status};
+use crate::record::{Era, VersionRange};
 
 /// A validated scenario.
 #[derive(Clone, Debug)]

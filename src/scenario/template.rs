@@ -123,6 +123,19 @@ pub fn expand_str(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> Result<
     Ok(Value::String(out))
 }
 
+/// The value a `{{tool.NAME/POINTER}}` placeholder names: the part at POINTER of the tool
+/// NAME as the server listed it (`tools/list`), if the run listed it.
+pub fn tool_value(
+    tools: Option<&std::collections::HashMap<String, Value>>,
+    name: &str,
+) -> Option<Value> {
+    let rest = name.strip_prefix("tool.")?;
+    let (tool, pointer) = rest
+        .split_once('/')
+        .map_or((rest, String::new()), |(t, p)| (t, format!("/{p}")));
+    tools?.get(tool)?.pointer(&pointer).cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

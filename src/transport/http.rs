@@ -15,7 +15,7 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::sse::{SseEvent, SseParser};
-use super::transcript::{cut, MAX_FRAME_TEXT};
+use crate::record::transcript::{cut, MAX_FRAME_TEXT};
 
 /// One HTTP request to send.
 #[derive(Clone, Debug)]
@@ -142,20 +142,7 @@ async fn ends_within(body: &mut hyper::body::Incoming, grace: Duration) -> bool 
     }
 }
 
-/// Checks that a URL is an absolute http or https URL; returns it parsed.
-pub fn parse_url(url: &str) -> Result<Uri, String> {
-    let uri: Uri = url
-        .parse()
-        .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
-    match uri.scheme_str() {
-        Some("http") | Some("https") => {}
-        _ => return Err(format!("`{url}` is not an http or https URL")),
-    }
-    if uri.host().is_none() {
-        return Err(format!("`{url}` has no host"));
-    }
-    Ok(uri)
-}
+pub use crate::record::url::parse_url;
 
 /// Sends one request. Messages are passed to `on_message` as they arrive (so that server requests
 /// on an SSE stream can be answered while it is open); reading an SSE stream stops once `done`
@@ -431,4 +418,22 @@ async fn read_body(
         }
     }
     Ok(result)
+}
+
+impl crate::record::HttpRecord {
+    /// Records what came back: status, headers, body size and encoding, and the SSE events'
+    /// ids (the facts every exchange keeps, whatever asked for it).
+    pub fn record_response(&mut self, response: &HttpResponse) {
+        self.status = Some(response.status);
+        self.response_headers = response.headers.clone();
+        self.body_bytes = response.body_bytes;
+        self.utf8_errors = response.utf8_errors;
+        self.ended_after_response = response.ended_after_response;
+        self.first_event = response.events.first().cloned();
+        self.event_ids = response
+            .events
+            .iter()
+            .filter_map(|e| e.id.clone())
+            .collect();
+    }
 }

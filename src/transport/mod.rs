@@ -7,12 +7,13 @@ pub mod legacy;
 pub mod serve;
 pub mod sse;
 pub mod stdio;
-pub mod transcript;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use transcript::{Direction, Transcript, WireFrame};
+pub use crate::record::{
+    allows, describe, Budget, Direction, Tap, TapFn, Transcript, TransportKind, WireFrame,
+};
 
 /// What to start or where to connect.
 #[derive(Clone, Debug)]
@@ -34,28 +35,6 @@ impl Target {
     }
 }
 
-/// The transports, as named in scenario files and reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TransportKind {
-    /// stdio.
-    Stdio,
-    /// Streamable HTTP.
-    Http,
-    /// The HTTP+SSE transport of 2024-11-05 (a GET stream, and POSTs to the endpoint it names).
-    Sse,
-}
-
-impl std::fmt::Display for TransportKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            TransportKind::Stdio => "stdio",
-            TransportKind::Http => "http",
-            TransportKind::Sse => "sse",
-        })
-    }
-}
-
 /// Sets headers, each replacing any of the same name (names compare case-insensitively), then
 /// leaves out those named in `omit`.
 pub fn set_headers<'a>(
@@ -68,21 +47,6 @@ pub fn set_headers<'a>(
         headers.push((name.clone(), value.clone()));
     }
     headers.retain(|(n, _)| !omit.iter().any(|o| o.eq_ignore_ascii_case(n)));
-}
-
-/// Whether a check or scenario for these transports (none named: any) runs over `kind`.
-pub fn allows(kinds: &[TransportKind], kind: TransportKind) -> bool {
-    kinds.is_empty() || kinds.contains(&kind)
-}
-
-/// Transports named in prose: `the stdio transport`, `the stdio and sse transports`.
-pub fn describe(kinds: &[TransportKind]) -> String {
-    let names: Vec<String> = kinds.iter().map(ToString::to_string).collect();
-    match names.split_last() {
-        None => "every transport".into(),
-        Some((last, [])) => format!("the {last} transport"),
-        Some((last, rest)) => format!("the {} and {last} transports", rest.join(", ")),
-    }
 }
 
 /// How to start a stdio server.
@@ -107,44 +71,6 @@ pub struct HttpSpec {
     pub headers: Vec<(String, String)>,
     /// A command mcpcheck starts before the run and stops after it (`--serve`).
     pub serve: Option<serve::ServeSpec>,
-}
-
-/// What a [`Tap`] calls: the direction and the frame's text.
-pub type TapFn = dyn Fn(Direction, &str) + Send + Sync;
-
-/// A callback shown every frame as it is recorded (`--verbose`).
-#[derive(Clone)]
-pub struct Tap(pub std::sync::Arc<TapFn>);
-
-impl std::fmt::Debug for Tap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Tap")
-    }
-}
-
-/// A number of bytes shared by everything that keeps evidence in one run (every connection's
-/// transcript), so that the evidence of a whole run stays bounded in bytes however many
-/// connections a flooding server fills. Clones share the budget.
-#[derive(Clone, Debug)]
-pub struct Budget(std::sync::Arc<std::sync::atomic::AtomicUsize>);
-
-impl Budget {
-    /// A budget of `bytes`.
-    pub fn new(bytes: usize) -> Budget {
-        Budget(std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(
-            bytes,
-        )))
-    }
-
-    /// Takes `bytes` from the budget; false (and nothing taken) when too little is left.
-    pub fn take(&self, bytes: usize) -> bool {
-        use std::sync::atomic::Ordering;
-        self.0
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
-                left.checked_sub(bytes)
-            })
-            .is_ok()
-    }
 }
 
 /// How many bytes of evidence one run keeps at most (frames, parsed messages, notifications);

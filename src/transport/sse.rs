@@ -1,18 +1,7 @@
 //! A strict, incremental parser for `text/event-stream` (the WHATWG event-stream rules): fields
 //! `data`, `id`, `event`, `retry`, comment lines, and CRLF, LF or CR line ends.
 
-/// One dispatched event.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SseEvent {
-    /// The `id` field, if the event set one.
-    pub id: Option<String>,
-    /// The `event` field (the type), if set.
-    pub event: Option<String>,
-    /// The data lines joined with `\n`.
-    pub data: String,
-    /// The `retry` field in milliseconds, if set.
-    pub retry: Option<u64>,
-}
+pub use crate::record::SseEvent;
 
 /// Feeds bytes in, takes events out.
 #[derive(Debug, Default)]

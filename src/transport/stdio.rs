@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 
 use super::{Limits, StdioSpec};
+use crate::record::ExitReport;
 
 /// Process groups started and not yet reaped, for emergency cleanup.
 fn groups() -> &'static Mutex<HashSet<i32>> {
@@ -112,18 +113,6 @@ pub enum Inbound {
     Noise { text: String, issue: String },
     /// stdout closed, or the SSE stream ended.
     Closed,
-}
-
-/// How a server process ended.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ExitReport {
-    /// How it was stopped: `exited-before-shutdown`, `stdin-eof`, `sigterm` or `sigkill`.
-    pub stopped_by: String,
-    /// Milliseconds from closing stdin to the process's exit.
-    pub exit_ms: Option<u64>,
-    /// The exit status as text (`exit 0`, `signal 15`).
-    pub status: String,
 }
 
 /// A running stdio server.

@@ -777,7 +777,7 @@ fn declared_client_capabilities(transcript: &Transcript) -> Value {
         .filter_map(sent_message)
         .find(|m| m.get("method") == Some(&Value::from("initialize")))
         .and_then(|m| m.pointer("/params/capabilities").cloned())
-        .unwrap_or_else(crate::protocol::session::client_capabilities)
+        .unwrap_or_else(crate::record::exchange::client_capabilities)
 }
 
 /// The requests a server sent (messages with a method and an id), with their frames.
@@ -903,7 +903,7 @@ fn stray_cancellations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::transcript::HttpRecord;
+    use crate::record::transcript::HttpRecord;
     use serde_json::json;
 
     /// A frame on stream `post` (HTTP) or on the one pipe (`None`).

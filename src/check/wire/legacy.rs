@@ -3,8 +3,8 @@
 //! every server message arrives as an SSE `message` event.
 
 use super::*;
-use crate::transport::legacy::{origin, resolve, same_origin};
-use crate::transport::transcript::HttpRecord;
+use crate::record::transcript::HttpRecord;
+use crate::record::url::{origin, resolve, same_origin};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

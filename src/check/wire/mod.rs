@@ -9,12 +9,12 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{messages, CheckDef, Level, SpecRef, Status, Verdict};
-use crate::protocol::session::id_key;
-use crate::protocol::VersionRange;
-use crate::report::Evidence;
-use crate::transport::stdio::ExitReport;
-use crate::transport::transcript::cut;
-use crate::transport::{Direction, Transcript, TransportKind, WireFrame};
+use crate::record::id_key;
+use crate::record::transcript::cut;
+use crate::record::Evidence;
+use crate::record::ExitReport;
+use crate::record::VersionRange;
+use crate::record::{Direction, Transcript, TransportKind, WireFrame};
 
 mod content;
 mod http;
@@ -207,7 +207,7 @@ fn resumed(transcript: &Transcript, frame: &WireFrame) -> bool {
 }
 
 /// Whether an HTTP exchange was a GET resuming a stream (`Last-Event-ID`).
-fn resumes(record: &crate::transport::transcript::HttpRecord) -> bool {
+fn resumes(record: &crate::record::transcript::HttpRecord) -> bool {
     record
         .request_headers
         .iter()
@@ -245,13 +245,13 @@ fn is_response(message: &Value) -> bool {
 
 /// Evaluates one built-in check.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    if !crate::transport::allows(&def.transports, input.transport) {
+    if !crate::record::allows(&def.transports, input.transport) {
         return (
             Verdict::new(
                 Status::Skip,
                 format!(
                     "applies to {} only",
-                    crate::transport::describe(&def.transports)
+                    crate::record::describe(&def.transports)
                 ),
             ),
             Vec::new(),
@@ -317,4 +317,26 @@ fn tally(
         .with_actual(cut(&first, 200))
     };
     (verdict, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_library_loads_and_ids_are_unique() {
+        let scenarios = crate::scenario::load::library().unwrap_or_else(|errors| {
+            panic!(
+                "{}",
+                errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        });
+        assert!(!scenarios.is_empty());
+        crate::scenario::load::check_unique(&scenarios, &ids())
+            .unwrap_or_else(|errors| panic!("{errors:?}"));
+    }
 }

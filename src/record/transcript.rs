@@ -56,7 +56,7 @@ pub struct HttpRecord {
     /// The response body's length in bytes (for SSE: what was read).
     pub body_bytes: usize,
     /// For an SSE response: its first event.
-    pub first_event: Option<super::sse::SseEvent>,
+    pub first_event: Option<super::SseEvent>,
     /// For an SSE response: the id of every event that set one, in order.
     pub event_ids: Vec<String>,
     /// How many stretches of the response body (a JSON body, or SSE lines) were not UTF-8.
@@ -74,22 +74,6 @@ pub struct HttpRecord {
 }
 
 impl HttpRecord {
-    /// Records what came back: status, headers, body size and encoding, and the SSE events'
-    /// ids (the facts every exchange keeps, whatever asked for it).
-    pub fn record_response(&mut self, response: &super::http::HttpResponse) {
-        self.status = Some(response.status);
-        self.response_headers = response.headers.clone();
-        self.body_bytes = response.body_bytes;
-        self.utf8_errors = response.utf8_errors;
-        self.ended_after_response = response.ended_after_response;
-        self.first_event = response.events.first().cloned();
-        self.event_ids = response
-            .events
-            .iter()
-            .filter_map(|e| e.id.clone())
-            .collect();
-    }
-
     /// The value of a response header (case-insensitive).
     pub fn response_header(&self, name: &str) -> Option<&str> {
         self.response_headers

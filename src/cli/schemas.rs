@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn every_known_version_is_pinned() {
         let pinned: Vec<&str> = PINNED.iter().map(|(v, _)| *v).collect();
-        assert_eq!(pinned, crate::protocol::version::KNOWN_VERSIONS.to_vec());
+        assert_eq!(pinned, crate::record::version::KNOWN_VERSIONS.to_vec());
         assert!(PINNED
             .iter()
             .all(|(_, sha)| sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit())));

@@ -1,0 +1,341 @@
+//! The command line, as clap parses it: the subcommands and their flags. Nothing here resolves
+//! or checks a value beyond its syntax; see [`super::resolve`].
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::record::version::KNOWN_VERSIONS;
+
+/// mcpcheck: checks, requirement by requirement, whether an MCP server follows the spec.
+#[derive(Debug, Parser)]
+#[command(name = "mcpcheck", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the scenario library against a server.
+    Run(Box<RunArgs>),
+    /// List the checks.
+    List(ListArgs),
+    /// Say what a check sends, what it expects and why.
+    Explain(ExplainArgs),
+    /// Write a baseline (TOML, to stdout) listing every check that failed or warned in a JSON report.
+    Baseline(BaselineArgs),
+    /// Join the JSON reports of a sharded run into one report.
+    Merge(Box<MergeArgs>),
+    /// Run the suite against several servers and compare them in a servers × checks matrix.
+    Compare(Box<CompareArgs>),
+    /// The official MCP schema files, for `--official-schemas`.
+    #[command(subcommand)]
+    Schemas(SchemasCommand),
+}
+
+/// `mcpcheck schemas …`.
+#[derive(Debug, Subcommand)]
+pub enum SchemasCommand {
+    /// Download every version's official schema.json from the specification repository at the
+    /// pinned commit, check each against its pinned sha256, and write them as `<version>.json`
+    /// into a folder for `--official-schemas`. Files already there with the right checksum are
+    /// kept. Exit codes: 0 done, 1 a checksum did not match (nothing written for that file),
+    /// 2 bad usage, 3 a download failed.
+    Fetch(FetchArgs),
+}
+
+/// `mcpcheck schemas fetch`.
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// The folder to write to [default: $XDG_CACHE_HOME or ~/.cache, then
+    /// mcpcheck/schemas/<commit>].
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Only these protocol versions (repeatable) [default: all five].
+    #[arg(long = "version", value_name = "VERSION", value_parser = parse_known_version)]
+    pub versions: Vec<String>,
+    /// Download from a mirror of the repository's raw files instead: the file of a version is
+    /// `<URL>/<commit>/schema/<version>/schema.json`.
+    #[arg(long, value_name = "URL", default_value = super::schemas::DEFAULT_BASE)]
+    pub from: String,
+    /// Give up on a file after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub timeout: u64,
+}
+
+fn parse_known_version(value: &str) -> Result<String, String> {
+    if KNOWN_VERSIONS.contains(&value) {
+        Ok(value.to_string())
+    } else {
+        Err(format!(
+            "unknown protocol version `{value}`; known: {}",
+            KNOWN_VERSIONS.join(", ")
+        ))
+    }
+}
+
+pub use crate::run::CallTools;
+
+// The engine's own type, given its command-line spelling here so that `run` knows nothing of clap.
+impl clap::ValueEnum for CallTools {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[CallTools::ReadOnly, CallTools::All]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(match self {
+            CallTools::ReadOnly => clap::builder::PossibleValue::new("read-only")
+                .help("Only tools annotated `readOnlyHint: true`"),
+            CallTools::All => clap::builder::PossibleValue::new("all").help("Any listed tool"),
+        })
+    }
+}
+
+/// Which scenarios to load.
+#[derive(Debug, Default, Args)]
+pub struct ScenarioArgs {
+    /// Also load scenario files (*.toml, recursively) from DIR; repeatable.
+    #[arg(long = "scenarios", value_name = "DIR")]
+    pub scenarios: Vec<PathBuf>,
+    /// Leave out the built-in scenario library (run only --scenarios).
+    #[arg(long)]
+    pub no_builtin: bool,
+}
+
+/// `mcpcheck run`.
+#[derive(Debug, Default, Args)]
+pub struct RunArgs {
+    /// Start the server with this command and speak to it over stdio (shell-style quoting).
+    #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
+    pub stdio: Option<String>,
+    /// Speak Streamable HTTP to the server at this URL.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// With --url: the URL is the SSE endpoint of the deprecated 2024-11-05 HTTP+SSE transport
+    /// (a GET stream whose `endpoint` event names where to POST), not Streamable HTTP.
+    #[arg(long, requires = "url")]
+    pub legacy_sse: bool,
+    /// With --url: start this HTTP server command first (in its own process group), wait until
+    /// the URL's port accepts connections, and stop it afterwards. `{port}` in the command and
+    /// the URL becomes a free port.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub serve: Option<String>,
+    /// Seconds the --serve command may take to start listening [default: 30].
+    #[arg(long, value_name = "SECS")]
+    pub serve_timeout: Option<f64>,
+    /// An environment variable for the stdio (or --serve) server; `K=$VAR` takes the value from mcpcheck's
+    /// environment and redacts it from all output. Repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// The working directory of the stdio (or --serve) server.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// An HTTP header sent with every request, e.g. "Authorization: Bearer $TOKEN" ($NAME is
+    /// taken from the environment). Values are redacted from all output. Repeatable.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Seconds to wait for the answer to one request [default: 5].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seconds the whole run may take; unfinished checks are reported as errors [default: 300].
+    #[arg(long, value_name = "SECS")]
+    pub run_timeout: Option<f64>,
+    /// Seconds a stdio server may take to answer its first request, while it starts (an
+    /// interpreter, `npx`, …); later requests get --timeout [default: 20].
+    #[arg(long, value_name = "SECS")]
+    pub startup_timeout: Option<f64>,
+    /// Seconds a stdio server may take to exit after its stdin closes, before SIGTERM [default: 2].
+    #[arg(long, value_name = "SECS")]
+    pub exit_grace: Option<f64>,
+    /// The largest frame (stdio line, HTTP body) read, in bytes [default: 4194304].
+    #[arg(long, value_name = "BYTES")]
+    pub max_frame_bytes: Option<usize>,
+    /// Use this protocol version instead of negotiating the newest.
+    #[arg(long, value_name = "VERSION")]
+    pub spec_version: Option<String>,
+    /// Also run the fixture checks of this profile: `everything` calls the official conformance
+    /// suite's fixture tools, resources and prompts (`test_simple_text`, `test://static-text`, …),
+    /// which the server must implement.
+    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
+    pub fixture_profile: Option<String>,
+    /// Also validate every result with the official schema files in DIR (`<version>.json`, as
+    /// published under schema/<version>/schema.json in the specification repository).
+    #[arg(long, value_name = "DIR")]
+    pub official_schemas: Option<PathBuf>,
+    /// Allow mcpcheck to call tools the server lists (never done otherwise): `read-only` only
+    /// those annotated `readOnlyHint: true`, `all` any. One tool is called, with arguments its
+    /// inputSchema forbids, to see that the server validates them.
+    #[arg(long, value_name = "WHICH", value_enum)]
+    pub call_tools: Option<CallTools>,
+    /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
+    #[arg(long = "check", value_name = "ID")]
+    pub only: Vec<String>,
+    /// How many scenarios run at once (default: twice the number of cores, at least 4; scenarios
+    /// mostly wait on the server).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Where reports go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How the run is graded.
+    #[command(flatten)]
+    pub grading: GradingArgs,
+    /// Run only shard K of N (e.g. `2/4`): a stable slice of the scenarios, for CI matrix jobs;
+    /// join the JSON reports with `mcpcheck merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Read settings from this file instead of ./mcpcheck.toml; flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print only the verdict line, not the table or progress.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every frame sent and received (to stderr, secrets redacted).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+    /// Set by `compare`: never read ./mcpcheck.toml.
+    #[arg(skip)]
+    pub ignore_config_file: bool,
+}
+
+/// `mcpcheck compare`.
+#[derive(Debug, Default, Args)]
+pub struct CompareArgs {
+    /// A servers file: `[[server]]` tables with `name` and `stdio` or `url` (and `env`, `cwd`,
+    /// `headers`, as in mcpcheck.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// A server to start and speak to over stdio; repeatable.
+    #[arg(long, value_name = "COMMAND")]
+    pub stdio: Vec<String>,
+    /// A server at this URL; repeatable.
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+    /// Names for the command-line servers, in order (stdio ones first); default `server-N`.
+    #[arg(long = "name", value_name = "NAME")]
+    pub names: Vec<String>,
+    /// How many servers are checked at once (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Check only shard K of N of the servers (e.g. `2/4`), for CI matrix jobs.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Seconds to wait for the answer to one request [default: 5].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Seconds a stdio server may take to answer its first request [default: 20].
+    #[arg(long, value_name = "SECS")]
+    pub startup_timeout: Option<f64>,
+    /// Also run the fixture checks of this profile (`everything`) against every server.
+    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
+    pub fixture_profile: Option<String>,
+    /// Use this protocol version with every server instead of negotiating.
+    #[arg(long, value_name = "VERSION")]
+    pub spec_version: Option<String>,
+    /// Compare only these checks (an id, or a prefix ending in `*`); repeatable.
+    #[arg(long = "check", value_name = "ID")]
+    pub only: Vec<String>,
+    /// Write the matrix (and every server's report) as JSON to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the matrix as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write the matrix as a self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// The report files to write.
+#[derive(Debug, Default, Args)]
+pub struct OutputArgs {
+    /// Write the report as JSON to FILE (`-` for stdout; the table then goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown report to FILE (fits $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write a shields.io endpoint badge (JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub badge: Option<PathBuf>,
+    /// Write the official conformance suite's checks.json shape into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub official_json: Option<PathBuf>,
+}
+
+/// How verdicts are graded into an exit code.
+#[derive(Debug, Default, Args)]
+pub struct GradingArgs {
+    /// Warnings fail the run too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Known failures (a TOML file from `mcpcheck baseline`): listed failures do not fail the run;
+    /// an unlisted one does; a listed check that passes is stale and fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// The grading profile: the set of checks that count toward the verdict [default: the newest].
+    #[arg(long, value_name = "VERSION")]
+    pub profile_version: Option<String>,
+}
+
+/// `mcpcheck merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The JSON reports of the shards of one run (`mcpcheck run --shard K/N --json …`).
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+    /// Where the merged report goes.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How the merged run is graded.
+    #[command(flatten)]
+    pub grading: GradingArgs,
+    /// Print only the verdict line.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `mcpcheck list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// `mcpcheck explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The check id (see `mcpcheck list`).
+    #[arg(value_name = "ID")]
+    pub id: String,
+    /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// `mcpcheck baseline`.
+#[derive(Debug, Args)]
+pub struct BaselineArgs {
+    /// A JSON report written by `mcpcheck run --json`.
+    #[arg(value_name = "REPORT.json")]
+    pub report: PathBuf,
+}

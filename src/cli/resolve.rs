@@ -1,0 +1,533 @@
+//! Resolution: flags and the config file merged into a [`RunConfig`] (and the compare servers
+//! and grading settings), every value checked, with a [`UsageError`] for what is wrong.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::profile::{self, Profile};
+use crate::record::version::KNOWN_VERSIONS;
+use crate::report::grade::Baseline;
+use crate::run::RunConfig;
+use crate::scenario::load;
+use crate::scenario::Scenario;
+use crate::transport::serve::{free_port, ServeSpec, PORT_PLACEHOLDER};
+use crate::transport::{HttpSpec, Limits, StdioSpec, Target};
+
+use super::*;
+
+/// Parses `K/N`.
+fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {
+    let parsed = text.split_once('/').and_then(|(k, n)| {
+        Some((
+            k.trim().parse::<usize>().ok()?,
+            n.trim().parse::<usize>().ok()?,
+        ))
+    });
+    match parsed {
+        Some((k, n)) if n >= 1 && (1..=n).contains(&k) => Ok((k, n)),
+        _ => Err(UsageError::Flag(format!(
+            "--shard `{text}`: expected K/N with 1 <= K <= N, e.g. 2/4"
+        ))),
+    }
+}
+
+impl CompareArgs {
+    /// Resolves the servers into compare entries, with the secrets to redact per server.
+    pub fn resolve(&self) -> Result<Vec<(crate::compare::Entry, Vec<String>)>, UsageError> {
+        let mut servers: Vec<ServerFile> = Vec::new();
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))?;
+            let file: ServersFile = toml::from_str(&text).map_err(|e| {
+                let offset = e.span().map_or(0, |s| s.start).min(text.len());
+                UsageError::Flag(format!(
+                    "{}:{}: {}",
+                    path.display(),
+                    text[..offset].matches('\n').count() + 1,
+                    e.message().trim_end()
+                ))
+            })?;
+            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            for mut server in file.server {
+                server.cwd = server
+                    .cwd
+                    .map(|c| if c.is_relative() { base.join(c) } else { c });
+                servers.push(server);
+            }
+        }
+        let mut names = self.names.iter();
+        let cli_targets = self
+            .stdio
+            .iter()
+            .map(|c| (Some(c.clone()), None))
+            .chain(self.url.iter().map(|u| (None, Some(u.clone()))));
+        for (stdio, url) in cli_targets {
+            let name = names
+                .next()
+                .cloned()
+                .unwrap_or_else(|| format!("server-{}", servers.len() + 1));
+            servers.push(ServerFile {
+                name,
+                stdio,
+                url,
+                legacy_sse: false,
+                serve: None,
+                serve_timeout: None,
+                startup_timeout: None,
+                exit_grace: None,
+                env: BTreeMap::new(),
+                cwd: None,
+                headers: BTreeMap::new(),
+            });
+        }
+        if servers.is_empty() {
+            return Err(UsageError::Flag(
+                "give servers with --stdio / --url (repeatable) or --config servers.toml".into(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = servers.iter().find(|s| !seen.insert(s.name.clone())) {
+            return Err(UsageError::Flag(format!(
+                "two servers are named `{}`",
+                dup.name
+            )));
+        }
+        if let Some(shard) = &self.shard {
+            let (k, n) = parse_shard(shard)?;
+            servers = servers
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % n == k - 1)
+                .map(|(_, s)| s)
+                .collect();
+        }
+        let mut entries = Vec::new();
+        for server in servers {
+            let args = RunArgs {
+                stdio: server.stdio,
+                url: server.url,
+                legacy_sse: server.legacy_sse,
+                serve: server.serve,
+                serve_timeout: server.serve_timeout,
+                env: server
+                    .env
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+                cwd: server.cwd,
+                headers: server
+                    .headers
+                    .into_iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect(),
+                timeout: self.timeout,
+                startup_timeout: server.startup_timeout.or(self.startup_timeout),
+                exit_grace: server.exit_grace,
+                fixture_profile: self.fixture_profile.clone(),
+                spec_version: self.spec_version.clone(),
+                only: self.only.clone(),
+                scenarios: ScenarioArgs {
+                    scenarios: self.scenarios.scenarios.clone(),
+                    no_builtin: self.scenarios.no_builtin,
+                },
+                ignore_config_file: true,
+                quiet: true,
+                ..RunArgs::default()
+            };
+            let resolved = args
+                .resolve()
+                .map_err(|e| UsageError::Flag(format!("server `{}`: {e}", server.name)))?;
+            entries.push((
+                crate::compare::Entry {
+                    name: server.name,
+                    config: resolved.config,
+                },
+                resolved.secrets,
+            ));
+        }
+        Ok(entries)
+    }
+}
+
+/// Strictness, the baseline with its path, and the profile.
+pub type GradingParts = (bool, Option<(Baseline, String)>, &'static Profile);
+
+impl GradingArgs {
+    /// Resolves the profile and reads the baseline.
+    pub fn resolve(&self) -> Result<GradingParts, UsageError> {
+        let profile = match &self.profile_version {
+            None => profile::latest(),
+            Some(name) => profile::find(name).ok_or_else(|| {
+                UsageError::Flag(format!(
+                    "--profile-version `{name}` is not a profile (known: {})",
+                    profile::PROFILES
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?,
+        };
+        let baseline = match &self.baseline {
+            Some(path) => Some((
+                Baseline::load(path).map_err(UsageError::Flag)?,
+                path.display().to_string(),
+            )),
+            None => None,
+        };
+        Ok((self.strict, baseline, profile))
+    }
+}
+
+/// Everything `mcpcheck run` needs, resolved.
+#[derive(Debug)]
+pub struct Resolved {
+    /// What the engine runs.
+    pub config: RunConfig,
+    /// Values to redact from every output.
+    pub secrets: Vec<String>,
+    /// Where reports go.
+    pub outputs: OutputArgs,
+    /// Whether warnings fail the run.
+    pub strict: bool,
+    /// The baseline and its path.
+    pub baseline: Option<(Baseline, String)>,
+    /// The grading profile.
+    pub profile: &'static Profile,
+    /// Verdict line only.
+    pub quiet: bool,
+    /// Print every frame.
+    pub verbose: bool,
+}
+
+/// Loads the built-in library and the user's directories, and checks ids are unique.
+pub fn load_scenarios(args: &ScenarioArgs) -> Result<Vec<Scenario>, UsageError> {
+    let mut scenarios = if args.no_builtin {
+        Vec::new()
+    } else {
+        load::library().map_err(UsageError::Scenarios)?
+    };
+    for dir in &args.scenarios {
+        scenarios.extend(load::load_dir(dir).map_err(UsageError::Scenarios)?);
+    }
+    load::check_unique(&scenarios, &crate::check::wire::ids()).map_err(UsageError::Scenarios)?;
+    Ok(scenarios)
+}
+
+/// Expands `$NAME` and `${NAME}` from the environment; returns the text and whether anything came
+/// from the environment.
+/// Parses `--env K=V` pairs (expanding `$VAR`, whose values become secrets).
+fn parse_env(
+    pairs: &[String],
+    secrets: &mut Vec<String>,
+) -> Result<Vec<(String, String)>, UsageError> {
+    let mut env = Vec::new();
+    for pair in pairs {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| UsageError::Flag(format!("--env `{pair}`: expected K=V")))?;
+        let (value, from_env) = expand_env(value, "--env")?;
+        if from_env {
+            secrets.push(value.clone());
+        }
+        env.push((key.to_string(), value));
+    }
+    Ok(env)
+}
+
+fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
+    let mut out = String::new();
+    let mut rest = text;
+    let mut used = false;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => (&braced[..end], &braced[end + 1..]),
+                None => {
+                    return Err(UsageError::Flag(format!(
+                        "{what}: unclosed `${{` in `{text}`"
+                    )))
+                }
+            }
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() {
+            out.push('$');
+        } else {
+            let value = std::env::var(name).map_err(|_| {
+                UsageError::Flag(format!("{what}: environment variable `{name}` is not set"))
+            })?;
+            out.push_str(&value);
+            used = true;
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    Ok((out, used))
+}
+
+fn seconds(value: f64, flag: &str) -> Result<Duration, UsageError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(UsageError::Flag(format!(
+            "{flag} must be a positive number of seconds"
+        )))
+    }
+}
+
+impl RunArgs {
+    /// Merges `mcpcheck.toml` (from `--config`, or the working directory) under the flags.
+    fn merge_config(mut self) -> Result<RunArgs, UsageError> {
+        let path = match &self.config {
+            Some(path) => path.clone(),
+            None if !self.ignore_config_file && Path::new("mcpcheck.toml").is_file() => {
+                PathBuf::from("mcpcheck.toml")
+            }
+            None => return Ok(self),
+        };
+        let file = ConfigFile::load(&path)?;
+        if self.stdio.is_none() && self.url.is_none() {
+            if file.stdio.is_some() && file.url.is_some() {
+                return Err(UsageError::Flag(format!(
+                    "{}: set `stdio` or `url`, not both",
+                    path.display()
+                )));
+            }
+            self.stdio = file.stdio;
+            self.url = file.url;
+            self.legacy_sse = file.legacy_sse;
+            self.serve = file.serve;
+        }
+        self.serve_timeout = self.serve_timeout.or(file.serve_timeout);
+        if self.env.is_empty() {
+            self.env = file
+                .env
+                .into_iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+        }
+        if self.headers.is_empty() {
+            self.headers = file
+                .headers
+                .into_iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect();
+        }
+        if self.only.is_empty() {
+            self.only = file.checks;
+        }
+        if self.scenarios.scenarios.is_empty() {
+            self.scenarios.scenarios = file.scenarios;
+        }
+        self.scenarios.no_builtin |= file.no_builtin;
+        self.grading.strict |= file.strict;
+        self.cwd = self.cwd.or(file.cwd);
+        self.timeout = self.timeout.or(file.timeout);
+        self.run_timeout = self.run_timeout.or(file.run_timeout);
+        self.exit_grace = self.exit_grace.or(file.exit_grace);
+        self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
+        self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
+        self.spec_version = self.spec_version.or(file.spec_version);
+        self.fixture_profile = self.fixture_profile.or(file.profile);
+        self.official_schemas = self.official_schemas.or(file.official_schemas);
+        self.call_tools = self.call_tools.or(file.call_tools);
+        self.jobs = self.jobs.or(file.jobs);
+        self.grading.baseline = self.grading.baseline.or(file.baseline);
+        self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
+        let (o, out) = (file.output, &mut self.output);
+        out.json = out.json.take().or(o.json);
+        out.junit = out.junit.take().or(o.junit);
+        out.markdown = out.markdown.take().or(o.markdown);
+        out.html = out.html.take().or(o.html);
+        out.badge = out.badge.take().or(o.badge);
+        out.official_json = out.official_json.take().or(o.official_json);
+        Ok(self)
+    }
+
+    /// Resolves flags and config file into what a run needs.
+    pub fn resolve(self) -> Result<Resolved, UsageError> {
+        let args = self.merge_config()?;
+        let scenarios = load_scenarios(&args.scenarios)?;
+        let mut secrets = Vec::new();
+        let target = match (&args.stdio, &args.url) {
+            (Some(command), None) => {
+                let argv = shell_words::split(command)
+                    .map_err(|e| UsageError::Flag(format!("--stdio: {e}")))?;
+                if argv.is_empty() {
+                    return Err(UsageError::Flag("--stdio needs a command".into()));
+                }
+                Target::Stdio(StdioSpec {
+                    argv,
+                    env: parse_env(&args.env, &mut secrets)?,
+                    cwd: args.cwd.clone(),
+                })
+            }
+            (None, Some(url)) => {
+                let mut url = url.clone();
+                let serve = match &args.serve {
+                    None => None,
+                    Some(command) => {
+                        let mut command = command.clone();
+                        if command.contains(PORT_PLACEHOLDER) || url.contains(PORT_PLACEHOLDER) {
+                            let port = free_port()
+                                .map_err(|e| {
+                                    UsageError::Flag(format!("--serve: no free port: {e}"))
+                                })?
+                                .to_string();
+                            command = command.replace(PORT_PLACEHOLDER, &port);
+                            url = url.replace(PORT_PLACEHOLDER, &port);
+                        }
+                        let argv = shell_words::split(&command)
+                            .map_err(|e| UsageError::Flag(format!("--serve: {e}")))?;
+                        if argv.is_empty() {
+                            return Err(UsageError::Flag("--serve needs a command".into()));
+                        }
+                        let startup_timeout = args.serve_timeout.unwrap_or(30.0);
+                        Some(ServeSpec {
+                            command: StdioSpec {
+                                argv,
+                                env: parse_env(&args.env, &mut secrets)?,
+                                cwd: args.cwd.clone(),
+                            },
+                            startup_timeout: seconds(startup_timeout, "--serve-timeout")?,
+                        })
+                    }
+                };
+                let url = &url;
+                crate::transport::http::parse_url(url)
+                    .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
+                let mut headers = Vec::new();
+                for header in &args.headers {
+                    let (name, value) = header.split_once(':').ok_or_else(|| {
+                        UsageError::Flag(format!("--header `{header}`: expected `Name: value`"))
+                    })?;
+                    let name = name.trim();
+                    if name.is_empty()
+                        || !name
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+                    {
+                        return Err(UsageError::Flag(format!(
+                            "--header `{header}`: `{name}` is not a valid header name"
+                        )));
+                    }
+                    let (value, _) = expand_env(value.trim(), "--header")?;
+                    secrets.push(value.clone());
+                    if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
+                        secrets.push(token.to_string());
+                    }
+                    headers.push((name.to_string(), value));
+                }
+                Target::Http(HttpSpec {
+                    url: url.clone(),
+                    legacy_sse: args.legacy_sse,
+                    headers,
+                    serve,
+                })
+            }
+            _ => {
+                return Err(UsageError::Flag(
+                    "give --stdio COMMAND or --url URL (or set `stdio` or `url` in mcpcheck.toml)"
+                        .into(),
+                ))
+            }
+        };
+        if matches!(target, Target::Stdio(_)) {
+            let misplaced = [
+                (!args.headers.is_empty(), "--header"),
+                (args.legacy_sse, "--legacy-sse"),
+                (args.serve.is_some(), "--serve"),
+            ];
+            if let Some((_, flag)) = misplaced.iter().find(|(set, _)| *set) {
+                return Err(UsageError::Flag(format!("{flag} goes with --url")));
+            }
+        }
+        if matches!(target, Target::Http(_)) && (!args.env.is_empty() || args.cwd.is_some()) {
+            return Err(UsageError::Flag("--env and --cwd go with --stdio".into()));
+        }
+        if let Some(version) = &args.spec_version {
+            if !KNOWN_VERSIONS.contains(&version.as_str()) {
+                return Err(UsageError::Flag(format!(
+                    "--spec-version `{version}` is not a known protocol version ({})",
+                    KNOWN_VERSIONS.join(", ")
+                )));
+            }
+        }
+        if args.jobs == Some(0) {
+            return Err(UsageError::Flag("--jobs must be at least 1".into()));
+        }
+        let (strict, baseline, profile) = args.grading.resolve()?;
+        let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+        let limits = Limits {
+            request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
+            max_frame_bytes: args.max_frame_bytes.unwrap_or(4 << 20).max(1024),
+            exit_grace: seconds(args.exit_grace.unwrap_or(2.0), "--exit-grace")?,
+            startup_timeout: seconds(args.startup_timeout.unwrap_or(20.0), "--startup-timeout")?,
+            ..Limits::default()
+        };
+        let jobs = args.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get() * 2)
+                .unwrap_or(4)
+                .max(4)
+        });
+        // A pattern that selects nothing would make a green run that checked nothing.
+        for pattern in &args.only {
+            let known = scenarios
+                .iter()
+                .flat_map(|s| s.checks.iter().map(|c| c.def.id.as_str()))
+                .chain(crate::check::wire::ids())
+                .any(|id| crate::run::pattern_matches(pattern, id));
+            if !known {
+                return Err(UsageError::Flag(format!(
+                    "--check `{pattern}` matches no check (an id, or a prefix ending in `*`; see `mcpcheck list`)"
+                )));
+            }
+        }
+        if let Some(profile) = &args.fixture_profile {
+            if !load::FIXTURE_PROFILES.contains(&profile.as_str()) {
+                return Err(UsageError::Flag(format!(
+                    "unknown fixture profile `{profile}`; use {}",
+                    load::FIXTURE_PROFILES.join(", ")
+                )));
+            }
+        }
+        let config = RunConfig {
+            target,
+            limits,
+            spec_version: args.spec_version.clone(),
+            jobs,
+            run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,
+            scenarios,
+            only: args.only.clone(),
+            observer: None,
+            shard,
+            fixture_profile: args.fixture_profile.clone(),
+            call_tools: args.call_tools,
+            official_schemas: match &args.official_schemas {
+                None => None,
+                Some(dir) => Some(std::sync::Arc::new(
+                    crate::check::messages::OfficialSchemas::load(dir).map_err(UsageError::Flag)?,
+                )),
+            },
+        };
+        Ok(Resolved {
+            config,
+            secrets,
+            outputs: args.output,
+            strict,
+            baseline,
+            profile,
+            quiet: args.quiet,
+            verbose: args.verbose,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! URLs as the HTTP transports and their checks compare them: parsing, origins (RFC 6454) and
+//! resolving an endpoint an SSE stream names (RFC 3986 §5.2).
+
+use hyper::Uri;
+
+/// Checks that a URL is an absolute http or https URL; returns it parsed.
+pub fn parse_url(url: &str) -> Result<Uri, String> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(format!("`{url}` is not an http or https URL")),
+    }
+    if uri.host().is_none() {
+        return Err(format!("`{url}` has no host"));
+    }
+    Ok(uri)
+}
+
+/// The origin of an http or https URL (RFC 6454: scheme, host and port, the default port
+/// filled in), as `scheme://host:port` in lower case.
+pub fn origin(url: &str) -> Option<String> {
+    let uri = parse_url(url).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Some(format!("{scheme}://{host}:{port}"))
+}
+
+/// Whether two URLs have the same origin (neither without one).
+pub fn same_origin(a: &str, b: &str) -> bool {
+    matches!((origin(a), origin(b)), (Some(a), Some(b)) if a == b)
+}
+
+/// Resolves the endpoint an SSE stream named against the stream's URL (RFC 3986 §5.2, for the
+/// forms servers use: absolute, absolute-path and relative-path references, with a query).
+pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
+    if reference.is_empty() {
+        return Err("it is empty".into());
+    }
+    if reference
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err("it holds whitespace".into());
+    }
+    if let Some((scheme, _)) = reference.split_once("://") {
+        if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
+            parse_url(reference)?;
+            return Ok(reference.to_string());
+        }
+        return Err(format!("`{scheme}` is not an http or https URL"));
+    }
+    let uri = parse_url(base)?;
+    let origin = format!(
+        "{}://{}",
+        uri.scheme_str().unwrap_or("http"),
+        uri.authority().map(|a| a.as_str()).unwrap_or_default()
+    );
+    let resolved = if let Some(rest) = reference.strip_prefix("//") {
+        format!("{}://{rest}", uri.scheme_str().unwrap_or("http"))
+    } else if reference.starts_with('/') {
+        format!("{origin}{reference}")
+    } else {
+        let path = uri.path();
+        let dir = &path[..path.rfind('/').map_or(0, |i| i + 1)];
+        let dir = if dir.is_empty() { "/" } else { dir };
+        if let Some(query) = reference.strip_prefix('?') {
+            format!("{origin}{path}?{query}")
+        } else {
+            format!("{origin}{dir}{reference}")
+        }
+    };
+    parse_url(&resolved)?;
+    Ok(resolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{resolve, same_origin};
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let stream = "http://127.0.0.1:8000/sse";
+        assert!(same_origin("http://127.0.0.1:8000/messages?s=1", stream));
+        assert!(same_origin("HTTP://127.0.0.1:8000/m", stream));
+        assert!(same_origin(
+            "http://example.com/m",
+            "http://EXAMPLE.com:80/sse"
+        ));
+        assert!(same_origin(
+            "https://example.com:443/m",
+            "https://example.com/sse"
+        ));
+        assert!(!same_origin("http://127.0.0.1:8001/m", stream));
+        assert!(!same_origin("http://localhost:8000/m", stream));
+        assert!(!same_origin("https://127.0.0.1:8000/m", stream));
+        assert!(!same_origin("http://127.0.0.1:8000.evil.example/m", stream));
+    }
+
+    #[test]
+    fn endpoints_resolve_against_the_stream_url() {
+        let base = "http://127.0.0.1:8000/mcp/sse?x=1";
+        assert_eq!(
+            resolve(base, "/messages?sessionId=a1").unwrap(),
+            "http://127.0.0.1:8000/messages?sessionId=a1"
+        );
+        assert_eq!(
+            resolve(base, "messages/?session_id=b").unwrap(),
+            "http://127.0.0.1:8000/mcp/messages/?session_id=b"
+        );
+        assert_eq!(
+            resolve(base, "https://other.example/m").unwrap(),
+            "https://other.example/m"
+        );
+        assert_eq!(
+            resolve(base, "?s=1").unwrap(),
+            "http://127.0.0.1:8000/mcp/sse?s=1"
+        );
+        assert!(resolve(base, "").is_err());
+        assert!(resolve(base, "/a b").is_err());
+        assert!(resolve(base, "ftp://x/y").is_err());
+    }
+}
