@@ -22,6 +22,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "From working or input_required a task may move anywhere, but completed, failed and cancelled are terminal and never change. On 2025-11-25 every task begins in working; the 2026-07-28 tasks extension lets a task handle's seed state be another. mcpcheck follows every task the run saw, in the order the results arrived on its connection, and judges each change of status.",
         idle: Some("no task was created or reported during the run"),
+        judge: tasks_status_transitions,
     },
     Builtin {
         id: "wire-notification-schema",
@@ -34,6 +35,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "The schema defines the params of every notification: a log message needs a level from the RFC 5424 list and data, progress a string or integer token and a number, resources/updated a uri. mcpcheck validates every notification of a method it knows, on every connection, against its own per-version description (and the official schema files with --official-schemas). Notifications of other methods are not judged here.",
         idle: Some("the server sent no notification of a method mcpcheck knows"),
+        judge: wire_notification_schema,
     },
     Builtin {
         id: "wire-uri-rfc3986",
@@ -46,6 +48,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Resources are identified by URIs per RFC 3986, custom schemes included. A space, a non-ASCII character, a malformed percent-escape or a missing scheme makes a string that clients cannot parse or compare reliably. Every URI of every such result of the run is examined.",
         idle: Some("no resource URI crossed the wire during the run"),
+        judge: wire_uri_rfc3986,
     },
     Builtin {
         id: "wire-base64",
@@ -58,6 +61,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Binary data MUST be properly encoded: the schema gives these members format `byte`, base64 as RFC 4648 §4 defines it — the standard alphabet (not the URL-safe one), padded with `=` to a multiple of four characters. Every blob and image or audio payload of the run's resources/read, tools/call and prompts/get results is examined.",
         idle: Some("no blob, image or audio payload crossed the wire during the run"),
+        judge: wire_base64,
     },
     Builtin {
         id: "tools-name-unique",
@@ -70,6 +74,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
         idle: None,
+        judge: tools_name_unique,
     },
     Builtin {
         id: "tools-structured-content-mirrored",
@@ -82,6 +87,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "For backwards compatibility, a tool that returns structured content SHOULD also return its serialized JSON in a TextContent block, so that clients that do not read structuredContent still get the data. Every tool result of the run with structuredContent is examined.",
         idle: Some("no tool result carried structuredContent"),
+        judge: tools_structured_content_mirrored,
     },
     Builtin {
         id: "tools-schemas-valid",
@@ -94,6 +100,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
         idle: None,
+        judge: tools_schemas_valid,
     },
     Builtin {
         id: "wire-result-schema",
@@ -106,6 +113,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "The schema defines a result type for every method; a response with a valid JSON-RPC envelope but the wrong result shape is still wrong. mcpcheck validates every result it receives, on every connection, against its own per-version description of that type (content types, required members, and from 2026-07-28 resultType and the caching hints ttlMs and cacheScope on list and read results).",
         idle: None,
+        judge: wire_result_schema,
     },
     Builtin {
         id: "wire-meta-key-format",
@@ -118,6 +126,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "From 2025-06-18 `_meta` keys have a grammar: an optional prefix (labels separated by dots, each starting with a letter and ending with a letter or digit, with letters, digits and hyphens between, followed by `/`) and a name (empty, or beginning and ending with a letter or digit, with letters, digits, `-`, `_` and `.` between). 2026-07-28 keys the `extensions` capability the same way, with the prefix mandatory. Every `_meta` object of every message the server sends is examined, except inside tool schemas, structured content and arguments, which are the tool's own data. Keys under a prefix MCP reserves are judged by the grammar only: official extensions use that prefix too.",
         idle: Some("the server sent no `_meta` key on a 2025-06-18 or later connection"),
+        judge: wire_meta_key_format,
     },
     Builtin {
         id: "tools-embedded-resource-declared",
@@ -130,6 +139,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Servers that use embedded resources SHOULD implement the resources capability, so that a client can read the resource again by its URI. Every tools/call result of the run is examined; each embedded resource counts once.",
         idle: Some("no tool result of the run held an embedded resource"),
+        judge: tools_embedded_resource_declared,
     },
     Builtin {
         id: "server-elicitation-schema",
@@ -142,386 +152,441 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "A form elicitation's requestedSchema is a restricted subset of JSON Schema: a flat object whose properties are primitive fields, so that any client can render it as a form. 2025-11-25 adds titled single-select enums (oneOf of const and title), multi-select arrays (items with enum or anyOf) and defaults on every field type (SEP-1034, SEP-1330); a default must be of the field's type and, for an enum, one of its options. Every elicitation/create the server sent is examined; mcpcheck only receives them on connections that declare elicitation (the official fixtures').",
         idle: Some("the server asked for no form elicitation"),
+        judge: server_elicitation_schema,
     },
 ];
 
-/// Judges one of this area's built-in checks.
-pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+/// Judges `tasks-status-transitions`: a task's status moves only along the allowed paths.
+fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
-    let note = None;
-    match def.id.as_str() {
-        "tasks-status-transitions" => {
-            for transcript in input.transcripts {
-                let mut last: HashMap<String, String> = HashMap::new();
-                for Answered {
-                    method,
-                    message,
-                    frame,
-                    ..
-                } in results(transcript)
-                {
-                    let result = &message["result"];
-                    let reported: Vec<&Value> = match method.as_str() {
-                        messages::TASK_AUGMENTED => vec![&result["task"]],
-                        // 2026-07-28 (tasks extension): a flat handle; its cancel is a bare ack.
-                        messages::TASK_HANDLE | "tasks/get" | "tasks/cancel" => vec![result],
-                        "tasks/list" => result["tasks"]
-                            .as_array()
-                            .map(|t| t.iter().collect())
-                            .unwrap_or_default(),
-                        _ => continue,
-                    };
-                    for task in reported {
-                        let (Some(id), Some(status)) = (
-                            task.get("taskId").and_then(Value::as_str),
-                            task.get("status").and_then(Value::as_str),
-                        ) else {
-                            continue;
-                        };
-                        seen += 1;
-                        let problem = match last.get(id) {
-                            None if method == messages::TASK_AUGMENTED && status != "working" => {
-                                Some(format!("task `{id}` began as {status}, not working"))
-                            }
-                            Some(before)
-                                if before != status
-                                    && is_terminal(before) =>
-                            {
-                                Some(format!("task `{id}` was {before}, a terminal status, and then {status}"))
-                            }
-                            _ => None,
-                        };
-                        if let Some(problem) = problem {
-                            bad.push(Evidence::frame(&frame.text, &problem));
-                        }
-                        last.insert(id.to_string(), status.to_string());
-                    }
-                }
-            }
-        }
-        "server-elicitation-schema" => {
-            for transcript in input.transcripts {
-                let version = transcript.version.as_deref().unwrap_or("2025-11-25");
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-                {
-                    let Some(message) = frame.message.as_ref().filter(|m| {
-                        m.get("id").is_some()
-                            && m.get("method") == Some(&Value::from("elicitation/create"))
-                            && m.pointer("/params/mode").is_none_or(|mode| mode == "form")
-                    }) else {
-                        continue;
-                    };
-                    seen += 1;
-                    let problems =
-                        elicitation_schema_problems(&message["params"]["requestedSchema"], version);
-                    if let Some(problem) = problems.first() {
-                        bad.push(Evidence::frame(&frame.text, problem));
-                    }
-                }
-            }
-        }
-        "wire-meta-key-format" => {
-            for transcript in input.transcripts {
-                let Some(version) = transcript.version.as_deref().filter(|v| *v >= "2025-06-18")
-                else {
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let mut last: HashMap<String, String> = HashMap::new();
+        for Answered {
+            method,
+            message,
+            frame,
+            ..
+        } in results(transcript)
+        {
+            let result = &message["result"];
+            let reported: Vec<&Value> = match method.as_str() {
+                messages::TASK_AUGMENTED => vec![&result["task"]],
+                // 2026-07-28 (tasks extension): a flat handle; its cancel is a bare ack.
+                messages::TASK_HANDLE | "tasks/get" | "tasks/cancel" => vec![result],
+                "tasks/list" => result["tasks"]
+                    .as_array()
+                    .map(|t| t.iter().collect())
+                    .unwrap_or_default(),
+                _ => continue,
+            };
+            for task in reported {
+                let (Some(id), Some(status)) = (
+                    task.get("taskId").and_then(Value::as_str),
+                    task.get("status").and_then(Value::as_str),
+                ) else {
                     continue;
                 };
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-                {
-                    let Some(message) = frame.message.as_ref() else {
-                        continue;
-                    };
-                    let mut keys = Vec::new();
-                    meta_keys(message, "", &mut keys);
-                    if version >= "2026-07-28" {
-                        if let Some(extensions) = message
-                            .pointer("/result/capabilities/extensions")
-                            .and_then(Value::as_object)
-                        {
-                            keys.extend(extensions.keys().map(|k| {
-                                (
-                                    "/result/capabilities/extensions".to_string(),
-                                    k.as_str(),
-                                    true,
-                                )
-                            }));
-                        }
+                seen += 1;
+                let problem = match last.get(id) {
+                    None if method == messages::TASK_AUGMENTED && status != "working" => {
+                        Some(format!("task `{id}` began as {status}, not working"))
                     }
-                    for (at, key, prefixed) in keys {
-                        seen += 1;
-                        if let Some(problem) = meta_key_problem(key, prefixed) {
-                            bad.push(Evidence::frame(
-                                &frame.text,
-                                &format!("key {key:?} at `{at}`: {problem}"),
-                            ));
-                        }
+                    Some(before)
+                        if before != status
+                            && is_terminal(before) =>
+                    {
+                        Some(format!("task `{id}` was {before}, a terminal status, and then {status}"))
                     }
-                }
-            }
-        }
-        "tools-embedded-resource-declared" => {
-            let anywhere = input.transcripts.iter().find_map(declared_capabilities);
-            for transcript in input.transcripts {
-                if transcript
-                    .version
-                    .as_deref()
-                    .is_none_or(|v| v < "2025-06-18")
-                {
-                    continue;
-                }
-                let declared = declared_capabilities(transcript).or(anywhere.clone());
-                for answered in results(transcript)
-                    .into_iter()
-                    .filter(|a| a.method == "tools/call")
-                {
-                    for block in content_blocks("tools/call", &answered.message["result"]) {
-                        if block.get("type").and_then(Value::as_str) != Some("resource") {
-                            continue;
-                        }
-                        seen += 1;
-                        let resources = declared
-                            .as_ref()
-                            .and_then(|d| d.get("resources"))
-                            .is_some_and(|r| !r.is_null());
-                        if !resources {
-                            bad.push(Evidence::frame(
-                                &answered.frame.text,
-                                "an embedded resource in a tool result, although the server does not declare `resources`",
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "wire-notification-schema" => {
-            for transcript in input.transcripts {
-                let Some(version) = transcript.version.as_deref() else {
-                    continue;
+                    _ => None,
                 };
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received)
-                {
-                    let Some(message) = frame.message.as_ref().filter(|m| {
-                        m.get("id").is_none()
-                            && m.get("method")
-                                .and_then(Value::as_str)
-                                .is_some_and(|method| {
-                                    messages::NOTIFICATIONS.iter().any(|(n, _)| *n == method)
-                                })
-                    }) else {
-                        continue;
-                    };
-                    seen += 1;
-                    let method = message["method"].as_str().unwrap_or_default();
-                    if let Some(problem) = messages::check_notification(version, message) {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("not a {method} notification of {version}: {problem}"),
-                        ));
-                    } else if let Some(problem) = input
-                        .official
-                        .and_then(|o| o.check_notification(version, message))
-                    {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("the official {version} schema rejects this {method} notification: {problem}"),
-                        ));
-                    }
+                if let Some(problem) = problem {
+                    bad.push(Evidence::frame(&frame.text, &problem));
                 }
+                last.insert(id.to_string(), status.to_string());
             }
         }
-        "wire-uri-rfc3986" => {
-            for transcript in input.transcripts {
-                for answered in results(transcript) {
-                    for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
-                        seen += 1;
-                        if let Some(problem) = uri_problem(uri) {
-                            bad.push(Evidence::remark(
-                                &answered.method,
-                                format!("{place}: {uri:?} is not an RFC 3986 URI: {problem}"),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "wire-base64" => {
-            for transcript in input.transcripts {
-                for answered in results(transcript) {
-                    for (place, data) in
-                        result_base64(&answered.method, &answered.message["result"])
-                    {
-                        seen += 1;
-                        if !is_base64(data) {
-                            bad.push(Evidence::remark(
-                                &answered.method,
-                                format!(
-                                    "{place} is not padded standard base64 (RFC 4648): {:?}",
-                                    cut(data, 60)
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "tools-name-unique" => {
-            for transcript in input.transcripts {
-                // A tools/list without a cursor starts a listing; one with the nextCursor of the
-                // listing's last page continues it. Any other cursor (mcpcheck's invalid-cursor
-                // probe) is not part of a listing.
-                let mut names: HashMap<String, usize> = HashMap::new();
-                let mut page = 0;
-                let mut next: Option<Value> = None;
-                for answered in results(transcript)
-                    .into_iter()
-                    .filter(|a| a.method == "tools/list")
-                {
-                    match answered.request.pointer("/params/cursor") {
-                        None => {
-                            names.clear();
-                            page = 0;
-                        }
-                        Some(cursor) if Some(cursor) == next.as_ref() => {}
-                        Some(_) => continue,
-                    }
-                    next = answered.message.pointer("/result/nextCursor").cloned();
-                    page += 1;
-                    seen += 1;
-                    for name in answered
-                        .message
-                        .pointer("/result/tools")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|t| t.get("name").and_then(Value::as_str))
-                    {
-                        if let Some(first) = names.insert(name.to_string(), page) {
-                            bad.push(Evidence::remark(
-                                "tools/list",
-                                format!("the tool name `{name}` is listed twice (pages {first} and {page} of one listing)"),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "tools-structured-content-mirrored" => {
-            for transcript in input.transcripts {
-                for answered in results(transcript)
-                    .into_iter()
-                    .filter(|a| a.method == "tools/call")
-                {
-                    let result = &answered.message["result"];
-                    let Some(structured) = result.get("structuredContent") else {
-                        continue;
-                    };
-                    seen += 1;
-                    let mirrored = result
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter(|b| b.get("type") == Some(&Value::from("text")))
-                        .filter_map(|b| b.get("text").and_then(Value::as_str))
-                        .any(|text| {
-                            serde_json::from_str::<Value>(text)
-                                .is_ok_and(|parsed| same_json(&parsed, structured))
-                        });
-                    if !mirrored {
-                        bad.push(Evidence::frame(
-                            &answered.frame.text,
-                            "structuredContent has no text block carrying its JSON serialization",
-                        ));
-                    }
-                }
-            }
-        }
-        "tools-schemas-valid" => {
-            for transcript in input.transcripts {
-                let Some(version) = transcript.version.as_deref() else {
-                    continue;
-                };
-                for Answered { message, .. } in results(transcript)
-                    .into_iter()
-                    .filter(|a| a.method == "tools/list")
-                {
-                    let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array)
-                    else {
-                        continue;
-                    };
-                    for tool in tools {
-                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-                        for member in ["inputSchema", "outputSchema"] {
-                            let Some(schema) = tool.get(member) else {
-                                continue;
-                            };
-                            seen += 1;
-                            if let Err(problem) = messages::compile_tool_schema(schema, version) {
-                                bad.push(Evidence::remark(
-                                    "tools/list",
-                                    format!("the {member} of `{name}` is not a valid JSON Schema: {problem}"),
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        "wire-result-schema" => {
-            for transcript in input.transcripts {
-                let Some(version) = transcript.version.as_deref() else {
-                    continue;
-                };
-                for Answered {
-                    method,
-                    request,
-                    message,
-                    frame,
-                } in results(transcript)
-                {
-                    if message.get("error").is_some() || !messages::judged(&method, version) {
-                        continue;
-                    }
-                    let result = &message["result"];
-                    seen += 1;
-                    let asked = request["method"].as_str().unwrap_or_default();
-                    if method == messages::TASK_HANDLE && asked != "tools/call" {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("a task handle (resultType \"task\") answers {asked}; the tasks extension makes tasks of tools/call only"),
-                        ));
-                    } else if let Some(problem) = messages::check_result(&method, version, result) {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("not a {method} result of {version}: {problem}"),
-                        ));
-                    } else if let Some(problem) = input
-                        .official
-                        .and_then(|o| o.check_result(&method, version, result))
-                    {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("the official {version} schema rejects this {method} result: {problem}"),
-                        ));
-                    }
-                }
-            }
-        }
-        other => return unknown(other),
     }
     tally(def, bad, seen, note)
 }
 
+/// Judges `server-elicitation-schema`: every form elicitation asks with a flat schema of primitive fields.
+fn server_elicitation_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let version = transcript.version.as_deref().unwrap_or("2025-11-25");
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+        {
+            let Some(message) = frame.message.as_ref().filter(|m| {
+                m.get("id").is_some()
+                    && m.get("method") == Some(&Value::from("elicitation/create"))
+                    && m.pointer("/params/mode").is_none_or(|mode| mode == "form")
+            }) else {
+                continue;
+            };
+            seen += 1;
+            let problems =
+                elicitation_schema_problems(&message["params"]["requestedSchema"], version);
+            if let Some(problem) = problems.first() {
+                bad.push(Evidence::frame(&frame.text, problem));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `wire-meta-key-format`: every `_meta` key the server sends follows the key grammar.
+fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let Some(version) = transcript.version.as_deref().filter(|v| *v >= "2025-06-18")
+        else {
+            continue;
+        };
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+        {
+            let Some(message) = frame.message.as_ref() else {
+                continue;
+            };
+            let mut keys = Vec::new();
+            meta_keys(message, "", &mut keys);
+            if version >= "2026-07-28" {
+                if let Some(extensions) = message
+                    .pointer("/result/capabilities/extensions")
+                    .and_then(Value::as_object)
+                {
+                    keys.extend(extensions.keys().map(|k| {
+                        (
+                            "/result/capabilities/extensions".to_string(),
+                            k.as_str(),
+                            true,
+                        )
+                    }));
+                }
+            }
+            for (at, key, prefixed) in keys {
+                seen += 1;
+                if let Some(problem) = meta_key_problem(key, prefixed) {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        &format!("key {key:?} at `{at}`: {problem}"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `tools-embedded-resource-declared`: a server that returns embedded resources declares resources.
+fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+    for transcript in input.transcripts {
+        if transcript
+            .version
+            .as_deref()
+            .is_none_or(|v| v < "2025-06-18")
+        {
+            continue;
+        }
+        let declared = declared_capabilities(transcript).or(anywhere.clone());
+        for answered in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/call")
+        {
+            for block in content_blocks("tools/call", &answered.message["result"]) {
+                if block.get("type").and_then(Value::as_str) != Some("resource") {
+                    continue;
+                }
+                seen += 1;
+                let resources = declared
+                    .as_ref()
+                    .and_then(|d| d.get("resources"))
+                    .is_some_and(|r| !r.is_null());
+                if !resources {
+                    bad.push(Evidence::frame(
+                        &answered.frame.text,
+                        "an embedded resource in a tool result, although the server does not declare `resources`",
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `wire-notification-schema`: every notification the server sends has its method's shape.
+fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let Some(version) = transcript.version.as_deref() else {
+            continue;
+        };
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received)
+        {
+            let Some(message) = frame.message.as_ref().filter(|m| {
+                m.get("id").is_none()
+                    && m.get("method")
+                        .and_then(Value::as_str)
+                        .is_some_and(|method| {
+                            messages::NOTIFICATIONS.iter().any(|(n, _)| *n == method)
+                        })
+            }) else {
+                continue;
+            };
+            seen += 1;
+            let method = message["method"].as_str().unwrap_or_default();
+            if let Some(problem) = messages::check_notification(version, message) {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("not a {method} notification of {version}: {problem}"),
+                ));
+            } else if let Some(problem) = input
+                .official
+                .and_then(|o| o.check_notification(version, message))
+            {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("the official {version} schema rejects this {method} notification: {problem}"),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `wire-uri-rfc3986`: every resource URI the server sends is an RFC 3986 URI.
+fn wire_uri_rfc3986(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for answered in results(transcript) {
+            for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
+                seen += 1;
+                if let Some(problem) = uri_problem(uri) {
+                    bad.push(Evidence::remark(
+                        &answered.method,
+                        format!("{place}: {uri:?} is not an RFC 3986 URI: {problem}"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `wire-base64`: every blob and every image or audio payload is valid base64.
+fn wire_base64(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for answered in results(transcript) {
+            for (place, data) in
+                result_base64(&answered.method, &answered.message["result"])
+            {
+                seen += 1;
+                if !is_base64(data) {
+                    bad.push(Evidence::remark(
+                        &answered.method,
+                        format!(
+                            "{place} is not padded standard base64 (RFC 4648): {:?}",
+                            cut(data, 60)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `tools-name-unique`: no tool name is listed twice, across all pages of a listing.
+fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        // A tools/list without a cursor starts a listing; one with the nextCursor of the
+        // listing's last page continues it. Any other cursor (mcpcheck's invalid-cursor
+        // probe) is not part of a listing.
+        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut page = 0;
+        let mut next: Option<Value> = None;
+        for answered in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/list")
+        {
+            match answered.request.pointer("/params/cursor") {
+                None => {
+                    names.clear();
+                    page = 0;
+                }
+                Some(cursor) if Some(cursor) == next.as_ref() => {}
+                Some(_) => continue,
+            }
+            next = answered.message.pointer("/result/nextCursor").cloned();
+            page += 1;
+            seen += 1;
+            for name in answered
+                .message
+                .pointer("/result/tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+            {
+                if let Some(first) = names.insert(name.to_string(), page) {
+                    bad.push(Evidence::remark(
+                        "tools/list",
+                        format!("the tool name `{name}` is listed twice (pages {first} and {page} of one listing)"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `tools-structured-content-mirrored`: structuredContent is mirrored as JSON in a text block.
+fn tools_structured_content_mirrored(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for answered in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/call")
+        {
+            let result = &answered.message["result"];
+            let Some(structured) = result.get("structuredContent") else {
+                continue;
+            };
+            seen += 1;
+            let mirrored = result
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|b| b.get("type") == Some(&Value::from("text")))
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .any(|text| {
+                    serde_json::from_str::<Value>(text)
+                        .is_ok_and(|parsed| same_json(&parsed, structured))
+                });
+            if !mirrored {
+                bad.push(Evidence::frame(
+                    &answered.frame.text,
+                    "structuredContent has no text block carrying its JSON serialization",
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `tools-schemas-valid`: every listed tool's inputSchema and outputSchema is a valid JSON Schema.
+fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let Some(version) = transcript.version.as_deref() else {
+            continue;
+        };
+        for Answered { message, .. } in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/list")
+        {
+            let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array)
+            else {
+                continue;
+            };
+            for tool in tools {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                for member in ["inputSchema", "outputSchema"] {
+                    let Some(schema) = tool.get(member) else {
+                        continue;
+                    };
+                    seen += 1;
+                    if let Err(problem) = messages::compile_tool_schema(schema, version) {
+                        bad.push(Evidence::remark(
+                            "tools/list",
+                            format!("the {member} of `{name}` is not a valid JSON Schema: {problem}"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `wire-result-schema`: every result has the shape of its method's result type.
+fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let Some(version) = transcript.version.as_deref() else {
+            continue;
+        };
+        for Answered {
+            method,
+            request,
+            message,
+            frame,
+        } in results(transcript)
+        {
+            if message.get("error").is_some() || !messages::judged(&method, version) {
+                continue;
+            }
+            let result = &message["result"];
+            seen += 1;
+            let asked = request["method"].as_str().unwrap_or_default();
+            if method == messages::TASK_HANDLE && asked != "tools/call" {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("a task handle (resultType \"task\") answers {asked}; the tasks extension makes tasks of tools/call only"),
+                ));
+            } else if let Some(problem) = messages::check_result(&method, version, result) {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("not a {method} result of {version}: {problem}"),
+                ));
+            } else if let Some(problem) = input
+                .official
+                .and_then(|o| o.check_result(&method, version, result))
+            {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("the official {version} schema rejects this {method} result: {problem}"),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
 /// The content blocks of a tools/call or prompts/get result (prompt messages hold one each).
 fn content_blocks<'a>(method: &str, result: &'a Value) -> Vec<&'a Value> {
     match method {

@@ -19,6 +19,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "From 2025-11-25 a server may close a request's SSE stream before the response, once the stream has an event id, to avoid holding a connection (SEP-1699); the client then resumes it with a GET and Last-Event-ID. The server SHOULD send an SSE event with a `retry` field before closing, so that the client knows when to come back. mcpcheck resumes such streams itself; this check looks at every stream that ended early, except those of requests mcpcheck had cancelled.",
         idle: Some("no request's SSE stream was ended by the server before its response"),
+        judge: http_sse_retry_before_close,
     },
     Builtin {
         id: "http-sse-ends-after-response",
@@ -31,6 +32,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "A server that answers a POST with an SSE stream sends the notifications of that request and then its response; after the response it SHOULD terminate the stream, so that clients and proxies do not hold connections that will carry nothing more. For every such stream mcpcheck reads on for a second after the response and notes whether it ends. (A stream the server closes before the response, as 2025-11-25 allows for polling, is not this check's business.)",
         idle: Some("no POST was answered with an SSE stream that carried its response"),
+        judge: http_sse_ends_after_response,
     },
     Builtin {
         id: "http-sse-event-id-unique",
@@ -43,6 +45,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "If a server attaches ids to SSE events, they MUST be globally unique across all streams within the session, because a client resumes with Last-Event-ID and the server must know which stream and position that names. Every event id of every SSE response of each session is examined.",
         idle: Some("no SSE event of a 2025-03-26 to 2025-11-25 session carried an id"),
+        judge: http_sse_event_id_unique,
     },
     Builtin {
         id: "http-session-id-visible-ascii",
@@ -55,6 +58,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E), so that it survives every HTTP stack and log unchanged. Every session id issued during the run is examined.",
         idle: Some("the server issued no session id"),
+        judge: http_session_id_visible_ascii,
     },
     Builtin {
         id: "http-sse-priming",
@@ -67,6 +71,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined, after the initialize POST that negotiates the version.",
         idle: Some("no POST was answered with an SSE stream on a 2025-11-25 connection"),
+        judge: http_sse_priming,
     },
     Builtin {
         id: "http-notification-accepted",
@@ -79,6 +84,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "If the input is a JSON-RPC notification and the server accepts it, the server MUST return 202 Accepted with no body; if it cannot accept it, an HTTP error status. Every notification mcpcheck POSTs during the run is examined.",
         idle: None,
+        judge: http_notification_accepted,
     },
     Builtin {
         id: "http-response-content-type",
@@ -91,209 +97,241 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "If the input is a JSON-RPC request, the server MUST return either Content-Type: text/event-stream or Content-Type: application/json. Every successful (2xx) answer to a request during the run is examined.",
         idle: None,
+        judge: http_response_content_type,
     },
 ];
 
-/// Judges one of this area's built-in checks.
-pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+/// Judges `http-sse-retry-before-close`: a stream closed before its response carries a retry field.
+fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2025-11-25"))
+    {
+        // The requests mcpcheck cancelled: their streams may end without a response.
+        let cancelled: std::collections::HashSet<String> = transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Sent)
+            .filter_map(sent_message)
+            .filter(|m| m.get("method") == Some(&Value::from("notifications/cancelled")))
+            .filter_map(|m| m.pointer("/params/requestId").map(id_key))
+            .collect();
+        for (index, post) in transcript.posts.iter().enumerate() {
+            if post.closed_early != Some(true) {
+                continue;
+            }
+            let request = transcript
+                .frames
+                .iter()
+                .filter(|f| f.direction == Direction::Sent && f.post == Some(index))
+                .find_map(sent_message);
+            let id = request.as_ref().and_then(|m| m.get("id")).map(id_key);
+            if id.is_some_and(|id| cancelled.contains(&id)) {
+                continue;
+            }
+            seen += 1;
+            if !post.retry_sent {
+                bad.push(Evidence::remark(
+                    "POST request",
+                    "the server ended the request's SSE stream before the response without an SSE `retry` field".into(),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-sse-ends-after-response`: a POST's SSE stream ends after its response.
+fn http_sse_ends_after_response(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
+        let Some(ended) = post.ended_after_response else {
+            continue;
+        };
+        seen += 1;
+        if !ended {
+            bad.push(Evidence::remark(
+                &format!("POST {}", post.carried),
+                "the SSE stream stayed open for more than a second after the response"
+                    .into(),
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-sse-event-id-unique`: SSE event ids are unique across all streams of a session.
+fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts.iter().filter(|t| {
+        t.version
+            .as_deref()
+            .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
+    }) {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        for (n, post) in transcript
+            .posts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !resumes(p))
+        {
+            for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
+                seen += 1;
+                if let Some(first) = ids.insert(id, n) {
+                    bad.push(Evidence::remark(
+                        "SSE event id",
+                        format!(
+                            "the event id {id:?} of the stream answering HTTP request {} was used before, on the stream answering request {}",
+                            n + 1,
+                            first + 1
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-session-id-visible-ascii`: a session id holds only visible ASCII.
+fn http_session_id_visible_ascii(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
+        let Some(id) = post.response_header("mcp-session-id") else {
+            continue;
+        };
+        seen += 1;
+        if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+            bad.push(Evidence::remark(
+                "Mcp-Session-Id",
+                format!("the session id {id:?} holds characters outside 0x21..0x7E"),
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-sse-priming`: an SSE response starts with a priming event (an id and empty data).
+fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref() == Some("2025-11-25"))
+    {
+        // The initialize POST is left out: the version is only being negotiated there.
+        let initialize: std::collections::HashSet<usize> = transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Sent)
+            .filter(|f| {
+                serde_json::from_str::<Value>(&f.text)
+                    .ok()
+                    .is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
+            })
+            .filter_map(|f| f.post)
+            .collect();
+        // So is a request without MCP-Protocol-Version: the server then takes it as
+        // 2025-03-26, which has no priming (mcpcheck's probe of the missing header).
+        for (_, post) in transcript.posts.iter().enumerate().filter(|(i, p)| {
+            !initialize.contains(i)
+                && p.method == "POST"
+                && p.request_headers.iter().any(|(n, v)| {
+                    n.eq_ignore_ascii_case("mcp-protocol-version") && v == "2025-11-25"
+                })
+                && p.response_header("content-type").is_some_and(|c| {
+                    c.to_ascii_lowercase().starts_with("text/event-stream")
+                })
+        }) {
+            seen += 1;
+            let primed = post.first_event.as_ref().is_some_and(|e| {
+                e.id.as_deref().is_some_and(|id| !id.is_empty()) && e.data.is_empty()
+            });
+            if !primed {
+                let first = match &post.first_event {
+                    Some(e) => format!(
+                        "its first event has id {:?} and {} bytes of data",
+                        e.id,
+                        e.data.len()
+                    ),
+                    None => "it carried no event".to_string(),
+                };
+                bad.push(Evidence::remark(
+                    "SSE response",
+                    format!("an SSE response to a POST was not primed: {first}"),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-notification-accepted`: a notification POST is answered 202 with no body.
+fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let mut note = None;
-    match def.id.as_str() {
-        "http-sse-retry-before-close" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2025-11-25"))
-            {
-                // The requests mcpcheck cancelled: their streams may end without a response.
-                let cancelled: std::collections::HashSet<String> = transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Sent)
-                    .filter_map(sent_message)
-                    .filter(|m| m.get("method") == Some(&Value::from("notifications/cancelled")))
-                    .filter_map(|m| m.pointer("/params/requestId").map(id_key))
-                    .collect();
-                for (index, post) in transcript.posts.iter().enumerate() {
-                    if post.closed_early != Some(true) {
-                        continue;
-                    }
-                    let request = transcript
-                        .frames
-                        .iter()
-                        .filter(|f| f.direction == Direction::Sent && f.post == Some(index))
-                        .find_map(sent_message);
-                    let id = request.as_ref().and_then(|m| m.get("id")).map(id_key);
-                    if id.is_some_and(|id| cancelled.contains(&id)) {
-                        continue;
-                    }
-                    seen += 1;
-                    if !post.retry_sent {
-                        bad.push(Evidence::remark(
-                            "POST request",
-                            "the server ended the request's SSE stream before the response without an SSE `retry` field".into(),
-                        ));
-                    }
-                }
-            }
+    for post in input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.posts.iter())
+        .filter(|p| p.carried == "notification")
+    {
+        let Some(status) = post.status else { continue };
+        seen += 1;
+        let ok = (status == 202 && post.body_bytes == 0) || (400..500).contains(&status);
+        if (400..500).contains(&status) {
+            note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
         }
-        "http-sse-ends-after-response" => {
-            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
-                let Some(ended) = post.ended_after_response else {
-                    continue;
-                };
-                seen += 1;
-                if !ended {
-                    bad.push(Evidence::remark(
-                        &format!("POST {}", post.carried),
-                        "the SSE stream stayed open for more than a second after the response"
-                            .into(),
-                    ));
-                }
-            }
+        if !ok {
+            bad.push(Evidence::remark(
+                "POST notification",
+                format!("HTTP {status} with a body of {} bytes", post.body_bytes),
+            ));
         }
-        "http-sse-event-id-unique" => {
-            for transcript in input.transcripts.iter().filter(|t| {
-                t.version
-                    .as_deref()
-                    .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
-            }) {
-                let mut ids: HashMap<&str, usize> = HashMap::new();
-                for (n, post) in transcript
-                    .posts
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, p)| !resumes(p))
-                {
-                    for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
-                        seen += 1;
-                        if let Some(first) = ids.insert(id, n) {
-                            bad.push(Evidence::remark(
-                                "SSE event id",
-                                format!(
-                                    "the event id {id:?} of the stream answering HTTP request {} was used before, on the stream answering request {}",
-                                    n + 1,
-                                    first + 1
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `http-response-content-type`: a request POST is answered as application/json or text/event-stream.
+fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for post in input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.posts.iter())
+        .filter(|p| p.carried == "request")
+    {
+        let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
+            continue;
+        };
+        seen += 1;
+        let content_type = post
+            .response_header("content-type")
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !(content_type.starts_with("application/json")
+            || content_type.starts_with("text/event-stream"))
+        {
+            bad.push(Evidence::remark(
+                "POST request",
+                format!("HTTP {status} with Content-Type `{content_type}`"),
+            ));
         }
-        "http-session-id-visible-ascii" => {
-            for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
-                let Some(id) = post.response_header("mcp-session-id") else {
-                    continue;
-                };
-                seen += 1;
-                if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
-                    bad.push(Evidence::remark(
-                        "Mcp-Session-Id",
-                        format!("the session id {id:?} holds characters outside 0x21..0x7E"),
-                    ));
-                }
-            }
-        }
-        "http-sse-priming" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref() == Some("2025-11-25"))
-            {
-                // The initialize POST is left out: the version is only being negotiated there.
-                let initialize: std::collections::HashSet<usize> = transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Sent)
-                    .filter(|f| {
-                        serde_json::from_str::<Value>(&f.text)
-                            .ok()
-                            .is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
-                    })
-                    .filter_map(|f| f.post)
-                    .collect();
-                // So is a request without MCP-Protocol-Version: the server then takes it as
-                // 2025-03-26, which has no priming (mcpcheck's probe of the missing header).
-                for (_, post) in transcript.posts.iter().enumerate().filter(|(i, p)| {
-                    !initialize.contains(i)
-                        && p.method == "POST"
-                        && p.request_headers.iter().any(|(n, v)| {
-                            n.eq_ignore_ascii_case("mcp-protocol-version") && v == "2025-11-25"
-                        })
-                        && p.response_header("content-type").is_some_and(|c| {
-                            c.to_ascii_lowercase().starts_with("text/event-stream")
-                        })
-                }) {
-                    seen += 1;
-                    let primed = post.first_event.as_ref().is_some_and(|e| {
-                        e.id.as_deref().is_some_and(|id| !id.is_empty()) && e.data.is_empty()
-                    });
-                    if !primed {
-                        let first = match &post.first_event {
-                            Some(e) => format!(
-                                "its first event has id {:?} and {} bytes of data",
-                                e.id,
-                                e.data.len()
-                            ),
-                            None => "it carried no event".to_string(),
-                        };
-                        bad.push(Evidence::remark(
-                            "SSE response",
-                            format!("an SSE response to a POST was not primed: {first}"),
-                        ));
-                    }
-                }
-            }
-        }
-        "http-notification-accepted" => {
-            for post in input
-                .transcripts
-                .iter()
-                .flat_map(|t| t.posts.iter())
-                .filter(|p| p.carried == "notification")
-            {
-                let Some(status) = post.status else { continue };
-                seen += 1;
-                let ok = (status == 202 && post.body_bytes == 0) || (400..500).contains(&status);
-                if (400..500).contains(&status) {
-                    note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
-                }
-                if !ok {
-                    bad.push(Evidence::remark(
-                        "POST notification",
-                        format!("HTTP {status} with a body of {} bytes", post.body_bytes),
-                    ));
-                }
-            }
-        }
-        "http-response-content-type" => {
-            for post in input
-                .transcripts
-                .iter()
-                .flat_map(|t| t.posts.iter())
-                .filter(|p| p.carried == "request")
-            {
-                let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
-                    continue;
-                };
-                seen += 1;
-                let content_type = post
-                    .response_header("content-type")
-                    .unwrap_or("")
-                    .to_ascii_lowercase();
-                if !(content_type.starts_with("application/json")
-                    || content_type.starts_with("text/event-stream"))
-                {
-                    bad.push(Evidence::remark(
-                        "POST request",
-                        format!("HTTP {status} with Content-Type `{content_type}`"),
-                    ));
-                }
-            }
-        }
-        other => return unknown(other),
     }
     tally(def, bad, seen, note)
 }

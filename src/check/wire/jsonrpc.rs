@@ -19,6 +19,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived; over HTTP, progress that arrives on another stream than its request's answer counts as late only if that stream was opened after the answer came (it may have been sent first and travelled slower). A request answered with a CreateTaskResult stays active as its task (see tasks-progress-stops).",
         idle: Some("the server sent no progress notifications"),
+        judge: progress_only_while_active,
     },
     Builtin {
         id: "tasks-progress-stops",
@@ -31,6 +32,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "For a task-augmented request the progressToken stays valid after the CreateTaskResult, for as long as the task works, and progress notifications for the task MUST stop once it reaches a terminal status. mcpcheck follows every task made by a request that carried a progress token and flags progress for it that the server sent after the client had learnt that the task was over: later on the same connection or stream, or on a stream opened after that. Progress sent before the end that travelled on another stream is not held against the server.",
         idle: Some("no task made by a request with a progress token reported progress"),
+        judge: tasks_progress_stops,
     },
     Builtin {
         id: "server-requests-allowed",
@@ -43,6 +45,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Both parties MUST respect the negotiated capabilities. mcpcheck's main connection declares only `roots`, so a server may ask it for roots/list or ping but not for sampling or elicitation; the official sampling and elicitation fixtures run on connections that declare those too. From 2025-11-25 a URL-mode elicitation needs `elicitation.url` and a sampling request with tools needs `sampling.tools`. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is judged against what its connection declared.",
         idle: Some("the server sent no requests of its own"),
+        judge: server_requests_allowed,
     },
     Builtin {
         id: "server-request-id",
@@ -55,6 +58,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined, those on streams resumed with Last-Event-ID too: there the very same request again is its redelivery, while another request under an id already used is a reuse (a server that numbers each stream's requests afresh, say).",
         idle: Some("the server sent no requests of its own"),
+        judge: server_request_id,
     },
     Builtin {
         id: "stdio-framing",
@@ -67,6 +71,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Stdio],
         explain: "Messages are delimited by newlines and MUST NOT contain embedded newlines; the server MUST NOT write anything to stdout that is not a valid MCP message. Every line the server writes during the whole run is examined.",
         idle: None,
+        judge: stdio_framing,
     },
     Builtin {
         id: "stdio-exit-on-stdin-eof",
@@ -79,6 +84,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Stdio],
         explain: "For stdio, shutdown starts with the client closing the server's input stream; the client then waits and escalates to SIGTERM and SIGKILL only if the server does not exit. mcpcheck follows that ladder at the end of the run.",
         idle: None,
+        judge: stdio_exit_on_stdin_eof,
     },
     Builtin {
         id: "jsonrpc-version-field",
@@ -91,6 +97,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "All MCP messages MUST follow JSON-RPC 2.0, whose envelope requires the `jsonrpc` member to be exactly \"2.0\". Every message received during the run is examined.",
         idle: None,
+        judge: jsonrpc_version_field,
     },
     Builtin {
         id: "jsonrpc-response-id",
@@ -103,6 +110,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Responses MUST include the same id as the request they correspond to. mcpcheck matches responses to requests by value, so a response whose id has the wrong type is still found and reported here rather than lost.",
         idle: None,
+        judge: jsonrpc_response_id,
     },
     Builtin {
         id: "jsonrpc-response-once",
@@ -115,6 +123,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Stdio, TransportKind::Sse],
         explain: "Responses are sent in reply to requests, one to each; a client matches a response to its request by id, and a second response with the same id would be taken for the answer to a later request (which mcpcheck does not do). Neither MCP nor JSON-RPC 2.0 says 'exactly once' in so many words, so this is derived and at most a warning. Over stdio and HTTP+SSE mcpcheck counts, per connection, the responses to every id it sent; over Streamable HTTP a response redelivered on a resumed stream is not a duplicate, so that transport is not judged here.",
         idle: Some("mcpcheck got no response over a stream transport"),
+        judge: jsonrpc_response_once,
     },
     Builtin {
         id: "jsonrpc-response-result-xor-error",
@@ -127,6 +136,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "JSON-RPC 2.0: either the result member or the error member MUST be included, but both members MUST NOT be included.",
         idle: None,
+        judge: jsonrpc_response_result_xor_error,
     },
     Builtin {
         id: "jsonrpc-error-shape",
@@ -139,6 +149,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Error responses MUST include an error code (an integer) and an error message; `data` is optional.",
         idle: None,
+        judge: jsonrpc_error_shape,
     },
     Builtin {
         id: "wire-utf8",
@@ -151,6 +162,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "JSON-RPC messages MUST be UTF-8 encoded, on every transport. mcpcheck decodes each stdio line, each JSON body and each SSE line strictly; a byte sequence that is not UTF-8 (a Latin-1 \u{e9}, a lone continuation byte) is a violation even where a lenient decoder would have replaced it and read on.",
         idle: None,
+        judge: wire_utf8,
     },
     Builtin {
         id: "logging-capability-declared",
@@ -163,6 +175,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Servers that emit log message notifications MUST declare the `logging` capability. Every notifications/message of the run is compared with the capabilities the server declared on that connection (or, on a connection that did not ask, in the run's discover or initialize result).",
         idle: Some("the server sent no log message during the run"),
+        judge: logging_capability_declared,
     },
     Builtin {
         id: "server-cancel-valid",
@@ -175,6 +188,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Up to 2025-11-25 either side may cancel a request it issued that is still in progress: a server's notifications/cancelled MUST reference one of its own requests. A cancellation that crosses mcpcheck's answer is not held against the server (the spec expects such races); one that names an id the server never used, or one of mcpcheck's requests, is. On 2026-07-28 a server sends no requests, and it sends notifications/cancelled only to end a subscriptions/listen stream; any other requestId is a violation.",
         idle: Some("the server sent no notifications/cancelled during the run"),
+        judge: server_cancel_valid,
     },
     Builtin {
         id: "lifecycle-quiet-before-initialized",
@@ -187,362 +201,437 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification: until then the client may not be ready to answer them. Every connection on which mcpcheck sent initialize and then initialized is examined, the main one and the lifecycle scenarios' own (one of which puts a ping between the two).",
         idle: Some("no connection of the run had an initialize followed by initialized"),
+        judge: lifecycle_quiet_before_initialized,
     },
 ];
 
-/// Judges one of this area's built-in checks.
-pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+/// Judges `lifecycle-quiet-before-initialized`: no requests but pings before the client's initialized.
+fn lifecycle_quiet_before_initialized(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
-    let note = None;
-    match def.id.as_str() {
-        "lifecycle-quiet-before-initialized" => {
-            for transcript in input.transcripts {
-                let mut window: Option<Vec<&WireFrame>> = None;
-                for frame in &transcript.frames {
-                    match frame.direction {
-                        Direction::Sent => {
-                            let method = sent_message(frame).and_then(|m| {
-                                m.get("method").and_then(Value::as_str).map(str::to_string)
-                            });
-                            match method.as_deref() {
-                                Some("initialize") => window = Some(Vec::new()),
-                                Some("notifications/initialized") => {
-                                    if let Some(early) = window.take() {
-                                        seen += 1;
-                                        if let Some(first) = early.first() {
-                                            bad.push(Evidence::frame(
-                                                &first.text,
-                                                &format!("{} request(s) from the server before mcpcheck sent notifications/initialized", early.len()),
-                                            ));
-                                        }
-                                    }
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let mut window: Option<Vec<&WireFrame>> = None;
+        for frame in &transcript.frames {
+            match frame.direction {
+                Direction::Sent => {
+                    let method = sent_message(frame).and_then(|m| {
+                        m.get("method").and_then(Value::as_str).map(str::to_string)
+                    });
+                    match method.as_deref() {
+                        Some("initialize") => window = Some(Vec::new()),
+                        Some("notifications/initialized") => {
+                            if let Some(early) = window.take() {
+                                seen += 1;
+                                if let Some(first) = early.first() {
+                                    bad.push(Evidence::frame(
+                                        &first.text,
+                                        &format!("{} request(s) from the server before mcpcheck sent notifications/initialized", early.len()),
+                                    ));
                                 }
-                                _ => {}
                             }
                         }
-                        Direction::Received => {
-                            let Some(early) = window.as_mut() else {
-                                continue;
-                            };
-                            let request = frame.message.as_ref().filter(|m| {
-                                m.get("id").is_some()
-                                    && m.get("method")
-                                        .and_then(Value::as_str)
-                                        .is_some_and(|method| method != "ping")
-                            });
-                            if request.is_some() {
-                                early.push(frame);
-                            }
-                        }
+                        _ => {}
                     }
                 }
-            }
-        }
-        "wire-utf8" => {
-            for transcript in input.transcripts {
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received && f.post.is_none())
-                {
-                    seen += 1;
-                    if frame.issue.as_deref().is_some_and(|i| i.contains("UTF-8")) {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            "a stdout line that is not UTF-8",
-                        ));
-                    }
-                }
-                for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
-                    seen += 1;
-                    if post.utf8_errors > 0 {
-                        bad.push(Evidence::remark(
-                            &format!("{} {}", post.method, post.carried),
-                            format!(
-                                "HTTP {} with {} stretch(es) of bytes that are not UTF-8 in its body",
-                                post.status.unwrap_or(0),
-                                post.utf8_errors
-                            ),
-                        ));
-                    }
-                }
-            }
-        }
-        "logging-capability-declared" => {
-            let anywhere = input.transcripts.iter().find_map(declared_capabilities);
-            for transcript in input.transcripts {
-                let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
-                    continue;
-                };
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-                {
-                    let Some(message) = frame.message.as_ref() else {
+                Direction::Received => {
+                    let Some(early) = window.as_mut() else {
                         continue;
                     };
-                    if message.get("method").and_then(Value::as_str)
-                        != Some("notifications/message")
-                        || message.get("id").is_some()
-                    {
-                        continue;
-                    }
-                    seen += 1;
-                    if declared.get("logging").is_none_or(Value::is_null) {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            "a log message, although the server's capabilities have no `logging`",
-                        ));
+                    let request = frame.message.as_ref().filter(|m| {
+                        m.get("id").is_some()
+                            && m.get("method")
+                                .and_then(Value::as_str)
+                                .is_some_and(|method| method != "ping")
+                    });
+                    if request.is_some() {
+                        early.push(frame);
                     }
                 }
             }
         }
-        "server-cancel-valid" => {
-            for transcript in input.transcripts {
-                let stateless = transcript
-                    .version
-                    .as_deref()
-                    .is_some_and(|v| v >= "2026-07-28");
-                bad.extend(stray_cancellations(transcript, stateless, &mut seen));
-            }
-        }
-        "progress-only-while-active" => {
-            for transcript in input.transcripts {
-                let (count, offenders) = progress_outside_requests(transcript);
-                seen += count;
-                bad.extend(offenders);
-            }
-        }
-        "tasks-progress-stops" => {
-            for transcript in input.transcripts {
-                let (count, offenders) = task_progress_after_terminal(transcript);
-                seen += count;
-                bad.extend(offenders);
-            }
-        }
-        "server-requests-allowed" => {
-            for transcript in input.transcripts {
-                let stateless = transcript
-                    .version
-                    .as_deref()
-                    .is_some_and(|v| v >= "2026-07-28");
-                let declared = declared_client_capabilities(transcript);
-                let has = |pointer: &str| declared.pointer(pointer).is_some_and(|c| !c.is_null());
-                for (message, frame) in server_requests(transcript) {
-                    seen += 1;
-                    let method = message["method"].as_str().unwrap_or("?");
-                    let params = message.get("params");
-                    let problem = match method {
-                        _ if stateless => Some(format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)")),
-                        "roots/list" if !has("/roots") => Some("a roots/list request, although this connection did not declare the `roots` client capability".into()),
-                        "sampling/createMessage" if !has("/sampling") => Some("a sampling/createMessage request, although this connection did not declare the `sampling` client capability".into()),
-                        "sampling/createMessage"
-                            if params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some())
-                                && !has("/sampling/tools") =>
-                        {
-                            Some("a sampling/createMessage request with tools, although this connection did not declare `sampling.tools`".into())
-                        }
-                        "elicitation/create" if !has("/elicitation") => Some("an elicitation/create request, although this connection did not declare the `elicitation` client capability".into()),
-                        "elicitation/create"
-                            if params.and_then(|p| p.get("mode")) == Some(&Value::from("url"))
-                                && !has("/elicitation/url") =>
-                        {
-                            Some("a URL-mode elicitation/create request, although this connection did not declare `elicitation.url`".into())
-                        }
-                        _ => None,
-                    };
-                    if let Some(problem) = problem {
-                        bad.push(Evidence::frame(&frame.text, &problem));
-                    }
-                }
-            }
-        }
-        "server-request-id" => {
-            for transcript in input.transcripts {
-                bad.extend(bad_request_ids(transcript, &mut seen));
-            }
-        }
-        "stdio-framing" => {
-            for frame in input
-                .transcripts
-                .iter()
-                .flat_map(|t| t.frames.iter())
-                .filter(|f| f.direction == Direction::Received)
-            {
-                seen += 1;
-                if let Some(issue) = &frame.issue {
-                    bad.push(Evidence::frame(&frame.text, issue));
-                }
-            }
-        }
-        "stdio-exit-on-stdin-eof" => {
-            let Some(exit) = input.main_exit else {
-                return (
-                    Verdict::new(
-                        Status::NotTestable,
-                        "the server was not shut down by mcpcheck",
-                    ),
-                    Vec::new(),
-                );
-            };
-            let evidence = vec![Evidence::remark(
-                "shutdown",
-                format!(
-                    "stopped by {}; {}{}",
-                    exit.stopped_by,
-                    exit.status,
-                    exit.exit_ms
-                        .map(|ms| format!(" after {ms} ms"))
-                        .unwrap_or_default()
-                ),
-            )];
-            return match exit.stopped_by.as_str() {
-                "stdin-eof" => (
-                    Verdict::new(
-                        Status::Pass,
-                        format!(
-                            "exited {} ms after stdin closed ({})",
-                            exit.exit_ms.unwrap_or(0),
-                            exit.status
-                        ),
-                    ),
-                    evidence,
-                ),
-                "exited-before-shutdown" => (
-                    Verdict::new(
-                        Status::NotTestable,
-                        format!(
-                            "the server had already exited before stdin was closed ({})",
-                            exit.status
-                        ),
-                    ),
-                    evidence,
-                ),
-                other => (
-                    Verdict::new(
-                        Status::Warn,
-                        format!(
-                            "the server did not exit after stdin closed; it was stopped by {other}"
-                        ),
-                    )
-                    .with_actual(format!("stopped by {other}")),
-                    evidence,
-                ),
-            };
-        }
-        "jsonrpc-version-field" => {
-            for (message, frame) in received(input) {
-                seen += 1;
-                if message.get("jsonrpc") != Some(&Value::from("2.0")) {
-                    bad.push(Evidence::frame(
-                        &frame.text,
-                        "`jsonrpc` is missing or not \"2.0\"",
-                    ));
-                }
-            }
-        }
-        "jsonrpc-response-id" => {
-            for (sent, got) in input.transcripts.iter().flat_map(|t| t.id_pairs.iter()) {
-                seen += 1;
-                if sent != got {
-                    bad.push(Evidence::remark(
-                        "id",
-                        format!("request id {sent} was answered with id {got}"),
-                    ));
-                }
-            }
-        }
-        "jsonrpc-response-once" => {
-            for transcript in input.transcripts {
-                let mut sent: HashMap<String, usize> = HashMap::new();
-                let mut answered: HashMap<String, (usize, &WireFrame)> = HashMap::new();
-                for frame in &transcript.frames {
-                    match frame.direction {
-                        Direction::Sent => {
-                            if let Some(id) = sent_message(frame)
-                                .filter(|m| m.get("method").is_some())
-                                .and_then(|m| m.get("id").cloned())
-                            {
-                                *sent.entry(id_key(&id)).or_default() += 1;
-                            }
-                        }
-                        Direction::Received => {
-                            let Some(id) = frame
-                                .message
-                                .as_ref()
-                                .filter(|m| is_response(m))
-                                .and_then(|m| m.get("id"))
-                                .filter(|id| !id.is_null())
-                            else {
-                                continue;
-                            };
-                            let entry = answered.entry(id_key(id)).or_insert((0, frame));
-                            entry.0 += 1;
-                        }
-                    }
-                }
-                for (id, (count, frame)) in &answered {
-                    let Some(requests) = sent.get(id) else {
-                        continue;
-                    };
-                    seen += 1;
-                    if count > requests {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!(
-                                "{count} responses with id {id} to {requests} request(s) with that id"
-                            ),
-                        ));
-                    }
-                }
-            }
-            // The order of a map is no order: evidence is sorted for a stable report.
-            bad.sort_by(|a, b| a.remark.cmp(&b.remark));
-        }
-        "jsonrpc-response-result-xor-error" => {
-            for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
-                seen += 1;
-                let (r, e) = (
-                    message.get("result").is_some(),
-                    message.get("error").is_some(),
-                );
-                if r == e {
-                    bad.push(Evidence::frame(
-                        &frame.text,
-                        if r {
-                            "both `result` and `error`"
-                        } else {
-                            "neither `result` nor `error`"
-                        },
-                    ));
-                }
-            }
-        }
-        "jsonrpc-error-shape" => {
-            for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
-                let Some(error) = message.get("error") else {
-                    continue;
-                };
-                seen += 1;
-                let code_ok = error.get("code").is_some_and(|c| c.is_i64());
-                let message_ok = error.get("message").is_some_and(Value::is_string);
-                if !(code_ok && message_ok) {
-                    let what = match (code_ok, message_ok) {
-                        (false, false) => "no integer `code` and no string `message`",
-                        (false, true) => "no integer `code`",
-                        _ => "no string `message`",
-                    };
-                    bad.push(Evidence::frame(&frame.text, what));
-                }
-            }
-        }
-        other => return unknown(other),
     }
     tally(def, bad, seen, note)
 }
 
+/// Judges `wire-utf8`: every byte the server sends is UTF-8.
+fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received && f.post.is_none())
+        {
+            seen += 1;
+            if frame.issue.as_deref().is_some_and(|i| i.contains("UTF-8")) {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    "a stdout line that is not UTF-8",
+                ));
+            }
+        }
+        for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
+            seen += 1;
+            if post.utf8_errors > 0 {
+                bad.push(Evidence::remark(
+                    &format!("{} {}", post.method, post.carried),
+                    format!(
+                        "HTTP {} with {} stretch(es) of bytes that are not UTF-8 in its body",
+                        post.status.unwrap_or(0),
+                        post.utf8_errors
+                    ),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `logging-capability-declared`: log messages come only from a server that declares logging.
+fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+    for transcript in input.transcripts {
+        let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
+            continue;
+        };
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+        {
+            let Some(message) = frame.message.as_ref() else {
+                continue;
+            };
+            if message.get("method").and_then(Value::as_str)
+                != Some("notifications/message")
+                || message.get("id").is_some()
+            {
+                continue;
+            }
+            seen += 1;
+            if declared.get("logging").is_none_or(Value::is_null) {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    "a log message, although the server's capabilities have no `logging`",
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `server-cancel-valid`: the server cancels only what it may.
+fn server_cancel_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let stateless = transcript
+            .version
+            .as_deref()
+            .is_some_and(|v| v >= "2026-07-28");
+        bad.extend(stray_cancellations(transcript, stateless, &mut seen));
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `progress-only-while-active`: progress notifications only name tokens of requests still in flight.
+fn progress_only_while_active(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let (count, offenders) = progress_outside_requests(transcript);
+        seen += count;
+        bad.extend(offenders);
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `tasks-progress-stops`: 2025-11-25: a task's progress stops once the task is terminal.
+fn tasks_progress_stops(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let (count, offenders) = task_progress_after_terminal(transcript);
+        seen += count;
+        bad.extend(offenders);
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `server-requests-allowed`: the server sends only the requests the client's capabilities allow.
+fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let stateless = transcript
+            .version
+            .as_deref()
+            .is_some_and(|v| v >= "2026-07-28");
+        let declared = declared_client_capabilities(transcript);
+        let has = |pointer: &str| declared.pointer(pointer).is_some_and(|c| !c.is_null());
+        for (message, frame) in server_requests(transcript) {
+            seen += 1;
+            let method = message["method"].as_str().unwrap_or("?");
+            let params = message.get("params");
+            let problem = match method {
+                _ if stateless => Some(format!("a {method} request on 2026-07-28, where a server sends no requests of its own (it asks for input with an InputRequiredResult instead)")),
+                "roots/list" if !has("/roots") => Some("a roots/list request, although this connection did not declare the `roots` client capability".into()),
+                "sampling/createMessage" if !has("/sampling") => Some("a sampling/createMessage request, although this connection did not declare the `sampling` client capability".into()),
+                "sampling/createMessage"
+                    if params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some())
+                        && !has("/sampling/tools") =>
+                {
+                    Some("a sampling/createMessage request with tools, although this connection did not declare `sampling.tools`".into())
+                }
+                "elicitation/create" if !has("/elicitation") => Some("an elicitation/create request, although this connection did not declare the `elicitation` client capability".into()),
+                "elicitation/create"
+                    if params.and_then(|p| p.get("mode")) == Some(&Value::from("url"))
+                        && !has("/elicitation/url") =>
+                {
+                    Some("a URL-mode elicitation/create request, although this connection did not declare `elicitation.url`".into())
+                }
+                _ => None,
+            };
+            if let Some(problem) = problem {
+                bad.push(Evidence::frame(&frame.text, &problem));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `server-request-id`: the server's own requests have string or integer ids, never reused.
+fn server_request_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        bad.extend(bad_request_ids(transcript, &mut seen));
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stdio-framing`: stdout carries only MCP messages, one per line.
+fn stdio_framing(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for frame in input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.frames.iter())
+        .filter(|f| f.direction == Direction::Received)
+    {
+        seen += 1;
+        if let Some(issue) = &frame.issue {
+            bad.push(Evidence::frame(&frame.text, issue));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stdio-exit-on-stdin-eof`: the server exits when its stdin is closed.
+fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let Some(exit) = input.main_exit else {
+        return (
+            Verdict::new(
+                Status::NotTestable,
+                "the server was not shut down by mcpcheck",
+            ),
+            Vec::new(),
+        );
+    };
+    let evidence = vec![Evidence::remark(
+        "shutdown",
+        format!(
+            "stopped by {}; {}{}",
+            exit.stopped_by,
+            exit.status,
+            exit.exit_ms
+                .map(|ms| format!(" after {ms} ms"))
+                .unwrap_or_default()
+        ),
+    )];
+    match exit.stopped_by.as_str() {
+        "stdin-eof" => (
+            Verdict::new(
+                Status::Pass,
+                format!(
+                    "exited {} ms after stdin closed ({})",
+                    exit.exit_ms.unwrap_or(0),
+                    exit.status
+                ),
+            ),
+            evidence,
+        ),
+        "exited-before-shutdown" => (
+            Verdict::new(
+                Status::NotTestable,
+                format!(
+                    "the server had already exited before stdin was closed ({})",
+                    exit.status
+                ),
+            ),
+            evidence,
+        ),
+        other => (
+            Verdict::new(
+                Status::Warn,
+                format!(
+                    "the server did not exit after stdin closed; it was stopped by {other}"
+                ),
+            )
+            .with_actual(format!("stopped by {other}")),
+            evidence,
+        ),
+    }
+}
+
+/// Judges `jsonrpc-version-field`: every message carries "jsonrpc": "2.0".
+fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for (message, frame) in received(input) {
+        seen += 1;
+        if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+            bad.push(Evidence::frame(
+                &frame.text,
+                "`jsonrpc` is missing or not \"2.0\"",
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `jsonrpc-response-id`: every response echoes its request's id, with the same JSON type.
+fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for (sent, got) in input.transcripts.iter().flat_map(|t| t.id_pairs.iter()) {
+        seen += 1;
+        if sent != got {
+            bad.push(Evidence::remark(
+                "id",
+                format!("request id {sent} was answered with id {got}"),
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `jsonrpc-response-once`: each request is answered once.
+fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        let mut sent: HashMap<String, usize> = HashMap::new();
+        let mut answered: HashMap<String, (usize, &WireFrame)> = HashMap::new();
+        for frame in &transcript.frames {
+            match frame.direction {
+                Direction::Sent => {
+                    if let Some(id) = sent_message(frame)
+                        .filter(|m| m.get("method").is_some())
+                        .and_then(|m| m.get("id").cloned())
+                    {
+                        *sent.entry(id_key(&id)).or_default() += 1;
+                    }
+                }
+                Direction::Received => {
+                    let Some(id) = frame
+                        .message
+                        .as_ref()
+                        .filter(|m| is_response(m))
+                        .and_then(|m| m.get("id"))
+                        .filter(|id| !id.is_null())
+                    else {
+                        continue;
+                    };
+                    let entry = answered.entry(id_key(id)).or_insert((0, frame));
+                    entry.0 += 1;
+                }
+            }
+        }
+        for (id, (count, frame)) in &answered {
+            let Some(requests) = sent.get(id) else {
+                continue;
+            };
+            seen += 1;
+            if count > requests {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!(
+                        "{count} responses with id {id} to {requests} request(s) with that id"
+                    ),
+                ));
+            }
+        }
+    }
+    // The order of a map is no order: evidence is sorted for a stable report.
+    bad.sort_by(|a, b| a.remark.cmp(&b.remark));
+    tally(def, bad, seen, note)
+}
+
+/// Judges `jsonrpc-response-result-xor-error`: every response carries exactly one of result and error.
+fn jsonrpc_response_result_xor_error(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
+        seen += 1;
+        let (r, e) = (
+            message.get("result").is_some(),
+            message.get("error").is_some(),
+        );
+        if r == e {
+            bad.push(Evidence::frame(
+                &frame.text,
+                if r {
+                    "both `result` and `error`"
+                } else {
+                    "neither `result` nor `error`"
+                },
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `jsonrpc-error-shape`: every error has an integer code and a string message.
+fn jsonrpc_error_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
+        let Some(error) = message.get("error") else {
+            continue;
+        };
+        seen += 1;
+        let code_ok = error.get("code").is_some_and(|c| c.is_i64());
+        let message_ok = error.get("message").is_some_and(Value::is_string);
+        if !(code_ok && message_ok) {
+            let what = match (code_ok, message_ok) {
+                (false, false) => "no integer `code` and no string `message`",
+                (false, true) => "no integer `code`",
+                _ => "no string `message`",
+            };
+            bad.push(Evidence::frame(&frame.text, what));
+        }
+    }
+    tally(def, bad, seen, note)
+}
 /// Replays a connection frame by frame and finds the progress notifications whose token no
 /// request in flight carries: how many progress notifications there were, and the offenders.
 /// Progress for a request already answered counts against the server only where it was surely

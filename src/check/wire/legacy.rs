@@ -18,6 +18,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Sse],
         explain: "In the HTTP+SSE transport of 2024-11-05 (deprecated since 2025-03-26, still how many servers serve older clients) a client opens an SSE stream with GET; when it connects, the server MUST send an `endpoint` event whose data is the URI the client POSTs all its messages to. mcpcheck looks at the first event of every stream of the run. To keep going it also takes a first event of another name as the endpoint, if its data is not JSON, and fails this check.",
         idle: Some("no HTTP+SSE stream was opened"),
+        judge: legacy_sse_endpoint_event,
     },
     Builtin {
         id: "legacy-sse-endpoint-same-origin",
@@ -33,6 +34,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Sse],
         explain: "The `endpoint` event chooses where a client sends every message, and with them the credentials it was given for the server (an Authorization header, say). The 2024-11-05 text does not say where that URI may point, so this is derived, at most a warning: from the transport's security warning (a server's transport must not be a way to reach or abuse something else) and from the official SDKs, whose clients refuse an endpoint whose origin differs from the stream's. mcpcheck does the same: it never sends a message, or the user's headers, to another origin; the run ends there, and this check shows the endpoint named.",
         idle: Some("no HTTP+SSE stream named an endpoint"),
+        judge: legacy_sse_endpoint_same_origin,
     },
     Builtin {
         id: "legacy-sse-message-events",
@@ -45,6 +47,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Sse],
         explain: "In the HTTP+SSE transport, server messages are sent as SSE `message` events with the message encoded as JSON in the event data; the POSTs that carry the client's messages only deliver them. mcpcheck examines every event after the endpoint and the body of every POST: an event of another name, data that is not JSON, or a message in a POST's body fails. (To keep the run going, such messages are still taken as the server's answers.)",
         idle: Some("the server sent no message over HTTP+SSE"),
+        judge: legacy_sse_message_events,
     },
 ];
 
@@ -57,73 +60,82 @@ fn streams<'a>(input: &'a WireInput) -> impl Iterator<Item = &'a HttpRecord> {
         .filter(|p| p.method == "GET" && p.carried == "stream")
 }
 
-pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad = Vec::new();
+/// Judges `legacy-sse-endpoint-event`: an SSE stream begins with the endpoint event.
+fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
-    match def.id.as_str() {
-        "legacy-sse-endpoint-event" => {
-            for post in streams(input) {
-                let Some(first) = &post.first_event else {
-                    continue;
-                };
-                seen += 1;
-                let name = first.event.as_deref().unwrap_or("message");
-                if name != "endpoint" {
-                    bad.push(Evidence::remark(
-                        "first event",
-                        format!(
-                            "the stream began with an event named `{name}` (data: {}), not `endpoint`",
-                            cut(&first.data, 200)
-                        ),
-                    ));
-                } else if let Err(e) = resolve("http://127.0.0.1/", first.data.trim()) {
-                    bad.push(Evidence::remark(
-                        "endpoint event",
-                        format!(
-                            "the endpoint `{}` is not a usable URI: {e}",
-                            cut(&first.data, 200)
-                        ),
-                    ));
-                }
-            }
+    let note: Option<String> = None;
+    for post in streams(input) {
+        let Some(first) = &post.first_event else {
+            continue;
+        };
+        seen += 1;
+        let name = first.event.as_deref().unwrap_or("message");
+        if name != "endpoint" {
+            bad.push(Evidence::remark(
+                "first event",
+                format!(
+                    "the stream began with an event named `{name}` (data: {}), not `endpoint`",
+                    cut(&first.data, 200)
+                ),
+            ));
+        } else if let Err(e) = resolve("http://127.0.0.1/", first.data.trim()) {
+            bad.push(Evidence::remark(
+                "endpoint event",
+                format!(
+                    "the endpoint `{}` is not a usable URI: {e}",
+                    cut(&first.data, 200)
+                ),
+            ));
         }
-        "legacy-sse-endpoint-same-origin" => {
-            for post in streams(input) {
-                let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
-                    continue;
-                };
-                let Ok(endpoint) = resolve(url, first.data.trim()) else {
-                    continue;
-                };
-                seen += 1;
-                if !same_origin(&endpoint, url) {
-                    bad.push(Evidence::remark(
-                        "endpoint event",
-                        format!(
-                            "the stream opened at {} named its endpoint at {} (origin {}); mcpcheck sent it nothing",
-                            origin(url).unwrap_or_default(),
-                            cut(&endpoint, 200),
-                            origin(&endpoint).unwrap_or_default()
-                        ),
-                    ));
-                }
-            }
-        }
-        "legacy-sse-message-events" => {
-            for transcript in input.transcripts {
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received && f.post.is_some())
-                {
-                    seen += 1;
-                    if let Some(issue) = &frame.issue {
-                        bad.push(Evidence::frame(&frame.text, issue));
-                    }
-                }
-            }
-        }
-        _ => return unknown(&def.id),
     }
-    tally(def, bad, seen, None)
+    tally(def, bad, seen, note)
+}
+
+/// Judges `legacy-sse-endpoint-same-origin`: the endpoint event names a URI at the stream's own origin.
+fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for post in streams(input) {
+        let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
+            continue;
+        };
+        let Ok(endpoint) = resolve(url, first.data.trim()) else {
+            continue;
+        };
+        seen += 1;
+        if !same_origin(&endpoint, url) {
+            bad.push(Evidence::remark(
+                "endpoint event",
+                format!(
+                    "the stream opened at {} named its endpoint at {} (origin {}); mcpcheck sent it nothing",
+                    origin(url).unwrap_or_default(),
+                    cut(&endpoint, 200),
+                    origin(&endpoint).unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `legacy-sse-message-events`: server messages arrive as SSE message events.
+fn legacy_sse_message_events(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received && f.post.is_some())
+        {
+            seen += 1;
+            if let Some(issue) = &frame.issue {
+                bad.push(Evidence::frame(&frame.text, issue));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
 }

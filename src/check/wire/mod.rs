@@ -39,18 +39,20 @@ struct Builtin {
     explain: &'static str,
     /// Why the check is skipped when the run gave it nothing to examine (`None`: not testable).
     idle: Option<&'static str>,
+    /// The function that judges it, written next to the area's definitions.
+    judge: Judge,
 }
 
-/// How a built-in check is judged: by the area module that defines it.
+/// How a built-in check is judged: a pure function of its definition and the run's record.
 type Judge = fn(&CheckDef, &WireInput) -> (Verdict, Vec<Evidence>);
 
-/// Every area's built-ins, with the function that judges them.
-const AREAS: [(&[Builtin], Judge); 5] = [
-    (jsonrpc::BUILTINS, jsonrpc::judge),
-    (content::BUILTINS, content::judge),
-    (http::BUILTINS, http::judge),
-    (legacy::BUILTINS, legacy::judge),
-    (stateless::BUILTINS, stateless::judge),
+/// Every area's built-ins.
+const AREAS: [&[Builtin]; 5] = [
+    jsonrpc::BUILTINS,
+    content::BUILTINS,
+    http::BUILTINS,
+    legacy::BUILTINS,
+    stateless::BUILTINS,
 ];
 
 /// How many offending items are kept as evidence.
@@ -58,7 +60,7 @@ const MAX_EVIDENCE: usize = 5;
 
 /// Every built-in, area by area.
 fn builtins() -> impl Iterator<Item = &'static Builtin> {
-    AREAS.iter().flat_map(|(table, _)| table.iter())
+    AREAS.iter().flat_map(|table| table.iter())
 }
 
 /// The ids of the built-in checks.
@@ -257,11 +259,8 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             Vec::new(),
         );
     }
-    let (mut verdict, evidence) = match AREAS
-        .iter()
-        .find(|(table, _)| table.iter().any(|b| b.id == def.id))
-    {
-        Some((_, judge)) => judge(def, input),
+    let (mut verdict, evidence) = match builtins().find(|b| b.id == def.id) {
+        Some(builtin) => (builtin.judge)(def, input),
         None => unknown(&def.id),
     };
     // A flood past the evidence bounds leaves frames unexamined: a pass says so.

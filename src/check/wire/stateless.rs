@@ -19,6 +19,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. The first pages of every tools/list of every 2026-07-28 connection are compared.",
         idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+        judge: stateless_tools_order_stable,
     },
     Builtin {
         id: "stateless-x-mcp-header-valid",
@@ -31,6 +32,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
         idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+        judge: stateless_x_mcp_header_valid,
     },
     Builtin {
         id: "stateless-listen-ack-first",
@@ -43,6 +45,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "The acknowledgement MUST be the first message the server sends carrying the subscription's id in io.modelcontextprotocol/subscriptionId, and no notification may go out on the subscription before it (on stdio the order is per subscription; others may interleave). Every listen request of the run is examined.",
         idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+        judge: stateless_listen_ack_first,
     },
     Builtin {
         id: "stateless-listen-filter",
@@ -55,6 +58,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
         idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+        judge: stateless_listen_filter,
     },
     Builtin {
         id: "stateless-input-required-shape",
@@ -67,6 +71,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
         idle: Some("the server answered no request with an InputRequiredResult"),
+        judge: stateless_input_required_shape,
     },
     Builtin {
         id: "stateless-server-info-everywhere",
@@ -79,6 +84,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "Without a handshake, a 2026-07-28 client learns who answered from each result: servers SHOULD include io.modelcontextprotocol/serverInfo (an Implementation: name and version) in the _meta of every response. Every result of every 2026-07-28 connection is examined.",
         idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+        judge: stateless_server_info_everywhere,
     },
     Builtin {
         id: "stateless-sse-unbuffered",
@@ -91,6 +97,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "A reverse proxy that buffers an SSE response delays every event until the stream ends, which defeats progress and long-lived subscriptions; 2026-07-28 servers SHOULD send X-Accel-Buffering: no on SSE responses. Every SSE response of every 2026-07-28 connection is examined.",
         idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+        judge: stateless_sse_unbuffered,
     },
     Builtin {
         id: "stateless-error-codes",
@@ -103,6 +110,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "2026-07-28 reserves -32020 to -32099 for the specification and defines -32020, -32021 and -32022 in it; implementations MUST NOT emit an undefined code from the range. -32002 (resource not found, now -32602) and -32042 are retired. Every error response of a 2026-07-28 connection is examined.",
         idle: Some("no error came back on a 2026-07-28 connection"),
+        judge: stateless_error_codes,
     },
     Builtin {
         id: "stateless-http-no-session",
@@ -115,6 +123,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[TransportKind::Http],
         explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
         idle: Some("applies to connections on 2026-07-28 only"),
+        judge: stateless_http_no_session,
     },
     Builtin {
         id: "stateless-cache-scope-pages",
@@ -127,302 +136,351 @@ pub(super) const BUILTINS: &[Builtin] = &[
         transports: &[],
         explain: "2026-07-28 puts caching hints (ttlMs, cacheScope) on list results. A paginated list is one result cut into pages, and every page of it MUST carry the same cacheScope: a client cannot cache page one as public and page two as private. mcpcheck follows nextCursor in several scenarios; each page it asked for with a cursor is compared with the page that gave it.",
         idle: Some("no list of the run had a second page on 2026-07-28"),
+        judge: stateless_cache_scope_pages,
     },
 ];
 
-/// Judges one of this area's built-in checks.
-pub(super) fn judge(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+/// Judges `stateless-cache-scope-pages`: every page of one listing has the same cacheScope.
+fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
-    let note = None;
-    match def.id.as_str() {
-        "stateless-cache-scope-pages" => {
-            for transcript in input.transcripts {
-                if transcript
-                    .version
-                    .as_deref()
-                    .is_none_or(|v| v < "2026-07-28")
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        if transcript
+            .version
+            .as_deref()
+            .is_none_or(|v| v < "2026-07-28")
+        {
+            continue;
+        }
+        // The cacheScope of the page that handed out each cursor, by method and cursor.
+        let mut scopes: HashMap<(String, String), Value> = HashMap::new();
+        for answered in results(transcript) {
+            if !answered.method.ends_with("/list") {
+                continue;
+            }
+            let result = &answered.message["result"];
+            let scope = result.get("cacheScope").cloned().unwrap_or(Value::Null);
+            if let Some(cursor) = answered
+                .request
+                .pointer("/params/cursor")
+                .and_then(Value::as_str)
+            {
+                if let Some(first) =
+                    scopes.get(&(answered.method.clone(), cursor.to_string()))
                 {
-                    continue;
-                }
-                // The cacheScope of the page that handed out each cursor, by method and cursor.
-                let mut scopes: HashMap<(String, String), Value> = HashMap::new();
-                for answered in results(transcript) {
-                    if !answered.method.ends_with("/list") {
-                        continue;
-                    }
-                    let result = &answered.message["result"];
-                    let scope = result.get("cacheScope").cloned().unwrap_or(Value::Null);
-                    if let Some(cursor) = answered
-                        .request
-                        .pointer("/params/cursor")
-                        .and_then(Value::as_str)
-                    {
-                        if let Some(first) =
-                            scopes.get(&(answered.method.clone(), cursor.to_string()))
-                        {
-                            seen += 1;
-                            if *first != scope {
-                                bad.push(Evidence::frame(
-                                    &answered.frame.text,
-                                    &format!("the {} page for cursor {cursor:?} has cacheScope {scope}, the page that gave the cursor {first}", answered.method),
-                                ));
-                            }
-                        }
-                    }
-                    if let Some(next) = result.get("nextCursor").and_then(Value::as_str) {
-                        scopes.insert((answered.method.clone(), next.to_string()), scope);
-                    }
-                }
-            }
-        }
-        "stateless-tools-order-stable" => {
-            // Per connection: every first page of tools/list, as a sequence of names.
-            let mut first: Option<Vec<String>> = None;
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                for answered in results(transcript).into_iter().filter(|a| {
-                    a.method == "tools/list" && a.request.pointer("/params/cursor").is_none()
-                }) {
-                    let names: Vec<String> = answered
-                        .message
-                        .pointer("/result/tools")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|t| t.get("name").and_then(Value::as_str))
-                        .map(String::from)
-                        .collect();
                     seen += 1;
-                    match &first {
-                        None => first = Some(names),
-                        Some(before) if *before != names => bad.push(Evidence::remark(
-                            "tools/list",
-                            format!(
-                                "one tools/list answered [{}], a later one [{}]",
-                                cut(&before.join(", "), 120),
-                                cut(&names.join(", "), 120)
-                            ),
-                        )),
-                        Some(_) => {}
-                    }
-                }
-            }
-        }
-        "stateless-x-mcp-header-valid" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                for answered in results(transcript)
-                    .into_iter()
-                    .filter(|a| a.method == "tools/list")
-                {
-                    for tool in answered
-                        .message
-                        .pointer("/result/tools")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-                        let Some(schema) = tool.get("inputSchema") else {
-                            continue;
-                        };
-                        let problems = x_mcp_header_problems(schema);
-                        seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
-                        for problem in problems {
-                            bad.push(Evidence::remark(
-                                "tools/list",
-                                format!("tool `{name}`: {problem}"),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "stateless-listen-ack-first" => {
-            for transcript in input.transcripts {
-                for (id, _, tagged) in listen_streams(transcript) {
-                    let Some((first, frame)) = tagged.first() else {
-                        continue;
-                    };
-                    seen += 1;
-                    if first.get("method").and_then(Value::as_str)
-                        != Some("notifications/subscriptions/acknowledged")
-                    {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("the first notification of subscription {id} is not its acknowledgement"),
-                        ));
-                    }
-                }
-            }
-        }
-        "stateless-listen-filter" => {
-            for transcript in input.transcripts {
-                for (id, filter, tagged) in listen_streams(transcript) {
-                    for (notification, frame) in tagged {
-                        seen += 1;
-                        if let Some(why) = unrequested(&filter, notification) {
-                            bad.push(Evidence::frame(
-                                &frame.text,
-                                &format!("subscription {id}: {why}"),
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-        "stateless-input-required-shape" => {
-            for transcript in input.transcripts {
-                for answered in results(transcript).into_iter().filter(|a| {
-                    a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
-                }) {
-                    seen += 1;
-                    let declared = answered
-                        .request
-                        .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
-                        .cloned()
-                        .unwrap_or(Value::Null);
-                    for problem in input_required_problems(
-                        &answered.method,
-                        &answered.message["result"],
-                        &declared,
-                    ) {
-                        bad.push(Evidence::frame(&answered.frame.text, &problem));
-                    }
-                }
-            }
-        }
-        "stateless-server-info-everywhere" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
-                // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
-                for answered in results(transcript).into_iter().filter(|a| {
-                    !matches!(
-                        a.method.as_str(),
-                        "ping"
-                            | "initialize"
-                            | "logging/setLevel"
-                            | "resources/subscribe"
-                            | "resources/unsubscribe"
-                    )
-                }) {
-                    seen += 1;
-                    let info = answered
-                        .message
-                        .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo");
-                    let named = info.is_some_and(|i| {
-                        i.get("name").is_some_and(Value::is_string)
-                            && i.get("version").is_some_and(Value::is_string)
-                    });
-                    if !named {
+                    if *first != scope {
                         bad.push(Evidence::frame(
                             &answered.frame.text,
-                            &format!("a {} result without _meta io.modelcontextprotocol/serverInfo (name and version)", answered.method),
+                            &format!("the {} page for cursor {cursor:?} has cacheScope {scope}, the page that gave the cursor {first}", answered.method),
                         ));
                     }
                 }
             }
-        }
-        "stateless-sse-unbuffered" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                for post in transcript.posts.iter().filter(|p| {
-                    p.response_header("content-type")
-                        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
-                }) {
-                    seen += 1;
-                    if !post
-                        .response_header("x-accel-buffering")
-                        .is_some_and(|v| v.trim().eq_ignore_ascii_case("no"))
-                    {
-                        bad.push(Evidence::remark(
-                            "SSE response",
-                            format!(
-                                "an SSE response to a {} without X-Accel-Buffering: no",
-                                post.method
-                            ),
-                        ));
-                    }
-                }
+            if let Some(next) = result.get("nextCursor").and_then(Value::as_str) {
+                scopes.insert((answered.method.clone(), next.to_string()), scope);
             }
         }
-        "stateless-error-codes" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                for frame in transcript
-                    .frames
-                    .iter()
-                    .filter(|f| f.direction == Direction::Received)
-                {
-                    let Some(code) = frame
-                        .message
-                        .as_ref()
-                        .and_then(|m| m.pointer("/error/code"))
-                        .and_then(Value::as_i64)
-                    else {
-                        continue;
-                    };
-                    seen += 1;
-                    let problem = match code {
-                        -32002 => Some("-32002 was the resource-not-found code before 2026-07-28; it is no longer defined".to_string()),
-                        -32042 => Some("-32042 (URL elicitation required) is not defined on 2026-07-28".to_string()),
-                        -32099..=-32020 if !DEFINED_RESERVED.contains(&code) => Some(format!("{code} lies in -32020..-32099, which the spec reserves, and it defines no such code")),
-                        _ => None,
-                    };
-                    if let Some(problem) = problem {
-                        bad.push(Evidence::frame(&frame.text, &problem));
-                    }
-                }
-            }
-        }
-        "stateless-http-no-session" => {
-            for transcript in input
-                .transcripts
-                .iter()
-                .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-            {
-                let version = transcript.version.as_deref().unwrap_or_default();
-                // Requests that claimed another version in their header, or none (mcpcheck's own
-                // contradiction and legacy probes), may be routed to a legacy handler; they do
-                // not count.
-                for post in transcript.posts.iter().filter(|p| {
-                    p.status.is_some()
-                        && p.request_headers.iter().any(|(n, v)| {
-                            n.eq_ignore_ascii_case("mcp-protocol-version") && v == version
-                        })
-                }) {
-                    seen += 1;
-                    if let Some(id) = post.response_header("mcp-session-id") {
-                        bad.push(Evidence::remark(
-                            "Mcp-Session-Id",
-                            format!("a {} response carried Mcp-Session-Id {id:?}", post.method),
-                        ));
-                    }
-                }
-            }
-        }
-        other => return unknown(other),
     }
     tally(def, bad, seen, note)
 }
 
+/// Judges `stateless-tools-order-stable`: 2026-07-28: tools/list answers in a deterministic order.
+fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    // Per connection: every first page of tools/list, as a sequence of names.
+    let mut first: Option<Vec<String>> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        for answered in results(transcript).into_iter().filter(|a| {
+            a.method == "tools/list" && a.request.pointer("/params/cursor").is_none()
+        }) {
+            let names: Vec<String> = answered
+                .message
+                .pointer("/result/tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(String::from)
+                .collect();
+            seen += 1;
+            match &first {
+                None => first = Some(names),
+                Some(before) if *before != names => bad.push(Evidence::remark(
+                    "tools/list",
+                    format!(
+                        "one tools/list answered [{}], a later one [{}]",
+                        cut(&before.join(", "), 120),
+                        cut(&names.join(", "), 120)
+                    ),
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-x-mcp-header-valid`: 2026-07-28: x-mcp-header annotations in tool schemas are well-formed.
+fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        for answered in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/list")
+        {
+            for tool in answered
+                .message
+                .pointer("/result/tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+                let Some(schema) = tool.get("inputSchema") else {
+                    continue;
+                };
+                let problems = x_mcp_header_problems(schema);
+                seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
+                for problem in problems {
+                    bad.push(Evidence::remark(
+                        "tools/list",
+                        format!("tool `{name}`: {problem}"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-listen-ack-first`: 2026-07-28: a subscription's first message is its acknowledgement.
+fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for (id, _, tagged) in listen_streams(transcript) {
+            let Some((first, frame)) = tagged.first() else {
+                continue;
+            };
+            seen += 1;
+            if first.get("method").and_then(Value::as_str)
+                != Some("notifications/subscriptions/acknowledged")
+            {
+                bad.push(Evidence::frame(
+                    &frame.text,
+                    &format!("the first notification of subscription {id} is not its acknowledgement"),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-listen-filter`: 2026-07-28: a subscription carries only the notification types asked for.
+fn stateless_listen_filter(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for (id, filter, tagged) in listen_streams(transcript) {
+            for (notification, frame) in tagged {
+                seen += 1;
+                if let Some(why) = unrequested(&filter, notification) {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        &format!("subscription {id}: {why}"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-input-required-shape`: 2026-07-28: an InputRequiredResult asks only for what it may.
+fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input.transcripts {
+        for answered in results(transcript).into_iter().filter(|a| {
+            a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
+        }) {
+            seen += 1;
+            let declared = answered
+                .request
+                .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+                .cloned()
+                .unwrap_or(Value::Null);
+            for problem in input_required_problems(
+                &answered.method,
+                &answered.message["result"],
+                &declared,
+            ) {
+                bad.push(Evidence::frame(&answered.frame.text, &problem));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-server-info-everywhere`: 2026-07-28: every result names the server in _meta.
+fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
+        // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
+        for answered in results(transcript).into_iter().filter(|a| {
+            !matches!(
+                a.method.as_str(),
+                "ping"
+                    | "initialize"
+                    | "logging/setLevel"
+                    | "resources/subscribe"
+                    | "resources/unsubscribe"
+            )
+        }) {
+            seen += 1;
+            let info = answered
+                .message
+                .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo");
+            let named = info.is_some_and(|i| {
+                i.get("name").is_some_and(Value::is_string)
+                    && i.get("version").is_some_and(Value::is_string)
+            });
+            if !named {
+                bad.push(Evidence::frame(
+                    &answered.frame.text,
+                    &format!("a {} result without _meta io.modelcontextprotocol/serverInfo (name and version)", answered.method),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-sse-unbuffered`: 2026-07-28: SSE responses carry X-Accel-Buffering: no.
+fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        for post in transcript.posts.iter().filter(|p| {
+            p.response_header("content-type")
+                .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
+        }) {
+            seen += 1;
+            if !post
+                .response_header("x-accel-buffering")
+                .is_some_and(|v| v.trim().eq_ignore_ascii_case("no"))
+            {
+                bad.push(Evidence::remark(
+                    "SSE response",
+                    format!(
+                        "an SSE response to a {} without X-Accel-Buffering: no",
+                        post.method
+                    ),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-error-codes`: on 2026-07-28, no retired or undefined error code of the reserved range.
+fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        for frame in transcript
+            .frames
+            .iter()
+            .filter(|f| f.direction == Direction::Received)
+        {
+            let Some(code) = frame
+                .message
+                .as_ref()
+                .and_then(|m| m.pointer("/error/code"))
+                .and_then(Value::as_i64)
+            else {
+                continue;
+            };
+            seen += 1;
+            let problem = match code {
+                -32002 => Some("-32002 was the resource-not-found code before 2026-07-28; it is no longer defined".to_string()),
+                -32042 => Some("-32042 (URL elicitation required) is not defined on 2026-07-28".to_string()),
+                -32099..=-32020 if !DEFINED_RESERVED.contains(&code) => Some(format!("{code} lies in -32020..-32099, which the spec reserves, and it defines no such code")),
+                _ => None,
+            };
+            if let Some(problem) = problem {
+                bad.push(Evidence::frame(&frame.text, &problem));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Judges `stateless-http-no-session`: on 2026-07-28, responses carry no Mcp-Session-Id.
+fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        let version = transcript.version.as_deref().unwrap_or_default();
+        // Requests that claimed another version in their header, or none (mcpcheck's own
+        // contradiction and legacy probes), may be routed to a legacy handler; they do
+        // not count.
+        for post in transcript.posts.iter().filter(|p| {
+            p.status.is_some()
+                && p.request_headers.iter().any(|(n, v)| {
+                    n.eq_ignore_ascii_case("mcp-protocol-version") && v == version
+                })
+        }) {
+            seen += 1;
+            if let Some(id) = post.response_header("mcp-session-id") {
+                bad.push(Evidence::remark(
+                    "Mcp-Session-Id",
+                    format!("a {} response carried Mcp-Session-Id {id:?}", post.method),
+                ));
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
 /// What is wrong with the `x-mcp-header` annotations of a tool's inputSchema (2026-07-28): each
 /// names a header (a non-empty RFC 9110 token, unique without regard to case), sits on an
 /// integer, string or boolean property, and is reached from the root through `properties` only.
