@@ -158,8 +158,7 @@ fn http_sse_ends_after_response(def: &CheckDef, input: &WireInput) -> (Verdict, 
         if !ended {
             bad.push(Evidence::remark(
                 &format!("POST {}", post.carried),
-                "the SSE stream stayed open for more than a second after the response"
-                    .into(),
+                "the SSE stream stayed open for more than a second after the response".into(),
             ));
         }
     }
@@ -251,9 +250,8 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                 && p.request_headers.iter().any(|(n, v)| {
                     n.eq_ignore_ascii_case("mcp-protocol-version") && v == "2025-11-25"
                 })
-                && p.response_header("content-type").is_some_and(|c| {
-                    c.to_ascii_lowercase().starts_with("text/event-stream")
-                })
+                && p.response_header("content-type")
+                    .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
         }) {
             seen += 1;
             let primed = post.first_event.as_ref().is_some_and(|e| {

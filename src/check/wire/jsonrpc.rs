@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::progress::*;
 use super::*;
 
 pub(super) const BUILTINS: &[Builtin] = &[
@@ -206,7 +207,10 @@ pub(super) const BUILTINS: &[Builtin] = &[
 ];
 
 /// Judges `lifecycle-quiet-before-initialized`: no requests but pings before the client's initialized.
-fn lifecycle_quiet_before_initialized(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn lifecycle_quiet_before_initialized(
+    def: &CheckDef,
+    input: &WireInput,
+) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
@@ -215,9 +219,8 @@ fn lifecycle_quiet_before_initialized(def: &CheckDef, input: &WireInput) -> (Ver
         for frame in &transcript.frames {
             match frame.direction {
                 Direction::Sent => {
-                    let method = sent_message(frame).and_then(|m| {
-                        m.get("method").and_then(Value::as_str).map(str::to_string)
-                    });
+                    let method = sent_message(frame)
+                        .and_then(|m| m.get("method").and_then(Value::as_str).map(str::to_string));
                     match method.as_deref() {
                         Some("initialize") => window = Some(Vec::new()),
                         Some("notifications/initialized") => {
@@ -308,8 +311,7 @@ fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, V
             let Some(message) = frame.message.as_ref() else {
                 continue;
             };
-            if message.get("method").and_then(Value::as_str)
-                != Some("notifications/message")
+            if message.get("method").and_then(Value::as_str) != Some("notifications/message")
                 || message.get("id").is_some()
             {
                 continue;
@@ -487,9 +489,7 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
         other => (
             Verdict::new(
                 Status::Warn,
-                format!(
-                    "the server did not exit after stdin closed; it was stopped by {other}"
-                ),
+                format!("the server did not exit after stdin closed; it was stopped by {other}"),
             )
             .with_actual(format!("stopped by {other}")),
             evidence,
@@ -585,7 +585,10 @@ fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
 }
 
 /// Judges `jsonrpc-response-result-xor-error`: every response carries exactly one of result and error.
-fn jsonrpc_response_result_xor_error(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_response_result_xor_error(
+    def: &CheckDef,
+    input: &WireInput,
+) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
@@ -632,230 +635,6 @@ fn jsonrpc_error_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
     }
     tally(def, bad, seen, note)
 }
-/// Replays a connection frame by frame and finds the progress notifications whose token no
-/// request in flight carries: how many progress notifications there were, and the offenders.
-/// Progress for a request already answered counts against the server only where it was surely
-/// sent after the answer: later on the stream the answer came on (stdio and HTTP+SSE have one), or
-/// on an HTTP stream whose request was sent after the answer arrived; on another stream it may
-/// have been sent first and travelled slower.
-fn progress_outside_requests(transcript: &Transcript) -> (usize, Vec<Evidence>) {
-    // Token → the id of the request in flight that carries it.
-    let mut active: HashMap<String, String> = HashMap::new();
-    // Token → where the answer of the request that carried it came (frame index, stream).
-    let mut answered: HashMap<String, (usize, Option<usize>)> = HashMap::new();
-    let mut order = SendOrder::default();
-    let (mut seen, mut bad) = (0, Vec::new());
-    for (index, frame) in transcript.frames.iter().enumerate() {
-        match frame.direction {
-            Direction::Sent => {
-                order.sent(index, frame);
-                let Some(sent) = sent_message(frame) else {
-                    continue;
-                };
-                if let (Some(id), Some(token)) =
-                    (sent.get("id"), sent.pointer("/params/_meta/progressToken"))
-                {
-                    active.insert(id_key(token), id_key(id));
-                    answered.remove(&id_key(token));
-                }
-            }
-            Direction::Received => {
-                let Some(message) = frame
-                    .message
-                    .as_ref()
-                    .filter(|_| !resumed(transcript, frame))
-                else {
-                    continue;
-                };
-                if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
-                    seen += 1;
-                    let token = message
-                        .pointer("/params/progressToken")
-                        .map(id_key)
-                        .unwrap_or_default();
-                    let late = match answered.get(&token) {
-                        _ if active.contains_key(&token) => false,
-                        None => true,
-                        Some((at, stream)) => order.surely_after(frame, *at, *stream),
-                    };
-                    if late {
-                        bad.push(Evidence::frame(
-                            &frame.text,
-                            &format!("progress for token {token}, which no request in flight carries (never sent, or its request was already answered)"),
-                        ));
-                    }
-                } else if message.get("method").is_none() {
-                    // A request answered with a CreateTaskResult lives on as its task, and its
-                    // token with it (`tasks-progress-stops` judges when that ends).
-                    if message
-                        .pointer("/result/task/taskId")
-                        .is_some_and(Value::is_string)
-                    {
-                        continue;
-                    }
-                    if let Some(id) = message.get("id").map(id_key) {
-                        let done: Vec<String> = active
-                            .iter()
-                            .filter(|(_, request)| **request == id)
-                            .map(|(token, _)| token.clone())
-                            .collect();
-                        for token in done {
-                            active.remove(&token);
-                            answered.insert(token, (index, frame.post));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    (seen, bad)
-}
-
-/// The order a connection's frames are known to have been sent in, across its streams: on one
-/// stream (stdio and HTTP+SSE have just one) in the order they arrived; on an HTTP stream whose
-/// request was sent after a frame arrived, after that frame; otherwise not known (a frame on
-/// another stream may have been sent first and travelled slower).
-#[derive(Default)]
-struct SendOrder {
-    /// HTTP: the index of the frame that opened each stream (the request sent on it).
-    opened: HashMap<usize, usize>,
-}
-
-impl SendOrder {
-    /// Notes a frame mcpcheck sent (the `index`th of the transcript).
-    fn sent(&mut self, index: usize, frame: &WireFrame) {
-        if let Some(post) = frame.post {
-            self.opened.entry(post).or_insert(index);
-        }
-    }
-
-    /// Whether `frame` was surely sent after the frame at `at`, which came on `stream`.
-    fn surely_after(&self, frame: &WireFrame, at: usize, stream: Option<usize>) -> bool {
-        frame.post == stream
-            || frame
-                .post
-                .and_then(|p| self.opened.get(&p))
-                .is_some_and(|opened_at| *opened_at > at)
-    }
-}
-
-/// The status at `status`, if it is terminal.
-fn terminal(status: Option<&Value>) -> Option<&str> {
-    status.and_then(Value::as_str).filter(|s| is_terminal(s))
-}
-
-/// A task made by a request that carried a progress token, as one connection saw it.
-struct TrackedTask {
-    /// The request's progress token (as [`id_key`] spells it).
-    token: String,
-    /// Where the connection learnt that the task was over: the frame's index, its stream (HTTP)
-    /// and what said so.
-    ended: Option<(usize, Option<usize>, String)>,
-}
-
-/// Replays a connection frame by frame and finds the progress notifications for a task's token
-/// that the server sent after the connection had learnt that the task was over: later on the
-/// same stream (stdio and HTTP+SSE have one), or on an HTTP stream whose request was sent after
-/// that. Returns how many progress notifications for tasks there were, and the offenders.
-fn task_progress_after_terminal(transcript: &Transcript) -> (usize, Vec<Evidence>) {
-    let mut requests: HashMap<String, Value> = HashMap::new();
-    let mut tasks: HashMap<String, TrackedTask> = HashMap::new();
-    let mut order = SendOrder::default();
-    let (mut seen, mut bad) = (0, Vec::new());
-    for (index, frame) in transcript.frames.iter().enumerate() {
-        if frame.direction == Direction::Sent {
-            order.sent(index, frame);
-            let Some(sent) = sent_message(frame) else {
-                continue;
-            };
-            if let Some(token) = sent.pointer("/params/_meta/progressToken").map(id_key) {
-                // The token now belongs to a new request; a task over that had it lets it go.
-                tasks.retain(|_, task| task.token != token || task.ended.is_none());
-            }
-            if let Some(id) = sent.get("id").filter(|_| sent.get("method").is_some()) {
-                requests.insert(id_key(id), sent.clone());
-            }
-            continue;
-        }
-        if resumed(transcript, frame) {
-            continue;
-        }
-        let Some(message) = frame.message.as_ref() else {
-            continue;
-        };
-        let mut end = |task_id: Option<&str>, why: String| {
-            if let Some(task) = task_id.and_then(|t| tasks.get_mut(t)) {
-                task.ended.get_or_insert((index, frame.post, why));
-            }
-        };
-        match message.get("method").and_then(Value::as_str) {
-            Some("notifications/progress") => {
-                let token = message
-                    .pointer("/params/progressToken")
-                    .map(id_key)
-                    .unwrap_or_default();
-                // Progress under the task's id instead of the request's token is the task's
-                // too (and a violation `progress-only-while-active` reports).
-                let Some((task_id, task)) = tasks
-                    .iter()
-                    .find(|(id, t)| t.token == token || id_key(&Value::from(id.as_str())) == token)
-                else {
-                    continue;
-                };
-                seen += 1;
-                let Some((at, stream, why)) = &task.ended else {
-                    continue;
-                };
-                if order.surely_after(frame, *at, *stream) {
-                    bad.push(Evidence::frame(
-                        &frame.text,
-                        &format!("progress for task {task_id} (token {token}) after {why}"),
-                    ));
-                }
-            }
-            Some("notifications/tasks/status") => {
-                if let Some(status) = terminal(message.pointer("/params/status")) {
-                    let task_id = message.pointer("/params/taskId").and_then(Value::as_str);
-                    end(
-                        task_id,
-                        format!("notifications/tasks/status reported it {status}"),
-                    );
-                }
-            }
-            Some(_) => {}
-            None => {
-                let Some(request) = message.get("id").and_then(|id| requests.get(&id_key(id)))
-                else {
-                    continue;
-                };
-                let task_id = request.pointer("/params/taskId").and_then(Value::as_str);
-                match request["method"].as_str().unwrap_or_default() {
-                    _ if request
-                        .pointer("/params/task")
-                        .is_some_and(Value::is_object) =>
-                    {
-                        let made = message
-                            .pointer("/result/task/taskId")
-                            .and_then(Value::as_str);
-                        let token = request.pointer("/params/_meta/progressToken").map(id_key);
-                        if let (Some(made), Some(token)) = (made, token) {
-                            tasks.insert(made.to_string(), TrackedTask { token, ended: None });
-                        }
-                    }
-                    "tasks/result" => end(task_id, "tasks/result was answered".into()),
-                    method @ ("tasks/get" | "tasks/cancel") => {
-                        if let Some(status) = terminal(message.pointer("/result/status")) {
-                            end(task_id, format!("{method} reported it {status}"));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    (seen, bad)
-}
-
 /// The client capabilities a connection declared: those of the initialize request mcpcheck sent
 /// on it, else mcpcheck's own (`roots`; the stateless era declares them per request).
 fn declared_client_capabilities(transcript: &Transcript) -> Value {
@@ -990,184 +769,4 @@ fn stray_cancellations(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::record::transcript::HttpRecord;
-    use serde_json::json;
-
-    /// A frame on stream `post` (HTTP) or on the one pipe (`None`).
-    fn frame(direction: Direction, message: Value, post: Option<usize>) -> WireFrame {
-        WireFrame {
-            direction,
-            at_ms: 0,
-            text: message.to_string(),
-            message: Some(message),
-            issue: None,
-            post,
-        }
-    }
-
-    fn transcript(frames: Vec<WireFrame>) -> Transcript {
-        let mut transcript = Transcript::default();
-        transcript.frames = frames;
-        transcript
-    }
-
-    fn progress(token: &str, step: u32) -> Value {
-        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step}})
-    }
-
-    /// The task-augmented call (id 1, token "t") and its CreateTaskResult (task "k").
-    fn made(post: Option<usize>) -> Vec<WireFrame> {
-        vec![
-            frame(
-                Direction::Sent,
-                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "task": {}, "_meta": {"progressToken": "t"}}}),
-                post,
-            ),
-            frame(
-                Direction::Received,
-                json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"taskId": "k", "status": "working"}}}),
-                post,
-            ),
-        ]
-    }
-
-    fn ask(id: u32, method: &str, post: Option<usize>) -> WireFrame {
-        frame(
-            Direction::Sent,
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"taskId": "k"}}),
-            post,
-        )
-    }
-
-    fn answer(id: u32, result: Value, post: Option<usize>) -> WireFrame {
-        frame(
-            Direction::Received,
-            json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            post,
-        )
-    }
-
-    #[test]
-    fn a_request_redelivered_on_a_resumed_stream_is_not_a_reuse_but_another_one_is() {
-        let roots = json!({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"});
-        let ping = json!({"jsonrpc": "2.0", "id": "r1", "method": "ping"});
-        let mut transcript = transcript(vec![
-            frame(Direction::Received, roots.clone(), Some(0)),
-            // Stream 1 resumes stream 0: the same request again is its redelivery.
-            frame(Direction::Received, roots.clone(), Some(1)),
-            // Another request under the same id, resumed stream or not, is a reuse.
-            frame(Direction::Received, ping.clone(), Some(1)),
-            frame(Direction::Received, roots, Some(2)),
-        ]);
-        transcript.posts = vec![
-            HttpRecord::default(),
-            HttpRecord {
-                method: "GET".into(),
-                request_headers: vec![("Last-Event-ID".into(), "0-0".into())],
-                ..HttpRecord::default()
-            },
-            HttpRecord::default(),
-        ];
-        let mut seen = 0;
-        let bad = bad_request_ids(&transcript, &mut seen);
-        assert_eq!((seen, bad.len()), (4, 2), "{bad:?}");
-        assert!(bad[0]
-            .remark
-            .as_deref()
-            .is_some_and(|r| r.contains("of an earlier roots/list names another request")));
-        assert!(bad[1]
-            .remark
-            .as_deref()
-            .is_some_and(|r| r.contains("was used before")));
-    }
-
-    #[test]
-    fn task_progress_after_the_end_on_one_pipe_is_flagged() {
-        let mut frames = made(None);
-        frames.extend([
-            ask(2, "tasks/result", None),
-            frame(Direction::Received, progress("t", 1), None),
-            answer(2, json!({"content": []}), None),
-            frame(Direction::Received, progress("t", 2), None),
-        ]);
-        let transcript = transcript(frames);
-        let (seen, bad) = task_progress_after_terminal(&transcript);
-        assert_eq!((seen, bad.len()), (2, 1));
-        // The token lives on with its task: progress during the task is not out of place.
-        let (seen, bad) = progress_outside_requests(&transcript);
-        assert_eq!((seen, bad.len()), (2, 0));
-    }
-
-    #[test]
-    fn task_progress_is_late_only_on_its_stream_or_a_later_one() {
-        let mut frames = made(Some(0));
-        frames.extend([
-            // An older stream (1) still open, and a tasks/get on stream 2 that reports the end.
-            ask(2, "tasks/get", Some(1)),
-            ask(3, "tasks/get", Some(2)),
-            answer(3, json!({"taskId": "k", "status": "completed"}), Some(2)),
-            // Sent before the end, perhaps: it travelled on the older stream.
-            frame(Direction::Received, progress("t", 1), Some(1)),
-            // A stream opened after the end cannot carry progress sent before it.
-            ask(4, "tasks/get", Some(3)),
-            frame(Direction::Received, progress("t", 2), Some(3)),
-        ]);
-        let (seen, bad) = task_progress_after_terminal(&transcript(frames));
-        assert_eq!((seen, bad.len()), (2, 1));
-        assert!(
-            bad[0]
-                .remark
-                .as_deref()
-                .is_some_and(|r| r.contains("tasks/get reported it completed")),
-            "{bad:?}"
-        );
-    }
-
-    #[test]
-    fn progress_after_an_answer_counts_only_where_it_surely_came_later() {
-        let call = |id: u32, post| {
-            frame(
-                Direction::Sent,
-                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": format!("t{id}")}}}),
-                post,
-            )
-        };
-        let frames = vec![
-            // Answered on stream 0; its progress then comes on stream 1 (the GET, say): it may
-            // have been sent first.
-            call(1, Some(0)),
-            answer(1, json!({"content": []}), Some(0)),
-            frame(Direction::Received, progress("t1", 1), Some(1)),
-            // After the answer on its own stream: late.
-            call(2, Some(2)),
-            answer(2, json!({"content": []}), Some(2)),
-            frame(Direction::Received, progress("t2", 1), Some(2)),
-            // A token never sent.
-            frame(Direction::Received, progress("t9", 1), Some(2)),
-        ];
-        let (seen, bad) = progress_outside_requests(&transcript(frames));
-        assert_eq!((seen, bad.len()), (3, 2));
-    }
-
-    #[test]
-    fn a_token_used_again_after_its_task_ended_is_the_new_request_s() {
-        let mut frames = made(None);
-        frames.extend([
-            frame(
-                Direction::Received,
-                json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": {"taskId": "k", "status": "failed"}}),
-                None,
-            ),
-            frame(
-                Direction::Sent,
-                json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "x", "_meta": {"progressToken": "t"}}}),
-                None,
-            ),
-            frame(Direction::Received, progress("t", 1), None),
-        ]);
-        let (seen, bad) = task_progress_after_terminal(&transcript(frames));
-        assert_eq!((seen, bad.len()), (0, 0));
-    }
-}
+mod tests;

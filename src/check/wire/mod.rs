@@ -20,9 +20,11 @@ mod content;
 mod http;
 mod jsonrpc;
 mod legacy;
+mod progress;
+mod shapes;
 mod stateless;
 
-pub use content::{is_base64, uri_problem};
+pub use shapes::{is_base64, uri_problem};
 pub use stateless::{input_required_problems, x_mcp_header_problems};
 
 /// A built-in check's definition, as data.

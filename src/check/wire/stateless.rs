@@ -166,9 +166,7 @@ fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, V
                 .pointer("/params/cursor")
                 .and_then(Value::as_str)
             {
-                if let Some(first) =
-                    scopes.get(&(answered.method.clone(), cursor.to_string()))
-                {
+                if let Some(first) = scopes.get(&(answered.method.clone(), cursor.to_string())) {
                     seen += 1;
                     if *first != scope {
                         bad.push(Evidence::frame(
@@ -198,9 +196,10 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
         .iter()
         .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
     {
-        for answered in results(transcript).into_iter().filter(|a| {
-            a.method == "tools/list" && a.request.pointer("/params/cursor").is_none()
-        }) {
+        for answered in results(transcript)
+            .into_iter()
+            .filter(|a| a.method == "tools/list" && a.request.pointer("/params/cursor").is_none())
+        {
             let names: Vec<String> = answered
                 .message
                 .pointer("/result/tools")
@@ -283,7 +282,9 @@ fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
             {
                 bad.push(Evidence::frame(
                     &frame.text,
-                    &format!("the first notification of subscription {id} is not its acknowledgement"),
+                    &format!(
+                        "the first notification of subscription {id} is not its acknowledgement"
+                    ),
                 ));
             }
         }
@@ -327,11 +328,9 @@ fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict
                 .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
                 .cloned()
                 .unwrap_or(Value::Null);
-            for problem in input_required_problems(
-                &answered.method,
-                &answered.message["result"],
-                &declared,
-            ) {
+            for problem in
+                input_required_problems(&answered.method, &answered.message["result"], &declared)
+            {
                 bad.push(Evidence::frame(&answered.frame.text, &problem));
             }
         }
@@ -466,9 +465,9 @@ fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
         // not count.
         for post in transcript.posts.iter().filter(|p| {
             p.status.is_some()
-                && p.request_headers.iter().any(|(n, v)| {
-                    n.eq_ignore_ascii_case("mcp-protocol-version") && v == version
-                })
+                && p.request_headers
+                    .iter()
+                    .any(|(n, v)| n.eq_ignore_ascii_case("mcp-protocol-version") && v == version)
         }) {
             seen += 1;
             if let Some(id) = post.response_header("mcp-session-id") {

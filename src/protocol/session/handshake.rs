@@ -1,0 +1,174 @@
+//! Starting a conversation: era detection with `server/discover`, the `initialize` handshake,
+//! and the ping barrier that settles a stdio connection between steps.
+
+use crate::record::exchange::{client_capabilities, client_info};
+use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::record::{Exchange, Reply};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::*;
+
+impl Session {
+    /// Detects the era: probes `server/discover` (stateless era); anything else means handshake.
+    pub async fn discover(&self) -> (Option<Value>, Exchange) {
+        let params = json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": LATEST_STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": client_capabilities(),
+            "io.modelcontextprotocol/clientInfo": client_info(),
+        }});
+        let options = SendOptions {
+            headers: vec![
+                ("MCP-Protocol-Version".into(), LATEST_STATELESS.into()),
+                ("Mcp-Method".into(), "server/discover".into()),
+            ],
+            ..SendOptions::default()
+        };
+        let id = self.next_id();
+        let exchange = self
+            .send(
+                Outgoing::Request {
+                    id,
+                    method: "server/discover".into(),
+                    params: Some(params),
+                },
+                &options,
+            )
+            .await;
+        let result = match &exchange.reply {
+            Reply::Message { message, .. } => message
+                .get("result")
+                .filter(|r| r.get("supportedVersions").is_some_and(Value::is_array))
+                .cloned(),
+            _ => None,
+        };
+        (result, exchange)
+    }
+
+    /// Adopts the stateless era after a successful discovery.
+    pub fn adopt_stateless(&self, discovered: &Value) -> Result<(), String> {
+        let supported: Vec<&str> = discovered["supportedVersions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let version = KNOWN_VERSIONS
+            .iter()
+            .rev()
+            .find(|v| Era::of(v) == Some(Era::Stateless) && supported.contains(v))
+            .ok_or_else(|| {
+                format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})")
+            })?;
+        let server_info = discovered
+            .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
+            .cloned();
+        self.set_info(SessionInfo {
+            era: Some(Era::Stateless),
+            version: Some(version.to_string()),
+            server_info,
+            capabilities: discovered.get("capabilities").cloned(),
+            http_session: None,
+            supported_versions: supported.iter().map(|v| v.to_string()).collect(),
+            param_headers: HashMap::new(),
+        });
+        Ok(())
+    }
+
+    /// The handshake: `initialize` with `version`, then `notifications/initialized`.
+    pub async fn handshake(&self, version: &str) -> Result<Exchange, (String, Exchange)> {
+        let params = json!({"protocolVersion": version, "capabilities": client_capabilities(), "clientInfo": client_info()});
+        let exchange = self.request("initialize", Some(params)).await;
+        let result = match &exchange.reply {
+            Reply::Message { message, .. } => match (message.get("result"), message.get("error")) {
+                (Some(result), None) if result.is_object() => result.clone(),
+                (_, Some(error)) => {
+                    return Err((
+                        format!("initialize was answered with an error: {error}"),
+                        exchange,
+                    ))
+                }
+                _ => return Err(("initialize was answered without a result".into(), exchange)),
+            },
+            Reply::Nothing { waited_ms } => {
+                return Err((
+                    format!("no answer to initialize within {waited_ms} ms"),
+                    exchange,
+                ))
+            }
+            Reply::Rejected { status, .. } if (300..400).contains(status) => {
+                return Err((
+                    format!(
+                        "initialize was answered {}",
+                        crate::record::exchange::describe(&exchange, true)
+                    ),
+                    exchange,
+                ))
+            }
+            Reply::Rejected { status, body } => {
+                return Err((
+                    format!(
+                        "initialize was rejected with HTTP {status}: {}",
+                        body.trim()
+                    ),
+                    exchange,
+                ))
+            }
+            Reply::Closed { detail } => {
+                return Err((format!("{detail} before answering initialize"), exchange))
+            }
+        };
+        let Some(negotiated) = result.get("protocolVersion").and_then(Value::as_str) else {
+            return Err((
+                "the initialize result has no protocolVersion".into(),
+                exchange,
+            ));
+        };
+        if Era::of(negotiated) != Some(Era::Handshake) {
+            return Err((format!("the server chose protocol version `{negotiated}`, which mcpcheck does not know for the handshake era"), exchange));
+        }
+        {
+            let mut info = self.info.lock().expect("info lock");
+            info.era = Some(Era::Handshake);
+            info.version = Some(negotiated.to_string());
+            info.server_info = result.get("serverInfo").cloned();
+            info.capabilities = result.get("capabilities").cloned();
+        }
+        let options = SendOptions {
+            wait: Some(Duration::from_millis(0)),
+            ..SendOptions::default()
+        };
+        self.send(
+            Outgoing::Notification {
+                method: "notifications/initialized".into(),
+                params: None,
+            },
+            &options,
+        )
+        .await;
+        Ok(exchange)
+    }
+
+    /// Waits until the server has answered everything sent so far, by sending a `ping` and waiting
+    /// (briefly) for its answer: a stdio server answers in order, so stray replies to earlier
+    /// frames arrive before it and cannot be mistaken for the answer to a later frame.
+    pub async fn barrier(&self) {
+        if let Link::Stream(_) = &self.link {
+            let id = self.next_id();
+            let options = SendOptions {
+                timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))),
+                ..SendOptions::default()
+            };
+            self.send(
+                Outgoing::Request {
+                    id,
+                    method: "ping".into(),
+                    params: None,
+                },
+                &options,
+            )
+            .await;
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Connecting to the server under test: the main session (era detection, handshake, listing
+//! what the server offers), sessions of their own for isolated scenarios, and the tool mcpcheck
+//! may call when the user allows it.
+
+use super::*;
+
+/// Detects the era and negotiates; fills in what was learned.
+pub(super) async fn connect(
+    main: &Session,
+    config: &RunConfig,
+    protocol: &mut ProtocolInfo,
+) -> Result<(), String> {
+    let forced = config.spec_version.as_deref();
+    let era = match forced {
+        Some(version) => {
+            protocol.detection = format!("--spec-version {version}");
+            Era::of(version).ok_or_else(|| format!("unknown protocol version `{version}`"))?
+        }
+        None => {
+            let (discovered, probe) = main.discover().await;
+            match discovered {
+                Some(result) => {
+                    main.adopt_stateless(&result)?;
+                    protocol.detection = "server/discover answered".into();
+                    Era::Stateless
+                }
+                None => {
+                    protocol.detection = format!(
+                        "server/discover not served ({}); initialize",
+                        rules::describe(&probe, true)
+                    );
+                    if let Reply::Closed { detail } = &probe.reply {
+                        return Err(format!("{detail} (while probing server/discover)"));
+                    }
+                    Era::Handshake
+                }
+            }
+        }
+    };
+    match era {
+        Era::Stateless => {
+            if forced.is_some() {
+                let (discovered, probe) = main.discover().await;
+                let result = discovered.ok_or_else(|| {
+                    format!(
+                        "server/discover was not answered: {}",
+                        rules::describe(&probe, true)
+                    )
+                })?;
+                main.adopt_stateless(&result)?;
+            }
+            protocol.requested_version = Some(
+                forced
+                    .unwrap_or(crate::record::version::LATEST_STATELESS)
+                    .to_string(),
+            );
+        }
+        Era::Handshake => {
+            let version = forced.unwrap_or(LATEST_HANDSHAKE);
+            protocol.requested_version = Some(version.to_string());
+            main.handshake(version)
+                .await
+                .map_err(|(why, _)| format!("no handshake: {why}"))?;
+        }
+    }
+    let info = main.info();
+    protocol.era = info.era.map(|e| e.to_string());
+    protocol.version = info.version.clone();
+    protocol.server_info = info.server_info.clone();
+    protocol.capabilities = info.capabilities.clone();
+    Ok(())
+}
+
+/// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag
+/// inside one, which must be `true`; `extensions.<id>` names an extension by its whole
+/// identifier (`extensions.io.modelcontextprotocol/tasks`).
+pub(super) fn declares(info: &SessionInfo, capability: &str) -> bool {
+    if let Some(extension) = capability.strip_prefix("extensions.") {
+        return info
+            .capabilities
+            .as_ref()
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(extension))
+            .is_some_and(|v| !v.is_null() && v != &Value::Bool(false));
+    }
+    let mut parts = capability.split('.');
+    let Some(top) = info
+        .capabilities
+        .as_ref()
+        .and_then(|c| c.get(parts.next().unwrap_or_default()))
+        .filter(|v| !v.is_null())
+    else {
+        return false;
+    };
+    let mut value = top;
+    for part in parts {
+        match value.get(part) {
+            Some(inner) => value = inner,
+            None => return false,
+        }
+    }
+    value.as_bool().unwrap_or(true)
+}
+
+/// Lists every item of a list method (`tools/list` → `tools`, keyed by `name`), following
+/// cursors, at most 50 pages; listing is always safe. The first page is asked for twice if need
+/// be (a server still starting may refuse it once); if it never comes, what came instead is
+/// returned too.
+pub(super) async fn list_all(
+    session: &Session,
+    method: &str,
+    field: &str,
+    key: &str,
+) -> (HashMap<String, Value>, Option<String>) {
+    let mut names = HashMap::new();
+    let mut cursor: Option<Value> = None;
+    let mut seen_cursors = HashSet::new();
+    let listed = |e: &Exchange| rules::reply_message(e).is_some_and(|m| m.get("result").is_some());
+    for page in 0..50 {
+        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+        let mut exchange = session.request(method, params.clone()).await;
+        if page == 0 && !listed(&exchange) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            exchange = session.request(method, params).await;
+            if !listed(&exchange) {
+                return (names, Some(rules::describe(&exchange, true)));
+            }
+        }
+        let Reply::Message { message, .. } = &exchange.reply else {
+            break;
+        };
+        let Some(result) = message.get("result") else {
+            break;
+        };
+        for item in result
+            .get(field)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = item.get(key).and_then(Value::as_str) {
+                names.insert(name.to_string(), item.clone());
+            }
+        }
+        match result.get("nextCursor") {
+            Some(next) if !next.is_null() && seen_cursors.insert(next.to_string()) => {
+                cursor = Some(next.clone())
+            }
+            _ => break,
+        }
+    }
+    (names, None)
+}
+
+/// `tool.NAME/POINTER`: a value from a listed tool's definition, e.g.
+/// `tool.search/outputSchema`.
+/// The tool the invalid-arguments probe calls, among those `which` allows (by name, so that
+/// runs repeat): the first whose inputSchema requires a property, called without any; else the
+/// first with a typed property, called with a value of another type. `None` if no tool has
+/// either.
+pub fn probe_tool(tools: &HashMap<String, Value>, which: CallTools) -> Option<(String, Value)> {
+    let mut names: Vec<&String> = tools
+        .iter()
+        .filter(|(_, tool)| {
+            which == CallTools::All
+                || tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+        })
+        .map(|(name, _)| name)
+        .collect();
+    names.sort();
+    let requires = |name: &&&String| {
+        tools[**name]
+            .pointer("/inputSchema/required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
+    };
+    if let Some(name) = names.iter().find(requires) {
+        return Some(((*name).clone(), json!({})));
+    }
+    names.iter().find_map(|name| {
+        let properties = tools[*name]
+            .pointer("/inputSchema/properties")?
+            .as_object()?;
+        properties.iter().find_map(|(property, schema)| {
+            let wrong = match schema.get("type")?.as_str()? {
+                "string" => json!(12345),
+                "number" | "integer" | "boolean" | "object" | "array" => {
+                    json!("mcpcheck: not the declared type")
+                }
+                _ => return None,
+            };
+            Some(((*name).clone(), json!({ property.clone(): wrong })))
+        })
+    })
+}
+
+pub(super) fn token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("{:016x}", hasher.finish())
+}
+
+/// A session's transcript, labelled with the protocol version the session spoke.
+pub(super) fn take_transcript(session: &Session) -> Transcript {
+    let mut transcript = std::mem::take(&mut *session.transcript.lock().expect("transcript lock"));
+    transcript.version = session.info().version;
+    transcript
+}
+
+/// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
+/// era), `bare` sends nothing.
+pub(super) async fn open_isolated(
+    context: &Context,
+    kind: SessionKind,
+    prestarted: Option<Session>,
+) -> Result<Session, String> {
+    let session = match prestarted {
+        Some(session) => session,
+        None => Session::open(&context.target, &context.limits)?,
+    };
+    if kind == SessionKind::Fresh {
+        match context.info.era {
+            Some(Era::Stateless) => session.set_info(SessionInfo {
+                http_session: None,
+                ..context.info.clone()
+            }),
+            _ => {
+                let version = context
+                    .info
+                    .version
+                    .clone()
+                    .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+                if let Err((why, _)) = session.handshake(&version).await {
+                    session.close().await;
+                    return Err(why);
+                }
+                session.barrier().await;
+            }
+        }
+    }
+    Ok(session)
+}

@@ -1,0 +1,397 @@
+//! Running one scenario: its steps in order (with background steps and captures), each step's
+//! exchange recorded, then its checks judged over what was recorded.
+
+use super::*;
+
+/// Runs one scenario; returns its check results and, for an isolated session, its transcript.
+pub(super) async fn run_scenario(
+    context: &Context,
+    scenario: &Scenario,
+    index: usize,
+) -> (Vec<CheckResult>, Option<Transcript>) {
+    let prestarted = context.prestart.take(index);
+    if let Some(why) = not_applicable(context, scenario) {
+        if let Some(session) = prestarted {
+            context.prestart.discard(session);
+        }
+        let results = scenario
+            .checks
+            .iter()
+            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .collect();
+        return (results, None);
+    }
+    let session = match scenario.session {
+        SessionKind::Shared => context.main.clone(),
+        kind => match open_isolated(context, kind, prestarted).await {
+            Ok(session) => Arc::new(session),
+            Err(why) => {
+                let results = scenario
+                    .checks
+                    .iter()
+                    .map(|c| {
+                        CheckResult::new(
+                            &c.def,
+                            Verdict::new(
+                                Status::Error,
+                                format!("could not open a session of its own: {why}"),
+                            ),
+                            Vec::new(),
+                        )
+                    })
+                    .collect();
+                return (results, None);
+            }
+        },
+    };
+    // A connection of the scenario's own is judged at the version it negotiated itself.
+    let main_version = context.info.version.clone().unwrap_or_default();
+    let version = if scenario.session == SessionKind::Fresh {
+        session
+            .info()
+            .version
+            .unwrap_or_else(|| main_version.clone())
+    } else {
+        main_version.clone()
+    };
+    if version != main_version && !scenario.requires.versions.contains(&version) {
+        session.close().await;
+        let why = format!(
+            "applies to protocol versions {}; a new connection negotiated {version} (the main one {main_version})",
+            scenario.requires.versions
+        );
+        let results = scenario
+            .checks
+            .iter()
+            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .collect();
+        return (results, Some(take_transcript(&session)));
+    }
+    let mut captures: HashMap<String, Value> = HashMap::new();
+    let mut records: Vec<StepRecord> = Vec::new();
+    let base = 1000 * (index as i64 + 1);
+    let step_of = StepRunner {
+        context,
+        session: &session,
+        version: &version,
+        base,
+        isolated: scenario.session != SessionKind::Shared,
+    };
+    for (n, step) in scenario.steps.iter().enumerate() {
+        let built = step_of.build(n, step, &captures);
+        let Some(ready_on) = &step.background else {
+            let outcomes = step_of.send(step, built, None).await;
+            record_step(step, outcomes, &mut captures, &mut records);
+            continue;
+        };
+        // A background step stays open while the steps after it run; they start once its
+        // notification has arrived (or it has ended).
+        let notify = Arc::new(tokio::sync::Notify::new());
+        let background = async {
+            let outcomes = step_of
+                .send(step, built, Some((ready_on.clone(), notify.clone())))
+                .await;
+            notify.notify_one();
+            outcomes
+        };
+        let rest = async {
+            notify.notified().await;
+            let mut captures = captures.clone();
+            let mut records = Vec::new();
+            for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
+                let built = step_of.build(m, later, &captures);
+                let outcomes = step_of.send(later, built, None).await;
+                record_step(later, outcomes, &mut captures, &mut records);
+            }
+            (captures, records)
+        };
+        let (outcomes, (later_captures, later_records)) =
+            futures_util::future::join(background, rest).await;
+        captures = later_captures;
+        record_step(step, outcomes, &mut captures, &mut records);
+        records.extend(later_records);
+        break;
+    }
+    let env = Env {
+        version: &version,
+        transport: context.target.kind(),
+        captures: &captures,
+        tools: context.tools.as_ref(),
+        dual_era: context.info.era == Some(Era::Stateless)
+            && context
+                .info
+                .supported_versions
+                .iter()
+                .any(|v| Era::of(v) == Some(Era::Handshake)),
+    };
+    let mut results = Vec::new();
+    for check in &scenario.checks {
+        let verdict = if !check.def.versions.contains(&version) {
+            Verdict::new(
+                Status::Skip,
+                format!(
+                    "applies to protocol versions {}; the server negotiated {version}",
+                    check.def.versions
+                ),
+            )
+        } else {
+            rules::evaluate(check, &records, &env)
+        };
+        let evidence = check
+            .steps
+            .iter()
+            .flat_map(|name| records.iter().filter(move |r| &r.name == name))
+            .filter_map(|r| {
+                r.outcome
+                    .as_ref()
+                    .ok()
+                    .map(|e| Evidence::exchange(&r.name, e))
+            })
+            .collect();
+        results.push(CheckResult::new(&check.def, verdict, evidence));
+    }
+    let transcript = if scenario.session == SessionKind::Shared {
+        None
+    } else {
+        session.close().await;
+        Some(take_transcript(&session))
+    };
+    (results, transcript)
+}
+
+/// What a scenario's steps share: the connection, the version and the run's context.
+pub(super) struct StepRunner<'a> {
+    context: &'a Context,
+    session: &'a Session,
+    version: &'a str,
+    /// The base of the ids mcpcheck gives the scenario's requests.
+    base: i64,
+    /// Whether the scenario has a connection of its own (replies nobody claimed are its own).
+    isolated: bool,
+}
+
+impl StepRunner<'_> {
+    /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
+    pub(super) fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
+        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
+        let copies = step.concurrent.max(1);
+        let context = self.context;
+        let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
+            let lookup = |name: &str| -> Option<Value> {
+                match name {
+                    "protocolVersion" => Some(Value::from(self.version)),
+                    "token" => Some(Value::from(context.token.clone())),
+                    "copy" => Some(Value::from(copy)),
+                    "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
+                    "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
+                    _ => name
+                        .strip_prefix("capture.")
+                        .and_then(|c| captures.get(c).cloned())
+                        .or_else(|| {
+                            crate::scenario::template::tool_value(context.tools.as_ref(), name)
+                        }),
+                }
+            };
+            let unresolved = |name: String| {
+                let why = if name.starts_with("capture.") {
+                    " (the earlier step it is captured from did not have it)"
+                } else {
+                    ""
+                };
+                format!(
+                    "step `{}` was not run: `{{{{{name}}}}}` has no value{why}",
+                    step.name
+                )
+            };
+            let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
+                v.as_ref()
+                    .map(|v| crate::scenario::template::expand(v, &lookup))
+                    .transpose()
+                    .map_err(unresolved)
+            };
+            let text = |t: &str| -> Result<String, String> {
+                crate::scenario::template::expand_str(t, &lookup)
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .map_err(unresolved)
+            };
+            let headers = step
+                .headers
+                .iter()
+                .map(|(name, value)| Ok((name.clone(), text(value)?)))
+                .collect::<Result<Vec<_>, String>>()?;
+            let outgoing = match &step.send {
+                StepSend::Request { id, method, params } => {
+                    let params = expand(params)?;
+                    let id = match expand(id)? {
+                        Some(id) => id,
+                        None if copies > 1 => {
+                            json!(self.base + 500 + 16 * n as i64 + copy as i64)
+                        }
+                        None => json!(self.base + n as i64),
+                    };
+                    Ok(Outgoing::Request {
+                        id,
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Notification { method, params } => {
+                    expand(params).map(|params| Outgoing::Notification {
+                        method: method.clone(),
+                        params,
+                    })
+                }
+                StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
+            }?;
+            Ok((outgoing, headers))
+        };
+        (1..=copies).map(build).collect()
+    }
+
+    /// Sends a step's frames (its copies at once, with its `alongside` notification) and
+    /// returns what came back for each.
+    pub(super) async fn send(
+        &self,
+        step: &Step,
+        built: Built,
+        ready: Option<(String, Arc<tokio::sync::Notify>)>,
+    ) -> Vec<Result<Exchange, String>> {
+        let options = SendOptions {
+            headers: step.headers.clone(),
+            omit_headers: step.omit_headers.clone(),
+            omit_meta: step.omit_meta.clone(),
+            wait: step.wait,
+            hold: step.hold,
+            drop_after_events: step.drop_after_events,
+            until_notified: step.until_notified.clone(),
+            // A background request leaves replies nobody claimed to the steps running meanwhile.
+            accept_unmatched: self.isolated && ready.is_none(),
+            ready,
+            timeout: step.timeout,
+            http_method: step.http_method.clone(),
+        };
+        if let Some(poll) = &step.poll {
+            return vec![self.poll(poll, built, &options).await];
+        }
+        let sends = built.into_iter().map(|built| {
+            let options = &options;
+            async move {
+                let (outgoing, headers) = built?;
+                let options = SendOptions {
+                    headers,
+                    ..options.clone()
+                };
+                Ok(self.session.send(outgoing, &options).await)
+            }
+        });
+        let alongside = step
+            .alongside
+            .as_ref()
+            .map(|(method, params, after)| async move {
+                tokio::time::sleep(*after).await;
+                let outgoing = Outgoing::Notification {
+                    method: method.clone(),
+                    params: params.clone(),
+                };
+                self.session.send(outgoing, &SendOptions::default()).await
+            });
+        let (outcomes, _) =
+            futures_util::future::join(futures_util::future::join_all(sends), async {
+                if let Some(alongside) = alongside {
+                    alongside.await;
+                }
+            })
+            .await;
+        outcomes
+    }
+}
+
+impl StepRunner<'_> {
+    /// Sends a polling step's request until its reply has one of the awaited values (or the
+    /// step's time is up, or what came back is no reply at all); each poll has an id of its own
+    /// (`<id>.2`, `<id>.3`, …) and waits what the server asked for in `result.pollIntervalMs`
+    /// (at least 50 ms, at most 1 s). The last exchange is the step's; the others are in the
+    /// transcript.
+    pub(super) async fn poll(
+        &self,
+        poll: &crate::scenario::Poll,
+        built: Built,
+        options: &SendOptions,
+    ) -> Result<Exchange, String> {
+        let (outgoing, headers) = built.into_iter().next().expect("one copy")?;
+        let options = SendOptions {
+            headers,
+            ..options.clone()
+        };
+        let deadline = Instant::now() + poll.within;
+        let mut attempt = 1;
+        loop {
+            let mut frame = outgoing.clone();
+            if let Outgoing::Request { id, .. } = &mut frame {
+                if attempt > 1 {
+                    *id = Value::from(format!("{id}.{attempt}"));
+                }
+            }
+            let exchange = self.session.send(frame, &options).await;
+            let Some(reply) = rules::reply_message(&exchange) else {
+                return Ok(exchange);
+            };
+            if poll
+                .until
+                .iter()
+                .any(|v| reply.pointer(&poll.at) == Some(v))
+            {
+                return Ok(exchange);
+            }
+            let interval = reply
+                .pointer("/result/pollIntervalMs")
+                .and_then(Value::as_u64)
+                .unwrap_or(200)
+                .clamp(50, 1000);
+            let next = Instant::now() + Duration::from_millis(interval);
+            if next >= deadline {
+                return Ok(exchange);
+            }
+            tokio::time::sleep_until(next.into()).await;
+            attempt += 1;
+        }
+    }
+}
+
+/// Keeps what a step's exchanges captured and records them for its checks.
+pub(super) fn record_step(
+    step: &Step,
+    outcomes: Vec<Result<Exchange, String>>,
+    captures: &mut HashMap<String, Value>,
+    records: &mut Vec<StepRecord>,
+) {
+    let is_request = matches!(step.send, StepSend::Request { .. });
+    for outcome in outcomes {
+        if let Ok(exchange) = &outcome {
+            for (name, pointer) in &step.capture {
+                // `@event_id/N`: the id of the N-th SSE event of the HTTP response.
+                let value = match pointer.strip_prefix("@event_id/") {
+                    Some(n) => n.parse::<usize>().ok().and_then(|n| {
+                        let id = exchange.http.as_ref()?.events.get(n)?.id.clone()?;
+                        Some(Value::from(id))
+                    }),
+                    None => rules::reply_message(exchange)
+                        .and_then(|m| m.pointer(pointer))
+                        .cloned(),
+                };
+                if let Some(value) = value {
+                    captures.insert(name.clone(), value);
+                }
+            }
+        }
+        records.push(StepRecord {
+            name: step.name.clone(),
+            is_request,
+            outcome,
+        });
+    }
+}

@@ -1,0 +1,200 @@
+//! Unit tests of [`super`].
+
+use super::*;
+
+const MINIMAL: &str = r#"
+id = "ping-demo"
+area = "lifecycle"
+title = "ping"
+
+[[step]]
+name = "ping"
+request = { method = "ping" }
+
+[[check]]
+id = "ping-demo-result"
+title = "ping gets a result"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic/utilities/ping" }]
+step = "ping"
+expect = "an empty result"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+"#;
+
+#[test]
+fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
+    let typo = MINIMAL.replace(
+        "request = { method = \"ping\" }",
+        "request = { method = \"ping\", params = { v = \"{{protocolVersoin}}\" } }",
+    );
+    let e = parse("demo.toml", &typo).unwrap_err();
+    assert_eq!((e.line, e.column), (8, 46), "{e}");
+    assert!(e.message.contains("names nothing"), "{e}");
+    let capture = MINIMAL.replace(
+        "verdict = \"pass\" }",
+        "verdict = \"pass\", message = \"got {{capture.missing}}\" }",
+    );
+    let e = parse("demo.toml", &capture).unwrap_err();
+    assert!(e.message.contains("no step of this file makes"), "{e}");
+    let fine = MINIMAL.replace(
+        "verdict = \"pass\" }",
+        "verdict = \"pass\", message = \"{{reply/result}} at {{protocolVersion}} ({{http_status?}})\" }",
+    );
+    parse("demo.toml", &fine).unwrap();
+}
+
+#[test]
+fn a_minimal_scenario_loads() {
+    let scenario = parse("demo.toml", MINIMAL).unwrap();
+    assert_eq!(scenario.checks[0].def.source, "demo.toml:11");
+    assert_eq!(scenario.checks[0].otherwise, Status::Fail);
+    assert_eq!(
+        scenario.checks[0].def.spec[0].url,
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping"
+    );
+}
+
+#[test]
+fn unknown_fields_point_at_their_line() {
+    let text = MINIMAL.replace(
+        "expect = \"an empty result\"",
+        "expect = \"x\"\nexpcet = \"typo\"",
+    );
+    let err = parse("demo.toml", &text).unwrap_err();
+    assert_eq!((err.line, err.column), (17, 1), "{err}");
+    assert!(err.message.contains("expcet"), "{err}");
+    assert!(err.to_string().starts_with("demo.toml:17:1: "), "{err}");
+}
+
+#[test]
+fn semantic_errors_point_at_the_value() {
+    let err = parse(
+        "demo.toml",
+        &MINIMAL.replace("level = \"MUST\"", "level = \"MUSTN'T\""),
+    )
+    .unwrap_err();
+    assert_eq!((err.line, err.column), (13, 9), "{err}");
+    assert!(err.message.contains("unknown level"));
+    let err = parse(
+        "demo.toml",
+        &MINIMAL.replace("step = \"ping\"", "step = \"pong\""),
+    )
+    .unwrap_err();
+    assert!(err.message.contains("no step is named `pong`"), "{err}");
+    let err = parse(
+        "demo.toml",
+        &MINIMAL.replace(
+            "request = { method = \"ping\" }",
+            "notification = { method = \"x\" }",
+        ),
+    )
+    .unwrap_err();
+    assert!(err.message.contains("connection of its own"), "{err}");
+    let err = parse(
+        "demo.toml",
+        &MINIMAL.replace("reply = \"result\"", "reply = \"reslut\""),
+    )
+    .unwrap_err();
+    assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+}
+
+#[test]
+fn a_polling_step_names_where_to_look_and_when_to_stop() {
+    let with = |poll: &str| {
+        parse(
+            "demo.toml",
+            &MINIMAL.replace(
+                "request = { method = \"ping\" }",
+                &format!("request = {{ method = \"ping\" }}\n{poll}"),
+            ),
+        )
+    };
+    let scenario =
+        with(r#"poll = { at = "/result/status", until = ["completed"], within_ms = 2000 }"#)
+            .unwrap();
+    let poll = scenario.steps[0].poll.as_ref().unwrap();
+    assert_eq!(poll.at, "/result/status");
+    assert_eq!(poll.until, vec![serde_json::Value::from("completed")]);
+    assert_eq!(poll.within, Duration::from_secs(2));
+    let default = with(r#"poll = { at = "/result/status", until = ["completed"] }"#).unwrap();
+    assert_eq!(
+        default.steps[0].poll.as_ref().unwrap().within,
+        Duration::from_secs(10)
+    );
+    let err = with(r#"poll = { at = "result/status", until = ["completed"] }"#).unwrap_err();
+    assert!(err.message.contains("a JSON pointer"), "{err}");
+    assert_eq!(err.line, 9, "{err}");
+    let err =
+        with("poll = { at = \"/result/status\", until = [\"x\"] }\nconcurrent = 2").unwrap_err();
+    assert!(
+        err.message.contains("`poll` goes with a single `request`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn transport_names_one_transport_or_a_list() {
+    let with = |value: &str| {
+        MINIMAL.replace(
+            "title = \"ping\"\n",
+            &format!("title = \"ping\"\n[requires]\ntransport = {value}\n"),
+        )
+    };
+    let one = parse("demo.toml", &with("\"sse\"")).unwrap();
+    assert_eq!(one.requires.transports, [TransportKind::Sse]);
+    let two = parse("demo.toml", &with("[\"stdio\", \"sse\", \"stdio\"]")).unwrap();
+    assert_eq!(
+        two.requires.transports,
+        [TransportKind::Stdio, TransportKind::Sse]
+    );
+    assert_eq!(
+        two.checks[0].def.transports,
+        [TransportKind::Stdio, TransportKind::Sse]
+    );
+    // Over HTTP+SSE a step may GET (a probe of the SSE endpoint), and nothing else.
+    let get = with("\"sse\"")
+        .replace("request = { method = \"ping\" }", "http_method = \"GET\"")
+        .replace(
+            "title = \"ping\"\n",
+            "title = \"ping\"\nsession = \"fresh\"\n",
+        );
+    if let Err(err) = parse("demo.toml", &get) {
+        panic!("{err}");
+    }
+    let delete = get.replace("\"GET\"", "\"DELETE\"");
+    let err = parse("demo.toml", &delete).unwrap_err();
+    assert!(err.message.contains("http transport"), "{err}");
+    for (bad, says) in [
+        ("[\"stdio\", \"smtp\"]", "unknown transport `smtp`"),
+        ("[]", "lists no transport"),
+        ("3", "a transport's name"),
+    ] {
+        let err = parse("demo.toml", &with(bad)).unwrap_err();
+        assert_eq!(err.line, 6, "{err}");
+        assert!(err.message.contains(says), "{bad}: {err}");
+    }
+}
+
+#[test]
+fn background_steps_are_single_requests_on_their_own_connection() {
+    let background =
+        "request = { method = \"ping\" }\nbackground = { once_notified = \"notifications/x\" }";
+    // On the shared connection: refused, at the step's `background`.
+    let text = MINIMAL.replace("request = { method = \"ping\" }", background);
+    let err = parse("demo.toml", &text).unwrap_err();
+    assert_eq!(err.line, 9, "{err}");
+    assert!(err.message.contains("connection of its own"), "{err}");
+    // On a connection of its own: loads, and only once per scenario.
+    let own = text.replace("title = \"ping\"", "title = \"ping\"\nsession = \"fresh\"");
+    let scenario = parse("demo.toml", &own).unwrap();
+    assert_eq!(
+        scenario.steps[0].background.as_deref(),
+        Some("notifications/x")
+    );
+    let twice = own.replace(
+        "[[check]]",
+        &format!("[[step]]\nname = \"again\"\n{background}\n\n[[check]]"),
+    );
+    let err = parse("demo.toml", &twice).unwrap_err();
+    assert!(err.message.contains("at most one `background`"), "{err}");
+}
