@@ -50,7 +50,7 @@ fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
-                for (_, name, breaks) in quirks::ALL {
+                for (_, name, breaks) in quirks::all() {
                     println!("{name:32} {breaks}");
                 }
                 return ExitCode::SUCCESS;

@@ -118,6 +118,10 @@ pub struct CheckDef {
     pub source: String,
     /// Why the requirement exists and how the check probes it.
     pub explain: Option<String>,
+    /// The grading profile that first grades this built-in check (`since` in its definition);
+    /// `None` for the user's own checks, which every profile grades.
+    #[serde(skip)]
+    pub since: Option<String>,
 }
 
 fn display<S: serde::Serializer, T: fmt::Display>(value: &T, s: S) -> Result<S::Ok, S::Error> {

@@ -231,24 +231,22 @@ mod tests {
         }
     }
 
-    const PROFILE: Profile = Profile {
-        name: "test",
-        extends: None,
-        checks: &["old-check", "other"],
-    };
+    /// The first profile: it grades `stdio-framing` and `jsonrpc-version-field`, not the later
+    /// `jsonrpc-response-once` (each says so in its `since`).
+    static PROFILE: &Profile = &crate::profile::PROFILES[0];
 
     #[test]
     fn checks_outside_the_profile_do_not_fail_the_run() {
         let r = report(&[
-            ("old-check", Status::Pass, "built-in"),
-            ("new-check", Status::Fail, "built-in"),
+            ("stdio-framing", Status::Pass, "built-in"),
+            ("jsonrpc-response-once", Status::Fail, "built-in"),
         ]);
-        let g = Grading::apply(&r, &PROFILE, false, None);
+        let g = Grading::apply(&r, PROFILE, false, None);
         assert_eq!(g.exit_code, exit::SUCCESS);
-        assert_eq!(g.ungraded, ["new-check"]);
+        assert_eq!(g.ungraded, ["jsonrpc-response-once"]);
         let r = report(&[("mine", Status::Fail, "my/x.toml:1")]);
         assert_eq!(
-            Grading::apply(&r, &PROFILE, false, None).exit_code,
+            Grading::apply(&r, PROFILE, false, None).exit_code,
             exit::FAILURES,
             "user checks are always graded"
         );
@@ -256,13 +254,13 @@ mod tests {
 
     #[test]
     fn strict_makes_warnings_fail() {
-        let r = report(&[("old-check", Status::Warn, "built-in")]);
+        let r = report(&[("stdio-framing", Status::Warn, "built-in")]);
         assert_eq!(
-            Grading::apply(&r, &PROFILE, false, None).exit_code,
+            Grading::apply(&r, PROFILE, false, None).exit_code,
             exit::SUCCESS
         );
         assert_eq!(
-            Grading::apply(&r, &PROFILE, true, None).exit_code,
+            Grading::apply(&r, PROFILE, true, None).exit_code,
             exit::FAILURES
         );
     }
@@ -271,62 +269,62 @@ mod tests {
     fn baselines_only_shrink() {
         let mut baseline = Baseline::default();
         baseline.checks.insert(
-            "old-check".into(),
+            "stdio-framing".into(),
             BaselineEntry {
                 reason: "known".into(),
                 link: None,
             },
         );
-        let listed_failing = report(&[("old-check", Status::Fail, "built-in")]);
+        let listed_failing = report(&[("stdio-framing", Status::Fail, "built-in")]);
         let g = Grading::apply(
             &listed_failing,
-            &PROFILE,
+            PROFILE,
             false,
             Some((&baseline, "b.toml".into())),
         );
         assert_eq!(
             (g.exit_code, g.expected_failures.clone()),
-            (exit::SUCCESS, vec!["old-check".to_string()])
+            (exit::SUCCESS, vec!["stdio-framing".to_string()])
         );
         let unlisted = report(&[
-            ("old-check", Status::Fail, "built-in"),
-            ("other", Status::Fail, "built-in"),
+            ("stdio-framing", Status::Fail, "built-in"),
+            ("jsonrpc-version-field", Status::Fail, "built-in"),
         ]);
         let g = Grading::apply(
             &unlisted,
-            &PROFILE,
+            PROFILE,
             false,
             Some((&baseline, "b.toml".into())),
         );
         assert_eq!(
             (g.exit_code, g.failing.clone()),
-            (exit::FAILURES, vec!["other".to_string()])
+            (exit::FAILURES, vec!["jsonrpc-version-field".to_string()])
         );
-        let now_passing = report(&[("old-check", Status::Pass, "built-in")]);
+        let now_passing = report(&[("stdio-framing", Status::Pass, "built-in")]);
         let g = Grading::apply(
             &now_passing,
-            &PROFILE,
+            PROFILE,
             false,
             Some((&baseline, "b.toml".into())),
         );
         assert_eq!(
             (g.exit_code, g.stale.clone()),
-            (exit::FAILURES, vec!["old-check".to_string()])
+            (exit::FAILURES, vec!["stdio-framing".to_string()])
         );
     }
 
     #[test]
     fn a_baseline_round_trips_through_toml() {
         let r = report(&[
-            ("old-check", Status::Fail, "built-in"),
-            ("other", Status::Pass, "built-in"),
+            ("stdio-framing", Status::Fail, "built-in"),
+            ("jsonrpc-version-field", Status::Pass, "built-in"),
         ]);
         let text = Baseline::from_report(&r).to_toml();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.toml");
         std::fs::write(&path, &text).unwrap();
         let back = Baseline::load(&path).unwrap();
-        assert_eq!(back.checks.keys().collect::<Vec<_>>(), ["old-check"]);
+        assert_eq!(back.checks.keys().collect::<Vec<_>>(), ["stdio-framing"]);
         std::fs::write(&path, "[checks.x]\nreason = \"r\"\nlnk = \"y\"\n").unwrap();
         assert!(Baseline::load(&path)
             .unwrap_err()

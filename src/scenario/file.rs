@@ -228,6 +228,10 @@ pub struct StepFile {
 pub struct CheckFile {
     /// The stable check id.
     pub id: Spanned<String>,
+    /// Built-in library only: the grading profile that first grades the check (user checks
+    /// leave it out; every profile grades them).
+    #[serde(default)]
+    pub since: Option<Spanned<String>>,
     /// What is checked, in one line.
     pub title: String,
     /// `MUST`, `SHOULD` or `MAY`.

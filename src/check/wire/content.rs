@@ -11,6 +11,7 @@ use super::*;
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "tasks-status-transitions",
+        since: "2026.11.4",
         area: "tasks",
         title: "a task's status moves only along the allowed paths",
         level: Level::Must,
@@ -27,6 +28,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-notification-schema",
+        since: "2026.11.2",
         area: "jsonrpc",
         title: "every notification the server sends has its method's shape",
         level: Level::Must,
@@ -40,6 +42,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-uri-rfc3986",
+        since: "2026.11.2",
         area: "resources",
         title: "every resource URI the server sends is an RFC 3986 URI",
         level: Level::Must,
@@ -53,6 +56,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-base64",
+        since: "2026.11.2",
         area: "resources",
         title: "every blob and every image or audio payload is valid base64",
         level: Level::Must,
@@ -66,6 +70,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "tools-name-unique",
+        since: "2026.11.2",
         area: "tools",
         title: "no tool name is listed twice, across all pages of a listing",
         level: Level::Should,
@@ -79,6 +84,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "tools-structured-content-mirrored",
+        since: "2026.11.2",
         area: "tools",
         title: "structuredContent is mirrored as JSON in a text block",
         level: Level::Should,
@@ -92,6 +98,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "tools-schemas-valid",
+        since: "2026.11.1",
         area: "tools",
         title: "every listed tool's inputSchema and outputSchema is a valid JSON Schema",
         level: Level::Must,
@@ -105,6 +112,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-result-schema",
+        since: "2026.11.1",
         area: "jsonrpc",
         title: "every result has the shape of its method's result type",
         level: Level::Must,
@@ -118,6 +126,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-meta-key-format",
+        since: "2026.11.3",
         area: "jsonrpc",
         title: "every `_meta` key the server sends follows the key grammar",
         level: Level::Must,
@@ -131,6 +140,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "tools-embedded-resource-declared",
+        since: "2026.11.3",
         area: "tools",
         title: "a server that returns embedded resources declares resources",
         level: Level::Should,
@@ -144,6 +154,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "server-elicitation-schema",
+        since: "2026.11.3",
         area: "elicitation",
         title: "every form elicitation asks with a flat schema of primitive fields",
         level: Level::Must,

@@ -10,6 +10,7 @@ use super::*;
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "http-sse-retry-before-close",
+        since: "2026.11.3",
         area: "http",
         title: "a stream closed before its response carries a retry field",
         level: Level::Should,
@@ -23,6 +24,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-sse-ends-after-response",
+        since: "2026.11.3",
         area: "http",
         title: "a POST's SSE stream ends after its response",
         level: Level::Should,
@@ -36,6 +38,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-sse-event-id-unique",
+        since: "2026.11.2",
         area: "http",
         title: "SSE event ids are unique across all streams of a session",
         level: Level::Must,
@@ -49,6 +52,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-session-id-visible-ascii",
+        since: "2026.11.1",
         area: "http",
         title: "a session id holds only visible ASCII",
         level: Level::Must,
@@ -62,6 +66,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-sse-priming",
+        since: "2026.11.1",
         area: "http",
         title: "an SSE response starts with a priming event (an id and empty data)",
         level: Level::Should,
@@ -75,6 +80,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-notification-accepted",
+        since: "2026.11",
         area: "http",
         title: "a notification POST is answered 202 with no body",
         level: Level::Must,
@@ -88,6 +94,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "http-response-content-type",
+        since: "2026.11",
         area: "http",
         title: "a request POST is answered as application/json or text/event-stream",
         level: Level::Must,

@@ -11,6 +11,7 @@ use super::*;
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "progress-only-while-active",
+        since: "2026.11.2",
         area: "progress",
         title: "progress notifications only name tokens of requests still in flight",
         level: Level::Must,
@@ -24,6 +25,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "tasks-progress-stops",
+        since: "2026.11.7",
         area: "tasks",
         title: "2025-11-25: a task's progress stops once the task is terminal",
         level: Level::Must,
@@ -37,6 +39,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "server-requests-allowed",
+        since: "2026.11.2",
         area: "lifecycle",
         title: "the server sends only the requests the client's capabilities allow",
         level: Level::Must,
@@ -50,6 +53,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "server-request-id",
+        since: "2026.11.2",
         area: "jsonrpc",
         title: "the server's own requests have string or integer ids, never reused",
         level: Level::Must,
@@ -63,6 +67,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stdio-framing",
+        since: "2026.11",
         area: "stdio",
         title: "stdout carries only MCP messages, one per line",
         level: Level::Must,
@@ -76,6 +81,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stdio-exit-on-stdin-eof",
+        since: "2026.11",
         area: "stdio",
         title: "the server exits when its stdin is closed",
         level: Level::Should,
@@ -89,6 +95,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "jsonrpc-version-field",
+        since: "2026.11",
         area: "jsonrpc",
         title: "every message carries \"jsonrpc\": \"2.0\"",
         level: Level::Must,
@@ -102,6 +109,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "jsonrpc-response-id",
+        since: "2026.11",
         area: "jsonrpc",
         title: "every response echoes its request's id, with the same JSON type",
         level: Level::Must,
@@ -115,6 +123,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "jsonrpc-response-once",
+        since: "2026.11.10",
         area: "jsonrpc",
         title: "each request is answered once",
         level: Level::Should,
@@ -128,6 +137,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "jsonrpc-response-result-xor-error",
+        since: "2026.11",
         area: "jsonrpc",
         title: "every response carries exactly one of result and error",
         level: Level::Must,
@@ -141,6 +151,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "jsonrpc-error-shape",
+        since: "2026.11",
         area: "jsonrpc",
         title: "every error has an integer code and a string message",
         level: Level::Must,
@@ -154,6 +165,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "wire-utf8",
+        since: "2026.11.3",
         area: "jsonrpc",
         title: "every byte the server sends is UTF-8",
         level: Level::Must,
@@ -167,6 +179,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "logging-capability-declared",
+        since: "2026.11.3",
         area: "logging",
         title: "log messages come only from a server that declares logging",
         level: Level::Must,
@@ -180,6 +193,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "server-cancel-valid",
+        since: "2026.11.3",
         area: "cancellation",
         title: "the server cancels only what it may",
         level: Level::Must,
@@ -193,6 +207,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "lifecycle-quiet-before-initialized",
+        since: "2026.11.3",
         area: "lifecycle",
         title: "no requests but pings before the client's initialized",
         level: Level::Should,

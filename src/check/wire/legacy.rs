@@ -9,6 +9,7 @@ use crate::record::url::{origin, resolve, same_origin};
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "legacy-sse-endpoint-event",
+        since: "2026.11.6",
         area: "sse",
         title: "an SSE stream begins with the endpoint event",
         level: Level::Must,
@@ -22,6 +23,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "legacy-sse-endpoint-same-origin",
+        since: "2026.11.10",
         area: "sse",
         title: "the endpoint event names a URI at the stream's own origin",
         level: Level::Should,
@@ -38,6 +40,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "legacy-sse-message-events",
+        since: "2026.11.6",
         area: "sse",
         title: "server messages arrive as SSE message events",
         level: Level::Must,

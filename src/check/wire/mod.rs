@@ -30,6 +30,8 @@ pub use stateless::{input_required_problems, x_mcp_header_problems};
 /// A built-in check's definition, as data.
 struct Builtin {
     id: &'static str,
+    /// The grading profile that first grades it (see the grading profiles).
+    since: &'static str,
     area: &'static str,
     title: &'static str,
     level: Level,
@@ -89,6 +91,7 @@ pub fn definitions() -> Vec<CheckDef> {
             transports: b.transports.to_vec(),
             source: "built-in".into(),
             explain: Some(b.explain.into()),
+            since: Some(b.since.into()),
         })
         .collect()
 }

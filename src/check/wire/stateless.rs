@@ -10,6 +10,7 @@ use super::*;
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
         id: "stateless-tools-order-stable",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: tools/list answers in a deterministic order",
         level: Level::Should,
@@ -23,6 +24,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-x-mcp-header-valid",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: x-mcp-header annotations in tool schemas are well-formed",
         level: Level::Must,
@@ -36,6 +38,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-listen-ack-first",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: a subscription's first message is its acknowledgement",
         level: Level::Must,
@@ -49,6 +52,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-listen-filter",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: a subscription carries only the notification types asked for",
         level: Level::Must,
@@ -62,6 +66,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-input-required-shape",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: an InputRequiredResult asks only for what it may",
         level: Level::Must,
@@ -75,6 +80,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-server-info-everywhere",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: every result names the server in _meta",
         level: Level::Should,
@@ -88,6 +94,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-sse-unbuffered",
+        since: "2026.11.2",
         area: "stateless",
         title: "2026-07-28: SSE responses carry X-Accel-Buffering: no",
         level: Level::Should,
@@ -101,6 +108,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-error-codes",
+        since: "2026.11.2",
         area: "stateless",
         title: "on 2026-07-28, no retired or undefined error code of the reserved range",
         level: Level::Must,
@@ -114,6 +122,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-http-no-session",
+        since: "2026.11.1",
         area: "stateless",
         title: "on 2026-07-28, responses carry no Mcp-Session-Id",
         level: Level::Should,
@@ -127,6 +136,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
     },
     Builtin {
         id: "stateless-cache-scope-pages",
+        since: "2026.11.3",
         area: "stateless",
         title: "every page of one listing has the same cacheScope",
         level: Level::Must,

@@ -264,6 +264,7 @@ pub(super) fn resolve_check(
             transports: requires.transports.clone(),
             source: format!("{}:{line}", source.path),
             explain: check.explain,
+            since: check.since.map(|s| s.into_inner()),
         },
         steps: judged,
         rules,
