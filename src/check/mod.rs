@@ -5,6 +5,7 @@
 //! evaluates the built-in checks over whole transcripts. Neither does any I/O.
 
 pub mod messages;
+pub mod query;
 pub mod rules;
 pub mod wire;
 

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::{Status, Verdict};
 use crate::record::{Exchange, Reply};
-use crate::scenario::model::{Cond, ReplyKind, Test};
 use crate::scenario::template;
 use crate::scenario::ScenarioCheck;
 
@@ -34,8 +33,20 @@ pub struct Env<'a> {
     pub captures: &'a HashMap<String, Value>,
     /// Every listed tool's definition, by name, if the run listed tools.
     pub tools: Option<&'a HashMap<String, Value>>,
-    /// Whether the server speaks both eras (stateless, and discover listed a handshake version).
-    pub dual_era: bool,
+    /// The versions the server offered in `server/discover` (empty for a handshake-era server).
+    pub offered: &'a [String],
+}
+
+impl Env<'_> {
+    /// What a query sees of the run, with these steps recorded.
+    pub fn seen<'b>(&'b self, records: &'b [StepRecord]) -> super::query::Seen<'b> {
+        super::query::Seen {
+            records,
+            version: self.version,
+            transport: self.transport,
+            offered: self.offered,
+        }
+    }
 }
 
 /// Evaluates a check over its steps; the worst verdict wins.
@@ -100,8 +111,9 @@ fn evaluate_step(
             .and_then(|c| env.captures.get(c).cloned())
             .or_else(|| template::tool_value(env.tools, name))
     };
+    let seen = env.seen(records);
     for rule in &check.rules {
-        if matches(&rule.when, exchange, records, env, &lookup) {
+        if super::query::holds(&rule.when, exchange, seen, &lookup) {
             let text = rule
                 .message
                 .as_deref()
@@ -146,177 +158,6 @@ pub fn reply_message(exchange: &Exchange) -> Option<&Value> {
     }
 }
 
-fn is_error(message: &Value) -> bool {
-    message.get("error").is_some_and(|e| !e.is_null())
-}
-
-fn matches(
-    cond: &Cond,
-    exchange: &Exchange,
-    records: &[StepRecord],
-    env: &Env,
-    lookup: &dyn Fn(&str) -> Option<Value>,
-) -> bool {
-    let sent = |messages: &[Value], wanted: &crate::scenario::file::NotifiedFile| {
-        messages.iter().any(|n| {
-            n.get("method").and_then(Value::as_str) == Some(wanted.method.as_str())
-                && match (&wanted.at, &wanted.one_of) {
-                    (Some(at), Some(options)) => n.pointer(at).is_some_and(|v| options.contains(v)),
-                    (Some(at), None) => n.pointer(at).is_some(),
-                    _ => true,
-                }
-        })
-    };
-    if let Some(wanted) = &cond.notified {
-        if !sent(&exchange.notifications, wanted) {
-            return false;
-        }
-    }
-    if let Some(wanted) = &cond.requested {
-        if !sent(&exchange.server_requests, wanted) {
-            return false;
-        }
-    }
-    if let Some(want) = cond.progress_ok {
-        if progress_ok(exchange) != want {
-            return false;
-        }
-    }
-    if cond.dual_era.is_some_and(|want| want != env.dual_era) {
-        return false;
-    }
-    if let Some(want) = cond.session_issued {
-        if exchange.http.as_ref().is_some_and(|h| h.session) != want {
-            return false;
-        }
-    }
-    if let Some(prior) = &cond.prior {
-        let earlier = records
-            .iter()
-            .find(|r| r.name == prior.step)
-            .and_then(|r| r.outcome.as_ref().ok());
-        if let Some(statuses) = &prior.http_status {
-            let status = earlier.and_then(|e| e.http.as_ref()).map(|h| h.status);
-            if !status.is_some_and(|s| statuses.contains(&s)) {
-                return false;
-            }
-        }
-        if let Some(kinds) = &prior.reply {
-            if !earlier.is_some_and(|e| kinds.iter().any(|kind| reply_is(*kind, e))) {
-                return false;
-            }
-        }
-        if let Some((at, equals)) = &prior.value {
-            let value = earlier.and_then(reply_message).and_then(|m| m.pointer(at));
-            if value != Some(equals) {
-                return false;
-            }
-        }
-    }
-    if let Some(window) = &cond.versions {
-        if !window.contains(env.version) {
-            return false;
-        }
-    }
-    if cond.transport.is_some_and(|t| t != env.transport) {
-        return false;
-    }
-    if let Some(statuses) = &cond.http_status {
-        if !exchange
-            .http
-            .as_ref()
-            .is_some_and(|h| statuses.contains(&h.status))
-        {
-            return false;
-        }
-    }
-    if let Some(prefix) = &cond.content_type {
-        let content_type = exchange
-            .http
-            .as_ref()
-            .and_then(|h| {
-                h.headers
-                    .iter()
-                    .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-            })
-            .map(|(_, v)| v.to_ascii_lowercase());
-        if !content_type.is_some_and(|ct| ct.starts_with(&prefix.to_ascii_lowercase())) {
-            return false;
-        }
-    }
-    let message = reply_message(exchange);
-    if let Some(kinds) = &cond.reply {
-        if !kinds.iter().any(|kind| reply_is(*kind, exchange)) {
-            return false;
-        }
-    }
-    if let Some(codes) = &cond.code {
-        let code = message
-            .filter(|m| is_error(m))
-            .and_then(|m| m.pointer("/error/code"))
-            .and_then(Value::as_i64);
-        if !code.is_some_and(|c| codes.contains(&c)) {
-            return false;
-        }
-    }
-    cond.asserts.iter().all(|assert| {
-        let value = message.and_then(|m| m.pointer(&assert.at));
-        match &assert.test {
-            Test::Type(kind) => kind.matches(value),
-            Test::Equals(expected) => {
-                template::expand(expected, lookup).is_ok_and(|e| value == Some(&e))
-            }
-            Test::NotEquals(expected) => {
-                template::expand(expected, lookup).is_ok_and(|e| value != Some(&e))
-            }
-            Test::OneOf(options) => options
-                .iter()
-                .any(|o| template::expand(o, lookup).is_ok_and(|e| value == Some(&e))),
-            Test::Len(n) => length(value) == Some(*n),
-            Test::MaxLen(n) => length(value).is_some_and(|l| l <= *n),
-            Test::Contains(expected) => {
-                let Ok(expected) = template::expand(expected, lookup) else {
-                    return false;
-                };
-                value.and_then(Value::as_array).is_some_and(|items| {
-                    items.iter().any(|item| match &expected {
-                        Value::Object(members) => {
-                            members.iter().all(|(k, v)| item.get(k) == Some(v))
-                        }
-                        other => item == other,
-                    })
-                })
-            }
-            Test::Schema(validator) => value.is_some_and(|v| validator.is_valid(v)),
-            Test::SchemaFrom(placeholder) => {
-                let schema = template::expand_str(placeholder, lookup).ok();
-                let validator = schema
-                    .as_ref()
-                    .and_then(|s| jsonschema::validator_for(s).ok());
-                value.is_some_and(|v| validator.is_some_and(|validator| validator.is_valid(v)))
-            }
-        }
-    })
-}
-
-/// Whether an exchange's reply is of this kind.
-fn reply_is(kind: ReplyKind, exchange: &Exchange) -> bool {
-    match (kind, &exchange.reply) {
-        (ReplyKind::Response, Reply::Message { .. }) => true,
-        (ReplyKind::Error, Reply::Message { message, .. }) => is_error(message),
-        (ReplyKind::Result, Reply::Message { message, .. }) => {
-            !is_error(message) && message.get("result").is_some()
-        }
-        (ReplyKind::None, Reply::Nothing { .. }) => true,
-        (ReplyKind::Ended, Reply::Nothing { .. }) => {
-            exchange.http.as_ref().is_some_and(|h| h.ended_early)
-        }
-        (ReplyKind::Rejected, Reply::Rejected { .. }) => true,
-        (ReplyKind::Closed, Reply::Closed { .. }) => true,
-        _ => false,
-    }
-}
-
 /// Whether the progress notifications received during an exchange are well-formed: at least
 /// one, each for the token the request carried, with strictly increasing `progress`.
 pub fn progress_ok(exchange: &Exchange) -> bool {
@@ -349,15 +190,6 @@ pub fn progress_ok(exchange: &Exchange) -> bool {
         last = value;
     }
     true
-}
-
-fn length(value: Option<&Value>) -> Option<usize> {
-    match value? {
-        Value::Array(a) => Some(a.len()),
-        Value::Object(o) => Some(o.len()),
-        Value::String(s) => Some(s.chars().count()),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -404,7 +236,7 @@ mod tests {
                 transport: TransportKind::Stdio,
                 captures: &captures,
                 tools: None,
-                dual_era: false,
+                offered: &[],
             },
         )
     }
@@ -492,7 +324,7 @@ mod tests {
                     transport: TransportKind::Stdio,
                     captures: &captures,
                     tools: None,
-                    dual_era: false,
+                    offered: &[],
                 },
             );
             assert_eq!(verdict.status, Status::Error, "{verdict:?}");

@@ -31,6 +31,9 @@ pub enum Command {
     Merge(Box<MergeArgs>),
     /// Run the suite against several servers and compare them in a servers × checks matrix.
     Compare(Box<CompareArgs>),
+    /// Print a JSON Schema of the scenario file format (for editors and CI checks of your own
+    /// scenario files).
+    ScenarioSchema,
     /// The official MCP schema files, for `--official-schemas`.
     #[command(subcommand)]
     Schemas(SchemasCommand),

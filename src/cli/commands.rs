@@ -24,6 +24,14 @@ pub fn execute(cli: Cli) -> ExitCode {
         Command::Merge(args) => merge(&args),
         Command::Compare(args) => compare(&args),
         Command::Schemas(cli::SchemasCommand::Fetch(args)) => fetch_schemas(&args),
+        Command::ScenarioSchema => {
+            let schema = crate::scenario::schema::scenario_schema();
+            emit(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&schema).expect("a JSON value")
+            ));
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -263,11 +271,9 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
                     .poll
                     .as_ref()
                     .map(|p| {
-                        let until: Vec<String> = p.until.iter().map(|v| v.to_string()).collect();
                         format!(
-                            ", again until {} is {} (at most {} s)",
-                            p.at,
-                            until.join(" or "),
+                            ", again until {} (at most {} s)",
+                            p.until_text,
                             p.within.as_secs_f64()
                         )
                     })

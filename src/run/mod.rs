@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use crate::check::query::{self, Seen};
 use crate::check::rules::{self, Env, StepRecord};
 use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;

@@ -81,7 +81,7 @@ pub(super) async fn run_scenario(
         let built = step_of.build(n, step, &captures);
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
-            record_step(step, outcomes, &mut captures, &mut records);
+            step_of.record(step, outcomes, &mut captures, &mut records);
             continue;
         };
         // A background step stays open while the steps after it run; they start once its
@@ -101,14 +101,14 @@ pub(super) async fn run_scenario(
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
                 let built = step_of.build(m, later, &captures);
                 let outcomes = step_of.send(later, built, None).await;
-                record_step(later, outcomes, &mut captures, &mut records);
+                step_of.record(later, outcomes, &mut captures, &mut records);
             }
             (captures, records)
         };
         let (outcomes, (later_captures, later_records)) =
             futures_util::future::join(background, rest).await;
         captures = later_captures;
-        record_step(step, outcomes, &mut captures, &mut records);
+        step_of.record(step, outcomes, &mut captures, &mut records);
         records.extend(later_records);
         break;
     }
@@ -117,12 +117,7 @@ pub(super) async fn run_scenario(
         transport: context.target.kind(),
         captures: &captures,
         tools: context.tools.as_ref(),
-        dual_era: context.info.era == Some(Era::Stateless)
-            && context
-                .info
-                .supported_versions
-                .iter()
-                .any(|v| Era::of(v) == Some(Era::Handshake)),
+        offered: &context.info.supported_versions,
     };
     let mut results = Vec::new();
     for check in &scenario.checks {
@@ -171,6 +166,43 @@ pub(super) struct StepRunner<'a> {
 }
 
 impl StepRunner<'_> {
+    /// What a query sees of the run, with these steps recorded.
+    fn seen<'b>(&'b self, records: &'b [StepRecord]) -> Seen<'b> {
+        Seen {
+            records,
+            version: self.version,
+            transport: self.context.target.kind(),
+            offered: &self.context.info.supported_versions,
+        }
+    }
+
+    /// Keeps what a step's exchanges captured (the first value of each capture's query) and
+    /// records them for its checks.
+    pub(super) fn record(
+        &self,
+        step: &Step,
+        outcomes: Vec<Result<Exchange, String>>,
+        captures: &mut HashMap<String, Value>,
+        records: &mut Vec<StepRecord>,
+    ) {
+        let is_request = matches!(step.send, StepSend::Request { .. });
+        for outcome in outcomes {
+            if let Ok(exchange) = &outcome {
+                for (name, query) in &step.capture {
+                    let found = query::values(query, exchange, self.seen(records));
+                    if let Some(value) = found.into_iter().next() {
+                        captures.insert(name.clone(), value);
+                    }
+                }
+            }
+            records.push(StepRecord {
+                name: step.name.clone(),
+                is_request,
+                outcome,
+            });
+        }
+    }
+
     /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
     pub(super) fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
         // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
@@ -340,11 +372,7 @@ impl StepRunner<'_> {
             let Some(reply) = rules::reply_message(&exchange) else {
                 return Ok(exchange);
             };
-            if poll
-                .until
-                .iter()
-                .any(|v| reply.pointer(&poll.at) == Some(v))
-            {
+            if query::holds(&poll.until, &exchange, self.seen(&[]), &|_| None) {
                 return Ok(exchange);
             }
             let interval = reply
@@ -359,39 +387,5 @@ impl StepRunner<'_> {
             tokio::time::sleep_until(next.into()).await;
             attempt += 1;
         }
-    }
-}
-
-/// Keeps what a step's exchanges captured and records them for its checks.
-pub(super) fn record_step(
-    step: &Step,
-    outcomes: Vec<Result<Exchange, String>>,
-    captures: &mut HashMap<String, Value>,
-    records: &mut Vec<StepRecord>,
-) {
-    let is_request = matches!(step.send, StepSend::Request { .. });
-    for outcome in outcomes {
-        if let Ok(exchange) = &outcome {
-            for (name, pointer) in &step.capture {
-                // `@event_id/N`: the id of the N-th SSE event of the HTTP response.
-                let value = match pointer.strip_prefix("@event_id/") {
-                    Some(n) => n.parse::<usize>().ok().and_then(|n| {
-                        let id = exchange.http.as_ref()?.events.get(n)?.id.clone()?;
-                        Some(Value::from(id))
-                    }),
-                    None => rules::reply_message(exchange)
-                        .and_then(|m| m.pointer(pointer))
-                        .cloned(),
-                };
-                if let Some(value) = value {
-                    captures.insert(name.clone(), value);
-                }
-            }
-        }
-        records.push(StepRecord {
-            name: step.name.clone(),
-            is_request,
-            outcome,
-        });
     }
 }

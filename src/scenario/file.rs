@@ -139,10 +139,8 @@ pub struct BackgroundFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PollFile {
-    /// A JSON pointer into the reply message.
-    pub at: String,
-    /// The values there that end the polling.
-    pub until: Vec<Value>,
+    /// The condition on a reply that ends the polling (like a rule's `when`).
+    pub until: Spanned<toml::Table>,
     /// How long the polling may go on, in milliseconds (10 000 when not given).
     #[serde(default)]
     pub within_ms: Option<u64>,
@@ -213,7 +211,7 @@ pub struct StepFile {
     /// e.g. `io.modelcontextprotocol/protocolVersion`), or `_meta` for the whole object.
     #[serde(default)]
     pub omit_meta: Vec<String>,
-    /// Values to capture from the response: name = JSON pointer into the response message.
+    /// Values to capture: name = query (the first value it yields), e.g. `/result/tools/0/name`.
     #[serde(default)]
     pub capture: OrderedMap,
     /// HTTP only: send with this method (`GET` or `DELETE`) and no body; such a step needs no
@@ -280,8 +278,8 @@ pub struct SpecFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
-    /// The condition; every field given must hold.
-    pub when: CondFile,
+    /// The condition: query = predicate, every one of which must hold (`{}`: always).
+    pub when: Spanned<toml::Table>,
     /// `pass`, `fail`, `warn`, `info`, `skip`, `not-testable` or `violation` (per the level).
     pub verdict: Spanned<String>,
     /// The message reported (templated).
@@ -292,149 +290,43 @@ pub struct RuleFile {
     pub note: Option<String>,
 }
 
-/// A notification a condition looks for.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NotifiedFile {
-    /// The notification's method.
-    pub method: String,
-    /// A JSON pointer into the notification.
-    #[serde(default)]
-    pub at: Option<String>,
-    /// The value there is one of these.
-    #[serde(default)]
-    pub one_of: Option<Vec<Value>>,
-}
-
-/// A condition on what came back. Every field given must hold.
+/// A predicate written as a table: every test given must hold. A predicate written as a plain
+/// value (a string, number, boolean or array) is short for `{ equals = VALUE }`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CondFile {
-    /// What kind of reply, alternatives separated by `|`: `result`, `error`, `response`, `none`,
-    /// `rejected`, `closed`, `ended` (HTTP: the stream ended before the response).
-    #[serde(default)]
-    pub reply: Option<Spanned<String>>,
-    /// The error code is one of these.
-    #[serde(default)]
-    pub code: Option<Vec<i64>>,
-    /// The negotiated version lies in this window.
-    #[serde(default)]
-    pub versions: Option<Spanned<String>>,
-    /// The transport is this one.
-    #[serde(default)]
-    pub transport: Option<Spanned<String>>,
-    /// The HTTP status is one of these.
-    #[serde(default)]
-    pub http_status: Option<Vec<u16>>,
-    /// The HTTP response's Content-Type starts with this (case-insensitive).
-    #[serde(default)]
-    pub content_type: Option<String>,
-    /// An earlier step whose HTTP status `prior_http_status` tests (e.g. a DELETE before a
-    /// request that must then get 404).
-    #[serde(default)]
-    pub prior_step: Option<Spanned<String>>,
-    /// The HTTP status of `prior_step` is one of these.
-    #[serde(default)]
-    pub prior_http_status: Option<Vec<u16>>,
-    /// A JSON pointer into `prior_step`'s reply message, whose value `prior_equals` tests (e.g.
-    /// the protocol version an earlier initialize negotiated).
-    #[serde(default)]
-    pub prior_at: Option<String>,
-    /// The value at `prior_at` equals this.
-    #[serde(default)]
-    pub prior_equals: Option<Value>,
-    /// What kind of reply `prior_step` got, like `reply` (e.g. `error`: a fixture failed).
-    #[serde(default)]
-    pub prior_reply: Option<Spanned<String>>,
-    /// HTTP: whether the server had issued a session id on this connection.
-    #[serde(default)]
-    pub session_issued: Option<bool>,
-    /// Stateless era: whether `server/discover` also listed a handshake-era version (a server
-    /// speaking both eras may keep answering methods 2026-07-28 removed).
-    #[serde(default)]
-    pub dual_era: Option<bool>,
-    /// Whether the step's `notifications/progress` are well-formed: at least one, each for the
-    /// `progressToken` the step sent, with strictly increasing `progress`.
-    #[serde(default)]
-    pub progress_ok: Option<bool>,
-    /// A notification the server sent during the step: its method and, optionally, a value at a
-    /// JSON pointer that is one of some values (`{ method = "notifications/message", at =
-    /// "/params/level", one_of = ["debug"] }`).
-    #[serde(default)]
-    pub notified: Option<NotifiedFile>,
-    /// A request the server sent during the step (mcpcheck answered it), matched like
-    /// `notified` (`{ method = "sampling/createMessage" }`).
-    #[serde(default)]
-    pub requested: Option<NotifiedFile>,
-    /// A JSON pointer into the reply message, for an inline assertion.
-    #[serde(default)]
-    pub at: Option<Spanned<String>>,
-    /// The value there equals this (templated, type-strict).
+pub struct PredFile {
+    /// Equals this (templated, type-strict).
     #[serde(default)]
     pub equals: Option<Value>,
-    /// The value there does not equal this.
+    /// Does not equal this.
     #[serde(default)]
     pub not_equals: Option<Value>,
-    /// The value there is one of these.
+    /// Is one of these.
     #[serde(default)]
     pub one_of: Option<Vec<Value>>,
-    /// The JSON type there: string, number, integer, boolean, object, array, null, absent, present.
+    /// Is of this JSON type: string, number, integer, boolean, object, array, null.
     #[serde(default, rename = "type")]
-    pub kind: Option<Spanned<String>>,
-    /// The array, string or object there has exactly this many items.
+    pub kind: Option<String>,
+    /// Whether the query yields a value at all.
     #[serde(default)]
-    pub len: Option<usize>,
-    /// … at most this many.
+    pub exists: Option<bool>,
+    /// An array, object or string of exactly this many items (characters).
     #[serde(default)]
-    pub max_len: Option<usize>,
-    /// The array there has an item that is this value, or, for an object, an object with these
-    /// members (placeholders are filled: `{ taskId = "{{capture.task}}" }`).
+    pub length: Option<usize>,
+    /// An array with an item that is this value, or, for an object, an object with these members
+    /// (templated: `{ taskId = "{{capture.task}}" }`).
     #[serde(default)]
     pub contains: Option<Value>,
-    /// The value there validates against this JSON Schema (2020-12 unless `$schema` says otherwise).
+    /// A string this regular expression matches (`(?i)` for any case).
+    #[serde(default)]
+    pub matches: Option<String>,
+    /// A protocol version within this window (`>=2025-06-18`, `<=2025-11-25`, `A..B`, `*`).
+    #[serde(default)]
+    pub within: Option<String>,
+    /// Valid against this JSON Schema (2020-12 unless `$schema` says otherwise).
     #[serde(default)]
     pub schema: Option<Value>,
-    /// The value there validates against the schema this placeholder names, e.g.
-    /// `"{{capture.outputSchema}}"` (its own `$schema`, else 2020-12).
-    #[serde(default)]
-    pub schema_from: Option<String>,
-    /// More assertions.
-    #[serde(default)]
-    pub all: Vec<AssertFile>,
-}
-
-/// A standalone assertion.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AssertFile {
-    /// A JSON pointer into the reply message.
-    pub at: Spanned<String>,
-    /// See [`CondFile::equals`].
-    #[serde(default)]
-    pub equals: Option<Value>,
-    /// See [`CondFile::not_equals`].
-    #[serde(default)]
-    pub not_equals: Option<Value>,
-    /// See [`CondFile::one_of`].
-    #[serde(default)]
-    pub one_of: Option<Vec<Value>>,
-    /// See [`CondFile::kind`].
-    #[serde(default, rename = "type")]
-    pub kind: Option<Spanned<String>>,
-    /// See [`CondFile::len`].
-    #[serde(default)]
-    pub len: Option<usize>,
-    /// See [`CondFile::max_len`].
-    #[serde(default)]
-    pub max_len: Option<usize>,
-    /// See [`CondFile::contains`].
-    #[serde(default)]
-    pub contains: Option<Value>,
-    /// See [`CondFile::schema`].
-    #[serde(default)]
-    pub schema: Option<Value>,
-    /// The value there validates against the schema this placeholder names, e.g.
-    /// `"{{capture.outputSchema}}"` (its own `$schema`, else 2020-12).
+    /// Valid against the schema this placeholder names, e.g. `"{{capture.outputSchema}}"`.
     #[serde(default)]
     pub schema_from: Option<String>,
 }

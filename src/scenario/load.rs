@@ -1,5 +1,6 @@
 //! Reading scenario files: TOML parsing, validation, and errors that point at file:line:column.
 
+mod query;
 mod steps;
 
 use steps::{resolve_check, resolve_step};
@@ -8,16 +9,12 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use toml::Spanned;
 
-use super::file::{AssertFile, CheckFile, CondFile, RuleFile, ScenarioFile, StepFile};
-use super::model::{
-    Assert, Cond, JsonType, Poll, Prior, ReplyKind, Requires, Rule, Scenario, ScenarioCheck,
-    SessionKind, Step, StepSend, Test,
-};
+use super::file::{CheckFile, RuleFile, ScenarioFile, StepFile};
+use super::model::{Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend};
 use super::template;
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::record::version::KNOWN_VERSIONS;
@@ -225,18 +222,6 @@ fn is_kebab(s: &str) -> bool {
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
-}
-
-fn transport(source: &Source, t: &Spanned<String>) -> Result<TransportKind, LoadError> {
-    match t.get_ref().as_str() {
-        "stdio" => Ok(TransportKind::Stdio),
-        "http" => Ok(TransportKind::Http),
-        "sse" => Ok(TransportKind::Sse),
-        other => Err(source.at(
-            t,
-            format!("unknown transport `{other}`; use `stdio`, `http` or `sse`"),
-        )),
-    }
 }
 
 /// The transports of `[requires]`: one name, or a list of names.

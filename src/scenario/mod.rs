@@ -3,6 +3,7 @@
 pub mod file;
 pub mod load;
 pub mod model;
+pub mod schema;
 pub mod template;
 
 pub use load::LoadError;

@@ -66,19 +66,6 @@ pub struct Requires {
     pub call_tools: bool,
 }
 
-/// A condition on an earlier step of the scenario.
-#[derive(Clone, Debug)]
-pub struct Prior {
-    /// The step's name.
-    pub step: String,
-    /// Its HTTP status is one of these.
-    pub http_status: Option<Vec<u16>>,
-    /// The value at this JSON pointer into its reply message equals the second.
-    pub value: Option<(String, Value)>,
-    /// What kind of reply it got is one of these.
-    pub reply: Option<Vec<ReplyKind>>,
-}
-
 /// One step.
 #[derive(Clone, Debug)]
 pub struct Step {
@@ -111,21 +98,21 @@ pub struct Step {
     pub omit_headers: Vec<String>,
     /// Stateless era: `_meta` entries to leave out (`_meta` for the whole object).
     pub omit_meta: Vec<String>,
-    /// Captures: name and JSON pointer into the reply message.
-    pub capture: Vec<(String, String)>,
+    /// Captures: a name and the query whose first value it keeps.
+    pub capture: Vec<(String, Query)>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
     pub http_method: Option<String>,
 }
 
 /// A step that polls: it sends its request again, each time with an id of its own, until the
-/// reply has one of `until` at `at` or `within` has passed (waiting between the polls what the
-/// server asks for in `result.pollIntervalMs`, 50 ms to 1 s, 200 ms when it does not say).
+/// reply meets `until` or `within` has passed (waiting between the polls what the server asks
+/// for in `result.pollIntervalMs`, 50 ms to 1 s, 200 ms when it does not say).
 #[derive(Clone, Debug)]
 pub struct Poll {
-    /// A JSON pointer into the reply message.
-    pub at: String,
-    /// The values there that end the polling.
-    pub until: Vec<Value>,
+    /// The condition on a reply that ends the polling.
+    pub until: Cond,
+    /// That condition as written, for people (`/result/status = {one_of = […]}`).
+    pub until_text: String,
     /// How long the polling may go on.
     pub within: Duration,
 }
@@ -179,67 +166,71 @@ pub struct Rule {
     pub note: Option<String>,
 }
 
-/// A condition; every part given must hold.
+/// A condition: every query's values must meet its predicate.
 #[derive(Clone, Debug, Default)]
-pub struct Cond {
-    /// The reply kinds, any of which matches.
-    pub reply: Option<Vec<ReplyKind>>,
-    /// The error codes, any of which matches.
-    pub code: Option<Vec<i64>>,
-    /// The negotiated version window.
-    pub versions: Option<VersionRange>,
-    /// The transport.
-    pub transport: Option<TransportKind>,
-    /// The HTTP statuses, any of which matches.
-    pub http_status: Option<Vec<u16>>,
-    /// A prefix of the HTTP response's Content-Type.
-    pub content_type: Option<String>,
-    /// What an earlier step must have got.
-    pub prior: Option<Prior>,
-    /// Whether the server had issued an HTTP session id.
-    pub session_issued: Option<bool>,
-    /// Whether the server speaks both eras (its discover result lists a handshake version).
-    pub dual_era: Option<bool>,
-    /// Whether the step's progress notifications are well-formed.
-    pub progress_ok: Option<bool>,
-    /// A notification the server must have sent during the step.
-    pub notified: Option<crate::scenario::file::NotifiedFile>,
-    /// A request the server must have sent during the step.
-    pub requested: Option<crate::scenario::file::NotifiedFile>,
-    /// Assertions on the reply message.
-    pub asserts: Vec<Assert>,
+pub struct Cond(pub Vec<(Query, Pred)>);
+
+/// One way to address a part of what happened (see the README's "The scenario language").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Query {
+    /// A part of a step's exchange: the judged step's (`None`) or an earlier one's.
+    Step {
+        /// The earlier step's name; `None` for the step being judged.
+        step: Option<String>,
+        /// Which part.
+        part: Part,
+    },
+    /// The negotiated protocol version.
+    Version,
+    /// The transport: `stdio`, `http` or `sse`.
+    Transport,
+    /// The versions the server offered in `server/discover` (several values).
+    Offered,
 }
 
-/// The kinds of reply a rule can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReplyKind {
-    /// A response with a result.
-    Result,
-    /// A response with an error.
-    Error,
-    /// Any JSON-RPC response.
-    Response,
-    /// Nothing within the wait.
-    None,
-    /// HTTP error status without a JSON-RPC body.
-    Rejected,
-    /// The server went away.
-    Closed,
-    /// HTTP: the request's SSE stream ended, by the server, before the response (a kind of
-    /// `none`).
-    Ended,
+/// A part of one step's exchange.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    /// The kinds of reply it got (several values: `response` and `result`, say).
+    Reply,
+    /// The reply message at a JSON pointer (`""`: the whole message).
+    Body(String),
+    /// What mcpcheck sent, at a JSON pointer.
+    Sent(String),
+    /// The HTTP status.
+    Status,
+    /// An HTTP response header, by name (any case).
+    Header(String),
+    /// The notifications of a method that arrived during the step, at a JSON pointer.
+    Notified {
+        /// The notification method.
+        method: String,
+        /// A JSON pointer into each such notification.
+        at: String,
+    },
+    /// The requests of a method the server sent during the step, at a JSON pointer.
+    Requested {
+        /// The request method.
+        method: String,
+        /// A JSON pointer into each such request.
+        at: String,
+    },
+    /// The id of the N-th SSE event of the HTTP response.
+    EventId(usize),
+    /// Named built-in: whether the server had issued an HTTP session id when the step ran.
+    SessionIssued,
+    /// Named built-in: whether the step's progress notifications are well-formed (at least one,
+    /// each for the step's progress token, `progress` strictly increasing).
+    ProgressOk,
 }
 
-/// An assertion on the value at a JSON pointer of the reply message.
-#[derive(Clone, Debug)]
-pub struct Assert {
-    /// The pointer.
-    pub at: String,
-    /// The test.
-    pub test: Test,
-}
+/// A predicate: every test must hold.
+#[derive(Clone, Debug, Default)]
+pub struct Pred(pub Vec<Test>);
 
-/// What an assertion tests.
+/// One test of a predicate. A query yields zero or more values; `exists` asks whether it yields
+/// any; every other test holds when some value passes it, and on no value at all only
+/// `not_equals` holds (nothing there is not equal to anything).
 #[derive(Clone, Debug)]
 pub enum Test {
     /// Equal (after templating), type-strict.
@@ -250,19 +241,23 @@ pub enum Test {
     OneOf(Vec<Value>),
     /// Of a JSON type.
     Type(JsonType),
-    /// Exactly this many items.
-    Len(usize),
-    /// At most this many items.
-    MaxLen(usize),
+    /// Whether the query yields a value at all.
+    Exists(bool),
+    /// An array, object or string of exactly this many items (characters).
+    Length(usize),
     /// An array with an item equal to this (an object: with these members).
     Contains(Value),
+    /// A string the regular expression matches.
+    Matches(Arc<regex::Regex>),
+    /// A protocol version within the window.
+    Within(VersionRange),
     /// Valid against a schema.
     Schema(Arc<jsonschema::Validator>),
     /// Valid against the schema a placeholder resolves to at evaluation time.
     SchemaFrom(String),
 }
 
-/// JSON types, plus presence.
+/// JSON types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JsonType {
     /// A string.
@@ -279,26 +274,19 @@ pub enum JsonType {
     Array,
     /// null.
     Null,
-    /// Not there at all.
-    Absent,
-    /// There, whatever it is.
-    Present,
 }
 
 impl JsonType {
-    /// Whether a value (or its absence) has this type.
-    pub fn matches(self, value: Option<&Value>) -> bool {
-        match (self, value) {
-            (JsonType::Absent, v) => v.is_none(),
-            (JsonType::Present, v) => v.is_some(),
-            (_, None) => false,
-            (JsonType::String, Some(v)) => v.is_string(),
-            (JsonType::Number, Some(v)) => v.is_number(),
-            (JsonType::Integer, Some(v)) => v.is_i64() || v.is_u64(),
-            (JsonType::Boolean, Some(v)) => v.is_boolean(),
-            (JsonType::Object, Some(v)) => v.is_object(),
-            (JsonType::Array, Some(v)) => v.is_array(),
-            (JsonType::Null, Some(v)) => v.is_null(),
+    /// Whether a value has this type.
+    pub fn matches(self, value: &Value) -> bool {
+        match self {
+            JsonType::String => value.is_string(),
+            JsonType::Number => value.is_number(),
+            JsonType::Integer => value.is_i64() || value.is_u64(),
+            JsonType::Boolean => value.is_boolean(),
+            JsonType::Object => value.is_object(),
+            JsonType::Array => value.is_array(),
+            JsonType::Null => value.is_null(),
         }
     }
 }

@@ -12,7 +12,7 @@ fn a_bad_scenario_file_is_reported_with_file_line_and_column() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("broken.toml:16:28: unknown reply kind `sucess`"),
+        stderr.contains("broken.toml:16:18: `reply`: unknown reply kind `sucess`"),
         "{stderr}"
     );
     assert!(stderr.contains("16 | rule = "), "{stderr}");
@@ -127,10 +127,7 @@ spec = [{ version = "2025-11-25", section = "server/tools#structured-content" }]
 step = "add"
 expect = "structuredContent {sum: 5}"
 rule = [
-  { when = { reply = "result", all = [
-      { at = "/result/isError", not_equals = true },
-      { at = "/result/structuredContent", schema = { type = "object", properties = { sum = { type = "number", const = 5 } }, required = ["sum"] } },
-    ] }, verdict = "pass" },
+  { when = { reply = "result", "/result/isError" = { not_equals = true }, "/result/structuredContent" = { schema = { type = "object", properties = { sum = { type = "number", const = 5 } }, required = ["sum"] } } }, verdict = "pass" },
 ]
 "#,
     )
@@ -206,7 +203,7 @@ level = "MUST"
 spec = [{{ version = "2025-11-25", section = "server/prompts#getting-a-prompt" }}]
 step = "get"
 expect = "messages"
-rule = [{{ when = {{ reply = "result", at = "/result/messages", type = "array" }}, verdict = "pass" }}]
+rule = [{{ when = {{ reply = "result", "/result/messages" = {{ type = "array" }} }}, verdict = "pass" }}]
 "#
         )
     };
@@ -317,7 +314,7 @@ fn explain_says_what_a_check_sends_expects_and_why() {
     let polled = output(&["explain", "tasks-ext-result-inlined"]);
     let polled = String::from_utf8_lossy(&polled.stdout);
     assert!(
-        polled.contains(r#", again until /result/status is "completed" or "failed" or "cancelled" (at most 10 s) ← judged"#),
+        polled.contains(r#", again until /result/status = { one_of = ["completed", "failed", "cancelled"] } (at most 10 s) ← judged"#),
         "{polled}"
     );
     assert!(

@@ -128,17 +128,24 @@ pub(super) fn resolve_step(
                 && background.is_none()
                 && step.until_notified.is_none() =>
         {
-            let span = p.span();
             let p = p.into_inner();
-            if !p.at.starts_with('/') || p.until.is_empty() {
+            let span = p.until.span();
+            if p.until.get_ref().is_empty() {
                 return Err(source.error(
                     Some(span),
-                    format!("step `{name}`: `poll` needs `at` (a JSON pointer) and at least one value in `until`"),
+                    format!("step `{name}`: `poll` needs a condition in `until`: the reply that ends it"),
                 ));
             }
+            let until_text = p
+                .until
+                .get_ref()
+                .iter()
+                .map(|(query, pred)| format!("{query} = {pred}"))
+                .collect::<Vec<_>>()
+                .join(", ");
             Some(Poll {
-                at: p.at,
-                until: p.until,
+                until: query::resolve_cond(source, span, p.until.into_inner(), None)?,
+                until_text,
                 within: Duration::from_millis(p.within_ms.unwrap_or(10_000)),
             })
         }
@@ -149,10 +156,11 @@ pub(super) fn resolve_step(
             ))
         }
     };
-    for (capture, pointer) in &step.capture.0 {
-        if !(pointer.is_empty() || pointer.starts_with('/') || pointer.starts_with("@event_id/")) {
-            return Err(source.at(&step.name, format!("capture `{capture}`: `{pointer}` is not a JSON pointer (it must start with `/`)")));
-        }
+    let mut capture = Vec::new();
+    for (name, text) in step.capture.0 {
+        let query = query::parse_query(&text, None)
+            .map_err(|e| source.at(&step.name, format!("capture `{name}`: {e}")))?;
+        capture.push((name, query));
     }
     Ok(Step {
         name,
@@ -169,7 +177,7 @@ pub(super) fn resolve_step(
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,
-        capture: step.capture.0,
+        capture,
         http_method,
     })
 }
@@ -298,223 +306,12 @@ pub(super) fn resolve_rule(
     steps: &HashSet<String>,
 ) -> Result<Rule, LoadError> {
     let status = verdict(source, &rule.verdict, level)?;
-    let when = resolve_cond(source, rule.when, steps)?;
+    let span = rule.when.span();
+    let when = query::resolve_cond(source, span, rule.when.into_inner(), Some(steps))?;
     Ok(Rule {
         when,
         verdict: status,
         message: rule.message,
         note: rule.note,
     })
-}
-
-/// Reply kinds joined with `|` (`result|error`).
-pub(super) fn reply_kinds(
-    source: &Source,
-    kinds: &Spanned<String>,
-) -> Result<Vec<ReplyKind>, LoadError> {
-    kinds
-        .get_ref()
-        .split('|')
-        .map(str::trim)
-        .map(|kind| match kind {
-            "result" => Ok(ReplyKind::Result),
-            "error" => Ok(ReplyKind::Error),
-            "response" => Ok(ReplyKind::Response),
-            "none" => Ok(ReplyKind::None),
-            "rejected" => Ok(ReplyKind::Rejected),
-            "closed" => Ok(ReplyKind::Closed),
-            "ended" => Ok(ReplyKind::Ended),
-            other => Err(source.at(
-                kinds,
-                format!("unknown reply kind `{other}`; use `result`, `error`, `response`, `none`, `rejected`, `closed` or `ended` (alternatives joined with `|`)"),
-            )),
-        })
-        .collect()
-}
-
-pub(super) fn resolve_cond(
-    source: &Source,
-    cond: CondFile,
-    steps: &HashSet<String>,
-) -> Result<Cond, LoadError> {
-    let value =
-        match (&cond.prior_at, &cond.prior_equals) {
-            (None, None) => None,
-            (Some(at), Some(equals)) if at.is_empty() || at.starts_with('/') => {
-                Some((at.clone(), equals.clone()))
-            }
-            (Some(at), Some(_)) => {
-                return Err(source.error(
-                    None,
-                    format!("`prior_at`: `{at}` is not a JSON pointer (it must start with `/`)"),
-                ))
-            }
-            _ => return Err(source.error(
-                None,
-                "`prior_at` and `prior_equals` go together: the pointer and the value it must hold",
-            )),
-        };
-    let prior_reply = cond
-        .prior_reply
-        .as_ref()
-        .map(|kinds| reply_kinds(source, kinds))
-        .transpose()?;
-    let prior = match (&cond.prior_step, &cond.prior_http_status, value) {
-        (None, None, None) if prior_reply.is_none() => None,
-        (Some(step), http_status, value) if steps.contains(step.get_ref()) => {
-            if http_status.is_none() && value.is_none() && prior_reply.is_none() {
-                return Err(source.at(
-                    step,
-                    "`prior_step` needs `prior_http_status`, `prior_reply` or `prior_at` with `prior_equals`: what the step must have got",
-                ));
-            }
-            Some(Prior {
-                step: step.get_ref().clone(),
-                http_status: http_status.clone(),
-                value,
-                reply: prior_reply,
-            })
-        }
-        (Some(step), _, _) => {
-            return Err(source.at(step, format!("no step is named `{}`", step.get_ref())))
-        }
-        (None, _, _) => {
-            return Err(source.error(
-                None,
-                "`prior_http_status`, `prior_reply` and `prior_at` need `prior_step`, the step they test",
-            ))
-        }
-    };
-    let reply = cond
-        .reply
-        .as_ref()
-        .map(|kinds| reply_kinds(source, kinds))
-        .transpose()?;
-    let versions = cond
-        .versions
-        .as_ref()
-        .map(|v| VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e)))
-        .transpose()?;
-    let transport = cond
-        .transport
-        .as_ref()
-        .map(|t| transport(source, t))
-        .transpose()?;
-    let mut asserts = Vec::new();
-    let inline = AssertFile {
-        at: cond
-            .at
-            .clone()
-            .unwrap_or_else(|| Spanned::new(0..0, String::new())),
-        equals: cond.equals,
-        not_equals: cond.not_equals,
-        one_of: cond.one_of,
-        kind: cond.kind,
-        len: cond.len,
-        max_len: cond.max_len,
-        contains: cond.contains,
-        schema: cond.schema,
-        schema_from: cond.schema_from,
-    };
-    let has_inline = inline.equals.is_some()
-        || inline.not_equals.is_some()
-        || inline.one_of.is_some()
-        || inline.kind.is_some()
-        || inline.len.is_some()
-        || inline.max_len.is_some()
-        || inline.contains.is_some()
-        || inline.schema.is_some()
-        || inline.schema_from.is_some();
-    match (&cond.at, has_inline) {
-        (Some(_), true) => asserts.extend(resolve_assert(source, inline)?),
-        (Some(at), false) => return Err(source.at(at, "`at` needs a test: `equals`, `not_equals`, `one_of`, `type`, `len`, `max_len`, `contains` or `schema`")),
-        (None, true) => return Err(source.error(None, "an assertion in `when` needs `at`, the JSON pointer it tests")),
-        (None, false) => {}
-    }
-    for assert in cond.all {
-        asserts.extend(resolve_assert(source, assert)?);
-    }
-    Ok(Cond {
-        reply,
-        code: cond.code,
-        versions,
-        transport,
-        http_status: cond.http_status,
-        content_type: cond.content_type,
-        prior,
-        session_issued: cond.session_issued,
-        dual_era: cond.dual_era,
-        progress_ok: cond.progress_ok,
-        notified: cond.notified,
-        requested: cond.requested,
-        asserts,
-    })
-}
-
-pub(super) fn resolve_assert(
-    source: &Source,
-    assert: AssertFile,
-) -> Result<Vec<Assert>, LoadError> {
-    let at = assert.at.get_ref().clone();
-    if !(at.is_empty() || at.starts_with('/')) {
-        return Err(source.at(
-            &assert.at,
-            format!("`{at}` is not a JSON pointer (it must start with `/`)"),
-        ));
-    }
-    let mut tests = Vec::new();
-    if let Some(v) = assert.equals {
-        tests.push(Test::Equals(v));
-    }
-    if let Some(v) = assert.not_equals {
-        tests.push(Test::NotEquals(v));
-    }
-    if let Some(v) = assert.one_of {
-        tests.push(Test::OneOf(v));
-    }
-    if let Some(kind) = &assert.kind {
-        tests.push(Test::Type(match kind.get_ref().as_str() {
-            "string" => JsonType::String,
-            "number" => JsonType::Number,
-            "integer" => JsonType::Integer,
-            "boolean" => JsonType::Boolean,
-            "object" => JsonType::Object,
-            "array" => JsonType::Array,
-            "null" => JsonType::Null,
-            "absent" => JsonType::Absent,
-            "present" => JsonType::Present,
-            other => {
-                return Err(source.at(
-                    kind,
-                    format!("unknown type `{other}`; use string, number, integer, boolean, object, array, null, absent or present"),
-                ))
-            }
-        }));
-    }
-    if let Some(n) = assert.len {
-        tests.push(Test::Len(n));
-    }
-    if let Some(n) = assert.max_len {
-        tests.push(Test::MaxLen(n));
-    }
-    if let Some(v) = assert.contains {
-        tests.push(Test::Contains(v));
-    }
-    if let Some(schema) = assert.schema {
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
-            .map_err(|e| source.at(&assert.at, format!("the schema does not compile: {e}")))?;
-        tests.push(Test::Schema(Arc::new(validator)));
-    }
-    if let Some(placeholder) = assert.schema_from {
-        tests.push(Test::SchemaFrom(placeholder));
-    }
-    Ok(tests
-        .into_iter()
-        .map(|test| Assert {
-            at: at.clone(),
-            test,
-        })
-        .collect())
 }

@@ -95,7 +95,10 @@ fn semantic_errors_point_at_the_value() {
         &MINIMAL.replace("reply = \"result\"", "reply = \"reslut\""),
     )
     .unwrap_err();
-    assert!(err.message.contains("unknown reply kind `reslut`"), "{err}");
+    assert!(
+        err.message.contains("`reply`: unknown reply kind `reslut`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -110,22 +113,21 @@ fn a_polling_step_names_where_to_look_and_when_to_stop() {
         )
     };
     let scenario =
-        with(r#"poll = { at = "/result/status", until = ["completed"], within_ms = 2000 }"#)
-            .unwrap();
+        with(r#"poll = { until = { "/result/status" = "completed" }, within_ms = 2000 }"#).unwrap();
     let poll = scenario.steps[0].poll.as_ref().unwrap();
-    assert_eq!(poll.at, "/result/status");
-    assert_eq!(poll.until, vec![serde_json::Value::from("completed")]);
+    assert_eq!(poll.until_text, r#"/result/status = "completed""#);
+    assert_eq!(poll.until.0.len(), 1);
     assert_eq!(poll.within, Duration::from_secs(2));
-    let default = with(r#"poll = { at = "/result/status", until = ["completed"] }"#).unwrap();
+    let default = with(r#"poll = { until = { "/result/status" = "completed" } }"#).unwrap();
     assert_eq!(
         default.steps[0].poll.as_ref().unwrap().within,
         Duration::from_secs(10)
     );
-    let err = with(r#"poll = { at = "result/status", until = ["completed"] }"#).unwrap_err();
+    let err = with(r#"poll = { until = { "result/status" = "completed" } }"#).unwrap_err();
     assert!(err.message.contains("a JSON pointer"), "{err}");
     assert_eq!(err.line, 9, "{err}");
     let err =
-        with("poll = { at = \"/result/status\", until = [\"x\"] }\nconcurrent = 2").unwrap_err();
+        with("poll = { until = { \"/result/status\" = \"x\" } }\nconcurrent = 2").unwrap_err();
     assert!(
         err.message.contains("`poll` goes with a single `request`"),
         "{err}"

@@ -1,0 +1,259 @@
+//! A JSON Schema of the scenario file format, for editors (`mcpcheck scenario-schema`) and for the
+//! test that every file of the library follows it. It describes what `file.rs` accepts; the
+//! loader still checks what a schema cannot (placeholders, step names, queries' parts).
+
+use serde_json::{json, Value};
+
+/// The schema of one scenario file (JSON Schema 2020-12, over the TOML read as JSON).
+pub fn scenario_schema() -> Value {
+    let predicate_table = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "minProperties": 1,
+        "properties": {
+            "equals": { "description": "equals this (placeholders filled first), type-strict" },
+            "not_equals": { "description": "does not equal this" },
+            "one_of": { "type": "array", "description": "is one of these" },
+            "type": { "enum": ["string", "number", "integer", "boolean", "object", "array", "null"] },
+            "exists": { "type": "boolean", "description": "whether the query finds anything" },
+            "length": { "type": "integer", "minimum": 0, "description": "items of an array or object, characters of a string" },
+            "contains": { "description": "an array with this item (an object: an item with these members)" },
+            "matches": { "type": "string", "description": "a regular expression the string matches" },
+            "within": { "type": "string", "description": "a protocol version window: *, V, >=V, <=V, A..B" },
+            "schema": { "type": ["object", "boolean"], "description": "a JSON Schema the value validates against" },
+            "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
+        }
+    });
+    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|version|transport|offered|/.*|sent(/.*)?|header\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
+    let condition = json!({
+        "type": "object",
+        "description": "query = predicate; every pair must hold",
+        "propertyNames": { "pattern": query },
+        "additionalProperties": {
+            "anyOf": [
+                { "$ref": "#/$defs/predicate" },
+                { "type": ["string", "number", "boolean", "array"] }
+            ]
+        }
+    });
+    let message = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["method"],
+        "properties": { "method": { "type": "string" }, "params": {} }
+    });
+    let requires = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "capabilities": { "type": "array", "items": { "type": "string" } },
+            "undeclared": { "type": "array", "items": { "type": "string" } },
+            "tools": { "type": "array", "items": { "type": "string" } },
+            "prompts": { "type": "array", "items": { "type": "string" } },
+            "resources": { "type": "array", "items": { "type": "string" } },
+            "versions": { "type": "string" },
+            "transport": {
+                "anyOf": [
+                    { "enum": ["stdio", "http", "sse"] },
+                    { "type": "array", "minItems": 1, "items": { "enum": ["stdio", "http", "sse"] } }
+                ]
+            },
+            "era": { "enum": ["handshake", "stateless"] },
+            "profile": { "type": "string" },
+            "call_tools": { "type": "boolean" }
+        }
+    });
+    let step = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["name"],
+            "properties": {
+                "name": { "type": "string" },
+                "request": message,
+                "notification": message,
+                "raw": { "type": "string" },
+                "id": {},
+                "timeout_ms": { "type": "integer", "minimum": 0 },
+                "wait_ms": { "type": "integer", "minimum": 0 },
+                "hold_ms": { "type": "integer", "minimum": 0 },
+                "drop_after_events": { "type": "integer", "minimum": 1 },
+                "until_notified": { "type": "string" },
+                "background": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["once_notified"],
+                    "properties": { "once_notified": { "type": "string" } }
+                },
+                "alongside": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["method"],
+                    "properties": {
+                        "method": { "type": "string" },
+                        "params": {},
+                        "after_ms": { "type": "integer", "minimum": 0 }
+                    }
+                },
+                "concurrent": { "type": "integer", "minimum": 2, "maximum": 16 },
+                "poll": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["until"],
+                    "properties": {
+                        "until": { "$ref": "#/$defs/condition" },
+                        "within_ms": { "type": "integer", "minimum": 0 }
+                    }
+                },
+                "headers": { "type": "object", "additionalProperties": { "type": "string" } },
+                "omit_headers": { "type": "array", "items": { "type": "string" } },
+                "omit_meta": { "type": "array", "items": { "type": "string" } },
+                "capture": {
+                    "type": "object",
+                    "additionalProperties": { "type": "string", "pattern": query }
+                },
+                "http_method": { "enum": ["GET", "DELETE", "POST"] }
+            }
+        }
+    });
+    let check = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "additionalProperties": false,
+            "required": ["id", "title", "level", "spec", "expect"],
+            "properties": {
+                "id": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$" },
+                "since": { "type": "string", "description": "mcpcheck's own library only: the grading profile that first grades it" },
+                "title": { "type": "string" },
+                "level": { "enum": ["MUST", "SHOULD", "MAY"] },
+                "derived": { "type": "boolean" },
+                "spec": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["version", "section"],
+                        "properties": {
+                            "version": { "type": "string" },
+                            "section": { "type": "string" },
+                            "url": { "type": "string" }
+                        }
+                    }
+                },
+                "step": { "type": "string" },
+                "steps": { "type": "array", "items": { "type": "string" } },
+                "expect": { "type": "string" },
+                "explain": { "type": "string" },
+                "versions": { "type": "string" },
+                "rule": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "required": ["when", "verdict"],
+                        "properties": {
+                            "when": { "$ref": "#/$defs/condition" },
+                            "verdict": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] },
+                            "message": { "type": "string" },
+                            "note": { "type": "string" }
+                        }
+                    }
+                },
+                "otherwise": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] }
+            }
+        }
+    });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "mcpcheck scenario",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["id", "area", "title"],
+        "$defs": { "predicate": predicate_table, "condition": condition },
+        "properties": {
+            "id": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$" },
+            "area": { "type": "string" },
+            "title": { "type": "string" },
+            "description": { "type": "string" },
+            "session": { "enum": ["shared", "fresh", "bare"] },
+            "requires": requires,
+            "step": step,
+            "check": check
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn validator() -> jsonschema::Validator {
+        jsonschema::validator_for(&scenario_schema()).expect("the schema compiles")
+    }
+
+    #[test]
+    fn every_library_file_follows_the_schema() {
+        let validator = validator();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+        let mut seen = 0;
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else if path.extension().is_some_and(|e| e == "toml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let file: Value = toml::from_str(&text).unwrap();
+                let errors: Vec<String> = validator
+                    .iter_errors(&file)
+                    .map(|e| format!("{} at {}", e, e.instance_path()))
+                    .collect();
+                assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+                seen += 1;
+            }
+        }
+        assert!(seen > 90, "{seen} files");
+    }
+
+    #[test]
+    fn the_schema_refuses_what_the_loader_refuses() {
+        let validator = validator();
+        let base = r#"
+id = "x"
+area = "a"
+title = "t"
+[[step]]
+name = "s"
+request = { method = "ping" }
+[[check]]
+id = "c"
+title = "t"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic" }]
+step = "s"
+expect = "e"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+"#;
+        let parse = |text: &str| -> Value { toml::from_str(text).unwrap() };
+        assert!(validator.is_valid(&parse(base)));
+        for (from, to) in [
+            ("reply = \"result\"", "replly = \"result\""),
+            ("reply = \"result\"", "reply = { one_off = [\"result\"] }"),
+            ("verdict = \"pass\"", "verdict = \"passed\""),
+            ("level = \"MUST\"", "level = \"must\""),
+            (
+                "request = { method = \"ping\" }",
+                "reqest = { method = \"ping\" }",
+            ),
+        ] {
+            let broken = base.replace(from, to);
+            assert!(!validator.is_valid(&parse(&broken)), "{to}");
+            assert!(
+                crate::scenario::load::parse("x.toml", &broken).is_err(),
+                "{to}"
+            );
+        }
+    }
+}
