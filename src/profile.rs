@@ -2,39 +2,63 @@
 //! upgrading mcpcheck never silently re-grades a server. Checks added after a profile was frozen
 //! are still run and reported, but only as observations until the user moves to a newer profile.
 
-/// One frozen set of graded checks: the built-in checks whose `since` names it or an older
-/// profile.
+/// One frozen set of graded checks: mcpcheck's own checks whose `since` names it or an older
+/// profile. The profiles are the `since` values the checks name, so a new check that names a new
+/// profile makes it; no list of ids or profiles is kept by hand.
 #[derive(Debug)]
 pub struct Profile {
     /// Its name (`YYYY.MM`, or `YYYY.MM.N` for a later profile of the same month).
-    pub name: &'static str,
+    pub name: String,
 }
 
-/// Every profile, oldest first; each grades what the one before it grades and the checks whose
-/// `since` names it. When checks are added, add a profile here (never change a released one)
-/// and name it in their `since`; the tests insist on both.
-pub const PROFILES: &[Profile] = &[
-    Profile { name: "2026.11" },
-    Profile { name: "2026.11.1" },
-    Profile { name: "2026.11.2" },
-    Profile { name: "2026.11.3" },
-    Profile { name: "2026.11.4" },
-    Profile { name: "2026.11.5" },
-    Profile { name: "2026.11.6" },
-    Profile { name: "2026.11.7" },
-    Profile { name: "2026.11.8" },
-    Profile { name: "2026.11.9" },
-    Profile { name: "2026.11.10" },
+/// How many checks each released profile grades. A released profile never changes (upgrading
+/// mcpcheck must not re-grade a server behind the user's back): the tests hold every profile
+/// named here to its count, so a new check must name a new profile in its `since`. Add a row
+/// when a profile is released.
+#[cfg(test)]
+const RELEASED: &[(&str, usize)] = &[
+    ("2026.11", 48),
+    ("2026.11.1", 76),
+    ("2026.11.2", 117),
+    ("2026.11.3", 143),
+    ("2026.11.4", 158),
+    ("2026.11.5", 165),
+    ("2026.11.6", 167),
+    ("2026.11.7", 170),
+    ("2026.11.8", 171),
+    ("2026.11.9", 186),
+    ("2026.11.10", 188),
 ];
 
-/// The profile that first grades a check, if it is one of mcpcheck's own: a built-in wire
-/// check, or a check of the scenario library compiled into this binary (its source names the
-/// library file it came from). A user's check (even one loaded from a folder that happens to be
-/// named `scenarios`) has none: every profile grades it.
-fn since(id: &str, source: &str) -> Option<Option<&'static str>> {
+/// Every profile, oldest first: each `since` that a check of the library or a built-in check
+/// names.
+pub fn all() -> &'static [Profile] {
+    static ALL: std::sync::OnceLock<Vec<Profile>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut names: Vec<String> = own()
+            .values()
+            .flatten()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        names.sort_by_key(|n| order(n));
+        names.into_iter().map(|name| Profile { name }).collect()
+    })
+}
+
+/// A profile name as numbers, for ordering (`2026.11.10` after `2026.11.9`).
+fn order(name: &str) -> Vec<u64> {
+    name.split('.')
+        .map(|part| part.parse().unwrap_or(u64::MAX))
+        .collect()
+}
+
+/// mcpcheck's own checks, as `id@source`, with the `since` each names.
+fn own() -> &'static std::collections::HashMap<String, Option<String>> {
     static OWN: std::sync::OnceLock<std::collections::HashMap<String, Option<String>>> =
         std::sync::OnceLock::new();
-    let own = OWN.get_or_init(|| {
+    OWN.get_or_init(|| {
         crate::scenario::load::library()
             .unwrap_or_default()
             .iter()
@@ -43,19 +67,27 @@ fn since(id: &str, source: &str) -> Option<Option<&'static str>> {
             .chain(crate::check::wire::definitions())
             .map(|def| (format!("{}@{}", def.id, def.source), def.since))
             .collect()
-    });
-    own.get(&format!("{id}@{source}"))
+    })
+}
+
+/// The profile that first grades a check, if it is one of mcpcheck's own: a built-in wire
+/// check, or a check of the scenario library compiled into this binary (its source names the
+/// library file it came from). A user's check (even one loaded from a folder that happens to be
+/// named `scenarios`) has none: every profile grades it.
+fn since(id: &str, source: &str) -> Option<Option<&'static str>> {
+    own()
+        .get(&format!("{id}@{source}"))
         .map(|since| since.as_deref())
 }
 
 /// The newest profile, used when none is named.
 pub fn latest() -> &'static Profile {
-    PROFILES.last().expect("at least one profile")
+    all().last().expect("at least one profile")
 }
 
 /// Looks a profile up by name.
 pub fn find(name: &str) -> Option<&'static Profile> {
-    PROFILES.iter().find(|p| p.name == name)
+    all().iter().find(|p| p.name == name)
 }
 
 impl Profile {
@@ -65,10 +97,7 @@ impl Profile {
     pub fn grades(&self, id: &str, source: &str) -> bool {
         match since(id, source) {
             None => true,
-            Some(since) => {
-                let at = |name: Option<&str>| PROFILES.iter().position(|p| Some(p.name) == name);
-                matches!((at(since), at(Some(self.name))), (Some(a), Some(b)) if a <= b)
-            }
+            Some(since) => since.is_some_and(|since| order(since) <= order(&self.name)),
         }
     }
 }
@@ -96,17 +125,29 @@ mod tests {
             });
             assert!(
                 find(since).is_some(),
-                "`{}` names `since = {since}`, which is no profile in src/profile.rs",
+                "`{}` names `since = {since}`, which is no profile",
                 def.id
             );
             assert!(latest().grades(&def.id, &def.source), "{}", def.id);
         }
-        // Every profile grades something the one before it did not.
-        for profile in PROFILES {
+        // Every released profile grades what it graded when it was released.
+        for (name, count) in RELEASED {
+            let profile = find(name).unwrap_or_else(|| panic!("released profile {name} is gone"));
+            let graded = defs
+                .iter()
+                .filter(|d| profile.grades(&d.id, &d.source))
+                .count();
+            assert_eq!(
+                graded, *count,
+                "profile {name} was released grading {count} checks and now grades {graded}: a new check names a new profile in its `since`"
+            );
+        }
+        // A profile name is YYYY.MM or YYYY.MM.N.
+        for profile in all() {
+            let parts = order(&profile.name);
             assert!(
-                defs.iter()
-                    .any(|d| d.since.as_deref() == Some(profile.name)),
-                "profile {} adds no check",
+                (2..=3).contains(&parts.len()) && parts.iter().all(|p| *p != u64::MAX),
+                "`since = {}` is no profile name (YYYY.MM or YYYY.MM.N)",
                 profile.name
             );
         }

@@ -194,7 +194,7 @@ pub fn tools(version: &str) -> Vec<Value> {
 }
 
 /// The official conformance suite's fixture tools (its "everything server" names), so that
-/// `mcpcheck --profile everything` and the official suite itself can be run against this server.
+/// `mcpcheck --fixtures everything` and the official suite itself can be run against this server.
 fn everything_tools() -> Vec<Value> {
     let no_args = json!({"type": "object", "properties": {}});
     [

@@ -6,24 +6,37 @@
 
 use std::collections::BTreeSet;
 
-/// Declares every quirk once: its variant, what it does (the doc comment) and the rule it breaks.
-/// The command-line name is derived from the variant (`InitMissingServerInfo` is
+use serde_json::{Map, Value};
+
+/// A quirk that only changes the responses the server sends, applied to each of them as data
+/// instead of a branch in the handlers.
+type Rewrite = fn(&mut Map<String, Value>);
+
+/// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks and,
+/// for a quirk that only changes responses, the rewrite that does it (`; rewrites f`). The
+/// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
-    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? => $rule:literal,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? => $rule:literal $(; rewrites $rewrite:path)?,)*) => {
         /// One deliberate deviation from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Quirk {
             $($(#[doc = $doc])* $variant,)*
         }
 
-        /// Every quirk, in declaration order, with the rule it breaks and its name if the
-        /// variant's does not give it.
-        const DECLARED: &[(Quirk, &str, Option<&str>)] =
-            &[$((Quirk::$variant, $rule, quirks!(@name $($name)?)),)*];
+        /// Every quirk, in declaration order, with the rule it breaks, its name if the variant's
+        /// does not give it, and its rewrite of responses, if that is all it does.
+        const DECLARED: &[(Quirk, &str, Option<&str>, Option<Rewrite>)] = &[$((
+            Quirk::$variant,
+            $rule,
+            quirks!(@name $($name)?),
+            quirks!(@rewrite $($rewrite)?),
+        ),)*];
     };
     (@name) => { None };
     (@name $name:literal) => { Some($name) };
+    (@rewrite) => { None };
+    (@rewrite $rewrite:path) => { Some($rewrite) };
 }
 
 quirks! {
@@ -70,13 +83,13 @@ quirks! {
     /// stdio: the response to `ping` is pretty-printed over several lines.
     PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)",
     /// Error responses lack the `"jsonrpc": "2.0"` member.
-    JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\"",
+    JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites rewrite::no_jsonrpc_on_errors,
     /// A request with id 0 is answered with id null.
-    ZeroIdNull => "a response MUST echo the request id with its type",
+    ZeroIdNull => "a response MUST echo the request id with its type"; rewrites rewrite::zero_id_null,
     /// Error responses also carry `"result": null`.
-    ErrorWithNullResult => "a response MUST carry exactly one of result and error",
+    ErrorWithNullResult => "a response MUST carry exactly one of result and error"; rewrites rewrite::null_result_on_errors,
     /// The -32601 error has no `message`.
-    MethodNotFoundNoMessage => "an error MUST carry an integer code and a string message",
+    MethodNotFoundNoMessage => "an error MUST carry an integer code and a string message"; rewrites rewrite::no_message_on_32601,
     /// stdio: the server keeps running after its stdin is closed.
     IgnoreStdinEof => "a stdio server SHOULD exit when its stdin closes",
     /// A request with a string id is refused with -32600.
@@ -185,7 +198,7 @@ quirks! {
     /// The second listed resource's URI holds a malformed percent-escape.
     ResourceUriBadEscape => "a resource uri MUST be an RFC 3986 URI",
     /// Binary payloads (blobs, image and audio data) lose their `=` padding.
-    BlobUnpadded => "binary data MUST be properly base64-encoded (RFC 4648)",
+    BlobUnpadded => "binary data MUST be properly base64-encoded (RFC 4648)"; rewrites rewrite::unpad_results,
     /// tools/list names the first tool twice (a copy is listed last).
     ToolNameDuplicate => "tool names SHOULD be unique",
     /// After the response to a call with a progress token, one more progress notification follows (stdio).
@@ -411,7 +424,7 @@ quirks! {
 impl Quirk {
     /// The command-line name: given with `as`, or the variant's words in kebab case.
     pub fn name(self) -> String {
-        if let Some((_, _, Some(name))) = DECLARED.iter().find(|(q, _, _)| *q == self) {
+        if let Some((_, _, Some(name), _)) = DECLARED.iter().find(|(q, ..)| *q == self) {
             return (*name).to_string();
         }
         let variant = format!("{self:?}");
@@ -432,7 +445,7 @@ impl Quirk {
 
 /// Every quirk with its name and the rule it breaks, in declaration order.
 pub fn all() -> impl Iterator<Item = (Quirk, String, &'static str)> {
-    DECLARED.iter().map(|(q, rule, _)| (*q, q.name(), *rule))
+    DECLARED.iter().map(|(q, rule, ..)| (*q, q.name(), *rule))
 }
 
 /// Looks a quirk up by its command-line name.
@@ -452,5 +465,78 @@ impl Quirks {
     /// Whether a quirk is on.
     pub fn has(&self, quirk: Quirk) -> bool {
         self.0.contains(&quirk)
+    }
+
+    /// Applies the rewrites of the quirks that are on to a response about to be sent.
+    pub fn rewrite(&self, mut response: Value) -> Value {
+        if let Value::Object(members) = &mut response {
+            for (quirk, _, _, rewrite) in DECLARED {
+                if let (true, Some(rewrite)) = (self.has(*quirk), rewrite) {
+                    rewrite(members);
+                }
+            }
+        }
+        response
+    }
+}
+
+/// The rewrites of the quirks that only change responses.
+mod rewrite {
+    use serde_json::{Map, Value};
+
+    fn is_error(response: &Map<String, Value>) -> bool {
+        response.contains_key("error")
+    }
+
+    /// `JsonrpcMissingOnErrors`: error responses lose `"jsonrpc": "2.0"`.
+    pub fn no_jsonrpc_on_errors(response: &mut Map<String, Value>) {
+        if is_error(response) {
+            response.shift_remove("jsonrpc");
+        }
+    }
+
+    /// `ErrorWithNullResult`: error responses also carry `"result": null`.
+    pub fn null_result_on_errors(response: &mut Map<String, Value>) {
+        if is_error(response) {
+            response.insert("result".into(), Value::Null);
+        }
+    }
+
+    /// `ZeroIdNull`: a response to id 0 carries id null.
+    pub fn zero_id_null(response: &mut Map<String, Value>) {
+        if let Some(id) = response.get_mut("id") {
+            if id.as_i64() == Some(0) {
+                *id = Value::Null;
+            }
+        }
+    }
+
+    /// `MethodNotFoundNoMessage`: the -32601 error has no `message`.
+    pub fn no_message_on_32601(response: &mut Map<String, Value>) {
+        if let Some(Value::Object(error)) = response.get_mut("error") {
+            if error.get("code") == Some(&Value::from(-32601)) {
+                error.shift_remove("message");
+            }
+        }
+    }
+
+    /// `BlobUnpadded`: the fixtures' base64 payloads lose their `=` padding in every result.
+    pub fn unpad_results(response: &mut Map<String, Value>) {
+        if let Some(result) = response.get_mut("result") {
+            unpad(result);
+        }
+    }
+
+    fn unpad(value: &mut Value) {
+        match value {
+            Value::String(text)
+                if text == crate::fixtures::PIXEL_PNG || text == crate::fixtures::SILENCE_WAV =>
+            {
+                *text = text.trim_end_matches('=').to_string();
+            }
+            Value::Array(items) => items.iter_mut().for_each(unpad),
+            Value::Object(members) => members.values_mut().for_each(unpad),
+            _ => {}
+        }
     }
 }

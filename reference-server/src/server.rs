@@ -1456,40 +1456,20 @@ impl Server {
         }
     }
 
-    fn result(&self, id: Value, mut result: Value) -> Value {
-        if self.quirks.has(Quirk::BlobUnpadded) {
-            unpad(&mut result);
-        }
-        json!({"jsonrpc": "2.0", "id": self.reply_id(id), "result": result})
+    fn result(&self, id: Value, result: Value) -> Value {
+        self.quirks
+            .rewrite(json!({"jsonrpc": "2.0", "id": id, "result": result}))
     }
 
     fn error(&self, id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
         let mut error = Map::new();
         error.insert("code".into(), json!(code));
-        if !(code == -32601 && self.quirks.has(Quirk::MethodNotFoundNoMessage)) {
-            error.insert("message".into(), json!(message));
-        }
+        error.insert("message".into(), json!(message));
         if let Some(data) = data {
             error.insert("data".into(), data);
         }
-        let mut reply = Map::new();
-        if !self.quirks.has(Quirk::JsonrpcMissingOnErrors) {
-            reply.insert("jsonrpc".into(), json!("2.0"));
-        }
-        reply.insert("id".into(), self.reply_id(id));
-        reply.insert("error".into(), Value::Object(error));
-        if self.quirks.has(Quirk::ErrorWithNullResult) {
-            reply.insert("result".into(), Value::Null);
-        }
-        Value::Object(reply)
-    }
-
-    fn reply_id(&self, id: Value) -> Value {
-        if self.quirks.has(Quirk::ZeroIdNull) && id == json!(0) {
-            Value::Null
-        } else {
-            id
-        }
+        self.quirks
+            .rewrite(json!({"jsonrpc": "2.0", "id": id, "error": error}))
     }
 }
 
@@ -1558,17 +1538,5 @@ fn complete(params: &Value) -> Outcome {
             Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
         }
         None => Err((-32602, "Invalid params: unknown reference".into(), None)),
-    }
-}
-
-/// Strips the `=` padding of the fixtures' base64 payloads wherever they occur in a result.
-fn unpad(value: &mut Value) {
-    match value {
-        Value::String(text) if text == fixtures::PIXEL_PNG || text == fixtures::SILENCE_WAV => {
-            *text = text.trim_end_matches('=').to_string();
-        }
-        Value::Array(items) => items.iter_mut().for_each(unpad),
-        Value::Object(members) => members.values_mut().for_each(unpad),
-        _ => {}
     }
 }

@@ -91,26 +91,16 @@ fn evaluate_step(
     let actual = describe(exchange, record.is_request);
     let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
     let message = reply_message(exchange);
-    let lookup = |name: &str| -> Option<Value> {
-        if let Some(pointer) = name.strip_prefix("sent") {
-            return sent.as_ref()?.pointer(pointer).cloned();
-        }
-        if let Some(pointer) = name.strip_prefix("reply") {
-            return message?.pointer(pointer).cloned();
-        }
-        if name == "protocolVersion" {
-            return Some(Value::from(env.version));
-        }
-        if name == "http_status" {
-            return exchange
-                .http
-                .as_ref()
-                .map(|h| Value::from(h.status.to_string()));
-        }
-        name.strip_prefix("capture.")
-            .and_then(|c| env.captures.get(c).cloned())
-            .or_else(|| template::tool_value(env.tools, name))
+    let fill = template::Fill {
+        version: env.version,
+        captures: Some(env.captures),
+        tools: env.tools,
+        sent: sent.as_ref(),
+        reply: message,
+        http_status: exchange.http.as_ref().map(|h| h.status),
+        ..template::Fill::default()
     };
+    let lookup = |name: &str| fill.lookup(name);
     let seen = env.seen(records);
     for rule in &check.rules {
         if super::query::holds(&rule.when, exchange, seen, &lookup) {

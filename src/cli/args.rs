@@ -159,11 +159,11 @@ pub struct RunArgs {
     /// Use this protocol version instead of negotiating the newest.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
-    /// Also run the fixture checks of this profile: `everything` calls the official conformance
+    /// Also run the fixture checks of this set: `everything` calls the official conformance
     /// suite's fixture tools, resources and prompts (`test_simple_text`, `test://static-text`, …),
-    /// which the server must implement.
-    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
-    pub fixture_profile: Option<String>,
+    /// which the server must implement. (`--profile` is an older name for it.)
+    #[arg(long = "fixtures", alias = "profile", value_name = "SET", value_parser = ["everything"])]
+    pub fixtures: Option<String>,
     /// Also validate every result with the official schema files in DIR (`<version>.json`, as
     /// published under schema/<version>/schema.json in the specification repository).
     #[arg(long, value_name = "DIR")]
@@ -235,9 +235,9 @@ pub struct CompareArgs {
     /// Seconds a stdio server may take to answer its first request [default: 20].
     #[arg(long, value_name = "SECS")]
     pub startup_timeout: Option<f64>,
-    /// Also run the fixture checks of this profile (`everything`) against every server.
-    #[arg(long = "profile", value_name = "PROFILE", value_parser = ["everything"])]
-    pub fixture_profile: Option<String>,
+    /// Also run the fixture checks of this set (`everything`) against every server.
+    #[arg(long = "fixtures", alias = "profile", value_name = "SET", value_parser = ["everything"])]
+    pub fixtures: Option<String>,
     /// Use this protocol version with every server instead of negotiating.
     #[arg(long, value_name = "VERSION")]
     pub spec_version: Option<String>,
@@ -292,8 +292,9 @@ pub struct GradingArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// The grading profile: the set of checks that count toward the verdict [default: the newest].
-    #[arg(long, value_name = "VERSION")]
-    pub profile_version: Option<String>,
+    /// (`--profile-version` is an older name for it.)
+    #[arg(long, alias = "profile-version", value_name = "PROFILE")]
+    pub grading_profile: Option<String>,
 }
 
 /// `mcpcheck merge`.

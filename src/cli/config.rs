@@ -78,8 +78,9 @@ pub struct ConfigFile {
     pub startup_timeout: Option<f64>,
     /// `--exit-grace`.
     pub exit_grace: Option<f64>,
-    /// `--profile`.
-    pub profile: Option<String>,
+    /// `--fixtures` (`profile` is an older name for it).
+    #[serde(alias = "profile")]
+    pub fixtures: Option<String>,
     /// `--official-schemas`.
     pub official_schemas: Option<PathBuf>,
     /// `--call-tools`.
@@ -104,8 +105,9 @@ pub struct ConfigFile {
     pub strict: bool,
     /// `--baseline`.
     pub baseline: Option<PathBuf>,
-    /// `--profile-version`.
-    pub profile_version: Option<String>,
+    /// `--grading-profile` (`profile-version` is an older name for it).
+    #[serde(alias = "profile-version")]
+    pub grading_profile: Option<String>,
     /// The outputs.
     #[serde(default)]
     pub output: OutputFile,

@@ -89,7 +89,7 @@ mod tests {
             .resolve()
             .is_err());
         assert!(args(&["--stdio", "x", "--timeout", "0"]).resolve().is_err());
-        assert!(args(&["--stdio", "x", "--profile-version", "1999.01"])
+        assert!(args(&["--stdio", "x", "--grading-profile", "1999.01"])
             .resolve()
             .is_err());
         assert!(

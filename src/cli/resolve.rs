@@ -124,7 +124,7 @@ impl CompareArgs {
                 timeout: self.timeout,
                 startup_timeout: server.startup_timeout.or(self.startup_timeout),
                 exit_grace: server.exit_grace,
-                fixture_profile: self.fixture_profile.clone(),
+                fixtures: self.fixtures.clone(),
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
                 scenarios: ScenarioArgs {
@@ -156,14 +156,14 @@ pub type GradingParts = (bool, Option<(Baseline, String)>, &'static Profile);
 impl GradingArgs {
     /// Resolves the profile and reads the baseline.
     pub fn resolve(&self) -> Result<GradingParts, UsageError> {
-        let profile = match &self.profile_version {
+        let profile = match &self.grading_profile {
             None => profile::latest(),
             Some(name) => profile::find(name).ok_or_else(|| {
                 UsageError::Flag(format!(
-                    "--profile-version `{name}` is not a profile (known: {})",
-                    profile::PROFILES
+                    "--grading-profile `{name}` is not a grading profile (known: {})",
+                    profile::all()
                         .iter()
-                        .map(|p| p.name)
+                        .map(|p| p.name.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ))
@@ -336,12 +336,12 @@ impl RunArgs {
         self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
         self.spec_version = self.spec_version.or(file.spec_version);
-        self.fixture_profile = self.fixture_profile.or(file.profile);
+        self.fixtures = self.fixtures.or(file.fixtures);
         self.official_schemas = self.official_schemas.or(file.official_schemas);
         self.call_tools = self.call_tools.or(file.call_tools);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
-        self.grading.profile_version = self.grading.profile_version.or(file.profile_version);
+        self.grading.grading_profile = self.grading.grading_profile.or(file.grading_profile);
         let (o, out) = (file.output, &mut self.output);
         out.json = out.json.take().or(o.json);
         out.junit = out.junit.take().or(o.junit);
@@ -492,11 +492,11 @@ impl RunArgs {
                 )));
             }
         }
-        if let Some(profile) = &args.fixture_profile {
-            if !load::FIXTURE_PROFILES.contains(&profile.as_str()) {
+        if let Some(set) = &args.fixtures {
+            if !load::FIXTURE_SETS.contains(&set.as_str()) {
                 return Err(UsageError::Flag(format!(
-                    "unknown fixture profile `{profile}`; use {}",
-                    load::FIXTURE_PROFILES.join(", ")
+                    "unknown fixture set `{set}`; use {}",
+                    load::FIXTURE_SETS.join(", ")
                 )));
             }
         }
@@ -510,7 +510,7 @@ impl RunArgs {
             only: args.only.clone(),
             observer: None,
             shard,
-            fixture_profile: args.fixture_profile.clone(),
+            fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
             official_schemas: match &args.official_schemas {
                 None => None,

@@ -37,11 +37,12 @@ fn short(text: &str, max: usize) -> String {
 fn cell_text(cell: &Cell, width: usize) -> String {
     let observed = match cell.status {
         Some(Status::Pass) | Some(Status::Skip) | None => String::new(),
-        _ => cell
-            .observed
-            .clone()
-            .unwrap_or_default()
-            .replace("HTTP ", "H"),
+        Some(Status::Fail | Status::Error | Status::Warn | Status::NotTestable | Status::Info) => {
+            cell.observed
+                .clone()
+                .unwrap_or_default()
+                .replace("HTTP ", "H")
+        }
     };
     short(
         format!("{} {observed}", symbol(cell.status)).trim_end(),

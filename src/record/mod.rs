@@ -19,7 +19,10 @@ pub use transcript::{cut, Direction, HttpRecord, Transcript, WireFrame};
 pub use verdict::{CheckDef, Level, SpecRef, Status, Verdict};
 pub use version::{Era, VersionRange};
 
-/// The transports, as named in scenario files and reports.
+/// The transports, as named in scenario files and reports. The 2024-11-05 HTTP+SSE transport is
+/// `sse` there (its older, shorter name, kept so that reports and scenario files stay
+/// compatible); in the code it is `LegacySse`, never to be confused with the SSE responses of
+/// Streamable HTTP (the `http-sse-*` checks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TransportKind {
@@ -28,7 +31,8 @@ pub enum TransportKind {
     /// Streamable HTTP.
     Http,
     /// The HTTP+SSE transport of 2024-11-05 (a GET stream, and POSTs to the endpoint it names).
-    Sse,
+    #[serde(rename = "sse")]
+    LegacySse,
 }
 
 impl std::fmt::Display for TransportKind {
@@ -36,7 +40,7 @@ impl std::fmt::Display for TransportKind {
         f.write_str(match self {
             TransportKind::Stdio => "stdio",
             TransportKind::Http => "http",
-            TransportKind::Sse => "sse",
+            TransportKind::LegacySse => "sse",
         })
     }
 }

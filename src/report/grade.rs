@@ -233,7 +233,9 @@ mod tests {
 
     /// The first profile: it grades `stdio-framing` and `jsonrpc-version-field`, not the later
     /// `jsonrpc-response-once` (each says so in its `since`).
-    static PROFILE: &Profile = &crate::profile::PROFILES[0];
+    fn first() -> &'static Profile {
+        &crate::profile::all()[0]
+    }
 
     #[test]
     fn checks_outside_the_profile_do_not_fail_the_run() {
@@ -241,12 +243,12 @@ mod tests {
             ("stdio-framing", Status::Pass, "built-in"),
             ("jsonrpc-response-once", Status::Fail, "built-in"),
         ]);
-        let g = Grading::apply(&r, PROFILE, false, None);
+        let g = Grading::apply(&r, first(), false, None);
         assert_eq!(g.exit_code, exit::SUCCESS);
         assert_eq!(g.ungraded, ["jsonrpc-response-once"]);
         let r = report(&[("mine", Status::Fail, "my/x.toml:1")]);
         assert_eq!(
-            Grading::apply(&r, PROFILE, false, None).exit_code,
+            Grading::apply(&r, first(), false, None).exit_code,
             exit::FAILURES,
             "user checks are always graded"
         );
@@ -256,11 +258,11 @@ mod tests {
     fn strict_makes_warnings_fail() {
         let r = report(&[("stdio-framing", Status::Warn, "built-in")]);
         assert_eq!(
-            Grading::apply(&r, PROFILE, false, None).exit_code,
+            Grading::apply(&r, first(), false, None).exit_code,
             exit::SUCCESS
         );
         assert_eq!(
-            Grading::apply(&r, PROFILE, true, None).exit_code,
+            Grading::apply(&r, first(), true, None).exit_code,
             exit::FAILURES
         );
     }
@@ -278,7 +280,7 @@ mod tests {
         let listed_failing = report(&[("stdio-framing", Status::Fail, "built-in")]);
         let g = Grading::apply(
             &listed_failing,
-            PROFILE,
+            first(),
             false,
             Some((&baseline, "b.toml".into())),
         );
@@ -292,7 +294,7 @@ mod tests {
         ]);
         let g = Grading::apply(
             &unlisted,
-            PROFILE,
+            first(),
             false,
             Some((&baseline, "b.toml".into())),
         );
@@ -303,7 +305,7 @@ mod tests {
         let now_passing = report(&[("stdio-framing", Status::Pass, "built-in")]);
         let g = Grading::apply(
             &now_passing,
-            PROFILE,
+            first(),
             false,
             Some((&baseline, "b.toml".into())),
         );

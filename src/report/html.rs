@@ -142,7 +142,7 @@ fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResul
         Mark::Expected => " <span class=\"tag\">expected by the baseline</span>",
         Mark::Stale => " <span class=\"tag\">stale baseline entry</span>",
         Mark::Ungraded => " <span class=\"tag\">not graded by this profile</span>",
-        _ => "",
+        Mark::Graded | Mark::Failing => "",
     };
     let status = check.status.as_str();
     let _ = writeln!(

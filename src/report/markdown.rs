@@ -141,7 +141,8 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
     let tag = match mark {
         Mark::Expected => " — expected by the baseline",
         Mark::Ungraded => " — not graded by this profile",
-        _ => "",
+        Mark::Stale => " — stale baseline entry",
+        Mark::Graded | Mark::Failing => "",
     };
     let derived = if check.derived { ", derived" } else { "" };
     let _ = writeln!(

@@ -38,7 +38,7 @@ pub fn render(report: &Report) -> String {
                 let prefix = match check.status {
                     Status::NotTestable => "Not testable: ",
                     Status::Error => "Harness error: ",
-                    _ => "",
+                    Status::Fail | Status::Warn | Status::Info | Status::Skip | Status::Pass => "",
                 };
                 entry["errorMessage"] = json!(format!("{prefix}{}", check.message));
             }

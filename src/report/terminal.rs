@@ -60,7 +60,12 @@ pub fn render(report: &Report, color: bool, width: u16) -> String {
             }
             let summary = match check.status {
                 Status::Skip => format!("{} (skipped: {})", check.title, check.message),
-                _ => check.title.clone(),
+                Status::Fail
+                | Status::Error
+                | Status::Warn
+                | Status::NotTestable
+                | Status::Info
+                | Status::Pass => check.title.clone(),
             };
             table.add_row(vec![
                 status,

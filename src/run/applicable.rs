@@ -14,10 +14,10 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
             transport::describe(&requires.transports)
         ));
     }
-    if let Some(profile) = &requires.profile {
-        if context.fixture_profile.as_ref() != Some(profile) {
+    if let Some(set) = &requires.fixtures {
+        if context.fixtures.as_ref() != Some(set) {
             return Some(format!(
-                "a fixture check of the `{profile}` profile (run with --profile {profile} against a server with those fixtures)"
+                "a fixture check of the `{set}` fixtures (run with --fixtures {set} against a server that has them)"
             ));
         }
     }

@@ -67,8 +67,8 @@ pub struct RunConfig {
     pub observer: Option<Observer>,
     /// Run only this slice of the scenarios: `(k, n)` is shard k of n, 1-based.
     pub shard: Option<(usize, usize)>,
-    /// The fixture profile selected with `--profile` (`everything`): its scenarios run.
-    pub fixture_profile: Option<String>,
+    /// The fixture set selected with `--fixtures` (`everything`): its scenarios run.
+    pub fixtures: Option<String>,
     /// Official schema files to validate results with too (`--official-schemas`).
     pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
     /// Which discovered tools mcpcheck may call (`--call-tools`); none when not given.
@@ -147,8 +147,8 @@ struct Context {
     /// inputSchema (`{{probe.name}}`, `{{probe.arguments}}`).
     probe: Option<(String, Value)>,
     token: String,
-    /// The fixture profile the run selected.
-    fixture_profile: Option<String>,
+    /// The fixture set the run selected.
+    fixtures: Option<String>,
     /// stdio servers started ahead for the scenarios that need a connection of their own.
     prestart: Prestart,
 }
@@ -366,9 +366,9 @@ async fn run_started(config: RunConfig) -> Report {
             .filter(|(_, s)| transport::allows(&s.requires.transports, TransportKind::Stdio))
             .filter(|(_, s)| {
                 s.requires
-                    .profile
+                    .fixtures
                     .as_ref()
-                    .is_none_or(|p| config.fixture_profile.as_ref() == Some(p))
+                    .is_none_or(|p| config.fixtures.as_ref() == Some(p))
             })
             .map(|(index, _)| *index)
             .collect(),
@@ -393,10 +393,10 @@ async fn run_started(config: RunConfig) -> Report {
         let exit = main.close().await;
         // What the HTTP+SSE stream showed before the run ended (an endpoint at another origin
         // ends it) is judged even so: the report says why the server could not be tested.
-        if config.target.kind() == TransportKind::Sse {
+        if config.target.kind() == TransportKind::LegacySse {
             let transcripts = [take_transcript(&main)];
             let input = wire::WireInput {
-                transport: TransportKind::Sse,
+                transport: TransportKind::LegacySse,
                 transcripts: &transcripts,
                 main_exit: exit.as_ref(),
                 official: None,
@@ -483,7 +483,7 @@ async fn run_started(config: RunConfig) -> Report {
         prompts,
         resources,
         token: token(),
-        fixture_profile: config.fixture_profile.clone(),
+        fixtures: config.fixtures.clone(),
         prestart,
     });
 

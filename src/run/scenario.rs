@@ -209,21 +209,16 @@ impl StepRunner<'_> {
         let copies = step.concurrent.max(1);
         let context = self.context;
         let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
-            let lookup = |name: &str| -> Option<Value> {
-                match name {
-                    "protocolVersion" => Some(Value::from(self.version)),
-                    "token" => Some(Value::from(context.token.clone())),
-                    "copy" => Some(Value::from(copy)),
-                    "probe.name" => context.probe.as_ref().map(|(n, _)| Value::from(n.clone())),
-                    "probe.arguments" => context.probe.as_ref().map(|(_, a)| a.clone()),
-                    _ => name
-                        .strip_prefix("capture.")
-                        .and_then(|c| captures.get(c).cloned())
-                        .or_else(|| {
-                            crate::scenario::template::tool_value(context.tools.as_ref(), name)
-                        }),
-                }
+            let fill = crate::scenario::template::Fill {
+                version: self.version,
+                token: Some(&context.token),
+                copy: Some(copy),
+                probe: context.probe.as_ref(),
+                captures: Some(captures),
+                tools: context.tools.as_ref(),
+                ..Default::default()
             };
+            let lookup = |name: &str| fill.lookup(name);
             let unresolved = |name: String| {
                 let why = if name.starts_with("capture.") {
                     " (the earlier step it is captured from did not have it)"

@@ -91,10 +91,11 @@ pub struct RequiresFile {
     /// `handshake` or `stateless`.
     #[serde(default)]
     pub era: Option<Spanned<String>>,
-    /// A fixture profile (`everything`): the scenario runs only when the run selects it with
-    /// `--profile`, against a server that implements that profile's fixtures.
-    #[serde(default)]
-    pub profile: Option<Spanned<String>>,
+    /// A fixture set (`everything`): the scenario runs only when the run selects it with
+    /// `--fixtures`, against a server that implements those fixtures (`profile` is an older
+    /// name for it).
+    #[serde(default, alias = "profile")]
+    pub fixtures: Option<Spanned<String>>,
     /// The scenario calls a tool the server lists (`{{probe.name}}`): it runs only when the user
     /// allows that with `--call-tools`.
     #[serde(default)]

@@ -21,8 +21,8 @@ use crate::record::version::KNOWN_VERSIONS;
 use crate::record::TransportKind;
 use crate::record::{Era, VersionRange};
 
-/// The fixture profiles a scenario may require (`requires.profile`) and `--profile` selects.
-pub const FIXTURE_PROFILES: &[&str] = &["everything"];
+/// The fixture sets a scenario may require (`requires.fixtures`) and `--fixtures` selects.
+pub const FIXTURE_SETS: &[&str] = &["everything"];
 
 /// A problem in a scenario file, with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,18 +167,16 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
                 }
             }),
         },
-        profile: match &file.requires.profile {
+        fixtures: match &file.requires.fixtures {
             None => None,
-            Some(p) if FIXTURE_PROFILES.contains(&p.get_ref().as_str()) => {
-                Some(p.get_ref().clone())
-            }
+            Some(p) if FIXTURE_SETS.contains(&p.get_ref().as_str()) => Some(p.get_ref().clone()),
             Some(p) => {
                 return Err(source.at(
                     p,
                     format!(
-                        "unknown fixture profile `{}`; use {}",
+                        "unknown fixture set `{}`; use {}",
                         p.get_ref(),
-                        FIXTURE_PROFILES.join(", ")
+                        FIXTURE_SETS.join(", ")
                     ),
                 ))
             }
@@ -241,11 +239,11 @@ fn transports(source: &Source, t: &Spanned<toml::Value>) -> Result<Vec<Transport
         let kind = match name.as_str() {
             Some("stdio") => TransportKind::Stdio,
             Some("http") => TransportKind::Http,
-            Some("sse") => TransportKind::Sse,
+            Some("sse" | "legacy-sse") => TransportKind::LegacySse,
             Some(other) => {
                 return Err(source.at(
                     t,
-                    format!("unknown transport `{other}`; use `stdio`, `http` or `sse`"),
+                    format!("unknown transport `{other}`; use `stdio`, `http` or `sse` (the 2024-11-05 HTTP+SSE transport; `legacy-sse` names it too)"),
                 ))
             }
             None => return Err(source.at(

@@ -60,8 +60,8 @@ pub struct Requires {
     pub transports: Vec<TransportKind>,
     /// The era.
     pub era: Option<Era>,
-    /// The fixture profile the run must select (`everything`).
-    pub profile: Option<String>,
+    /// The fixture set the run must select (`everything`).
+    pub fixtures: Option<String>,
     /// The scenario calls a discovered tool: it runs only under `--call-tools`.
     pub call_tools: bool,
 }

@@ -54,12 +54,13 @@ pub fn scenario_schema() -> Value {
             "versions": { "type": "string" },
             "transport": {
                 "anyOf": [
-                    { "enum": ["stdio", "http", "sse"] },
-                    { "type": "array", "minItems": 1, "items": { "enum": ["stdio", "http", "sse"] } }
+                    { "enum": ["stdio", "http", "sse", "legacy-sse"] },
+                    { "type": "array", "minItems": 1, "items": { "enum": ["stdio", "http", "sse", "legacy-sse"] } }
                 ]
             },
             "era": { "enum": ["handshake", "stateless"] },
-            "profile": { "type": "string" },
+            "fixtures": { "enum": ["everything"] },
+            "profile": { "enum": ["everything"], "description": "an older name for fixtures" },
             "call_tools": { "type": "boolean" }
         }
     });

@@ -44,6 +44,56 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     ))
 }
 
+/// Everything a placeholder can name, in one place: the steps fill what they send from it, and
+/// the rules their expected values and messages. What a context does not have (a step has no
+/// reply yet; a rule has no `copy`) names nothing there.
+#[derive(Clone, Copy, Default)]
+pub struct Fill<'a> {
+    /// `{{protocolVersion}}`: the negotiated version.
+    pub version: &'a str,
+    /// `{{token}}`: the run's random token.
+    pub token: Option<&'a str>,
+    /// `{{copy}}`: which copy of a `concurrent` step (1, 2, …).
+    pub copy: Option<usize>,
+    /// `{{probe.name}}`, `{{probe.arguments}}`: the tool chosen for the invalid-arguments probe.
+    pub probe: Option<&'a (String, Value)>,
+    /// `{{capture.NAME}}`.
+    pub captures: Option<&'a std::collections::HashMap<String, Value>>,
+    /// `{{tool.NAME/POINTER}}`: the tools the run listed.
+    pub tools: Option<&'a std::collections::HashMap<String, Value>>,
+    /// `{{sent/POINTER}}` (rules): the message the step sent.
+    pub sent: Option<&'a Value>,
+    /// `{{reply/POINTER}}` (rules): the message that answered it.
+    pub reply: Option<&'a Value>,
+    /// `{{http_status}}` (rules): the HTTP status of the step's response.
+    pub http_status: Option<u16>,
+}
+
+impl Fill<'_> {
+    /// The value a placeholder name stands for here, if it has one.
+    pub fn lookup(&self, name: &str) -> Option<Value> {
+        match name {
+            "protocolVersion" => return Some(Value::from(self.version)),
+            "token" => return self.token.map(Value::from),
+            "copy" => return self.copy.map(Value::from),
+            "probe.name" => return self.probe.map(|(n, _)| Value::from(n.clone())),
+            "probe.arguments" => return self.probe.map(|(_, a)| a.clone()),
+            "http_status" => return self.http_status.map(|s| Value::from(s.to_string())),
+            _ => {}
+        }
+        if let Some(pointer) = name.strip_prefix("sent") {
+            return self.sent?.pointer(pointer).cloned();
+        }
+        if let Some(pointer) = name.strip_prefix("reply") {
+            return self.reply?.pointer(pointer).cloned();
+        }
+        if let Some(capture) = name.strip_prefix("capture.") {
+            return self.captures?.get(capture).cloned();
+        }
+        tool_value(self.tools, name)
+    }
+}
+
 /// Expands the placeholders of a message for people: a name without a value reads `(absent)`,
 /// so that no message shows a `{{…}}` unfilled.
 pub fn expand_message(text: &str, lookup: &dyn Fn(&str) -> Option<Value>) -> String {

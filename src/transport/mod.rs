@@ -29,7 +29,7 @@ impl Target {
     pub fn kind(&self) -> TransportKind {
         match self {
             Target::Stdio(_) => TransportKind::Stdio,
-            Target::Http(spec) if spec.legacy_sse => TransportKind::Sse,
+            Target::Http(spec) if spec.legacy_sse => TransportKind::LegacySse,
             Target::Http(_) => TransportKind::Http,
         }
     }

@@ -70,7 +70,7 @@ fn usage_errors_exit_2() {
         // A --check that selects nothing would give a green run that checked nothing.
         &["run", "--stdio", "x", "--check", "*-undeclared-*"],
         &["run", "--stdio", "x", "--check", "no-such-check"],
-        &["run", "--stdio", "x", "--profile", "nothing"],
+        &["run", "--stdio", "x", "--fixtures", "nothing"],
         &["frobnicate"],
     ] {
         let out = output(args);

@@ -8,11 +8,18 @@ use crate::support::{mcpcheck, run_json, stdio_command, HttpServer};
 /// The quirks that give a run one failure and one warning.
 const FAIL_AND_WARN: &[&str] = &["missing-resource-empty-contents", "unknown-tool-is-error"];
 
-/// Runs against the reference server with these quirks, writing every format into `dir`.
+/// Runs the whole library against the reference server with these quirks, writing every format
+/// into `dir`.
 fn run_all_formats(dir: &Path, quirks: &[&str]) -> (i32, Value) {
+    run_all_formats_with(dir, quirks, &[])
+}
+
+/// The same with more flags (the snapshot library).
+fn run_all_formats_with(dir: &Path, quirks: &[&str], flags: &[&str]) -> (i32, Value) {
     let command = stdio_command(quirks);
     let d = |name: &str| dir.join(name).display().to_string();
     let mut args = vec!["run", "--stdio", &command, "-q", "--json", "-"];
+    args.extend(flags);
     let (junit, markdown, html, badge, official) = (
         d("junit.xml"),
         d("report.md"),
@@ -307,10 +314,12 @@ fn a_config_file_makes_the_ci_job_just_mcpcheck_run() {
 /// The report of a run, with the fields that vary between runs fixed.
 fn stable_report() -> Report {
     let dir = tempfile::tempdir().unwrap();
-    let (_, mut report) = run_all_formats(dir.path(), FAIL_AND_WARN);
+    let (_, mut report) =
+        run_all_formats_with(dir.path(), FAIL_AND_WARN, crate::support::SNAPSHOT_LIBRARY);
     crate::support::scrub_volatile(&mut report);
     report["startedAt"] = "2026-11-22T00:00:00Z".into();
     report["durationMs"] = 500.into();
+    report["grading"]["profile"] = "latest".into();
     report["target"]["command"] = serde_json::json!([
         "reference-server",
         "--quirk",
@@ -332,6 +341,65 @@ fn stable_report() -> Report {
         }
     }
     serde_json::from_value(report).unwrap()
+}
+
+/// The whole library's reports, checked by what must hold of them rather than by snapshot: every
+/// check in the Markdown and the HTML, every problem with its evidence.
+#[test]
+fn whole_library_reports_show_every_check_and_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, report) = run_all_formats(dir.path(), FAIL_AND_WARN);
+    assert_eq!(code, 1);
+    let markdown = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    assert!(checks.len() > 150, "{} checks", checks.len());
+    let mut tally = std::collections::BTreeMap::<String, u64>::new();
+    for check in checks {
+        let id = check["id"].as_str().unwrap();
+        let status = check["status"].as_str().unwrap();
+        *tally.entry(status.to_string()).or_default() += 1;
+        assert!(markdown.contains(id), "{id} is not in the Markdown");
+        assert!(html.contains(id), "{id} is not in the HTML");
+        assert!(
+            ["MUST", "SHOULD", "MAY"].contains(&check["level"].as_str().unwrap()),
+            "{id}"
+        );
+        let spec = check["spec"].as_array().unwrap();
+        assert!(!spec.is_empty(), "{id} cites nothing");
+        assert!(
+            spec.iter()
+                .all(|s| s["url"].as_str().is_some_and(|u| u.starts_with("https://"))),
+            "{id}: {spec:?}"
+        );
+        assert!(!check["source"].as_str().unwrap().is_empty(), "{id}");
+        if status == "fail" || status == "warn" {
+            let expected = check["expected"].as_str().unwrap();
+            assert!(
+                markdown.contains(expected),
+                "{id}: expected not in the Markdown"
+            );
+            assert!(
+                !check["evidence"].as_array().unwrap().is_empty(),
+                "{id}: no evidence"
+            );
+        }
+    }
+    let summary = &report["summary"];
+    for (status, key) in [
+        ("pass", "pass"),
+        ("fail", "fail"),
+        ("warn", "warn"),
+        ("skip", "skip"),
+    ] {
+        assert_eq!(
+            summary[key].as_u64().unwrap_or(0),
+            tally.get(status).copied().unwrap_or(0),
+            "summary.{key}"
+        );
+    }
+    assert_eq!(tally["fail"], 1, "{tally:?}");
+    assert!(tally["warn"] >= 1, "{tally:?}");
 }
 
 #[test]

@@ -36,7 +36,7 @@ fn a_tools_only_server_scores_full_marks() {
 #[test]
 fn a_missing_fixture_tool_answered_with_is_error_fails() {
     let command = tools_only("--quirk unknown-tool-is-error");
-    let (code, report, _) = run_json(&["--stdio", &command, "--profile", "everything", "-q"]);
+    let (code, report, _) = run_json(&["--stdio", &command, "--fixtures", "everything", "-q"]);
     assert_eq!(code, 1);
     let checks = report["checks"].as_array().unwrap();
     let content = checks
@@ -59,7 +59,7 @@ fn a_missing_fixture_tool_answered_with_is_error_fails() {
     );
     // The same server with the fixtures passes them.
     let command = format!("{} --capabilities tools", reference_server().display());
-    let (_, report, _) = run_json(&["--stdio", &command, "--profile", "everything", "-q"]);
+    let (_, report, _) = run_json(&["--stdio", &command, "--fixtures", "everything", "-q"]);
     let all = statuses(&report);
     assert_eq!(all["everything-tool-content"], "pass");
     assert_eq!(all["everything-tool-error"], "pass");

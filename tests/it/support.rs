@@ -199,3 +199,14 @@ fn volatile_parts_are_scrubbed() {
         ]})
     );
 }
+
+/// The flags that run the fixed snapshot library (tests/snapshot-library) instead of mcpcheck's
+/// own: a snapshot over it changes only when a report format does, not when a check is added.
+pub const SNAPSHOT_LIBRARY: &[&str] = &[
+    "--no-builtin",
+    "--scenarios",
+    // Relative (tests run in the package's folder), so the sources in the snapshots are too.
+    "tests/snapshot-library",
+    "--check",
+    "snap-*",
+];

@@ -130,7 +130,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         derived: true,
         spec: &[("2025-11-25", "basic/index#responses")],
         expect: "one response to each request: no second response with the id of a request already answered",
-        transports: &[TransportKind::Stdio, TransportKind::Sse],
+        transports: &[TransportKind::Stdio, TransportKind::LegacySse],
         explain: "Responses are sent in reply to requests, one to each; a client matches a response to its request by id, and a second response with the same id would be taken for the answer to a later request (which mcpcheck does not do). Neither MCP nor JSON-RPC 2.0 says 'exactly once' in so many words, so this is derived and at most a warning. Over stdio and HTTP+SSE mcpcheck counts, per connection, the responses to every id it sent; over Streamable HTTP a response redelivered on a resumed stream is not a duplicate, so that transport is not judged here.",
         idle: Some("mcpcheck got no response over a stream transport"),
         judge: jsonrpc_response_once,

@@ -15,7 +15,7 @@ pub(super) fn resolve_step(
         Some(m) => match m.get_ref().as_str() {
             "GET" | "DELETE" | "POST" if transports == [TransportKind::Http] => Some(m.get_ref().clone()),
             // HTTP+SSE: a GET opens the SSE endpoint once more, as a probe.
-            "GET" if transports == [TransportKind::Sse] => Some(m.get_ref().clone()),
+            "GET" if transports == [TransportKind::LegacySse] => Some(m.get_ref().clone()),
             "GET" | "DELETE" | "POST" => {
                 return Err(source.at(m, "`http_method` needs the scenario to require the http transport (`transport = \"http\"` in [requires]), or for GET the sse transport"))
             }

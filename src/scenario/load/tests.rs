@@ -143,15 +143,15 @@ fn transport_names_one_transport_or_a_list() {
         )
     };
     let one = parse("demo.toml", &with("\"sse\"")).unwrap();
-    assert_eq!(one.requires.transports, [TransportKind::Sse]);
+    assert_eq!(one.requires.transports, [TransportKind::LegacySse]);
     let two = parse("demo.toml", &with("[\"stdio\", \"sse\", \"stdio\"]")).unwrap();
     assert_eq!(
         two.requires.transports,
-        [TransportKind::Stdio, TransportKind::Sse]
+        [TransportKind::Stdio, TransportKind::LegacySse]
     );
     assert_eq!(
         two.checks[0].def.transports,
-        [TransportKind::Stdio, TransportKind::Sse]
+        [TransportKind::Stdio, TransportKind::LegacySse]
     );
     // Over HTTP+SSE a step may GET (a probe of the SSE endpoint), and nothing else.
     let get = with("\"sse\"")
