@@ -5,6 +5,15 @@
 //! stream when it produces notifications before its response. Origin is validated; sessions are
 //! minted on `initialize`.
 
+mod headers;
+use headers::{
+    body_names, param_header_problem, stateless_header_problem, stateless_status,
+    zone_header_problem,
+};
+mod streams;
+pub(crate) use streams::event_stream;
+use streams::{empty_stream, get_stream, sse_response};
+
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -507,72 +516,6 @@ async fn respond(
     json_response(state, status, body, id_header)
 }
 
-/// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
-/// unknown method is 404 (2026-07-28, Streamable HTTP).
-fn stateless_status(body: &Value) -> StatusCode {
-    match body.pointer("/error/code").and_then(Value::as_i64) {
-        Some(-32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
-        Some(-32601) => StatusCode::NOT_FOUND,
-        _ => StatusCode::OK,
-    }
-}
-
-/// What is wrong with a stateless request's routing headers, if anything: `MCP-Protocol-Version`
-/// must equal `_meta`'s version, `Mcp-Method` the method, and `Mcp-Name` the tool, prompt or
-/// resource named (2026-07-28).
-fn stateless_header_problem(
-    quirks: &crate::quirks::Quirks,
-    message: &Value,
-    protocol_version: &str,
-    mcp_method: &Option<String>,
-    mcp_name: &Option<String>,
-) -> Option<String> {
-    let method = message.get("method").and_then(Value::as_str)?;
-    let params = message.get("params");
-    let body_version = params
-        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
-        .and_then(Value::as_str);
-    let unchecked =
-        protocol_version.is_empty() && quirks.has(Quirk::StatelessProtocolHeaderOptional);
-    if let (Some(body_version), false) = (body_version, unchecked) {
-        if protocol_version != body_version {
-            return Some(format!(
-                "Header mismatch: MCP-Protocol-Version `{protocol_version}` differs from _meta protocolVersion `{body_version}`"
-            ));
-        }
-    }
-    if mcp_method.as_deref() != Some(method) {
-        return Some(format!(
-            "Header mismatch: Mcp-Method must be `{method}`, got {mcp_method:?}"
-        ));
-    }
-    let named = match method {
-        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-        "resources/read" => params.and_then(|p| p.get("uri")),
-        // The tasks extension routes by task.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => params.and_then(|p| p.get("taskId")),
-        _ => None,
-    }
-    .and_then(Value::as_str);
-    if let (Some(named), false) = (named, quirks.has(Quirk::StatelessIgnoreMcpName)) {
-        let header = match mcp_name.as_deref() {
-            Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
-                match decode_sentinel(value) {
-                    Ok(decoded) => Some(decoded),
-                    Err(problem) => return Some(problem),
-                }
-            }
-            other => other.map(str::to_string),
-        };
-        if header.as_deref() != Some(named) {
-            return Some(format!(
-                "Header mismatch: Mcp-Name must be `{named}`, got {mcp_name:?}"
-            ));
-        }
-    }
-    None
-}
-
 fn new_session_id(state: &State) -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
@@ -583,122 +526,6 @@ fn new_session_id(state: &State) -> String {
     } else {
         id
     }
-}
-
-/// Whether a request is a `tools/call` of this tool.
-fn body_names(message: &Option<Value>, tool: &str) -> bool {
-    message.as_ref().is_some_and(|m| {
-        m.get("method") == Some(&json!("tools/call"))
-            && m.pointer("/params/name") == Some(&json!(tool))
-    })
-}
-
-/// Answers with an SSE stream: the notifications as they come, then the response, then the end.
-/// With `close_early`, the stream ends after the priming event; the rest is only kept for a GET
-/// with Last-Event-ID.
-#[allow(clippy::too_many_arguments)]
-fn sse_response(
-    state: &Arc<State>,
-    session: &Arc<Session>,
-    first: Option<Value>,
-    mut notes: mpsc::UnboundedReceiver<Value>,
-    work: tokio::task::JoinHandle<crate::server::Handled>,
-    prime: bool,
-    session_id: Option<String>,
-    close_early: bool,
-) -> Response<HttpBody> {
-    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
-    let stream = if state.server.quirks.has(Quirk::SseEventIdsPerStream) {
-        0
-    } else {
-        state.counter.fetch_add(1, Ordering::Relaxed)
-    };
-    let session = session.clone();
-    let quirks = state.server.quirks.clone();
-    session.live.lock().expect("live lock").insert(stream, None);
-    tokio::spawn(async move {
-        // Every event is kept in the session's store, for resumption with Last-Event-ID, and
-        // goes to a GET that resumed this stream, if one is listening.
-        let remember = |id: String, text: String| {
-            let mut events = session.events.lock().expect("events lock");
-            events.push((stream, id, text.clone()));
-            if let Some(Some(resumed)) = session.live.lock().expect("live lock").get(&stream) {
-                let _ = resumed.send(Bytes::from(text.clone()));
-            }
-            Bytes::from(text)
-        };
-        // A client that went away is not a cancellation: the work goes on and its events are
-        // kept (with the quirk, the call is stopped instead).
-        let abort = work.abort_handle();
-        let tx = std::sync::Mutex::new(Some(tx));
-        let send = |bytes: Bytes| {
-            let gone = tx
-                .lock()
-                .expect("stream lock")
-                .as_ref()
-                .is_none_or(|tx| tx.send(bytes).is_err());
-            if gone && !close_early && quirks.has(Quirk::DisconnectCancels) {
-                abort.abort();
-            }
-        };
-        if prime {
-            let id = format!("{stream}-0");
-            let retry = if quirks.has(Quirk::SseCloseWithoutRetry) {
-                ""
-            } else {
-                "retry: 1000\n"
-            };
-            send(remember(id.clone(), format!("id: {id}\n{retry}data:\n\n")));
-        }
-        if close_early {
-            // The server ends the stream here; the work goes on.
-            tx.lock().expect("stream lock").take();
-        }
-        let lose = close_early && quirks.has(Quirk::ReconnectionLosesResponse);
-        let mut n = 0u64;
-        let mut event = |data: &str| {
-            n += 1;
-            let id = format!("{stream}-{n}");
-            let text = format!("id: {id}\nevent: message\ndata: {data}\n\n");
-            if lose {
-                Bytes::from(text)
-            } else {
-                remember(id.clone(), text)
-            }
-        };
-        if let Some(first) = &first {
-            send(event(&first.to_string()));
-        }
-        while let Some(note) = notes.recv().await {
-            send(event(&note.to_string()));
-        }
-        if let Ok(handled) = work.await {
-            let body = if handled.batch {
-                Value::Array(handled.replies)
-            } else {
-                Value::Array(handled.replies).take_first()
-            };
-            if !body.is_null() {
-                send(event(&body.to_string()));
-            }
-        }
-        // The stream is over: a GET resuming it ends once it has what there was.
-        session.live.lock().expect("live lock").remove(&stream);
-        if quirks.has(Quirk::SseStreamLingers) {
-            tokio::time::sleep(std::time::Duration::from_secs(3)).await;
-        }
-        drop(tx);
-    });
-    let mut response = event_stream(rx);
-    let headers = response.headers_mut();
-    if !state.server.quirks.has(Quirk::StatelessSseBuffered) {
-        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    }
-    // An initialize answered as a stream still hands out the session id.
-    if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
-        headers.insert("mcp-session-id", id);
-    }
-    response
 }
 
 fn json_response(
@@ -757,35 +584,6 @@ pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody
     response
 }
 
-/// An SSE response (`text/event-stream`, not cached) whose events come from `rx`.
-pub(crate) fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> Response<HttpBody> {
-    let mut response = Response::new(ChannelBody(rx).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    response
-}
-
-/// A response body fed from a channel, for SSE streams.
-struct ChannelBody(mpsc::UnboundedReceiver<Bytes>);
-
-impl Body for ChannelBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
-    }
-}
-
 /// The first element of an array (or null), for the single-message case.
 trait TakeFirst {
     fn take_first(self) -> Value;
@@ -800,189 +598,9 @@ impl TakeFirst for Value {
     }
 }
 
-/// An `Mcp-Name` value as the name it stands for: a value of the form `=?base64?…?=` (the
-/// Base64 sentinel, for names a header cannot carry) is decoded; any other value is literal.
-fn decode_sentinel(value: &str) -> Result<String, String> {
-    let Some(encoded) = value
-        .strip_prefix("=?base64?")
-        .and_then(|v| v.strip_suffix("?="))
-    else {
-        return Ok(value.to_string());
-    };
-    let invalid = || format!("Header mismatch: Mcp-Name holds invalid Base64 `{encoded}`");
-    let mut bits: u32 = 0;
-    let mut count = 0;
-    let mut bytes = Vec::new();
-    let trimmed = encoded.trim_end_matches('=');
-    if encoded.len() % 4 != 0 || encoded.len() - trimmed.len() > 2 {
-        return Err(invalid());
-    }
-    for c in trimmed.bytes() {
-        let sextet = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(invalid()),
-        };
-        bits = (bits << 6) | u32::from(sextet);
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            bytes.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    String::from_utf8(bytes).map_err(|_| invalid())
-}
-
-/// What is wrong with the `Mcp-Param-Region` header of a call of `mcpcheck_region` (whose
-/// `region` argument is marked `x-mcp-header: Region`), if anything: it must be there when the
-/// argument is, and decode to the same value.
-fn param_header_problem(
-    message: &Value,
-    header: &Option<String>,
-    quirks: &crate::quirks::Quirks,
-) -> Option<String> {
-    let literal = quirks.has(Quirk::StatelessNoBase64Sentinel);
-    if message.get("method").and_then(Value::as_str) != Some("tools/call")
-        || message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region")
-    {
-        return None;
-    }
-    // A null or absent argument needs no header (with the quirk, it is required anyway).
-    let argument = match message.pointer("/params/arguments/region") {
-        Some(v) if !v.is_null() => v,
-        _ if quirks.has(Quirk::StatelessParamHeaderAlwaysRequired) && header.is_none() => {
-            return Some("Header mismatch: Mcp-Param-Region is required on every call".into())
-        }
-        _ => return None,
-    };
-    let Some(header) = header else {
-        return Some(
-            "Header mismatch: the argument `region` needs the header Mcp-Param-Region".into(),
-        );
-    };
-    let decoded = match decode_sentinel(header) {
-        _ if literal => header.clone(),
-        Ok(decoded) => decoded,
-        Err(problem) => return Some(problem.replace("Mcp-Name", "Mcp-Param-Region")),
-    };
-    let expected = match argument {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    (decoded != expected).then(|| {
-        format!("Header mismatch: Mcp-Param-Region is {decoded:?}, the argument `region` is {expected:?}")
-    })
-}
-
-/// What is wrong with the `Mcp-Param-Zone` header of a `mcpcheck_region` call, if anything:
-/// the integer argument `zone` compares numerically (`07` is 7), textually with the quirk.
-fn zone_header_problem(
-    message: &Value,
-    header: &Option<String>,
-    quirks: &crate::quirks::Quirks,
-) -> Option<String> {
-    if message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region") {
-        return None;
-    }
-    let zone = message
-        .pointer("/params/arguments/zone")
-        .filter(|v| !v.is_null())?;
-    let Some(header) = header else {
-        return Some("Header mismatch: the argument `zone` needs the header Mcp-Param-Zone".into());
-    };
-    let same = if quirks.has(Quirk::StatelessParamIntegerTextual) {
-        header == &zone.to_string()
-    } else {
-        header.trim().parse::<i64>().ok() == zone.as_i64()
-    };
-    (!same).then(|| {
-        format!("Header mismatch: Mcp-Param-Zone is {header:?}, the argument `zone` is {zone}")
-    })
-}
-
 /// The JSON-RPC message an SSE event as sent carries, if any.
 fn event_message(text: &str) -> Option<Value> {
     text.lines()
         .find_map(|line| line.strip_prefix("data: "))
         .and_then(|data| serde_json::from_str(data).ok())
-}
-
-/// An SSE response that ends at once, carrying nothing (for a request cancelled before it said
-/// anything).
-fn empty_stream() -> Response<HttpBody> {
-    let mut response = plain(StatusCode::OK, "");
-    response.headers_mut().insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    response
-}
-
-/// A GET stream (handshake era). With `Last-Event-ID` it resumes the stream that event was sent
-/// on: the events sent after it on that stream, then the end. Without, it stays open and quiet
-/// for a while (this server sends nothing unsolicited).
-fn get_stream(
-    state: &Arc<State>,
-    session: &Session,
-    req: &Request<Incoming>,
-) -> Response<HttpBody> {
-    let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
-    let last = req
-        .headers()
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    match last {
-        Some(last) => {
-            let events = session.events.lock().expect("events lock");
-            let every_stream = state.server.quirks.has(Quirk::ResumeReplaysOtherStreams);
-            if let Some(at) = events.iter().position(|(_, id, _)| *id == last) {
-                let stream = events[at].0;
-                if state.server.quirks.has(Quirk::ResumeRequestIdReused) {
-                    // The resumed stream numbers its requests afresh: its first one takes the
-                    // id of the session's first request already done with.
-                    let done = events
-                        .iter()
-                        .filter_map(|(_, _, text)| event_message(text))
-                        .filter_map(|m| m.get("method").and(m.get("id")).cloned())
-                        .find(|id| !session.awaits(id));
-                    if let Some(id) = done {
-                        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
-                        let _ = tx.send(Bytes::from(format!("event: message\ndata: {ping}\n\n")));
-                    }
-                }
-                let forget = state.server.quirks.has(Quirk::ResumeForgetsRequests);
-                for (_, _, text) in events[at + 1..]
-                    .iter()
-                    .filter(|(s, _, _)| every_stream || *s == stream)
-                {
-                    // With the quirk, an unanswered request is neither redelivered nor waited on.
-                    let unanswered = event_message(text)
-                        .and_then(|m| m.get("method").and(m.get("id")).cloned())
-                        .filter(|id| session.awaits(id));
-                    if let (true, Some(id)) = (forget, &unanswered) {
-                        session.give_up(id);
-                        continue;
-                    }
-                    let _ = tx.send(Bytes::from(text.clone()));
-                }
-                // A stream still running goes on here (under the events lock, so that no event
-                // is missed or sent twice); a finished one ends with the replay.
-                if let Some(listener) = session.live.lock().expect("live lock").get_mut(&stream) {
-                    *listener = Some(tx);
-                }
-            }
-        }
-        None => {
-            tokio::spawn(async move {
-                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-                drop(tx);
-            });
-        }
-    }
-    event_stream(rx)
 }

@@ -1,0 +1,341 @@
+//! The feature methods both eras share: tools, resources, prompts and completion (listing,
+//! reading, getting, completing), and the list pages they are served in.
+
+use super::*;
+
+impl Server {
+    /// The feature methods both eras share (tools, resources, prompts, completion); `None` for
+    /// any other method. With an empty `version` nothing is run: the caller only asks whether
+    /// the method is one of them.
+    pub(super) async fn feature(
+        &self,
+        session: &Session,
+        version: &str,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Option<Outcome> {
+        if capability_of(method).is_some_and(|c| !self.serves(c)) {
+            return None;
+        }
+        let known = matches!(
+            method,
+            "tools/list"
+                | "tools/call"
+                | "resources/list"
+                | "resources/templates/list"
+                | "resources/read"
+                | "prompts/list"
+                | "prompts/get"
+                | "completion/complete"
+        );
+        if !known || version.is_empty() {
+            return known.then(|| Ok(Value::Null));
+        }
+        Some(match method {
+            "tools/list" => {
+                self.ask_roots(session, sink);
+                if self.quirks.has(Quirk::ServerCancelUnknown) {
+                    let _ = sink.send(json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": "no-such-request", "reason": "quirk"}
+                    }));
+                }
+                let mut tools = fixtures::tools(version);
+                if self.quirks.has(Quirk::ToolAnnotationStringHint) {
+                    for tool in tools.iter_mut().filter(|t| t.get("annotations").is_some()) {
+                        tool["annotations"]["readOnlyHint"] = json!("true");
+                    }
+                }
+                if self.quirks.has(Quirk::ToolNameDuplicate) {
+                    tools.push(tools[0].clone());
+                }
+                if self.quirks.has(Quirk::StatelessXMcpHeaderOnNumber) {
+                    if let Some(tool) = tools
+                        .iter_mut()
+                        .find(|t| t["name"] == "mcpcheck_structured")
+                    {
+                        tool["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("A");
+                    }
+                }
+                tools.retain(|t| self.official_fixtures || !official(t));
+                if self.quirks.has(Quirk::ToolNameWithSpace) {
+                    tools[0]["name"] = json!("mcpcheck echo");
+                }
+                if self.quirks.has(Quirk::ToolInputSchemaInvalid) {
+                    tools[0]["inputSchema"]["properties"]["text"]["type"] = json!("strin");
+                }
+                if self.quirks.has(Quirk::ToolInputSchemaWithoutType) {
+                    tools[0]["inputSchema"]
+                        .as_object_mut()
+                        .expect("schema object")
+                        .remove("type");
+                }
+                let ignored = json!({});
+                let params = if self.quirks.has(Quirk::InvalidCursorIgnored) {
+                    &ignored
+                } else {
+                    params
+                };
+                let page = list_page(tools, params, "tools").map(|mut page| {
+                    if self.quirks.has(Quirk::MetaKeyInvalid)
+                        && fixtures::at_least(version, "2025-06-18")
+                    {
+                        page["_meta"] = json!({"-not a key-": true});
+                    }
+                    page
+                });
+                if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
+                    // Each answer lists its page in another order (the pages stay the same).
+                    let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
+                    return Some(page.map(|mut page| {
+                        if let Some(tools) = page["tools"].as_array_mut() {
+                            let len = tools.len().max(1);
+                            tools.rotate_left(turn % len);
+                        }
+                        page
+                    }));
+                }
+                page
+            }
+            "tools/call" => self.call_tool(version, session, params, sink).await,
+            "resources/list" => {
+                let mut resources = fixtures::resources();
+                resources.retain(|r| self.official_fixtures || !official(r));
+                if self.stateless {
+                    resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
+                }
+                if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
+                    resources[0]["uri"] = json!("docs/readme");
+                }
+                if self.quirks.has(Quirk::ResourceUriBadEscape) {
+                    if let Some(second) = resources.get_mut(1) {
+                        second["uri"] = json!("ref://images/pi%xel");
+                    }
+                }
+                if self.quirks.has(Quirk::ResourceWithoutName) {
+                    resources[0]
+                        .as_object_mut()
+                        .expect("resource object")
+                        .remove("name");
+                }
+                list_page(resources, params, "resources")
+            }
+            "resources/templates/list" => {
+                let mut templates = fixtures::resource_templates();
+                templates.retain(|t| self.official_fixtures || !official(t));
+                if self.quirks.has(Quirk::TemplateWithoutUriTemplate) {
+                    templates[0]
+                        .as_object_mut()
+                        .expect("template object")
+                        .remove("uriTemplate");
+                }
+                list_page(templates, params, "resourceTemplates")
+            }
+            "resources/read" => self.read_resource(params),
+            "prompts/list" => {
+                let mut prompts = fixtures::prompts();
+                prompts.retain(|p| self.official_fixtures || !official(p));
+                if self.stateless && self.official_fixtures {
+                    prompts.push(json!({"name": mrtr::INPUT_PROMPT, "description": "The official suite's prompt that asks for context first."}));
+                }
+                if self.quirks.has(Quirk::PromptWithoutName) {
+                    prompts[0]
+                        .as_object_mut()
+                        .expect("prompt object")
+                        .remove("name");
+                }
+                list_page(prompts, params, "prompts")
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
+                    && params.pointer("/arguments/arg2").is_none()
+                    && self
+                        .quirks
+                        .has(Quirk::EverythingPromptMissingArgumentServed) =>
+            {
+                Ok(
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='?', arg2=''"}}]}),
+                )
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
+                    && self.quirks.has(Quirk::EverythingPromptIgnoresArguments) =>
+            {
+                Ok(
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
+                )
+            }
+            "prompts/get" | "completion/complete"
+                if !self.official_fixtures
+                    && [params.get("name"), params.pointer("/ref/name")]
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .any(|n| n.starts_with("test_")) =>
+            {
+                Err((-32602, "Invalid params: unknown prompt".into(), None))
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("test_prompt_with_image"))
+                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
+            {
+                get_prompt(params).map(|mut result| {
+                    if let Some(content) = result
+                        .pointer_mut("/messages/0/content")
+                        .and_then(Value::as_object_mut)
+                    {
+                        content.remove("mimeType");
+                    }
+                    result
+                })
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!(mrtr::INPUT_PROMPT))
+                    && self.official_fixtures
+                    && self.stateless =>
+            {
+                mrtr::prompt(params, &self.quirks)
+            }
+            "prompts/get" => match get_prompt(params) {
+                Err((-32602, message, _))
+                    if message.starts_with("Unknown prompt")
+                        && self.quirks.has(Quirk::UnknownPromptEmptyResult) =>
+                {
+                    Ok(json!({"messages": []}))
+                }
+                other => other,
+            },
+            _ => match complete(params) {
+                Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
+                    Ok(json!({"completion": {"values": [], "hasMore": false}}))
+                }
+                Ok(_) if self.quirks.has(Quirk::EverythingCompletionWithoutValues) => {
+                    Ok(json!({"completion": {}}))
+                }
+                other => other,
+            },
+        })
+    }
+
+    pub(super) fn read_resource(&self, params: &Value) -> Outcome {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return Err((-32602, "Invalid params: uri must be a string".into(), None));
+        };
+        if uri == mrtr::ROOTS_RESOURCE && self.stateless {
+            return mrtr::roots_resource(params, &self.quirks);
+        }
+        let found = if !self.official_fixtures && uri.starts_with("test://") {
+            None
+        } else {
+            fixtures::read_resource(uri)
+        };
+        match found {
+            Some(mut result) if self.quirks.has(Quirk::ReadTextAndBlob) => {
+                if let Some(item) = result["contents"]
+                    .get_mut(0)
+                    .filter(|i| i.get("text").is_some())
+                {
+                    item["blob"] = json!(fixtures::PIXEL_PNG);
+                }
+                Ok(result)
+            }
+            Some(mut result)
+                if uri.starts_with("test://template/")
+                    && self.quirks.has(Quirk::EverythingTemplateIgnoresId) =>
+            {
+                result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
+                Ok(result)
+            }
+            Some(result) => Ok(result),
+            None if uri.starts_with("file://")
+                && uri.contains("/..")
+                && self.quirks.has(Quirk::ResourceTraversal) =>
+            {
+                Ok(
+                    json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
+                )
+            }
+            None if self.stateless && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => Err((
+                -32002,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
+            None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
+                Ok(json!({"contents": []}))
+            }
+            None if self.quirks.has(Quirk::MissingResourceInternalError) => {
+                Err((-32603, "Internal error".into(), None))
+            }
+            None if self.quirks.has(Quirk::MissingResourceNoDataUri) => {
+                Err((-32602, "Resource not found".into(), None))
+            }
+            None => Err((
+                -32602,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
+        }
+    }
+}
+
+/// Serves one page of a list; cursors are `page:<offset>`.
+pub(super) fn list_page(items: Vec<Value>, params: &Value, key: &str) -> Outcome {
+    let start = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(cursor) => cursor
+            .as_str()
+            .and_then(|c| c.strip_prefix("page:"))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n < items.len() && n % PAGE_SIZE == 0)
+            .ok_or((-32602, "Invalid params: invalid cursor".to_string(), None))?,
+    };
+    let end = (start + PAGE_SIZE).min(items.len());
+    let mut result = Map::new();
+    result.insert(key.into(), Value::Array(items[start..end].to_vec()));
+    if end < items.len() {
+        result.insert("nextCursor".into(), json!(format!("page:{end}")));
+    }
+    Ok(Value::Object(result))
+}
+
+pub(super) fn get_prompt(params: &Value) -> Outcome {
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err((-32602, "Invalid params: name must be a string".into(), None));
+    };
+    let args = params
+        .get("arguments")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    fixtures::get_prompt(name, &args).map_err(|e| match e {
+        PromptError::Unknown => (-32602, format!("Unknown prompt: {name}"), None),
+        PromptError::MissingArgument(arg) => {
+            (-32602, format!("Missing required argument: {arg}"), None)
+        }
+    })
+}
+
+pub(super) fn complete(params: &Value) -> Outcome {
+    let (Some(reference), Some(argument)) = (params.get("ref"), params.get("argument")) else {
+        return Err((
+            -32602,
+            "Invalid params: ref and argument are required".into(),
+            None,
+        ));
+    };
+    let name = argument
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let value = argument
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match fixtures::complete(reference, name, value) {
+        Some(values) => {
+            Ok(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+        }
+        None => Err((-32602, "Invalid params: unknown reference".into(), None)),
+    }
+}

@@ -1,0 +1,204 @@
+//! The two ways in: the 2026-07-28 stateless era (every request carries its version and
+//! capabilities in `_meta`) and the handshake era's `initialize`.
+
+use super::*;
+
+impl Server {
+    /// The stateless era: every request carries its version and capabilities in `_meta`; there
+    /// is no handshake, no ping and no setLevel; every result says `resultType`.
+    pub(super) async fn handle_stateless(
+        &self,
+        session: &Session,
+        id: &Value,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
+        let meta = params.get("_meta");
+        let version = meta
+            .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+            .and_then(Value::as_str);
+        if method == "initialize"
+            && version.is_none()
+            && !self.quirks.has(Quirk::StatelessLegacyInitializeUnnamed)
+        {
+            // A handshake-era client: tell it which versions this server speaks.
+            return Err((
+                -32022,
+                format!("Unsupported protocol version: this server speaks {STATELESS_VERSION} only, without initialize"),
+                Some(json!({"supported": [STATELESS_VERSION], "requested": params.get("protocolVersion").cloned().unwrap_or(Value::Null)})),
+            ));
+        }
+        let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+        let version = match (version, capabilities) {
+            (Some(version), Some(_)) => version,
+            _ if self.quirks.has(Quirk::StatelessMetaOptional) => STATELESS_VERSION,
+            _ => {
+                return Err((
+                    -32602,
+                    "Invalid params: _meta must carry protocolVersion and clientCapabilities"
+                        .into(),
+                    None,
+                ))
+            }
+        };
+        if self.quirks.has(Quirk::StatelessRequireClientInfo)
+            && meta
+                .and_then(|m| m.get("io.modelcontextprotocol/clientInfo"))
+                .is_none()
+        {
+            return Err((
+                -32602,
+                "Invalid params: _meta must carry clientInfo".into(),
+                None,
+            ));
+        }
+        if let Some(level) = meta.and_then(|m| m.get("io.modelcontextprotocol/logLevel")) {
+            let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));
+            if !known && !self.quirks.has(Quirk::StatelessLogLevelUnchecked) {
+                return Err((
+                    -32602,
+                    format!("Invalid params: unknown logLevel {level}"),
+                    None,
+                ));
+            }
+        }
+        if version != STATELESS_VERSION {
+            let data = (!self.quirks.has(Quirk::StatelessUnsupportedVersionNoData))
+                .then(|| json!({"supported": [STATELESS_VERSION], "requested": version}));
+            return Err((-32022, "Unsupported protocol version".into(), data));
+        }
+        let discover = method == "server/discover";
+        let mut result = match method {
+            "server/discover" => {
+                let mut result = json!({
+                    "supportedVersions": [STATELESS_VERSION],
+                    "capabilities": self.declared(json!({"tools": {"listChanged": true}, "resources": {}, "prompts": {"listChanged": true}, "completions": {}, "logging": {}, "extensions": {}})),
+                    "instructions": "A reference server for mcpcheck. Its tools are harmless.",
+                    "ttlMs": 0,
+                    "cacheScope": "public"
+                });
+                if self.serves("tasks") {
+                    result["capabilities"]["extensions"][crate::tasks::EXTENSION] = json!({});
+                } else if let Some(capabilities) = result["capabilities"].as_object_mut() {
+                    capabilities.remove("extensions");
+                }
+                if self.quirks.has(Quirk::StatelessDiscoverNoCacheHints) {
+                    let object = result.as_object_mut().expect("object");
+                    object.remove("ttlMs");
+                    object.remove("cacheScope");
+                }
+                Ok(result)
+            }
+            "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
+            "subscriptions/listen" => self.listen(id, params, sink).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" if self.serves("tasks") => {
+                if crate::tasks::declared(params) || self.quirks.has(Quirk::ExtTaskServesUndeclared)
+                {
+                    self.ext_tasks.handle(&self.quirks, method, params)
+                } else {
+                    Err(crate::tasks::missing_extension(method))
+                }
+            }
+            _ => match self.feature(session, version, method, params, sink).await {
+                Some(outcome) => outcome,
+                // initialize, ping, logging/setLevel and subscribe are gone in this era.
+                None => self.unknown_method(method),
+            },
+        }?;
+        if (discover || !self.quirks.has(Quirk::StatelessNoResultType))
+            && result.get("resultType").is_none()
+        {
+            result["resultType"] = json!("complete");
+        }
+        // Lists and reads are cacheable: they carry the caching hints (SEP-2549); a read that
+        // asks for input first (MRTR) is not.
+        let asks = result.get("resultType") == Some(&json!("input_required"));
+        let cacheable = !asks
+            && matches!(
+                method,
+                "tools/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "prompts/list"
+                    | "resources/read"
+            );
+        if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
+            result["ttlMs"] = json!(0);
+            let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
+            result["cacheScope"] =
+                if later_page && self.quirks.has(Quirk::StatelessCacheScopePerPage) {
+                    json!("private")
+                } else {
+                    json!("public")
+                };
+        }
+        if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo))
+            && (discover || !self.quirks.has(Quirk::StatelessServerInfoDiscoverOnly))
+        {
+            let meta = result
+                .as_object_mut()
+                .expect("results are objects")
+                .entry("_meta")
+                .or_insert_with(|| json!({}));
+            meta["io.modelcontextprotocol/serverInfo"] =
+                json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
+        }
+        Ok(result)
+    }
+
+    pub(super) fn initialize(&self, session: &Session, params: &Value, sink: &Sink) -> Outcome {
+        let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+            return Err((
+                -32602,
+                "Invalid params: protocolVersion is required".into(),
+                None,
+            ));
+        };
+        let version = match SUPPORTED.iter().position(|v| *v == requested) {
+            Some(i) if self.quirks.has(Quirk::VersionNoEcho) => {
+                SUPPORTED[(i + 1).min(SUPPORTED.len() - 1)].to_string()
+            }
+            Some(_) => requested.to_string(),
+            None if self.quirks.has(Quirk::EchoUnsupportedVersion) => requested.to_string(),
+            None => SUPPORTED[0].to_string(),
+        };
+        let mut capabilities = json!({
+            "tools": {"listChanged": false},
+            "resources": {"subscribe": true, "listChanged": false},
+            "prompts": {"listChanged": false},
+            "logging": {}
+        });
+        if fixtures::at_least(&version, "2025-03-26") {
+            capabilities["completions"] = json!({});
+        }
+        if version == fixtures::TASKS_VERSION {
+            capabilities["tasks"] =
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        }
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": self.declared(capabilities),
+            "serverInfo": {"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "A reference server for mcpcheck. Its tools are harmless."
+        });
+        if self.quirks.has(Quirk::InitMissingServerInfo) {
+            result.as_object_mut().expect("object").remove("serverInfo");
+        }
+        *session.version.lock().expect("version lock") = Some(version);
+        session.client_roots.store(
+            params.pointer("/capabilities/roots").is_some(),
+            Ordering::Relaxed,
+        );
+        *session
+            .client_capabilities
+            .lock()
+            .expect("client capabilities lock") =
+            params.get("capabilities").cloned().unwrap_or_default();
+        if self.quirks.has(Quirk::RequestsBeforeInitialized) {
+            // Asks for the roots at once, before the client has sent `initialized`.
+            self.ask_roots(session, sink);
+        }
+        Ok(result)
+    }
+}

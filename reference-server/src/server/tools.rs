@@ -1,0 +1,343 @@
+//! `tools/call`: the fixture tools, the official suite's and mcpcheck's own, each with the
+//! quirks that change what it does.
+
+use super::*;
+
+impl Server {
+    pub(super) async fn call_tool(
+        &self,
+        version: &str,
+        session: &Session,
+        params: &Value,
+        sink: &Sink,
+    ) -> Outcome {
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            let code = if self.quirks.has(Quirk::MalformedCallInternalError) {
+                -32603
+            } else {
+                -32602
+            };
+            return Err((code, "Invalid params: name must be a string".into(), None));
+        };
+        let args = params
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        if !args.is_object() {
+            return Err((
+                -32602,
+                "Invalid params: arguments must be an object".into(),
+                None,
+            ));
+        }
+        if version == fixtures::TASKS_VERSION && self.serves("tasks") {
+            let augmented = params.get("task").is_some_and(Value::is_object);
+            match (augmented, fixtures::task_support(name)) {
+                (true, None) if !self.quirks.has(Quirk::TaskForbiddenAccepted) => {
+                    return Err((
+                        -32601,
+                        format!("Method not found: `{name}` does not run as a task"),
+                        None,
+                    ))
+                }
+                (false, Some("required")) if !self.quirks.has(Quirk::TaskRequiredPlainAccepted) => {
+                    return Err((
+                        -32601,
+                        format!("Method not found: `{name}` runs only as a task"),
+                        None,
+                    ))
+                }
+                (true, _) => {
+                    let outcome = match fixtures::call_tool(name, &args, version) {
+                        ToolOutcome::Result(result) => Ok(result),
+                        ToolOutcome::Unknown => {
+                            Err((-32602, format!("Unknown tool: {name}"), None))
+                        }
+                        _ => Ok(json!({"content": [{"type": "text", "text": "done"}]})),
+                    };
+                    let token = params.pointer("/_meta/progressToken").cloned();
+                    return Ok(session.tasks.create(&self.quirks, outcome, token));
+                }
+                _ => {}
+            }
+        }
+        if self.stateless
+            && self.serves("tasks")
+            && matches!(name, "mcpcheck_task" | "mcpcheck_task_required")
+        {
+            // 2026-07-28, the tasks extension: a task for a request that declares it.
+            let declared = crate::tasks::declared(params);
+            let outcome = fixtures::ext_task_outcome(&args);
+            // With outcome `input`, the task first asks for the client's roots.
+            let asks_roots = args.get("outcome") == Some(&json!("input"));
+            if asks_roots && !mrtr::declares(params, "roots") {
+                return mrtr::missing_capability("roots");
+            }
+            if declared || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
+                return Ok(self.ext_tasks.create(&self.quirks, outcome, asks_roots));
+            }
+            if asks_roots {
+                return Err(crate::tasks::missing_extension(
+                    "asking for input during a task",
+                ));
+            }
+            if name == "mcpcheck_task_required" {
+                return Err(if self.quirks.has(Quirk::ExtTaskRequiredWrongError) {
+                    (
+                        -32601,
+                        format!("Method not found: `{name}` runs only as a task"),
+                        None,
+                    )
+                } else {
+                    crate::tasks::missing_extension(name)
+                });
+            }
+            // Otherwise the work is done at once.
+            return outcome;
+        }
+        if name == "test_missing_capability" && self.official_fixtures && self.stateless {
+            let declared = params
+                .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation")
+                .is_some();
+            // With the quirk, a capability once declared is remembered, as a session would.
+            let remembered = self.quirks.has(Quirk::StatelessCapabilityCarryover)
+                && self.elicitation_seen.fetch_or(declared, Ordering::Relaxed);
+            if declared || remembered {
+                return Ok(
+                    json!({"content": [{"type": "text", "text": "elicitation is available"}]}),
+                );
+            }
+            let required = if self.quirks.has(Quirk::StatelessRequiredCapabilitiesArray) {
+                json!(["elicitation"])
+            } else {
+                json!({"elicitation": {}})
+            };
+            return Err((
+                -32021,
+                "Missing required client capability: elicitation".into(),
+                Some(json!({"requiredCapabilities": required})),
+            ));
+        }
+        if name == "mcpcheck_list_roots" && self.stateless {
+            return mrtr::list_roots(params, &self.quirks);
+        }
+        if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless {
+            return mrtr::multi_round(params, &self.quirks);
+        }
+        // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
+        // request, in `_meta` (no level: no log messages at all).
+        let level = if self.stateless && !self.serves("logging") {
+            // A server without the logging capability never logs.
+            None
+        } else if self.stateless {
+            params
+                .pointer("/_meta/io.modelcontextprotocol~1logLevel")
+                .and_then(Value::as_str)
+                .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l))
+                .or_else(|| {
+                    self.quirks
+                        .has(Quirk::StatelessLogWithoutLevel)
+                        .then_some(0)
+                })
+        } else if self.quirks.has(Quirk::LogWithoutCapability) {
+            Some(0)
+        } else {
+            *session.log_level.lock().expect("log level lock")
+        };
+        if level.is_some_and(|l| l <= 1 || self.quirks.has(Quirk::LogLevelIgnored)) {
+            let _ = sink.send(json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": if self.quirks.has(Quirk::LogMessageWithoutData) {
+                    json!({"level": "info", "logger": "tools"})
+                } else {
+                    json!({"level": "info", "logger": "tools", "data": format!("calling {name}")})
+                }
+            }));
+        }
+        let outcome = if !self.official_fixtures && name.starts_with("test_") {
+            ToolOutcome::Unknown
+        } else {
+            fixtures::call_tool(name, &args, version)
+        };
+        match outcome {
+            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolIsError) => Ok(json!({
+                "content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
+                "isError": true
+            })),
+            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolSuccess) => {
+                Ok(json!({"content": [{"type": "text", "text": "done"}]}))
+            }
+            ToolOutcome::Unknown => Err((
+                -32602,
+                format!("Unknown tool: {name}"),
+                Some(json!({"name": name})),
+            )),
+            ToolOutcome::Result(_)
+                if name == "mcpcheck_echo"
+                    && args.get("text").is_none()
+                    && self.quirks.has(Quirk::InvalidArgumentsAccepted) =>
+            {
+                Ok(json!({"content": [{"type": "text", "text": ""}]}))
+            }
+            ToolOutcome::Result(_)
+                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) =>
+            {
+                Ok(json!({"content": null}))
+            }
+            ToolOutcome::Result(_)
+                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) =>
+            {
+                Ok(json!({"content": [], "isError": true}))
+            }
+            ToolOutcome::Result(mut result)
+                if name == "mcpcheck_structured"
+                    && self.quirks.has(Quirk::StructuredContentNotMirrored) =>
+            {
+                result["content"] = json!([{"type": "text", "text": "The sum is computed."}]);
+                Ok(result)
+            }
+            ToolOutcome::Result(mut result)
+                if name == "mcpcheck_structured"
+                    && self.quirks.has(Quirk::StructuredContentMismatch) =>
+            {
+                if let Some(sum) = result.pointer("/structuredContent/sum").cloned() {
+                    result["structuredContent"]["sum"] = json!(sum.to_string());
+                }
+                Ok(result)
+            }
+            ToolOutcome::Result(mut result)
+                if name == "test_image_content"
+                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
+            {
+                if let Some(block) = result
+                    .pointer_mut("/content/0")
+                    .and_then(Value::as_object_mut)
+                {
+                    block.remove("mimeType");
+                }
+                Ok(result)
+            }
+            ToolOutcome::Result(_)
+                if name == "test_error_handling"
+                    && self.quirks.has(Quirk::EverythingErrorAsProtocolError) =>
+            {
+                Err((-32603, "Internal error: the tool failed".into(), None))
+            }
+            ToolOutcome::Result(result) => Ok(result),
+            ToolOutcome::Progress { mut points, total } => {
+                if self.quirks.has(Quirk::ProgressDecreasing) {
+                    points.reverse();
+                }
+                if let Some(token) = params.pointer("/_meta/progressToken") {
+                    for point in points {
+                        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": point, "total": total}}));
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+                Ok(json!({"content": [{"type": "text", "text": "Progress reported."}]}))
+            }
+            ToolOutcome::Sampling => {
+                let declared = session.client_declares("sampling");
+                if !declared || self.quirks.has(Quirk::SamplingFixtureSilent) {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client cannot sample."}], "isError": !self.quirks.has(Quirk::SamplingFixtureSilent)}),
+                    );
+                }
+                let answer = self
+                    .ask_client(session, sink, "sampling/createMessage", json!({
+                        "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello in one word."}}],
+                        "maxTokens": 20
+                    }))
+                    .await;
+                let text = answer
+                    .as_ref()
+                    .and_then(|a| a.pointer("/result/content/text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no answer)");
+                Ok(json!({"content": [{"type": "text", "text": format!("LLM response: {text}")}]}))
+            }
+            ToolOutcome::Elicitation { message, schema } => {
+                let declared = session.client_declares("elicitation");
+                if !declared {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client cannot elicit."}], "isError": true}),
+                    );
+                }
+                if self.quirks.has(Quirk::ElicitationFixtureSilent) {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "User response: none asked"}]}),
+                    );
+                }
+                let mut schema = schema;
+                if self.quirks.has(Quirk::ElicitationDefaultMistyped) {
+                    if let Some(age) = schema.pointer_mut("/properties/age") {
+                        age["default"] = json!("30");
+                    }
+                }
+                let mut params = json!({"message": message, "requestedSchema": schema});
+                // With the quirk, test_elicitation (the form that asks for a username) goes to
+                // a URL instead.
+                if self.quirks.has(Quirk::ElicitationUrlUndeclared)
+                    && fixtures::at_least(version, "2025-11-25")
+                    && schema.pointer("/properties/username").is_some()
+                {
+                    params = json!({"mode": "url", "message": message, "url": "https://example.com/form", "elicitationId": "ref-elicitation-1"});
+                }
+                let Some(answer) = self
+                    .ask_client(session, sink, "elicitation/create", params)
+                    .await
+                else {
+                    return Ok(
+                        json!({"content": [{"type": "text", "text": "The client did not answer elicitation/create."}], "isError": true}),
+                    );
+                };
+                let action = answer
+                    .pointer("/result/action")
+                    .and_then(Value::as_str)
+                    .unwrap_or("none");
+                let content = answer
+                    .pointer("/result/content")
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("User response: action={action}, content={content}")}]}),
+                )
+            }
+            ToolOutcome::ListChanged(method) => {
+                let told = self.announce(method);
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("Sent {method} to {told} subscription(s).")}]}),
+                )
+            }
+            ToolOutcome::Reconnection => {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok(
+                    json!({"content": [{"type": "text", "text": "Reconnection test completed: the result outlived its stream."}]}),
+                )
+            }
+            ToolOutcome::Slow { steps, delay_ms } => {
+                let token = params.pointer("/_meta/progressToken").cloned();
+                for step in 1..=steps {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                    if let Some(token) = &token {
+                        let shown = if self.quirks.has(Quirk::ProgressDecreasing) {
+                            steps + 1 - step
+                        } else {
+                            step
+                        };
+                        let mut progress =
+                            json!({"progressToken": token, "progress": shown, "total": steps});
+                        if fixtures::at_least(version, "2025-03-26") {
+                            progress["message"] = json!(format!("step {step} of {steps}"));
+                        }
+                        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress}));
+                    }
+                }
+                Ok(
+                    json!({"content": [{"type": "text", "text": format!("done after {steps} steps")}]}),
+                )
+            }
+        }
+    }
+}
