@@ -7,6 +7,8 @@
 //! verdicts; [`profile`] says which checks count; [`report`] renders a run; [`run`] executes
 //! scenarios against a server; [`compare`] runs several; [`cli`] is the command line.
 
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod cli;
 pub mod compare;

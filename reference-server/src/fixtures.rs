@@ -30,6 +30,8 @@ pub fn task_support(name: &str) -> Option<&'static str> {
 }
 
 /// The tool definitions as seen at `version`.
+///
+/// Long by design: data: the fixture tools' definitions.
 pub fn tools(version: &str) -> Vec<Value> {
     let mut tools = vec![
         json!({

@@ -4,6 +4,8 @@
 //! would hide itself. Over stdio by default; `--http ADDR` serves Streamable HTTP instead, and
 //! beside it the 2024-11-05 HTTP+SSE transport (`/sse`).
 
+#![warn(missing_docs)]
+
 mod fixtures;
 mod http;
 mod legacy;

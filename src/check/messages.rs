@@ -221,6 +221,8 @@ fn task_shape(ttl: &str, poll: &str, required: &[&str]) -> Value {
 }
 
 /// The schema a result of `method` must satisfy at `version`, if mcpcheck knows the method.
+///
+/// Long by design: a table, one arm per method, each the result's shape at that version.
 pub fn result_schema(method: &str, version: &str) -> Option<Value> {
     let stateless = since(version, "2026-07-28");
     let cursor = json!({"nextCursor": string()});

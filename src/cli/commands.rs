@@ -184,6 +184,9 @@ fn list(args: &cli::ListArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Says what a check sends, what it expects and why.
+///
+/// Long by design: the explanation's sections in the order a reader needs them.
 fn explain(args: &cli::ExplainArgs) -> ExitCode {
     let scenarios = match cli::load_scenarios(&args.scenarios) {
         Ok(s) => s,

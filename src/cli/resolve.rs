@@ -34,6 +34,8 @@ fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {
 
 impl CompareArgs {
     /// Resolves the servers into compare entries, with the secrets to redact per server.
+    ///
+    /// Long by design: one check per key of a compare `[[server]]`, each with its own message.
     pub fn resolve(&self) -> Result<Vec<(crate::compare::Entry, Vec<String>)>, UsageError> {
         let mut servers: Vec<ServerFile> = Vec::new();
         if let Some(path) = &self.config {
@@ -353,6 +355,9 @@ impl RunArgs {
     }
 
     /// Resolves flags and config file into what a run needs.
+    ///
+    /// Long by design: one check per flag, in the order of `mcpcheck run --help`, each a few lines
+    /// with its own message; a flag and its check stay side by side.
     pub fn resolve(self) -> Result<Resolved, UsageError> {
         let args = self.merge_config()?;
         let scenarios = load_scenarios(&args.scenarios)?;

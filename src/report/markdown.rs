@@ -17,6 +17,9 @@ fn cell(text: &str) -> String {
 }
 
 /// Renders the report as Markdown.
+///
+/// Long by design: the document top to bottom (heading, counts, problems by kind, the table),
+/// each section a few lines writing into the same buffer.
 pub fn render(report: &Report) -> String {
     let marks = report
         .grading

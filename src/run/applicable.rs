@@ -4,6 +4,9 @@
 use super::*;
 
 /// Why a scenario does not apply, if it does not.
+///
+/// Long by design: one test per `[requires]` key, in the file's order, each with the reason a
+/// user reads when the scenario does not apply.
 pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<String> {
     let requires = &scenario.requires;
     let transport = context.target.kind();

@@ -332,6 +332,10 @@ fn known_wait(scenario: &Scenario) -> Duration {
 }
 
 /// Runs the scenarios against a server that is running (HTTP) or will be started (stdio).
+///
+/// Long by design: the run's one sequence (connect, list, prestart, schedule every scenario under
+/// the run bound, judge the built-ins, shut down), each stage a call; what is left inline is
+/// the bookkeeping that ties them together under one deadline.
 async fn run_started(config: RunConfig) -> Report {
     let clock = Instant::now();
     let mut report = empty_report(&config);

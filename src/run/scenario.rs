@@ -4,6 +4,9 @@
 use super::*;
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
+///
+/// Long by design: a scenario's life in order (connect or share, version window, the steps with
+/// their background step, judging), each stage short and tied to the next by the captures.
 pub(super) async fn run_scenario(
     context: &Context,
     scenario: &Scenario,

@@ -277,6 +277,9 @@ where
 }
 
 /// Reads a response's body: JSON (cut at `max_body`) or an SSE stream.
+///
+/// Long by design: the body read as JSON or SSE under one byte budget and one deadline, with the
+/// SSE dialect's event ids, retry and early close recorded as they pass.
 async fn read_body(
     mut result: HttpResponse,
     mut body: hyper::body::Incoming,

@@ -317,6 +317,9 @@ impl Stream {
 }
 
 /// Reads the GET stream until it ends: the endpoint first, then the server's messages.
+///
+/// Long by design: the GET stream read as one loop under its bounds: the endpoint event, then
+/// messages routed to their waiters.
 async fn read_stream(stream: Stream) {
     let opened = match http::open(&stream.request, stream.limits.request_timeout).await {
         Ok(opened) => opened,

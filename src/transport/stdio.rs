@@ -104,13 +104,20 @@ pub enum Inbound {
     /// One JSON value read, with the text it came from and a framing problem, if any (e.g. it
     /// spanned several lines, or came in an SSE event not named `message`).
     Message {
+        /// The value.
         value: Value,
+        /// The text it was read from.
         text: String,
+        /// What is wrong with how it was framed, if anything.
         issue: Option<String>,
     },
     /// Output that is not a JSON-RPC message: a banner, a log line, a blank line, an oversize frame.
-    /// (The text; what is wrong with it.)
-    Noise { text: String, issue: String },
+    Noise {
+        /// The text.
+        text: String,
+        /// What is wrong with it.
+        issue: String,
+    },
     /// stdout closed, or the SSE stream ended.
     Closed,
 }

@@ -210,6 +210,8 @@ fn session_of(
     }
 }
 
+/// Long by design: the POST checks in the order the transport section gives them (Origin,
+/// Accept, Content-Type, session, protocol version, body), each refusing with its own status.
 async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
     let header = |name: &str| {
         req.headers()
@@ -394,6 +396,9 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
 }
 
 /// Handles a POST body on a session and answers with 202, JSON or an SSE stream.
+///
+/// Long by design: how a handled POST is answered (202, JSON, or SSE with its priming event,
+/// resumability and the quirks of each), one branch per answer form.
 async fn respond(
     state: &Arc<State>,
     session: Arc<Session>,

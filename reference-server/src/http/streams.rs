@@ -6,6 +6,8 @@ use super::*;
 /// With `close_early`, the stream ends after the priming event; the rest is only kept for a GET
 /// with Last-Event-ID.
 #[allow(clippy::too_many_arguments)]
+/// Long by design: one SSE response's events in order (priming, notifications, the response,
+/// close or retry) with the quirks that change each.
 pub(super) fn sse_response(
     state: &Arc<State>,
     session: &Arc<Session>,

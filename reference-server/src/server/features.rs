@@ -7,6 +7,8 @@ impl Server {
     /// The feature methods both eras share (tools, resources, prompts, completion); `None` for
     /// any other method. With an empty `version` nothing is run: the caller only asks whether
     /// the method is one of them.
+    ///
+    /// Long by design: one arm per feature method, each short.
     pub(super) async fn feature(
         &self,
         session: &Session,

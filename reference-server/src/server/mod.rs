@@ -392,6 +392,7 @@ impl Server {
         }
     }
 
+    /// Long by design: the dispatch table of the handshake era, one arm per method.
     async fn handle_request(
         &self,
         session: &Session,

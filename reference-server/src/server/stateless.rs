@@ -6,6 +6,9 @@ use super::*;
 impl Server {
     /// The stateless era: every request carries its version and capabilities in `_meta`; there
     /// is no handshake, no ping and no setLevel; every result says `resultType`.
+    ///
+    /// Long by design: the 2026-07-28 request checks in the spec's order (`_meta` version and
+    /// capabilities, removed methods, the method), then the dispatch and the result's caching hints.
     pub(super) async fn handle_stateless(
         &self,
         session: &Session,

@@ -4,6 +4,10 @@
 use super::*;
 
 impl Server {
+    /// Calls a fixture tool.
+    ///
+    /// Long by design: one arm per fixture tool, each with the quirks that change it, so that a tool's
+    /// whole behaviour is read in one place.
     pub(super) async fn call_tool(
         &self,
         version: &str,

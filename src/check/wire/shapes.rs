@@ -238,6 +238,9 @@ pub fn meta_key_problem(key: &str, prefixed: bool) -> Option<String> {
 }
 
 /// What is wrong with a form elicitation's requestedSchema at a version, if anything.
+///
+/// Long by design: one rule per line of the elicitation schema's definition (types, formats,
+/// enums, defaults per version), read top to bottom like the spec's table.
 pub fn elicitation_schema_problems(schema: &Value, version: &str) -> Vec<String> {
     let mut problems = Vec::new();
     if schema.get("type") != Some(&Value::from("object")) {

@@ -14,6 +14,10 @@ use tokio::sync::oneshot;
 use super::*;
 
 impl Session {
+    /// Sends one frame over a stream link (stdio, HTTP+SSE) and waits for what answers it.
+    ///
+    /// Long by design: one exchange on a shared stream as one state machine (the write bound, the barrier
+    /// ping, claiming replies by id, the start-up allowance), whose parts share the same waits.
     pub(super) async fn send_stream(
         &self,
         link: &Arc<StreamLink>,

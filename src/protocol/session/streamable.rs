@@ -90,6 +90,13 @@ impl Session {
         headers
     }
 
+    /// Sends one frame over Streamable HTTP and records what came back: the request, the answers to
+    /// server requests posted while its stream is open, SEP-1699 resumption, the reply and the
+    /// transcript.
+    ///
+    /// Long by design: one HTTP exchange from its first byte to its record, as one state machine whose
+    /// closures share the request's bounds (timeout, cancellation, the awaited id); split, each part
+    /// would need all of them passed in.
     pub(super) async fn send_http(
         &self,
         link: &HttpLink,

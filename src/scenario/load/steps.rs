@@ -5,12 +5,48 @@ use super::*;
 
 pub(super) fn resolve_step(
     source: &Source,
-    step: StepFile,
+    mut step: StepFile,
     session: SessionKind,
     transports: &[TransportKind],
 ) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
-    let http_method = match &step.http_method {
+    let http_method = http_method(source, &step, transports)?;
+    let send = what_it_sends(source, &mut step, http_method.is_some(), session)?;
+    let modes = Modes::of(source, &mut step, &send, session)?;
+    let poll = poll(source, &mut step, &send, modes.background.is_some())?;
+    let mut capture = Vec::new();
+    for (name, text) in step.capture.0 {
+        let query = query::parse_query(&text, None)
+            .map_err(|e| source.at(&step.name, format!("capture `{name}`: {e}")))?;
+        capture.push((name, query));
+    }
+    Ok(Step {
+        name,
+        send,
+        timeout: step.timeout_ms.map(Duration::from_millis),
+        wait: step.wait_ms.map(Duration::from_millis),
+        hold: step.hold_ms.map(Duration::from_millis),
+        drop_after_events: modes.drop_after_events,
+        concurrent: modes.concurrent,
+        until_notified: step.until_notified,
+        background: modes.background,
+        alongside: modes.alongside,
+        poll,
+        headers: step.headers.0,
+        omit_headers: step.omit_headers,
+        omit_meta: step.omit_meta,
+        capture,
+        http_method,
+    })
+}
+
+/// `http_method`: GET, DELETE or POST with no body, over the transport that has it.
+fn http_method(
+    source: &Source,
+    step: &StepFile,
+    transports: &[TransportKind],
+) -> Result<Option<String>, LoadError> {
+    Ok(match &step.http_method {
         None => None,
         Some(m) => match m.get_ref().as_str() {
             "GET" | "DELETE" | "POST" if transports == [TransportKind::Http] => Some(m.get_ref().clone()),
@@ -21,9 +57,24 @@ pub(super) fn resolve_step(
             }
             other => return Err(source.at(m, format!("unknown http_method `{other}`; use `GET`, `DELETE` or `POST`"))),
         },
-    };
-    let send = match (step.request, step.notification, step.raw) {
-        (None, None, None) if http_method.is_some() => StepSend::Raw(String::new()),
+    })
+}
+
+/// What the step sends: exactly one of a request, a notification and raw bytes (or nothing, for
+/// a bodiless HTTP method), and whether that needs a connection of its own.
+fn what_it_sends(
+    source: &Source,
+    step: &mut StepFile,
+    bodiless: bool,
+    session: SessionKind,
+) -> Result<StepSend, LoadError> {
+    let name = step.name.get_ref().clone();
+    let send = match (
+        step.request.take(),
+        step.notification.take(),
+        step.raw.take(),
+    ) {
+        (None, None, None) if bodiless => StepSend::Raw(String::new()),
         (Some(m), None, None) => StepSend::Request {
             id: step.id.clone(),
             method: m.method,
@@ -56,22 +107,42 @@ pub(super) fn resolve_step(
             format!("step `{name}` sends a notification, a raw frame or a fixed id, which needs a connection of its own: set `session = \"fresh\"` or `\"bare\"`"),
         ));
     }
-    let alongside = match step.alongside {
-        None => None,
-        Some(a) if matches!(send, StepSend::Request { .. }) && step.concurrent.is_none() => {
-            let a = a.into_inner();
-            Some((a.method, a.params, Duration::from_millis(a.after_ms)))
-        }
-        Some(a) => {
-            return Err(source.at(
-                &a,
-                format!(
+    Ok(send)
+}
+
+/// How a request is sent besides once and alone: with a notification alongside, in the
+/// background, as several copies at once, or on a stream dropped after some events.
+struct Modes {
+    alongside: Option<(String, Option<serde_json::Value>, Duration)>,
+    background: Option<String>,
+    concurrent: usize,
+    drop_after_events: Option<usize>,
+}
+
+impl Modes {
+    fn of(
+        source: &Source,
+        step: &mut StepFile,
+        send: &StepSend,
+        session: SessionKind,
+    ) -> Result<Modes, LoadError> {
+        let name = step.name.get_ref().clone();
+        let alongside = match step.alongside.take() {
+            None => None,
+            Some(a) if matches!(send, StepSend::Request { .. }) && step.concurrent.is_none() => {
+                let a = a.into_inner();
+                Some((a.method, a.params, Duration::from_millis(a.after_ms)))
+            }
+            Some(a) => {
+                return Err(source.at(
+                    &a,
+                    format!(
                     "step `{name}`: `alongside` goes with a single `request` (not `concurrent`)"
                 ),
-            ))
-        }
-    };
-    let background = match step.background {
+                ))
+            }
+        };
+        let background = match step.background.take() {
         None => None,
         Some(b)
             if matches!(send, StepSend::Request { .. })
@@ -88,44 +159,63 @@ pub(super) fn resolve_step(
             ))
         }
     };
-    if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
-        return Err(source.at(
-            &step.name,
-            format!("step `{name}`: `until_notified` goes with a `request`"),
-        ));
+        if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
+            return Err(source.at(
+                &step.name,
+                format!("step `{name}`: `until_notified` goes with a `request`"),
+            ));
+        }
+        let concurrent = match &step.concurrent {
+            None => 1,
+            Some(n) if !(2..=16).contains(n.get_ref()) => {
+                return Err(source.at(n, "`concurrent` is 2 to 16 copies".to_string()))
+            }
+            Some(n) if !matches!(send, StepSend::Request { id: None, .. }) => {
+                return Err(source.at(
+                    n,
+                    format!(
+                        "step `{name}`: `concurrent` goes with a `request` without a fixed `id`"
+                    ),
+                ))
+            }
+            Some(n) => *n.get_ref(),
+        };
+        let drop_after_events = match &step.drop_after_events {
+            None => None,
+            Some(n) if *n.get_ref() == 0 => {
+                return Err(source.at(n, "`drop_after_events` is 1 or more events".to_string()))
+            }
+            Some(n) if !matches!(send, StepSend::Request { .. }) || step.concurrent.is_some() => {
+                return Err(source.at(
+                    n,
+                    format!("step `{name}`: `drop_after_events` goes with a single `request`"),
+                ))
+            }
+            Some(n) => Some(*n.get_ref()),
+        };
+        Ok(Modes {
+            alongside,
+            background,
+            concurrent,
+            drop_after_events,
+        })
     }
-    let concurrent = match &step.concurrent {
-        None => 1,
-        Some(n) if !(2..=16).contains(n.get_ref()) => {
-            return Err(source.at(n, "`concurrent` is 2 to 16 copies".to_string()))
-        }
-        Some(n) if !matches!(send, StepSend::Request { id: None, .. }) => {
-            return Err(source.at(
-                n,
-                format!("step `{name}`: `concurrent` goes with a `request` without a fixed `id`"),
-            ))
-        }
-        Some(n) => *n.get_ref(),
-    };
-    let drop_after_events = match &step.drop_after_events {
-        None => None,
-        Some(n) if *n.get_ref() == 0 => {
-            return Err(source.at(n, "`drop_after_events` is 1 or more events".to_string()))
-        }
-        Some(n) if !matches!(send, StepSend::Request { .. }) || step.concurrent.is_some() => {
-            return Err(source.at(
-                n,
-                format!("step `{name}`: `drop_after_events` goes with a single `request`"),
-            ))
-        }
-        Some(n) => Some(*n.get_ref()),
-    };
-    let poll = match step.poll {
+}
+
+/// `poll`: sending a request again until its reply meets a condition.
+fn poll(
+    source: &Source,
+    step: &mut StepFile,
+    send: &StepSend,
+    background: bool,
+) -> Result<Option<Poll>, LoadError> {
+    let name = step.name.get_ref().clone();
+    Ok(match step.poll.take() {
         None => None,
         Some(p)
             if matches!(send, StepSend::Request { id: None, .. })
                 && step.concurrent.is_none()
-                && background.is_none()
+                && !background
                 && step.until_notified.is_none() =>
         {
             let p = p.into_inner();
@@ -155,30 +245,6 @@ pub(super) fn resolve_step(
                 format!("step `{name}`: `poll` goes with a single `request` without a fixed `id` (not `concurrent`, `background` or `until_notified`)"),
             ))
         }
-    };
-    let mut capture = Vec::new();
-    for (name, text) in step.capture.0 {
-        let query = query::parse_query(&text, None)
-            .map_err(|e| source.at(&step.name, format!("capture `{name}`: {e}")))?;
-        capture.push((name, query));
-    }
-    Ok(Step {
-        name,
-        send,
-        timeout: step.timeout_ms.map(Duration::from_millis),
-        wait: step.wait_ms.map(Duration::from_millis),
-        hold: step.hold_ms.map(Duration::from_millis),
-        drop_after_events,
-        concurrent,
-        until_notified: step.until_notified,
-        background,
-        alongside,
-        poll,
-        headers: step.headers.0,
-        omit_headers: step.omit_headers,
-        omit_meta: step.omit_meta,
-        capture,
-        http_method,
     })
 }
 
