@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::record::version::KNOWN_VERSIONS;
 
@@ -196,6 +196,10 @@ pub struct RunArgs {
     /// Print only the verdict line, not the table or progress.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Print a line per scenario as it finishes even when stderr is not a terminal (by default
+    /// only a start and an end line are printed there; a terminal gets a progress bar).
+    #[arg(long, conflicts_with = "quiet")]
+    pub progress: bool,
     /// Print every frame sent and received (to stderr, secrets redacted).
     #[arg(short, long)]
     pub verbose: bool,
@@ -258,9 +262,39 @@ pub struct CompareArgs {
     pub scenarios: ScenarioArgs,
 }
 
-/// The report files to write.
+/// How much the terminal report shows besides the problems and the verdict (`--show`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ShowArg {
+    /// One line per area and the checks that did not apply counted by reason.
+    #[default]
+    Problems,
+    /// That, and each check that did not apply with its reason.
+    Skipped,
+    /// One table per area with every check.
+    All,
+}
+
+/// Where failures and warnings are also printed as CI annotations (`--annotations`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AnnotationsArg {
+    /// GitHub Actions workflow commands (`::error title=…::…`), shown on the run's summary page
+    /// and in the pull request.
+    Github,
+    /// None.
+    None,
+}
+
+/// The report files to write, and what the terminal shows.
 #[derive(Debug, Default, Args)]
 pub struct OutputArgs {
+    /// What the terminal shows besides the problems: `problems` (one line per area, the checks
+    /// that did not apply counted by reason), `skipped` (and each of those), `all` (every check).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub show: Option<ShowArg>,
+    /// Also print every failure and warning as a CI annotation [default: github under GitHub
+    /// Actions (GITHUB_ACTIONS=true), else none].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub annotations: Option<AnnotationsArg>,
     /// Write the report as JSON to FILE (`-` for stdout; the table then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

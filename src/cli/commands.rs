@@ -435,11 +435,25 @@ fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
         .ok()
         .and_then(|c| c.parse().ok())
         .unwrap_or(120);
-    let text = if quiet {
+    let show = match outputs.show.unwrap_or_default() {
+        cli::ShowArg::Problems => report::terminal::Show::Problems,
+        cli::ShowArg::Skipped => report::terminal::Show::Skipped,
+        cli::ShowArg::All => report::terminal::Show::All,
+    };
+    let mut text = if quiet {
         format!("{}\n", report::safe::terminal(&report.verdict_line()))
     } else {
-        report::terminal::render(report, color, width)
+        report::terminal::render(report, color, width, show)
     };
+    let github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    if outputs.annotations.unwrap_or(if github {
+        cli::AnnotationsArg::Github
+    } else {
+        cli::AnnotationsArg::None
+    }) == cli::AnnotationsArg::Github
+    {
+        text.push_str(&report::annotations::github(report));
+    }
     if json_to_stdout {
         eprint!("{text}");
     } else {
@@ -465,7 +479,7 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         })));
     }
     let progress = (!resolved.quiet && !resolved.verbose)
-        .then(|| progress_observer(std::io::stderr().is_terminal()));
+        .then(|| progress_observer(std::io::stderr().is_terminal(), resolved.progress));
     if let Some((observer, _)) = &progress {
         resolved.config.observer = Some(observer.clone());
     }
@@ -483,6 +497,13 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         }
     });
     if let Some((_, bar)) = &progress {
+        if !std::io::stderr().is_terminal() {
+            eprintln!(
+                "mcpcheck: ran {} scenarios in {:.1} s",
+                bar.position(),
+                bar.elapsed().as_secs_f64()
+            );
+        }
         bar.finish_and_clear();
     }
     let Some(mut report) = outcome else {
@@ -503,8 +524,9 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
     finish(&report, &resolved.outputs, resolved.quiet)
 }
 
-/// A progress bar on a terminal; plain lines otherwise.
-fn progress_observer(tty: bool) -> (Observer, indicatif::ProgressBar) {
+/// A progress bar on a terminal. Elsewhere (a CI log) a start line and an end line, and with
+/// `--progress` a line per scenario as it finishes.
+fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar) {
     let bar = if tty {
         indicatif::ProgressBar::new(0)
     } else {
@@ -524,7 +546,7 @@ fn progress_observer(tty: bool) -> (Observer, indicatif::ProgressBar) {
         RunEvent::ScenarioFinished { id, worst } => {
             shown.inc(1);
             shown.set_message(id.clone());
-            if !tty {
+            if !tty && each {
                 eprintln!(
                     "mcpcheck: [{}/{}] {id}: {worst}",
                     shown.position(),

@@ -201,6 +201,8 @@ pub struct Resolved {
     pub quiet: bool,
     /// Print every frame.
     pub verbose: bool,
+    /// A line per finished scenario even when stderr is not a terminal.
+    pub progress: bool,
 }
 
 /// Loads the built-in library and the user's directories, and checks ids are unique.
@@ -533,6 +535,7 @@ impl RunArgs {
             profile,
             quiet: args.quiet,
             verbose: args.verbose,
+            progress: args.progress,
         })
     }
 }

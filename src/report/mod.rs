@@ -2,6 +2,7 @@
 //! docs/report-format.md). Secrets are redacted from the model before any rendering
 //! ([`redact`]), and server text is made safe for each rendering ([`safe`]).
 
+pub mod annotations;
 pub mod badge;
 pub mod grade;
 pub mod html;

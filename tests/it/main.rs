@@ -15,6 +15,9 @@ mod cli;
 /// Snapshots of reports, and redaction of secrets.
 mod report;
 
+/// The terminal report at a glance, `--show`, progress outside a terminal, GitHub annotations.
+mod glance;
+
 /// JUnit, Markdown, HTML, badge and official outputs; baselines, strictness, config files.
 mod outputs;
 

@@ -8,7 +8,10 @@ use serde_json::Value;
 /// The mcpcheck binary under test.
 pub fn mcpcheck() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
-    command.env_remove("NO_COLOR").env("COLUMNS", "120");
+    command
+        .env_remove("NO_COLOR")
+        .env_remove("GITHUB_ACTIONS")
+        .env("COLUMNS", "120");
     command
 }
 

@@ -1,0 +1,174 @@
+use serde_json::Value;
+
+use crate::support::{mcpcheck, output, run_json, stdio_command};
+
+const FAIL_AND_WARN: &[&str] = &["missing-resource-empty-contents", "unknown-tool-is-error"];
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn ids(report: &Value, status: Option<&str>) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| status.is_none_or(|s| c["status"] == s))
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_clean_run_fits_one_screen_and_counts_what_did_not_apply_by_reason() {
+    let out = output(&["run", "--stdio", &stdio_command(&[])]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() <= 40, "{} lines:\n{text}", lines.len());
+    assert!(lines.iter().all(|l| l.chars().count() <= 120), "{text}");
+    assert!(
+        text.contains(" jsonrpc ") && text.contains(" passed"),
+        "{text}"
+    );
+    assert!(text.contains("\nnot applicable ("), "{text}");
+    assert!(text.contains(" need the http transport"), "{text}");
+    assert!(
+        text.contains(" need the `everything` fixtures (--fixtures everything)"),
+        "{text}"
+    );
+    // No row per check: no check id of a passing check is printed.
+    assert!(!text.contains("ping-empty-result"), "{text}");
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("conforms to MCP 2025-11-25: "),
+        "{text}"
+    );
+}
+
+#[test]
+fn show_all_brings_back_every_check_and_show_skipped_each_that_did_not_apply() {
+    let (_, report, _) = run_json(&["--stdio", &stdio_command(&[]), "-q"]);
+    let all = stdout(&output(&[
+        "run",
+        "--stdio",
+        &stdio_command(&[]),
+        "--show",
+        "all",
+    ]));
+    for id in ids(&report, None) {
+        assert!(all.contains(&id), "--show all lacks {id}");
+    }
+    let skipped = stdout(&output(&[
+        "run",
+        "--stdio",
+        &stdio_command(&[]),
+        "--show",
+        "skipped",
+    ]));
+    for id in ids(&report, Some("skip")) {
+        assert!(
+            skipped.contains(&format!("       {id}: ")),
+            "--show skipped lacks {id}"
+        );
+    }
+    assert!(!skipped.contains("ping-empty-result"), "{skipped}");
+}
+
+#[test]
+fn problems_still_show_their_full_evidence() {
+    let out = output(&["run", "--stdio", &stdio_command(FAIL_AND_WARN)]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let problems = text.find("\nproblems\n").expect("a problems section");
+    let areas = text.find("\n resources ").expect("an area line");
+    assert!(problems < areas, "problems come first:\n{text}");
+    for part in [
+        "fail resources-read-missing-error (MUST)",
+        "    expected: JSON-RPC error -32602",
+        "    actual:   result {\"contents\":[]}",
+        "    → read: {\"jsonrpc\":\"2.0\"",
+        "    ← {\"jsonrpc\":\"2.0\"",
+        "warn tools-call-unknown-tool (SHOULD)",
+    ] {
+        assert!(text.contains(part), "{part}\n{text}");
+    }
+    let line = |area: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!(" {area} ")))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        line("resources").contains(" 1 failed, 1 not testable, "),
+        "{text}"
+    );
+    assert!(line("tools").contains(" 1 warning, "), "{text}");
+}
+
+#[test]
+fn failures_and_warnings_are_github_annotations_under_github_actions() {
+    let args = [
+        "run",
+        "--stdio",
+        &stdio_command(FAIL_AND_WARN),
+        "--check",
+        "resources-read-missing-*",
+        "--check",
+        "tools-call-unknown-tool",
+    ];
+    let expected = [
+        "::error title=resources-read-missing-error (MUST)::a missing resource is a JSON-RPC error -32602, never empty contents — a resource that does not exist was read as empty contents, which SEP-2164 forbids%0Aexpected: JSON-RPC error -32602 (Invalid params); -32002 is accepted from a server on 2025-11-25 or earlier%0Aactual: result {\"contents\":[]}%0Aspec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling",
+        "::warning title=tools-call-unknown-tool (SHOULD)::an unknown tool is a protocol error (-32602), not a tool result — answered with a tool result marked isError instead of a protocol error%0Aexpected: JSON-RPC error -32602 (Invalid params)%0Aactual: result {\"content\":[{\"type\":\"text\",\"text\":\"Unknown tool: mcpcheck_no_such_tool_e3b0c442\"}],\"isError\":true}%0Aspec: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling",
+    ];
+    let annotations = |out: std::process::Output| -> Vec<String> {
+        stdout(&out)
+            .lines()
+            .filter(|l| l.starts_with("::"))
+            .map(str::to_string)
+            .collect()
+    };
+    let github = mcpcheck()
+        .args(args)
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert_eq!(github.status.code(), Some(1));
+    assert_eq!(annotations(github), expected);
+    let flag = mcpcheck()
+        .args(args)
+        .args(["--annotations", "github", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(annotations(flag), expected);
+    assert!(annotations(output(&args)).is_empty(), "none outside GitHub");
+    let off = mcpcheck()
+        .args(args)
+        .args(["--annotations", "none"])
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert!(annotations(off).is_empty());
+}
+
+#[test]
+fn outside_a_terminal_progress_is_a_start_and_an_end_line_unless_asked() {
+    let command = stdio_command(&[]);
+    let stderr = |extra: &[&str]| {
+        let mut args = vec!["run", "--stdio", &command as &str];
+        args.extend(extra);
+        String::from_utf8_lossy(&output(&args).stderr).into_owned()
+    };
+    let quiet = stderr(&[]);
+    let lines: Vec<&str> = quiet.lines().collect();
+    assert_eq!(lines.len(), 2, "{quiet}");
+    assert!(lines[0].starts_with("mcpcheck: running ") && lines[0].ends_with(" scenarios"));
+    assert!(lines[1].starts_with("mcpcheck: ran ") && lines[1].ends_with(" s"));
+    let each = stderr(&["--progress"]);
+    assert!(each.lines().count() > 50, "{each}");
+    assert!(
+        each.lines().any(|l| l.starts_with("mcpcheck: [1/")),
+        "{each}"
+    );
+}
