@@ -315,9 +315,26 @@ pub struct OutputArgs {
     pub official_json: Option<PathBuf>,
 }
 
+/// How checks of requirements MCP states only through JSON-RPC 2.0 (derived checks) are graded
+/// (`--derived`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DerivedArg {
+    /// As their level says: a broken derived MUST fails.
+    #[default]
+    Fail,
+    /// As warnings: what a server inherits from its SDK (say, unparsable frames left unanswered
+    /// over stdio) is shown but does not fail the run (unless `--strict`).
+    Warn,
+}
+
 /// How verdicts are graded into an exit code.
 #[derive(Debug, Default, Args)]
 pub struct GradingArgs {
+    /// Grade derived checks (requirements MCP states only through JSON-RPC 2.0) as warnings
+    /// (`warn`) instead of by their level (`fail`, the default).
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub derived: Option<DerivedArg>,
     /// Warnings fail the run too.
     #[arg(long)]
     pub strict: bool,

@@ -406,12 +406,18 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
         Ok(report) => report,
         Err(e) => return usage(e),
     };
-    report.grading = Some(Grading::apply(
+    let derived_warn = args.grading.derived == Some(cli::DerivedArg::Warn);
+    if derived_warn {
+        report::grade::derived_as_warnings(&mut report);
+    }
+    let mut grading = Grading::apply(
         &report,
         profile,
         strict,
         baseline.as_ref().map(|(b, p)| (b, p.clone())),
-    ));
+    );
+    grading.derived_as_warnings = derived_warn;
+    report.grading = Some(grading);
     finish(&report, &args.output, args.quiet)
 }
 
@@ -514,12 +520,12 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         .baseline
         .as_ref()
         .map(|(b, path)| (b, path.clone()));
-    report.grading = Some(Grading::apply(
-        &report,
-        resolved.profile,
-        resolved.strict,
-        baseline,
-    ));
+    if resolved.derived_warn {
+        report::grade::derived_as_warnings(&mut report);
+    }
+    let mut grading = Grading::apply(&report, resolved.profile, resolved.strict, baseline);
+    grading.derived_as_warnings = resolved.derived_warn;
+    report.grading = Some(grading);
     let report = report.redacted(&resolved.secrets);
     finish(&report, &resolved.outputs, resolved.quiet)
 }

@@ -105,6 +105,8 @@ pub struct ConfigFile {
     pub strict: bool,
     /// `--baseline`.
     pub baseline: Option<PathBuf>,
+    /// `--derived`.
+    pub derived: Option<crate::cli::DerivedArg>,
     /// `--grading-profile` (`profile-version` is an older name for it).
     #[serde(alias = "profile-version")]
     pub grading_profile: Option<String>,

@@ -203,6 +203,8 @@ pub struct Resolved {
     pub verbose: bool,
     /// A line per finished scenario even when stderr is not a terminal.
     pub progress: bool,
+    /// Derived checks are graded as warnings (`--derived warn`).
+    pub derived_warn: bool,
 }
 
 /// Loads the built-in library and the user's directories, and checks ids are unique.
@@ -346,6 +348,7 @@ impl RunArgs {
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.grading_profile = self.grading.grading_profile.or(file.grading_profile);
+        self.grading.derived = self.grading.derived.or(file.derived);
         let (o, out) = (file.output, &mut self.output);
         out.json = out.json.take().or(o.json);
         out.junit = out.junit.take().or(o.junit);
@@ -536,6 +539,7 @@ impl RunArgs {
             quiet: args.quiet,
             verbose: args.verbose,
             progress: args.progress,
+            derived_warn: args.grading.derived == Some(DerivedArg::Warn),
         })
     }
 }

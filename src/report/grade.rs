@@ -94,6 +94,26 @@ pub struct Grading {
     pub ungraded: Vec<String>,
     /// The exit code this grading gives.
     pub exit_code: u8,
+    /// Whether derived checks were graded as warnings (`--derived warn`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub derived_as_warnings: bool,
+}
+
+/// Grades the derived checks (requirements MCP states only through JSON-RPC 2.0) as warnings:
+/// each that failed becomes a warning, with a note saying so (`--derived warn`). What a server
+/// inherits from its SDK is still shown, but does not fail the run unless warnings do.
+pub fn derived_as_warnings(report: &mut Report) {
+    for check in report.checks.iter_mut() {
+        if check.derived && check.status == Status::Fail {
+            check.status = Status::Warn;
+            let note = "graded as a warning (--derived warn): MCP states this requirement only through JSON-RPC 2.0";
+            check.note = Some(match check.note.take() {
+                Some(before) => format!("{before}; {note}"),
+                None => note.to_string(),
+            });
+        }
+    }
+    report.summary = super::Summary::of(&report.checks);
 }
 
 /// What a check's mark in the grading is, for renderers.
@@ -128,6 +148,7 @@ impl Grading {
             expected_failures: Vec::new(),
             ungraded: Vec::new(),
             exit_code: exit::SUCCESS,
+            derived_as_warnings: false,
         };
         let mut errors = 0;
         for check in &report.checks {

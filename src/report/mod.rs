@@ -314,6 +314,9 @@ impl Report {
             if g.strict && s.warn > 0 {
                 parts.push("warnings fail (--strict)".into());
             }
+            if g.derived_as_warnings {
+                parts.push("derived checks graded as warnings (--derived warn)".into());
+            }
         }
         let head = if failing {
             format!("does not conform to MCP {version}")

@@ -172,3 +172,64 @@ fn outside_a_terminal_progress_is_a_start_and_an_end_line_unless_asked() {
         "{each}"
     );
 }
+
+#[test]
+fn derived_warn_grades_derived_failures_as_warnings_and_says_so() {
+    let command = stdio_command(&["parse-error-wrong-code", "ping-error"]);
+    let base = [
+        "--stdio",
+        command.as_str(),
+        "--check",
+        "jsonrpc-parse-error",
+        "--check",
+        "ping-empty-result",
+        "-q",
+    ];
+    let (code, report, _) = run_json(&base);
+    assert_eq!(code, 1);
+    let status = |report: &Value, id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(status(&report, "jsonrpc-parse-error"), "fail");
+    let mut args = base.to_vec();
+    args.extend(["--derived", "warn"]);
+    let (code, report, _) = run_json(&args);
+    // The derived check is a warning now; the stated MUST (ping answered) still fails.
+    assert_eq!(status(&report, "jsonrpc-parse-error"), "warn");
+    assert_eq!(status(&report, "ping-empty-result"), "fail");
+    assert_eq!(code, 1);
+    assert_eq!(report["grading"]["derivedAsWarnings"], true);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "jsonrpc-parse-error")
+        .unwrap();
+    assert!(
+        check["note"].as_str().unwrap().contains("--derived warn"),
+        "{check}"
+    );
+    let only_derived = output(&[
+        "run",
+        "--stdio",
+        &stdio_command(&["parse-error-wrong-code"]),
+        "--check",
+        "jsonrpc-parse-error",
+        "--derived",
+        "warn",
+    ]);
+    assert_eq!(only_derived.status.code(), Some(0));
+    assert!(
+        stdout(&only_derived).contains("derived checks graded as warnings (--derived warn)"),
+        "{}",
+        stdout(&only_derived)
+    );
+}
