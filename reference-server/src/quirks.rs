@@ -40,6 +40,8 @@ macro_rules! quirks {
 }
 
 quirks! {
+    /// Error responses that answer no readable request id (id null) name the id "server-error".
+    NullIdErrorsNamed => "an error answering no readable id carries id null (JSON-RPC; over HTTP, the id of a refusal's body is stated by neither: a warning)"; rewrites rewrite::null_id_named,
     /// `initialize` answers without `serverInfo`.
     InitMissingServerInfo => "initialize result MUST carry serverInfo (schema)",
     /// `initialize` answers with the next older version instead of echoing a supported one.
@@ -55,7 +57,9 @@ quirks! {
     /// Reading an unknown resource fails with -32603 (internal error).
     MissingResourceInternalError => "an unknown resource MUST give -32602 (SEP-2164)",
     /// The not-found error for an unknown resource carries no `data.uri`.
-    MissingResourceNoDataUri => "the not-found error SHOULD carry data.uri (SEP-2164)",
+    MissingResourceNoDataUri => "the not-found error SHOULD carry data.uri (SEP-2164; before 2026-07-28 only an example shows it)",
+    /// 2026-07-28: the not-found error for an unknown resource carries no `data.uri`.
+    StatelessMissingResourceNoDataUri => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)",
     /// Calling an unknown tool gives a result with `isError: true` instead of a protocol error.
     UnknownToolIsError => "an unknown tool SHOULD be a protocol error, not isError",
     /// Calling an unknown tool gives a plain success.
@@ -76,6 +80,9 @@ quirks! {
     ObjectIdAccepted => "an id MUST be a string or integer; an object id is -32600",
     /// An unknown method gets -32000 instead of -32601.
     UnknownMethodWrongCode => "an unknown method MUST get -32601",
+    /// A response from the client that answers no request of the server's is answered with an
+    /// error.
+    AnswerStrayResponse => "a response that answers no request SHOULD NOT be answered (derived)",
     /// An unknown notification is answered with an error.
     AnswerUnknownNotification => "a notification MUST NOT be answered",
     /// stdio: a banner line is printed on stdout before any message.
@@ -134,6 +141,9 @@ quirks! {
     SessionsSurviveDelete => "a terminated session MUST get 404 (Streamable HTTP)",
     /// HTTP: DELETE answers 500.
     Delete500 => "DELETE SHOULD end the session (2xx) or be refused with 405",
+    /// HTTP: a request under a session id the server never issued is served (on a throwaway
+    /// session) instead of refused with 404.
+    SessionUnknownServed => "a session id the server does not know SHOULD get 404 (derived from the session rules)",
     /// HTTP: a request without a session id is served (on a throwaway session).
     SessionOptional => "a request without the issued session id SHOULD get 400",
     /// The slow tool's progress goes down instead of up.
@@ -345,6 +355,8 @@ quirks! {
     /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
     /// a log line after the handshake (on stdio the instructions would break the handshake).
     NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)",
+    /// `logging` is not declared, and logging/setLevel is refused with -32603 instead of -32601.
+    LoggingUndeclaredOtherError => "a method of an undeclared capability is an unknown method: -32601 (derived)",
     /// `logging` is not declared (nor served), yet every tool call logs.
     LogWithoutCapability => "log messages MUST come only from a server that declares logging",
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
@@ -499,6 +511,13 @@ mod rewrite {
     pub fn null_result_on_errors(response: &mut Map<String, Value>) {
         if is_error(response) {
             response.insert("result".into(), Value::Null);
+        }
+    }
+
+    /// `NullIdErrorsNamed`: an error with id null names the id "server-error" instead.
+    pub fn null_id_named(response: &mut Map<String, Value>) {
+        if response.contains_key("error") && response.get("id") == Some(&Value::Null) {
+            response.insert("id".into(), Value::from("server-error"));
         }
     }
 

@@ -55,27 +55,58 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
     let many = check.steps.len() > 1;
     for name in &check.steps {
         // A step sent several times at once (`concurrent`) has a record per copy; each is judged.
-        let mut verdicts: Vec<Verdict> = records
+        let mut verdicts: Vec<(Option<String>, Verdict)> = records
             .iter()
             .filter(|r| &r.name == name)
-            .map(|record| evaluate_step(check, record, records, env))
+            .map(|record| {
+                (
+                    what_was_sent(record),
+                    evaluate_step(check, record, records, env),
+                )
+            })
             .collect();
         if verdicts.is_empty() {
-            verdicts.push(Verdict::new(
-                Status::NotTestable,
-                format!("step `{name}` did not run"),
+            verdicts.push((
+                None,
+                Verdict::new(
+                    Status::NotTestable,
+                    "the exchange this check judges did not take place in this run",
+                ),
             ));
         }
-        for mut verdict in verdicts {
-            if many && verdict.status != Status::Pass {
-                verdict.message = format!("step `{name}`: {}", verdict.message);
+        for (sent, mut verdict) in verdicts {
+            // Of several exchanges judged, say which one (by what was sent, not by how the
+            // scenario names it).
+            if let (true, false, Some(sent)) = (many, verdict.status == Status::Pass, sent) {
+                verdict.message = format!("{sent}: {}", verdict.message);
             }
             if worst.as_ref().is_none_or(|w| verdict.status < w.status) {
                 worst = Some(verdict);
             }
         }
     }
-    worst.unwrap_or_else(|| Verdict::new(Status::NotTestable, "the check names no step"))
+    worst.unwrap_or_else(|| {
+        Verdict::new(
+            Status::NotTestable,
+            "the check judges no exchange (its scenario names none)",
+        )
+    })
+}
+
+/// What a step sent, in a few words: the method of its message (`resources/subscribe`), or the
+/// HTTP method of a bodiless request.
+fn what_was_sent(record: &StepRecord) -> Option<String> {
+    let exchange = record.outcome.as_ref().ok()?;
+    serde_json::from_str::<Value>(&exchange.sent)
+        .ok()
+        .and_then(|m| m.get("method")?.as_str().map(str::to_string))
+        .or_else(|| {
+            exchange
+                .sent
+                .split_once(' ')
+                .map(|(method, _)| method.to_string())
+                .filter(|m| m.chars().all(|c| c.is_ascii_uppercase()))
+        })
 }
 
 fn evaluate_step(
@@ -110,7 +141,10 @@ fn evaluate_step(
                 .map(|m| template::expand_message(m, &lookup))
                 .unwrap_or_else(|| default_message(rule.verdict, &check.def.expect));
             let mut verdict = Verdict::new(rule.verdict, text).with_actual(actual);
-            verdict.note = rule.note.clone();
+            verdict.note = rule
+                .note
+                .as_deref()
+                .map(|n| template::expand_message(n, &lookup));
             return verdict;
         }
     }

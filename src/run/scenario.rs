@@ -79,6 +79,12 @@ pub(super) async fn run_scenario(
         version: &version,
         base,
         isolated: scenario.session != SessionKind::Shared,
+        absent: scenario
+            .steps
+            .iter()
+            .flat_map(|s| &s.capture)
+            .map(|c| (c.name.clone(), c.absent.clone()))
+            .collect(),
     };
     for (n, step) in scenario.steps.iter().enumerate() {
         let built = step_of.build(n, step, &captures);
@@ -166,6 +172,9 @@ pub(super) struct StepRunner<'a> {
     base: i64,
     /// Whether the scenario has a connection of its own (replies nobody claimed are its own).
     isolated: bool,
+    /// What each capture's absence means about the server (the reason a step that needs it
+    /// gives for not running).
+    absent: HashMap<String, String>,
 }
 
 impl StepRunner<'_> {
@@ -191,10 +200,10 @@ impl StepRunner<'_> {
         let is_request = matches!(step.send, StepSend::Request { .. });
         for outcome in outcomes {
             if let Ok(exchange) = &outcome {
-                for (name, query) in &step.capture {
-                    let found = query::values(query, exchange, self.seen(records));
+                for capture in &step.capture {
+                    let found = query::values(&capture.query, exchange, self.seen(records));
                     if let Some(value) = found.into_iter().next() {
-                        captures.insert(name.clone(), value);
+                        captures.insert(capture.name.clone(), value);
                     }
                 }
             }
@@ -222,16 +231,19 @@ impl StepRunner<'_> {
                 ..Default::default()
             };
             let lookup = |name: &str| fill.lookup(name);
+            // Why the request could not be sent, in terms of what the server did.
             let unresolved = |name: String| {
-                let why = if name.starts_with("capture.") {
-                    " (the earlier step it is captured from did not have it)"
-                } else {
-                    ""
-                };
-                format!(
-                    "step `{}` was not run: `{{{{{name}}}}}` has no value{why}",
-                    step.name
-                )
+                let name = name.trim_end_matches('?');
+                if let Some(capture) = name.strip_prefix("capture.") {
+                    if let Some(absent) = self.absent.get(capture) {
+                        return absent.clone();
+                    }
+                }
+                match name.split_once('.').map_or(name, |(root, _)| root) {
+                    "probe" => "no listed tool has arguments to get wrong, so the request was not sent".to_string(),
+                    "tool" => "the tool this request needs is not in the server's tools/list, so it was not sent".to_string(),
+                    _ => format!("the run has no value for {name}, so the request was not sent"),
+                }
             };
             let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
                 v.as_ref()

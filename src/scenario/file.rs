@@ -212,9 +212,11 @@ pub struct StepFile {
     /// e.g. `io.modelcontextprotocol/protocolVersion`), or `_meta` for the whole object.
     #[serde(default)]
     pub omit_meta: Vec<String>,
-    /// Values to capture: name = query (the first value it yields), e.g. `/result/tools/0/name`.
+    /// Values to capture: name = query (the first value it yields), e.g. `/result/tools/0/name`,
+    /// or name = `{ from = QUERY, absent = "what it means about the server when there is none" }`:
+    /// the reason the steps that need it give for not running.
     #[serde(default)]
-    pub capture: OrderedMap,
+    pub capture: toml::Table,
     /// HTTP only: send with this method (`GET` or `DELETE`) and no body; such a step needs no
     /// `request`, `notification` or `raw`.
     #[serde(default)]

@@ -14,7 +14,9 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::file::{CheckFile, RuleFile, ScenarioFile, StepFile};
-use super::model::{Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend};
+use super::model::{
+    Capture, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend,
+};
 use super::template;
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::record::version::KNOWN_VERSIONS;
@@ -104,7 +106,7 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
     let captured: Vec<&str> = scenario
         .steps
         .iter()
-        .flat_map(|s| s.capture.iter().map(|(name, _)| name.as_str()))
+        .flat_map(|s| s.capture.iter().map(|c| c.name.as_str()))
         .collect();
     let mut from = 0;
     while let Some(start) = source.text[from..].find("{{").map(|i| from + i) {

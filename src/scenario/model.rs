@@ -99,9 +99,21 @@ pub struct Step {
     /// Stateless era: `_meta` entries to leave out (`_meta` for the whole object).
     pub omit_meta: Vec<String>,
     /// Captures: a name and the query whose first value it keeps.
-    pub capture: Vec<(String, Query)>,
+    pub capture: Vec<Capture>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
     pub http_method: Option<String>,
+}
+
+/// A value a step keeps for later steps.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// Its name (`{{capture.NAME}}`).
+    pub name: String,
+    /// The query whose first value it keeps.
+    pub query: Query,
+    /// What it means about the server when the query finds nothing: the reason a step that
+    /// needs the value gives for not running.
+    pub absent: String,
 }
 
 /// A step that polls: it sends its request again, each time with an id of its own, until the

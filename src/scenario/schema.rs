@@ -114,7 +114,20 @@ pub fn scenario_schema() -> Value {
                 "omit_meta": { "type": "array", "items": { "type": "string" } },
                 "capture": {
                     "type": "object",
-                    "additionalProperties": { "type": "string", "pattern": query }
+                    "additionalProperties": {
+                        "anyOf": [
+                            { "type": "string", "pattern": query },
+                            {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["from"],
+                                "properties": {
+                                    "from": { "type": "string", "pattern": query },
+                                    "absent": { "type": "string", "description": "what it means about the server when the query finds nothing" }
+                                }
+                            }
+                        ]
+                    }
                 },
                 "http_method": { "enum": ["GET", "DELETE", "POST"] }
             }

@@ -423,3 +423,76 @@ fn the_config_file_selects_the_legacy_sse_transport() {
     }
     assert_eq!(report["checks"].as_array().unwrap().len(), 5);
 }
+
+#[test]
+fn a_step_that_cannot_be_sent_says_what_the_server_did_not_give() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("absent.toml"),
+        r#"
+id = "my-absent"
+area = "it"
+title = "a value the server does not give"
+
+[[step]]
+name = "first"
+request = { method = "ping" }
+capture = { said = { from = "/result/nothing", absent = "the server's ping result is empty, so there is nothing to echo" }, plain = "/result/nothing" }
+
+[[step]]
+name = "echo-said"
+request = { method = "tools/call", params = { name = "{{capture.said}}" } }
+
+[[step]]
+name = "echo-plain"
+request = { method = "tools/call", params = { name = "{{capture.plain}}" } }
+
+[[check]]
+id = "my-absent-said"
+title = "t"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic" }]
+step = "echo-said"
+expect = "x"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+
+[[check]]
+id = "my-absent-plain"
+title = "t"
+level = "MUST"
+spec = [{ version = "2025-11-25", section = "basic" }]
+step = "echo-plain"
+expect = "x"
+rule = [{ when = { reply = "result" }, verdict = "pass" }]
+"#,
+    )
+    .unwrap();
+    let (_, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--no-builtin",
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+        "--check",
+        "my-absent-*",
+    ]);
+    let message = |id: &str| {
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone();
+        assert_eq!(check["status"], "not-testable", "{check}");
+        check["message"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        message("my-absent-said"),
+        "the server's ping result is empty, so there is nothing to echo"
+    );
+    assert_eq!(
+        message("my-absent-plain"),
+        "the answer to ping had nothing at /result/nothing, so the request that needs it was not sent"
+    );
+}

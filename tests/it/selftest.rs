@@ -92,6 +92,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
 
 fn assert_clean(transport: Transport) {
     let (code, report) = run(transport, &[]);
+    assert_eq!(wiring_words(&report), Vec::<String>::new());
     assert_eq!(
         code,
         0,
@@ -197,6 +198,23 @@ fn server_quirks() -> BTreeSet<String> {
         .collect()
 }
 
+/// Messages and notes that speak of how a scenario is wired (a placeholder, a step's name)
+/// instead of what the server did.
+fn wiring_words(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| {
+            ["message", "note"].into_iter().filter_map(move |field| {
+                let text = c[field].as_str()?;
+                (text.contains("{{") || text.contains("step `"))
+                    .then(|| format!("{}: {text}", c["id"].as_str().unwrap_or_default()))
+            })
+        })
+        .collect()
+}
+
 /// The checks a run skipped because the server, as the quirk made it, no longer meets their
 /// scenario's requirements: another protocol version negotiated, a capability no longer (or now)
 /// declared, a fixture no longer listed. Such skips are collateral, not what a quirk is for, so
@@ -255,6 +273,7 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
         .flat_map(|q| Transport::for_quirk(q).iter().map(|t| (q.clone(), *t)))
         .collect();
     let results = std::sync::Mutex::new(Vec::new());
+    let wiring = std::sync::Mutex::new(Vec::new());
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..4 {
@@ -264,6 +283,12 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
                     break;
                 };
                 let (_, report) = run(*transport, &[quirk]);
+                for words in wiring_words(&report) {
+                    wiring
+                        .lock()
+                        .unwrap()
+                        .push(format!("--quirk {quirk}: {words}"));
+                }
                 results.lock().unwrap().push((
                     quirk.clone(),
                     *transport,
@@ -309,6 +334,7 @@ fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
     }
     let every_check: BTreeSet<String> = clean.values().flat_map(|m| m.keys().cloned()).collect();
     let unproven: Vec<&String> = every_check.difference(&flipped).collect();
+    problems.extend(wiring.into_inner().unwrap());
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert!(
         unproven.is_empty(),

@@ -44,6 +44,8 @@ pub(crate) const MAX_BODY: usize = 4 << 20;
 struct State {
     server: Arc<Server>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Session ids that were issued and have ended (DELETE, or a server stop).
+    ended: Mutex<std::collections::HashSet<String>>,
     counter: AtomicU64,
     /// The 2024-11-05 HTTP+SSE streams (handshake era only).
     legacy: Arc<crate::legacy::Streams>,
@@ -61,6 +63,7 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
     let state = Arc::new(State {
         server,
         sessions: Mutex::new(HashMap::new()),
+        ended: Mutex::default(),
         counter: AtomicU64::new(1),
         legacy: Arc::default(),
     });
@@ -139,6 +142,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
             Ok((id, _)) => {
                 if !state.server.quirks.has(Quirk::SessionsSurviveDelete) {
                     state.sessions.lock().expect("sessions lock").remove(&id);
+                    state.ended.lock().expect("ended lock").insert(id);
                 }
                 plain(StatusCode::OK, "")
             }
@@ -250,6 +254,11 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
     let mcp_region = raw_header("mcp-param-region");
     let mcp_zone = raw_header("mcp-param-zone");
     let has_session_header = req.headers().contains_key("mcp-session-id");
+    let session_header: Option<String> = req
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let has_last_event_id = req.headers().contains_key("last-event-id");
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
@@ -273,6 +282,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         if handled.stop {
             if let Ok((id, _)) = &session {
                 state.sessions.lock().expect("sessions lock").remove(id);
+                state.ended.lock().expect("ended lock").insert(id.clone());
             }
         }
         return json_response(
@@ -357,6 +367,17 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         match session {
             Ok(found) => found,
             Err(_) if state.server.quirks.has(Quirk::SessionOptional) && !has_session_header => {
+                let throwaway = Arc::new(Session::default());
+                ("throwaway".to_string(), throwaway)
+            }
+            // Only an id it never issued: an ended session still gets 404.
+            Err(_)
+                if state.server.quirks.has(Quirk::SessionUnknownServed)
+                    && has_session_header
+                    && session_header.as_ref().is_some_and(|id| {
+                        !state.ended.lock().expect("ended lock").contains(id)
+                    }) =>
+            {
                 let throwaway = Arc::new(Session::default());
                 ("throwaway".to_string(), throwaway)
             }

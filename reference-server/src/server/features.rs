@@ -270,7 +270,9 @@ impl Server {
             None if self.quirks.has(Quirk::MissingResourceInternalError) => {
                 Err((-32603, "Internal error".into(), None))
             }
-            None if self.quirks.has(Quirk::MissingResourceNoDataUri) => {
+            None if self.quirks.has(Quirk::MissingResourceNoDataUri)
+                || self.quirks.has(Quirk::StatelessMissingResourceNoDataUri) =>
+            {
                 Err((-32602, "Resource not found".into(), None))
             }
             None => Err((

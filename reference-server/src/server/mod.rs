@@ -195,7 +195,10 @@ pub const STATELESS_VERSION: &str = "2026-07-28";
 impl Server {
     /// Whether the server declares and serves this capability.
     fn serves(&self, capability: &str) -> bool {
-        if capability == "logging" && self.quirks.has(Quirk::LogWithoutCapability) {
+        if capability == "logging"
+            && (self.quirks.has(Quirk::LogWithoutCapability)
+                || self.quirks.has(Quirk::LoggingUndeclaredOtherError))
+        {
             return false;
         }
         self.capabilities
@@ -330,8 +333,22 @@ impl Server {
             // A response to a request of ours: to whoever waits for it (a tool asking the
             // client to sample or elicit); roots and pings are not waited for.
             let key = id.as_ref().map(Value::to_string).unwrap_or_default();
-            if let Some(waiter) = session.awaiting.lock().expect("awaiting lock").remove(&key) {
-                let _ = waiter.send(Value::Object(message));
+            let waiter = session.awaiting.lock().expect("awaiting lock").remove(&key);
+            match waiter {
+                Some(waiter) => {
+                    let _ = waiter.send(Value::Object(message));
+                }
+                None if self.quirks.has(Quirk::AnswerStrayResponse)
+                    && key.contains("mcpcheck-never-asked") =>
+                {
+                    return Some(self.error(
+                        id.unwrap_or(Value::Null),
+                        -32600,
+                        "Invalid Request: no request of ours has this id",
+                        None,
+                    ));
+                }
+                None => {}
             }
             return None;
         }
@@ -444,6 +461,11 @@ impl Server {
                 ))
             }
             "ping" => self.ping(),
+            "logging/setLevel" if self.quirks.has(Quirk::LoggingUndeclaredOtherError) => Err((
+                -32603,
+                "Internal error: logging is not available".into(),
+                None,
+            )),
             "logging/setLevel" if self.serves("logging") => {
                 let level = params
                     .get("level")

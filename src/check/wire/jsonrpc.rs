@@ -530,10 +530,12 @@ fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
 }
 
 /// Judges `jsonrpc-response-id`: every response echoes its request's id, with the same JSON type.
+/// An HTTP refusal's body whose id is not the request's is a warning, not a failure: what id such a
+/// body carries neither MCP nor JSON-RPC states.
 fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
+    let mut refusals: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
-    let note: Option<String> = None;
     for (sent, got) in input.transcripts.iter().flat_map(|t| t.id_pairs.iter()) {
         seen += 1;
         if sent != got {
@@ -543,7 +545,35 @@ fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
             ));
         }
     }
-    tally(def, bad, seen, note)
+    for (sent, got) in input
+        .transcripts
+        .iter()
+        .flat_map(|t| t.refusal_id_pairs.iter())
+    {
+        seen += 1;
+        if sent != got {
+            refusals.push(Evidence::remark(
+                "id",
+                format!(
+                    "request id {sent} was refused at the HTTP level with a body whose id is {got}"
+                ),
+            ));
+        }
+    }
+    if bad.is_empty() && !refusals.is_empty() {
+        let count = refusals.len();
+        refusals.truncate(MAX_EVIDENCE);
+        let mut verdict = Verdict::new(
+            Status::Warn,
+            format!("{count} HTTP refusal(s) carry a JSON-RPC body whose id is not the request's"),
+        );
+        verdict.note = Some(
+            "the id of an HTTP-level error body is stated by neither MCP nor JSON-RPC 2.0 (derived), so it is a warning; null or no id is what a refusal made before the request was read carries".into(),
+        );
+        return (verdict, refusals);
+    }
+    bad.extend(refusals);
+    tally(def, bad, seen, None)
 }
 
 /// Judges `jsonrpc-response-once`: each request is answered once.

@@ -354,12 +354,18 @@ impl Session {
             if let (Outgoing::Request { id, .. }, Reply::Message { message, .. }) =
                 (&outgoing, &reply)
             {
-                // An HTTP-level rejection with a null id (say, 400 for a missing session) was
-                // refused before the request was read; it answers no request id.
-                let rejected = facts.as_ref().is_some_and(|(f, _)| f.status >= 400)
-                    && message.get("id") == Some(&Value::Null);
-                if let Some(got) = message.get("id").filter(|_| !rejected) {
-                    transcript.id_pairs.push((id.clone(), got.clone()));
+                // An HTTP-level refusal (say, 400 for a missing session) may have been made
+                // before the request was read: with a null id it answers no request id, and
+                // with another id it is judged apart (neither MCP nor JSON-RPC says what id
+                // such a body carries).
+                let refused = facts.as_ref().is_some_and(|(f, _)| f.status >= 400);
+                match message.get("id") {
+                    Some(Value::Null) | None if refused => {}
+                    Some(got) if refused => {
+                        transcript.refusal_id_pairs.push((id.clone(), got.clone()))
+                    }
+                    Some(got) => transcript.id_pairs.push((id.clone(), got.clone())),
+                    None => {}
                 }
             }
         }

@@ -14,12 +14,7 @@ pub(super) fn resolve_step(
     let send = what_it_sends(source, &mut step, http_method.is_some(), session)?;
     let modes = Modes::of(source, &mut step, &send, session)?;
     let poll = poll(source, &mut step, &send, modes.background.is_some())?;
-    let mut capture = Vec::new();
-    for (name, text) in step.capture.0 {
-        let query = query::parse_query(&text, None)
-            .map_err(|e| source.at(&step.name, format!("capture `{name}`: {e}")))?;
-        capture.push((name, query));
-    }
+    let capture = captures(source, &mut step, &send, http_method.as_deref())?;
     Ok(Step {
         name,
         send,
@@ -38,6 +33,56 @@ pub(super) fn resolve_step(
         capture,
         http_method,
     })
+}
+
+/// `capture`: each name with its query, and what it means about the server when the query finds
+/// nothing (given as `absent`, or said of the request's answer).
+fn captures(
+    source: &Source,
+    step: &mut StepFile,
+    send: &StepSend,
+    http_method: Option<&str>,
+) -> Result<Vec<Capture>, LoadError> {
+    let answer = match (send, http_method) {
+        (StepSend::Request { method, .. }, _) => format!("the answer to {method}"),
+        (StepSend::Notification { method, .. }, _) => format!("what came back for {method}"),
+        (StepSend::Raw(_), Some(http)) => format!("the answer to the HTTP {http}"),
+        (StepSend::Raw(_), None) => "what came back for the raw frame".to_string(),
+    };
+    let mut out = Vec::new();
+    for (name, value) in std::mem::take(&mut step.capture) {
+        let bad = |e: String| source.at(&step.name, format!("capture `{name}`: {e}"));
+        let (text, absent) = match value {
+            toml::Value::String(text) => (text, None),
+            toml::Value::Table(mut table) => {
+                let field = |table: &mut toml::Table, key: &str| match table.remove(key) {
+                    Some(toml::Value::String(text)) => Ok(Some(text)),
+                    None => Ok(None),
+                    Some(_) => Err(format!("`{key}` is a string")),
+                };
+                let from = field(&mut table, "from").map_err(bad)?;
+                let absent = field(&mut table, "absent").map_err(bad)?;
+                if let Some(key) = table.keys().next() {
+                    return Err(bad(format!("unknown key `{key}`; use `from` and `absent`")));
+                }
+                (
+                    from.ok_or_else(|| bad("`from` names the query".into()))?,
+                    absent,
+                )
+            }
+            _ => return Err(bad("a query, or `{ from = QUERY, absent = \"…\" }`".into())),
+        };
+        let query = query::parse_query(&text, None).map_err(bad)?;
+        let absent = absent.unwrap_or_else(|| {
+            format!("{answer} had nothing at {text}, so the request that needs it was not sent")
+        });
+        out.push(Capture {
+            name,
+            query,
+            absent,
+        });
+    }
+    Ok(out)
 }
 
 /// `http_method`: GET, DELETE or POST with no body, over the transport that has it.

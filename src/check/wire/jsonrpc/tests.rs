@@ -179,3 +179,38 @@ fn a_token_used_again_after_its_task_ended_is_the_new_request_s() {
     let (seen, bad) = task_progress_after_terminal(&transcript(frames));
     assert_eq!((seen, bad.len()), (0, 0));
 }
+
+#[test]
+fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
+    let def = definitions()
+        .into_iter()
+        .find(|d| d.id == "jsonrpc-response-id")
+        .unwrap();
+    let judge = |pairs: Vec<(Value, Value)>, refusals: Vec<(Value, Value)>| {
+        let mut transcript = Transcript::default();
+        transcript.id_pairs = pairs;
+        transcript.refusal_id_pairs = refusals;
+        let transcripts = [transcript];
+        let input = WireInput {
+            transport: TransportKind::Http,
+            transcripts: &transcripts,
+            main_exit: None,
+            official: None,
+        };
+        jsonrpc_response_id(&def, &input).0.status
+    };
+    let refused = vec![(json!(7), json!("server-error"))];
+    assert_eq!(
+        judge(vec![(json!(1), json!(1))], refused.clone()),
+        Status::Warn
+    );
+    assert_eq!(
+        judge(vec![(json!(1), json!("1"))], refused),
+        Status::Fail,
+        "a response with the wrong id still fails"
+    );
+    assert_eq!(
+        judge(vec![(json!(1), json!(1))], vec![(json!(7), json!(7))]),
+        Status::Pass
+    );
+}
