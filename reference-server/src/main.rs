@@ -23,7 +23,7 @@ use quirks::Quirks;
 use server::Server;
 
 const USAGE: &str =
-    "usage: reference-server [--http ADDR] [--stateless] [--quirk NAME]... | --list-quirks
+    "usage: reference-server [--http ADDR] [--stateless | --dual-era] [--quirk NAME]... | --list-quirks
 
 Serves MCP over stdio, or over Streamable HTTP at http://ADDR/mcp with --http
 (ADDR defaults to a loopback address; port 0 picks a free port, printed on stdout).
@@ -33,6 +33,9 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
   --stateless      speak the stateless era (2026-07-28: server/discover, _meta) instead
                    of the handshake era (2024-11-05 ... 2025-11-25)
+  --dual-era       speak both eras over stdio, as many SDKs do: a connection that starts
+                   with server/discover (or _meta) is stateless, one that starts with
+                   initialize is in the handshake era
   --capabilities LIST
                    declare and serve only these capabilities (comma-separated: tools,
                    resources, prompts, completions, logging); the others' methods are unknown
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
     let mut quirks = Quirks::default();
     let mut http: Option<SocketAddr> = None;
     let mut stateless = false;
+    let mut dual_era = false;
     let mut capabilities: Option<Vec<String>> = None;
     let mut official_fixtures = true;
     while let Some(arg) = args.next() {
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
                 _ => return usage_error("--http needs an address such as 127.0.0.1:8080"),
             },
             "--stateless" => stateless = true,
+            "--dual-era" => dual_era = true,
             "--no-official-fixtures" => official_fixtures = false,
             "--capabilities" => match args.next() {
                 Some(list) => {
@@ -96,9 +101,13 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unexpected argument `{other}`")),
         }
     }
+    if dual_era && (stateless || http.is_some()) {
+        return usage_error("--dual-era goes with stdio, without --stateless");
+    }
     let server = Arc::new(Server {
         quirks,
-        stateless,
+        stateless: stateless.into(),
+        dual_era,
         capabilities,
         official_fixtures,
         ..Server::default()

@@ -156,9 +156,11 @@ pub struct RunArgs {
     /// The largest frame (stdio line, HTTP body) read, in bytes [default: 4194304].
     #[arg(long, value_name = "BYTES")]
     pub max_frame_bytes: Option<usize>,
-    /// Use this protocol version instead of negotiating the newest.
+    /// Judge at this protocol version only, instead of every era the server speaks (the
+    /// 2026-07-28 era where server/discover is answered, and the newest handshake version it
+    /// negotiates); repeatable, one pass per version.
     #[arg(long, value_name = "VERSION")]
-    pub spec_version: Option<String>,
+    pub spec_version: Vec<String>,
     /// Also run the fixture checks of this set: `everything` calls the official conformance
     /// suite's fixture tools, resources and prompts (`test_simple_text`, `test://static-text`, …),
     /// which the server must implement. (`--profile` is an older name for it.)
@@ -242,9 +244,10 @@ pub struct CompareArgs {
     /// Also run the fixture checks of this set (`everything`) against every server.
     #[arg(long = "fixtures", alias = "profile", value_name = "SET", value_parser = ["everything"])]
     pub fixtures: Option<String>,
-    /// Use this protocol version with every server instead of negotiating.
+    /// Judge every server at this protocol version only, instead of every era it speaks;
+    /// repeatable.
     #[arg(long, value_name = "VERSION")]
-    pub spec_version: Option<String>,
+    pub spec_version: Vec<String>,
     /// Compare only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,

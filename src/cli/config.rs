@@ -87,8 +87,8 @@ pub struct ConfigFile {
     pub call_tools: Option<CallTools>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
-    /// `--spec-version`.
-    pub spec_version: Option<String>,
+    /// `--spec-version`: one version, or a list.
+    pub spec_version: Option<Versions>,
     /// `--check`.
     #[serde(default)]
     pub checks: Vec<String>,
@@ -174,5 +174,25 @@ impl ConfigFile {
             }
         }
         Ok(config)
+    }
+}
+
+/// `spec_version` in the config file: one version or a list of them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Versions {
+    /// One version.
+    One(String),
+    /// Several, one pass each.
+    Many(Vec<String>),
+}
+
+impl Versions {
+    /// The versions, in order.
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            Versions::One(version) => vec![version],
+            Versions::Many(versions) => versions,
+        }
     }
 }

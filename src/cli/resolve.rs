@@ -341,7 +341,12 @@ impl RunArgs {
         self.exit_grace = self.exit_grace.or(file.exit_grace);
         self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
         self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
-        self.spec_version = self.spec_version.or(file.spec_version);
+        if self.spec_version.is_empty() {
+            self.spec_version = file
+                .spec_version
+                .map(super::config::Versions::into_vec)
+                .unwrap_or_default();
+        }
         self.fixtures = self.fixtures.or(file.fixtures);
         self.official_schemas = self.official_schemas.or(file.official_schemas);
         self.call_tools = self.call_tools.or(file.call_tools);
@@ -463,10 +468,18 @@ impl RunArgs {
         if matches!(target, Target::Http(_)) && (!args.env.is_empty() || args.cwd.is_some()) {
             return Err(UsageError::Flag("--env and --cwd go with --stdio".into()));
         }
-        if let Some(version) = &args.spec_version {
-            if !KNOWN_VERSIONS.contains(&version.as_str()) {
+        let pinned = args
+            .spec_version
+            .iter()
+            .map(|v| (format!("--spec-version `{v}`"), v.as_str()))
+            .chain(args.only.iter().filter_map(|p| {
+                let (_, v) = p.split_once('@')?;
+                Some((format!("--check `{p}`: `{v}`"), v))
+            }));
+        for (what, version) in pinned {
+            if !KNOWN_VERSIONS.contains(&version) {
                 return Err(UsageError::Flag(format!(
-                    "--spec-version `{version}` is not a known protocol version ({})",
+                    "{what} is not a known protocol version ({})",
                     KNOWN_VERSIONS.join(", ")
                 )));
             }
@@ -513,7 +526,8 @@ impl RunArgs {
         let config = RunConfig {
             target,
             limits,
-            spec_version: args.spec_version.clone(),
+            versions: dedup(&args.spec_version),
+            spec_version: None,
             jobs,
             run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,
             scenarios,
@@ -542,4 +556,15 @@ impl RunArgs {
             derived_warn: args.grading.derived == Some(DerivedArg::Warn),
         })
     }
+}
+
+/// The versions in order, each once.
+fn dedup(versions: &[String]) -> Vec<String> {
+    let mut seen = Vec::new();
+    for version in versions {
+        if !seen.contains(version) {
+            seen.push(version.clone());
+        }
+    }
+    seen
 }

@@ -12,7 +12,8 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::check::{Level, Status};
-use crate::report::{Evidence, Report};
+use crate::record::version::Era;
+use crate::report::{CheckResult, Evidence, Report};
 use crate::run::{self, RunConfig};
 
 /// One server to compare: a name and what `run` needs.
@@ -200,6 +201,16 @@ fn error_code_prefix(text: &str) -> Option<String> {
     digits.parse::<i64>().ok().map(|c| c.to_string())
 }
 
+/// The row a result goes in: its check's, except that a check a server was judged on in both
+/// eras has its 2026-07-28 result in a row of its own (`id@2026-07-28`), so that its handshake
+/// result sits beside the other servers' handshake results.
+fn row_key(check: &CheckResult) -> String {
+    match &check.version {
+        Some(version) if check.per_era && Era::of(version) == Some(Era::Stateless) => check.name(),
+        _ => check.id.clone(),
+    }
+}
+
 /// Builds the matrix from named reports.
 pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
     let servers = names
@@ -214,7 +225,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                     (_, Some(u)) => u.clone(),
                     _ => r.target.transport.clone(),
                 },
-                version: r.protocol.version.clone(),
+                version: r.protocol.version.as_ref().map(|_| r.versions_label()),
                 server: r.protocol.server_info.as_ref().map(|i| {
                     format!(
                         "{} {}",
@@ -240,10 +251,11 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
     let mut rows: BTreeMap<String, Row> = BTreeMap::new();
     for (column, report) in reports.iter().enumerate() {
         for check in &report.checks {
-            let row = rows.entry(check.id.clone()).or_insert_with(|| {
-                order.push(check.id.clone());
+            let key = row_key(check);
+            let row = rows.entry(key.clone()).or_insert_with(|| {
+                order.push(key.clone());
                 Row {
-                    id: check.id.clone(),
+                    id: key.clone(),
                     title: check.title.clone(),
                     level: check.level,
                     spec: check.spec.first().map(|s| s.url.clone()),
@@ -309,5 +321,27 @@ mod tests {
             ..Evidence::default()
         };
         assert_eq!(observed(&[evidence]).as_deref(), Some("-32603"));
+    }
+
+    #[test]
+    fn a_check_judged_in_both_eras_has_its_stateless_result_in_a_row_of_its_own() {
+        let check = |version: &str, per_era: bool| {
+            let def = crate::check::wire::definitions()[0].clone();
+            let mut result = CheckResult::new(
+                &def,
+                crate::check::Verdict::new(Status::Pass, String::new()),
+                Vec::new(),
+            );
+            result.version = Some(version.into());
+            result.per_era = per_era;
+            result
+        };
+        let id = crate::check::wire::definitions()[0].id.clone();
+        assert_eq!(row_key(&check("2025-11-25", true)), id);
+        assert_eq!(
+            row_key(&check("2026-07-28", true)),
+            format!("{id}@2026-07-28")
+        );
+        assert_eq!(row_key(&check("2026-07-28", false)), id);
     }
 }

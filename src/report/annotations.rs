@@ -19,7 +19,7 @@ pub fn github(report: &Report) -> String {
         };
         out.push_str(&format!(
             "::{command} title={}::{}\n",
-            property(&format!("{} ({})", check.id, check.level)),
+            property(&format!("{} ({})", check.name(), check.level)),
             data(&message(check))
         ));
     }

@@ -57,7 +57,7 @@ impl Baseline {
                     &report.started_at[..10.min(report.started_at.len())],
                     c.message
                 );
-                (c.id.clone(), BaselineEntry { reason, link: None })
+                (c.name(), BaselineEntry { reason, link: None })
             })
             .collect();
         Baseline { checks }
@@ -153,20 +153,19 @@ impl Grading {
         let mut errors = 0;
         for check in &report.checks {
             if !profile.grades(&check.id, &check.source) {
-                grading.ungraded.push(check.id.clone());
+                grading.ungraded.push(check.name());
                 continue;
             }
             let bad = check.status == Status::Fail || (strict && check.status == Status::Warn);
-            let listed = baseline
-                .as_ref()
-                .is_some_and(|(b, _)| b.checks.contains_key(&check.id));
+            let listed = baseline.as_ref().is_some_and(|(b, _)| {
+                b.checks.contains_key(&check.id) || b.checks.contains_key(&check.name())
+            });
+            let name = check.name();
             match (bad, listed, check.status) {
-                (true, true, _) => grading.expected_failures.push(check.id.clone()),
-                (true, false, _) => grading.failing.push(check.id.clone()),
-                (false, true, Status::Pass) => grading.stale.push(check.id.clone()),
-                (false, true, Status::Warn) if !strict => {
-                    grading.expected_failures.push(check.id.clone())
-                }
+                (true, true, _) => grading.expected_failures.push(name),
+                (true, false, _) => grading.failing.push(name),
+                (false, true, Status::Pass) => grading.stale.push(name),
+                (false, true, Status::Warn) if !strict => grading.expected_failures.push(name),
                 _ => {}
             }
             if check.status == Status::Error {
@@ -230,6 +229,8 @@ mod tests {
                 actual: None,
                 note: None,
                 source: source.to_string(),
+                version: None,
+                per_era: false,
                 evidence: Vec::new(),
             })
             .collect();
@@ -242,6 +243,8 @@ mod tests {
                 url: None,
             },
             protocol: ProtocolInfo::default(),
+            other_eras: Vec::new(),
+            eras_note: None,
             server: None,
             fatal: None,
             started_at: "2026-11-22T00:00:00Z".into(),

@@ -70,11 +70,10 @@ pub fn render(report: &Report) -> String {
         .unwrap_or_default();
     let _ = writeln!(
         out,
-        "<p>{} · server {} · protocol {} ({} era) · mcpcheck {}{} · {} · {} ms</p>",
+        "<p>{} · server {} · protocol {} · mcpcheck {}{} · {} · {} ms</p>",
         escape(&target),
         escape(server.trim_end()),
-        escape(report.protocol.version.as_deref().unwrap_or("-")),
-        escape(report.protocol.era.as_deref().unwrap_or("unknown")),
+        escape(&report.protocols_label()),
         escape(&report.mcpcheck_version),
         escape(&profile),
         escape(&report.started_at),
@@ -83,6 +82,9 @@ pub fn render(report: &Report) -> String {
     let s = &report.summary;
     let _ = writeln!(out, "<table class=\"counts\"><tr><th class=\"pass\">pass</th><th class=\"fail\">fail</th><th class=\"warn\">warn</th><th class=\"error\">error</th><th class=\"not-testable\">not testable</th><th class=\"info\">info</th><th class=\"skip\">not applicable</th></tr>");
     let _ = writeln!(out, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>", s.pass, s.fail, s.warn, s.error, s.not_testable, s.info, s.skip);
+    if let Some(note) = &report.eras_note {
+        let _ = writeln!(out, "<p>{}</p>", escape(note));
+    }
     if let Some(fatal) = &report.fatal {
         let _ = writeln!(
             out,
@@ -102,7 +104,7 @@ pub fn render(report: &Report) -> String {
         areas.entry(&check.area).or_default().push(check);
     }
     for (area, mut checks) in areas {
-        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
         let _ = writeln!(
             out,
             "<h2 id=\"area-{}\">{}</h2>",
@@ -137,7 +139,7 @@ pub fn render(report: &Report) -> String {
 }
 
 fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResult, open: bool) {
-    let mark = super::grade::mark_of(marks, &check.id);
+    let mark = super::grade::mark_of(marks, &check.name());
     let tag = match mark {
         Mark::Expected => " <span class=\"tag\">expected by the baseline</span>",
         Mark::Stale => " <span class=\"tag\">stale baseline entry</span>",
@@ -149,7 +151,7 @@ fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResul
         out,
         "<details class=\"check {status}\"{}><summary><span class=\"status {status}\">{status}</span> <code>{}</code> {}{} — {}{tag}</summary>",
         if open { " open" } else { "" },
-        escape(&check.id),
+        escape(&check.name()),
         check.level,
         if check.derived { "*" } else { "" },
         escape(&check.title)

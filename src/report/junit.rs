@@ -36,9 +36,9 @@ pub fn render(report: &Report) -> String {
     for (area, checks) in suites {
         let mut suite = TestSuite::new(area);
         for check in checks {
-            let mark = super::grade::mark_of(marks, &check.id);
+            let mark = super::grade::mark_of(marks, &check.name());
             let strict = report.grading.as_ref().is_some_and(|g| g.strict);
-            let mut case = TestCase::new(check.id.as_str(), status(check, mark, strict));
+            let mut case = TestCase::new(check.name().as_str(), status(check, mark, strict));
             case.set_classname(format!("mcpcheck.{area}"));
             if let Some(ms) = check.evidence.iter().filter_map(|e| e.elapsed_ms).max() {
                 case.set_time(Duration::from_millis(ms));
@@ -90,7 +90,7 @@ fn status(check: &CheckResult, mark: Mark, strict: bool) -> TestCaseStatus {
             TestCaseStatus::non_success(NonSuccessKind::Failure),
             format!(
                 "stale baseline entry: {} now passes; remove it from the baseline",
-                check.id
+                check.name()
             ),
         ),
         (Mark::Expected, _) => with(

@@ -37,7 +37,9 @@ pub fn render(report: &Report) -> String {
     };
     // The verdict line is mcpcheck's sentence; what the server chose in it is escaped.
     let mut heading = report.clone();
-    heading.protocol.version = heading.protocol.version.as_deref().map(md_text);
+    for protocol in std::iter::once(&mut heading.protocol).chain(&mut heading.other_eras) {
+        protocol.version = protocol.version.as_deref().map(md_text);
+    }
     heading.fatal = heading.fatal.as_deref().map(md_text);
     let _ = writeln!(out, "## {icon} mcpcheck: {}\n", heading.verdict_line());
     let target = match (&report.target.command, &report.target.url) {
@@ -54,12 +56,11 @@ pub fn render(report: &Report) -> String {
     });
     let mut facts = vec![target];
     facts.extend(server);
-    if let Some(version) = &report.protocol.version {
-        facts.push(format!(
-            "protocol {} ({} era)",
-            md_text(version),
-            md_text(report.protocol.era.as_deref().unwrap_or("?"))
-        ));
+    if report.protocol.version.is_some() {
+        facts.push(format!("protocol {}", md_text(&report.protocols_label())));
+    }
+    if let Some(note) = &report.eras_note {
+        facts.push(md_text(note));
     }
     if let Some(grading) = &report.grading {
         facts.push(format!(
@@ -123,14 +124,14 @@ pub fn render(report: &Report) -> String {
         a.area
             .cmp(&b.area)
             .then(a.status.cmp(&b.status))
-            .then(a.id.cmp(&b.id))
+            .then(a.name().cmp(&b.name()))
     });
     for check in all {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
             check.status,
-            md_code(&check.id),
+            md_code(&check.name()),
             check.level,
             cell(&check.title)
         );
@@ -140,7 +141,7 @@ pub fn render(report: &Report) -> String {
 }
 
 fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, check: &CheckResult) {
-    let mark = super::grade::mark_of(marks, &check.id);
+    let mark = super::grade::mark_of(marks, &check.name());
     let tag = match mark {
         Mark::Expected => " — expected by the baseline",
         Mark::Ungraded => " — not graded by this profile",
@@ -151,7 +152,7 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
     let _ = writeln!(
         out,
         "#### {} ({}{derived}){tag}\n\n{} — {}\n",
-        md_code(&check.id),
+        md_code(&check.name()),
         check.level,
         cell(&check.title),
         md_text(&check.message)

@@ -28,7 +28,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         .checks
         .iter()
         .enumerate()
-        .map(|(i, c)| (c.id.clone(), i))
+        .map(|(i, c)| (c.name(), i))
         .collect();
     for report in reports {
         if target_of(&report) != target {
@@ -49,10 +49,10 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         merged.started_at = merged.started_at.clone().min(report.started_at.clone());
         merged.duration_ms = merged.duration_ms.max(report.duration_ms);
         for check in report.checks {
-            match index.get(&check.id) {
+            match index.get(&check.name()) {
                 Some(&i) => combine(&mut merged.checks[i], check),
                 None => {
-                    index.insert(check.id.clone(), merged.checks.len());
+                    index.insert(check.name(), merged.checks.len());
                     merged.checks.push(check);
                 }
             }

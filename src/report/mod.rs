@@ -22,8 +22,9 @@ use crate::record::ExitReport;
 
 pub use crate::record::{compact, Evidence};
 
-/// The version of the JSON report format.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The version of the JSON report format (2: every check names the protocol version it was
+/// judged at, and a run may judge more than one era).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything a run found.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -35,8 +36,16 @@ pub struct Report {
     pub mcpcheck_version: String,
     /// What was tested.
     pub target: TargetInfo,
-    /// What was negotiated.
+    /// What was negotiated (in the first era judged, when more than one was).
     pub protocol: ProtocolInfo,
+    /// The other eras judged in the same run: a server that answers server/discover and also
+    /// completes the initialize handshake is judged in both.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_eras: Vec<ProtocolInfo>,
+    /// Why an era was not judged, when mcpcheck tried it (the handshake of a server that
+    /// answers server/discover); `None` when nothing was tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eras_note: Option<String>,
     /// How the stdio server behaved as a process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerProcess>,
@@ -175,6 +184,13 @@ pub struct CheckResult {
     pub note: Option<String>,
     /// Where the check is defined.
     pub source: String,
+    /// The protocol version the check was judged at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Set when the run judged this check in more than one era: the report then has one result
+    /// per era, each named `id@version`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_era: bool,
     /// The exchanges behind the verdict.
     pub evidence: Vec<Evidence>,
 }
@@ -195,7 +211,18 @@ impl CheckResult {
             actual: verdict.actual,
             note: verdict.note,
             source: def.source.clone(),
+            version: None,
+            per_era: false,
             evidence,
+        }
+    }
+
+    /// The name the check goes by in this report: its id, or `id@version` when the run judged
+    /// it in more than one era.
+    pub fn name(&self) -> String {
+        match (&self.version, self.per_era) {
+            (Some(version), true) => format!("{}@{version}", self.id),
+            _ => self.id.clone(),
         }
     }
 }
@@ -228,6 +255,36 @@ impl Report {
             .unwrap_or_else(|| "unknown server".into())
     }
 
+    /// Every version judged, `and`-joined: `2026-07-28 and 2025-11-25` for a run that judged
+    /// both eras.
+    pub fn versions_label(&self) -> String {
+        let versions: Vec<&str> = std::iter::once(&self.protocol)
+            .chain(&self.other_eras)
+            .filter_map(|p| p.version.as_deref())
+            .collect();
+        if versions.is_empty() {
+            "(no version negotiated)".into()
+        } else {
+            versions.join(" and ")
+        }
+    }
+
+    /// The protocol line of a report: each version judged with its era (`2026-07-28 (stateless
+    /// era) and 2025-11-25 (handshake era)`).
+    pub fn protocols_label(&self) -> String {
+        std::iter::once(&self.protocol)
+            .chain(&self.other_eras)
+            .map(|p| {
+                format!(
+                    "{} ({} era)",
+                    p.version.as_deref().unwrap_or("-"),
+                    p.era.as_deref().unwrap_or("unknown")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+
     /// The checks that need attention (fail, error, warn, not-testable), worst first.
     pub fn problems(&self) -> Vec<&CheckResult> {
         let mut problems: Vec<&CheckResult> = self
@@ -240,7 +297,7 @@ impl Report {
                 )
             })
             .collect();
-        problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+        problems.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
         problems
     }
 
@@ -268,11 +325,7 @@ impl Report {
 
     /// One sentence stating the result.
     pub fn verdict_line(&self) -> String {
-        let version = self
-            .protocol
-            .version
-            .as_deref()
-            .unwrap_or("(no version negotiated)");
+        let version = self.versions_label();
         if let Some(fatal) = &self.fatal {
             return format!("could not be tested: {fatal}");
         }

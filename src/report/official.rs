@@ -21,8 +21,8 @@ pub fn render(report: &Report) -> String {
                 Status::NotTestable | Status::Info => "INFO",
             };
             let mut entry = json!({
-                "id": check.id,
-                "name": pascal(&check.id),
+                "id": check.name(),
+                "name": check.name().replacen(&check.id, &pascal(&check.id), 1),
                 "description": format!("{} ({})", check.title, check.level),
                 "status": status,
                 "timestamp": report.started_at,

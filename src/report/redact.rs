@@ -241,6 +241,8 @@ mod tests {
             actual: Some("error -32602".into()),
             note: None,
             source: "scenarios/tools/unknown.toml:3".into(),
+            version: None,
+            per_era: false,
             evidence: vec![Evidence {
                 label: "call".into(),
                 sent: Some("fail".into()),

@@ -136,19 +136,21 @@ pub fn map_report(report: &Report, f: &dyn Fn(&str) -> Cow<'_, str>) -> Report {
         command.iter_mut().for_each(apply);
     }
     report.target.url.iter_mut().for_each(apply);
-    for value in [
-        &mut report.protocol.server_info,
-        &mut report.protocol.capabilities,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        map_value(value, f);
+    for protocol in std::iter::once(&mut report.protocol).chain(&mut report.other_eras) {
+        for value in [&mut protocol.server_info, &mut protocol.capabilities]
+            .into_iter()
+            .flatten()
+        {
+            map_value(value, f);
+        }
     }
-    for field in [&mut report.protocol.version, &mut report.protocol.era] {
-        field.iter_mut().for_each(apply);
+    for protocol in std::iter::once(&mut report.protocol).chain(&mut report.other_eras) {
+        for field in [&mut protocol.version, &mut protocol.era] {
+            field.iter_mut().for_each(apply);
+        }
+        apply(&mut protocol.detection);
     }
-    apply(&mut report.protocol.detection);
+    report.eras_note.iter_mut().for_each(apply);
     if let Some(server) = &mut report.server {
         apply(&mut server.stderr_tail);
         if let Some(exit) = &mut server.exit {

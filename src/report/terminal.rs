@@ -43,18 +43,21 @@ pub fn render(report: &Report, color: bool, width: u16, show: Show) -> String {
     ));
     let server = report.server_label();
     out.push_str(&format!(
-        "server: {} · protocol {} ({} era)\n\n",
+        "server: {} · protocol {}\n",
         server.trim_end(),
-        report.protocol.version.as_deref().unwrap_or("-"),
-        report.protocol.era.as_deref().unwrap_or("unknown"),
+        report.protocols_label(),
     ));
+    if let Some(note) = &report.eras_note {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    out.push('\n');
     let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
     for check in &report.checks {
         areas.entry(check.area.as_str()).or_default().push(check);
     }
     let mut areas: Vec<(&str, Vec<&CheckResult>)> = areas.into_iter().collect();
     for (_, checks) in &mut areas {
-        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.id.cmp(&b.id)));
+        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
     }
     // Worst areas first; an area where nothing applied comes last.
     areas.sort_by_key(|(name, checks)| {
@@ -127,7 +130,7 @@ fn tables(areas: &[(&str, Vec<&CheckResult>)], color: bool, width: u16) -> Strin
             };
             table.add_row(vec![
                 status,
-                Cell::new(&check.id),
+                Cell::new(check.name()),
                 Cell::new(check.level.to_string()),
                 Cell::new(summary),
             ]);
@@ -212,7 +215,7 @@ fn not_applicable(report: &Report, each: bool) -> String {
         out.push_str(&format!(" {:>3} {reason}\n", checks.len()));
         if each {
             for check in checks {
-                out.push_str(&format!("       {}: {}\n", check.id, check.message));
+                out.push_str(&format!("       {}: {}\n", check.name(), check.message));
             }
         }
     }
@@ -318,7 +321,7 @@ fn problem(check: &CheckResult, color: bool) -> String {
     let mut text = format!(
         "{} {} ({}{derived}) — {}\n",
         paint(check.status.as_str(), check.status, color),
-        check.id,
+        check.name(),
         check.level,
         check.title
     );

@@ -6,6 +6,7 @@
 
 mod applicable;
 mod connect;
+mod eras;
 mod scenario;
 
 use applicable::not_applicable;
@@ -53,7 +54,11 @@ pub struct RunConfig {
     pub target: Target,
     /// Timeouts and caps.
     pub limits: Limits,
-    /// A protocol version to force instead of negotiating the newest.
+    /// The protocol versions to judge at (`--spec-version`, repeatable), one pass each; empty:
+    /// judge every era the server speaks (2026-07-28 where server/discover is answered, and the
+    /// newest handshake version the server negotiates).
+    pub versions: Vec<String>,
+    /// The version this pass forces (set per pass from `versions`; `None` detects the era).
     pub spec_version: Option<String>,
     /// How many scenarios run at once.
     pub jobs: usize,
@@ -112,8 +117,10 @@ impl std::fmt::Debug for Observer {
     }
 }
 
-/// Whether a `--check` pattern (an id, or a prefix ending in `*`) selects a check id.
+/// Whether a `--check` pattern (an id, or a prefix ending in `*`, either perhaps followed by
+/// `@version`, which picks an era's result once the run is done) selects a check id.
 pub fn pattern_matches(pattern: &str, id: &str) -> bool {
+    let pattern = pattern.split_once('@').map_or(pattern, |(id, _)| id);
     match pattern.strip_suffix('*') {
         Some(prefix) => id.starts_with(prefix),
         None => id == pattern,
@@ -248,7 +255,7 @@ pub async fn run(config: RunConfig) -> Report {
         ..
     }) = &config.target
     else {
-        return run_started(config).await;
+        return eras::run_eras(config).await;
     };
     let clock = Instant::now();
     let (host, port) = match crate::transport::http::parse_url(url) {
@@ -264,7 +271,7 @@ pub async fn run(config: RunConfig) -> Report {
     };
     match Served::start(serve, &host, port, &config.limits).await {
         Ok(served) => {
-            let report = run_started(config).await;
+            let report = eras::run_eras(config).await;
             served.stop().await;
             report
         }
@@ -303,6 +310,8 @@ fn empty_report(config: &RunConfig) -> Report {
             },
         },
         protocol: ProtocolInfo::default(),
+        other_eras: Vec::new(),
+        eras_note: None,
         server: None,
         fatal: None,
         started_at: rfc3339(SystemTime::now()),

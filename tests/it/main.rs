@@ -45,3 +45,6 @@ mod corpus;
 
 /// The reference server fed arbitrary frames over stdio and HTTP never panics.
 mod fuzz;
+
+/// A server that speaks both eras is judged in both; pinned versions; `--check id@version`.
+mod eras;

@@ -105,17 +105,20 @@ pub fn run_json(args: &[&str]) -> (i32, Value, String) {
     )
 }
 
-/// The status of every check in a report, by id.
+/// The status of every check in a report, by name: its id, or `id@version` for a check judged
+/// in more than one era.
 pub fn statuses(report: &Value) -> std::collections::BTreeMap<String, String> {
     report["checks"]
         .as_array()
         .expect("checks")
         .iter()
         .map(|c| {
-            (
-                c["id"].as_str().unwrap().to_string(),
-                c["status"].as_str().unwrap().to_string(),
-            )
+            let id = c["id"].as_str().unwrap();
+            let name = match (c["perEra"].as_bool(), c["version"].as_str()) {
+                (Some(true), Some(version)) => format!("{id}@{version}"),
+                _ => id.to_string(),
+            };
+            (name, c["status"].as_str().unwrap().to_string())
         })
         .collect()
 }

@@ -57,7 +57,7 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
     let local = listener.local_addr()?;
     println!("http://{local}/mcp");
     eprintln!("reference-server: listening on http://{local}/mcp");
-    if !server.stateless {
+    if !server.stateless() {
         eprintln!("reference-server: HTTP+SSE (2024-11-05) at http://{local}/sse");
     }
     let state = Arc::new(State {
@@ -83,7 +83,7 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
 }
 
 async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
-    let legacy = !state.server.stateless && matches!(req.uri().path(), "/sse" | "/messages");
+    let legacy = !state.server.stateless() && matches!(req.uri().path(), "/sse" | "/messages");
     if req.uri().path() != "/mcp" && !legacy {
         return plain(StatusCode::NOT_FOUND, "not found");
     }
@@ -124,11 +124,11 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         Method::POST => post(state, req).await,
         // 2026-07-28 Streamable HTTP is POST only.
         Method::GET
-            if state.server.stateless && state.server.quirks.has(Quirk::StatelessGetAllowed) =>
+            if state.server.stateless() && state.server.quirks.has(Quirk::StatelessGetAllowed) =>
         {
             plain(StatusCode::OK, "ok")
         }
-        _ if state.server.stateless => {
+        _ if state.server.stateless() => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
             response
                 .headers_mut()
@@ -292,7 +292,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             None,
         );
     };
-    if state.server.stateless {
+    if state.server.stateless() {
         if has_last_event_id
             && state
                 .server
@@ -534,7 +534,7 @@ async fn respond(
         Value::Array(handled.replies).take_first()
     };
     let status =
-        if state.server.stateless && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
+        if state.server.stateless() && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
             stateless_status(&body)
         } else {
             StatusCode::OK

@@ -105,7 +105,7 @@ impl Server {
             "resources/list" => {
                 let mut resources = fixtures::resources();
                 resources.retain(|r| self.official_fixtures || !official(r));
-                if self.stateless {
+                if self.stateless() {
                     resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
                 }
                 if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
@@ -139,7 +139,7 @@ impl Server {
             "prompts/list" => {
                 let mut prompts = fixtures::prompts();
                 prompts.retain(|p| self.official_fixtures || !official(p));
-                if self.stateless && self.official_fixtures {
+                if self.stateless() && self.official_fixtures {
                     prompts.push(json!({"name": mrtr::INPUT_PROMPT, "description": "The official suite's prompt that asks for context first."}));
                 }
                 if self.quirks.has(Quirk::PromptWithoutName) {
@@ -196,7 +196,7 @@ impl Server {
             "prompts/get"
                 if params.get("name") == Some(&json!(mrtr::INPUT_PROMPT))
                     && self.official_fixtures
-                    && self.stateless =>
+                    && self.stateless() =>
             {
                 mrtr::prompt(params, &self.quirks)
             }
@@ -225,7 +225,7 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
-        if uri == mrtr::ROOTS_RESOURCE && self.stateless {
+        if uri == mrtr::ROOTS_RESOURCE && self.stateless() {
             return mrtr::roots_resource(params, &self.quirks);
         }
         let found = if !self.official_fixtures && uri.starts_with("test://") {
@@ -259,11 +259,13 @@ impl Server {
                     json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
                 )
             }
-            None if self.stateless && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => Err((
-                -32002,
-                "Resource not found".into(),
-                Some(json!({"uri": uri})),
-            )),
+            None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
+                Err((
+                    -32002,
+                    "Resource not found".into(),
+                    Some(json!({"uri": uri})),
+                ))
+            }
             None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
                 Ok(json!({"contents": []}))
             }

@@ -119,8 +119,15 @@ pub struct Handled {
 pub struct Server {
     /// The deviations switched on.
     pub quirks: Quirks,
-    /// Speak the stateless era (2026-07-28) instead of the handshake era.
-    pub stateless: bool,
+    /// Speak the stateless era (2026-07-28) instead of the handshake era (with `dual_era`:
+    /// decided by the connection's first request).
+    pub stateless: AtomicBool,
+    /// Speak both eras, as many SDKs do: a connection whose first request is server/discover or
+    /// carries `_meta` with a protocol version is served in the stateless era, one that starts
+    /// with initialize in the handshake era (stdio only: a process serves one connection).
+    pub dual_era: bool,
+    /// With `dual_era`: whether the connection's era is decided.
+    pub era_decided: AtomicBool,
     /// The capabilities declared and served (`None`: all of them); the methods of the others
     /// are unknown (-32601).
     pub capabilities: Option<Vec<String>>,
@@ -303,6 +310,30 @@ impl Server {
         }
     }
 
+    /// Whether this connection speaks the stateless era.
+    pub fn stateless(&self) -> bool {
+        self.stateless.load(Ordering::Relaxed)
+    }
+
+    /// With `dual_era`: decides the connection's era from its first request that says
+    /// (initialize: the handshake era; server/discover or a `_meta` protocol version: the
+    /// stateless era); a request that says neither is served in the handshake era meanwhile.
+    fn decide_era(&self, message: &serde_json::Map<String, Value>) {
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        let versioned = message
+            .get("params")
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+            .is_some();
+        let stateless = method == "server/discover" || versioned;
+        if stateless || method == "initialize" {
+            self.stateless.store(stateless, Ordering::Relaxed);
+            self.era_decided.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Handles one JSON-RPC message; returns the response, if one is due.
     async fn handle_message(
         &self,
@@ -313,6 +344,9 @@ impl Server {
         let Value::Object(message) = message else {
             return Some(self.error(Value::Null, -32600, "Invalid Request: not an object", None));
         };
+        if self.dual_era && !self.era_decided.load(Ordering::Relaxed) {
+            self.decide_era(&message);
+        }
         if message.is_empty() && self.quirks.has(Quirk::EmptyObjectMethodNotFound) {
             return Some(self.error(Value::Null, -32601, "Method not found", None));
         }
@@ -418,7 +452,7 @@ impl Server {
         params: &Value,
         sink: &Sink,
     ) -> Outcome {
-        if self.stateless {
+        if self.stateless() {
             return self
                 .handle_stateless(session, id, method, params, sink)
                 .await;
@@ -605,7 +639,7 @@ impl Server {
     /// Asks the client for its roots once per session, as servers that work on files do, if the
     /// client declared the capability (handshake era only: 2026-07-28 servers send no requests).
     fn ask_roots(&self, session: &Session, sink: &Sink) {
-        if self.stateless
+        if self.stateless()
             || !session.client_roots.load(Ordering::Relaxed)
             || session.asked_roots.swap(true, Ordering::Relaxed)
         {

@@ -65,7 +65,7 @@ impl Server {
                 _ => {}
             }
         }
-        if self.stateless
+        if self.stateless()
             && self.serves("tasks")
             && matches!(name, "mcpcheck_task" | "mcpcheck_task_required")
         {
@@ -99,7 +99,7 @@ impl Server {
             // Otherwise the work is done at once.
             return outcome;
         }
-        if name == "test_missing_capability" && self.official_fixtures && self.stateless {
+        if name == "test_missing_capability" && self.official_fixtures && self.stateless() {
             let declared = params
                 .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation")
                 .is_some();
@@ -122,18 +122,18 @@ impl Server {
                 Some(json!({"requiredCapabilities": required})),
             ));
         }
-        if name == "mcpcheck_list_roots" && self.stateless {
+        if name == "mcpcheck_list_roots" && self.stateless() {
             return mrtr::list_roots(params, &self.quirks);
         }
-        if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless {
+        if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless() {
             return mrtr::multi_round(params, &self.quirks);
         }
         // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
         // request, in `_meta` (no level: no log messages at all).
-        let level = if self.stateless && !self.serves("logging") {
+        let level = if self.stateless() && !self.serves("logging") {
             // A server without the logging capability never logs.
             None
-        } else if self.stateless {
+        } else if self.stateless() {
             params
                 .pointer("/_meta/io.modelcontextprotocol~1logLevel")
                 .and_then(Value::as_str)

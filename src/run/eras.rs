@@ -1,0 +1,260 @@
+//! Judging every era a server speaks. A server that answers `server/discover` is judged at
+//! 2026-07-28; when it also completes the initialize handshake (many SDKs speak both), it is
+//! judged again in the handshake era, the one most clients in the field use. Versions pinned
+//! with `--spec-version` are judged one pass each instead. The passes are joined into one
+//! report in which every check names the version it was judged at.
+
+use super::*;
+
+/// Less than this left of the run bound, and a second era is not started.
+const MIN_PASS: Duration = Duration::from_secs(5);
+
+/// Runs one pass per era (or per pinned version) and joins them.
+pub(super) async fn run_eras(config: RunConfig) -> Report {
+    let clock = Instant::now();
+    let mut reports = Vec::new();
+    let mut note = None;
+    if config.versions.is_empty() {
+        let first = run_started(config.clone()).await;
+        let stateless = first.fatal.is_none() && first.protocol.era.as_deref() == Some("stateless");
+        reports.push(first);
+        if stateless {
+            let left = config.run_timeout.saturating_sub(clock.elapsed());
+            if left < MIN_PASS {
+                note = Some(format!(
+                    "the handshake era was not tried: the run bound of {} s was used up",
+                    config.run_timeout.as_secs()
+                ));
+            } else if let Err(why) = completes_handshake(&config).await {
+                note = Some(format!(
+                    "the handshake era was not judged: the server does not complete initialize ({why})"
+                ));
+            } else {
+                let mut pass = config.clone();
+                pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
+                pass.run_timeout = left;
+                let mut second = run_started(pass).await;
+                second.protocol.detection =
+                    format!("the server also completed initialize (asked for {LATEST_HANDSHAKE})");
+                reports.push(second);
+            }
+        }
+    } else {
+        for version in &config.versions {
+            let mut pass = config.clone();
+            pass.spec_version = Some(version.clone());
+            pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
+            let report = run_started(pass).await;
+            let fatal = report.fatal.is_some();
+            reports.push(report);
+            if fatal {
+                break;
+            }
+        }
+    }
+    let mut report = join(reports, &config.only);
+    report.eras_note = note;
+    report.duration_ms = clock.elapsed().as_millis() as u64;
+    report
+}
+
+/// Whether the server completes an initialize handshake on a connection of its own (closed
+/// again at once), so that a handshake-era pass is worth its start-ups.
+async fn completes_handshake(config: &RunConfig) -> Result<(), String> {
+    let session = Session::open(&config.target, &config.limits)?;
+    let bound = config.limits.startup_timeout + config.limits.request_timeout;
+    let outcome = tokio::time::timeout(bound, session.handshake(LATEST_HANDSHAKE)).await;
+    session.close().await;
+    match outcome {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err((why, _))) => Err(why),
+        Err(_) => Err(format!("no answer within {} s", bound.as_secs())),
+    }
+}
+
+/// Joins the passes: each check keeps the results of the eras where it applied (one skip when it
+/// applied in none), in the library's order; a check judged in more than one era is marked so
+/// and named `id@version`. A `--check` pattern naming a version (`id@2025-11-25`) keeps only
+/// that era's result.
+fn join(reports: Vec<Report>, only: &[String]) -> Report {
+    let mut reports = reports.into_iter();
+    let mut joined = reports.next().expect("one pass at least");
+    stamp(&mut joined);
+    let mut all = std::mem::take(&mut joined.checks);
+    for mut other in reports {
+        stamp(&mut other);
+        if joined.fatal.is_none() {
+            joined.fatal = other.fatal.take().map(|fatal| {
+                let version = other.protocol.requested_version.as_deref().unwrap_or("?");
+                format!("at {version}: {fatal}")
+            });
+        }
+        if joined.server.is_none() {
+            joined.server = other.server.take();
+        }
+        all.extend(other.checks);
+        joined.other_eras.push(other.protocol);
+    }
+    let mut order: Vec<String> = Vec::new();
+    let mut by_id: HashMap<String, Vec<CheckResult>> = HashMap::new();
+    for check in all {
+        if !by_id.contains_key(&check.id) {
+            order.push(check.id.clone());
+        }
+        by_id.entry(check.id.clone()).or_default().push(check);
+    }
+    for id in order {
+        let results = by_id.remove(&id).unwrap_or_default();
+        let mut kept: Vec<CheckResult> = Vec::new();
+        let mut first_skip = None;
+        for result in results {
+            if result.status != Status::Skip {
+                kept.push(result);
+            } else if first_skip.as_ref().is_none_or(era_skip) && !era_skip(&result) {
+                // Why it applied nowhere: rather the reason in the era it belongs to than
+                // "applies to the other era only".
+                first_skip = Some(result);
+            } else if first_skip.is_none() {
+                first_skip = Some(result);
+            }
+        }
+        if kept.is_empty() {
+            kept.extend(first_skip);
+        }
+        let per_era = kept.len() > 1;
+        for mut result in kept {
+            result.per_era = per_era;
+            if wanted(&result, only) {
+                joined.checks.push(result);
+            }
+        }
+    }
+    joined.summary = Summary::of(&joined.checks);
+    joined
+}
+
+/// Whether a skip says only that the check is for the other era.
+fn era_skip(result: &CheckResult) -> bool {
+    result.message.starts_with("applies to the ") && result.message.contains(" era only")
+}
+
+/// Records the version each check of a pass was judged at.
+fn stamp(report: &mut Report) {
+    let version = report.protocol.version.clone();
+    for check in &mut report.checks {
+        check.version = version.clone();
+    }
+}
+
+/// Whether a result is wanted by the `--check` patterns: every result when no pattern names a
+/// version, else those an unversioned pattern selects and those at the version a pattern names.
+fn wanted(result: &CheckResult, only: &[String]) -> bool {
+    if !only.iter().any(|p| p.contains('@')) {
+        return true;
+    }
+    only.iter().any(|pattern| match pattern.split_once('@') {
+        Some((id, version)) => {
+            pattern_matches(id, &result.id) && result.version.as_deref() == Some(version)
+        }
+        None => pattern_matches(pattern, &result.id),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Level;
+
+    fn result(id: &str, status: Status) -> CheckResult {
+        CheckResult {
+            id: id.into(),
+            title: String::new(),
+            area: "test".into(),
+            status,
+            level: Level::Must,
+            derived: false,
+            spec: Vec::new(),
+            message: String::new(),
+            expected: String::new(),
+            actual: None,
+            note: None,
+            source: String::new(),
+            version: None,
+            per_era: false,
+            evidence: Vec::new(),
+        }
+    }
+
+    fn pass(version: &str, checks: Vec<CheckResult>) -> Report {
+        let mut report = empty_report(&RunConfig {
+            target: Target::Stdio(crate::transport::StdioSpec {
+                argv: Vec::new(),
+                env: Vec::new(),
+                cwd: None,
+            }),
+            limits: Limits::default(),
+            versions: Vec::new(),
+            spec_version: None,
+            jobs: 1,
+            run_timeout: Duration::from_secs(1),
+            scenarios: Vec::new(),
+            only: Vec::new(),
+            observer: None,
+            shard: None,
+            fixtures: None,
+            official_schemas: None,
+            call_tools: None,
+        });
+        report.protocol.version = Some(version.into());
+        report.checks = checks;
+        report
+    }
+
+    #[test]
+    fn a_check_judged_in_two_eras_is_kept_once_per_era_and_a_skip_gives_way() {
+        let stateless = pass(
+            "2026-07-28",
+            vec![
+                result("both", Status::Pass),
+                result("handshake-only", Status::Skip),
+                result("nowhere", Status::Skip),
+            ],
+        );
+        let handshake = pass(
+            "2025-11-25",
+            vec![
+                result("both", Status::Fail),
+                result("handshake-only", Status::Pass),
+                result("nowhere", Status::Skip),
+            ],
+        );
+        let joined = join(vec![stateless, handshake], &[]);
+        let names: Vec<(String, Status)> =
+            joined.checks.iter().map(|c| (c.name(), c.status)).collect();
+        assert_eq!(
+            names,
+            vec![
+                ("both@2026-07-28".to_string(), Status::Pass),
+                ("both@2025-11-25".to_string(), Status::Fail),
+                ("handshake-only".to_string(), Status::Pass),
+                ("nowhere".to_string(), Status::Skip),
+            ]
+        );
+        assert_eq!(joined.checks[2].version.as_deref(), Some("2025-11-25"));
+        assert_eq!(joined.summary.fail, 1);
+        assert_eq!(joined.other_eras.len(), 1);
+    }
+
+    #[test]
+    fn a_pattern_naming_a_version_keeps_that_era_only() {
+        let joined = join(
+            vec![
+                pass("2026-07-28", vec![result("both", Status::Pass)]),
+                pass("2025-11-25", vec![result("both", Status::Fail)]),
+            ],
+            &["both@2025-11-25".to_string()],
+        );
+        assert_eq!(joined.checks.len(), 1);
+        assert_eq!(joined.checks[0].status, Status::Fail);
+    }
+}

@@ -1,0 +1,151 @@
+//! Every era a server speaks: the reference server in `--dual-era` mode answers server/discover
+//! and completes initialize, so one run judges it at 2026-07-28 and in the handshake era.
+
+use serde_json::Value;
+
+use crate::support::{output, reference_server, run_json, statuses};
+
+fn dual(quirks: &[&str]) -> String {
+    let mut command = format!("{} --dual-era", reference_server().display());
+    for quirk in quirks {
+        command.push_str(&format!(" --quirk {quirk}"));
+    }
+    command
+}
+
+fn versions_of(report: &Value) -> Vec<String> {
+    std::iter::once(&report["protocol"])
+        .chain(report["otherEras"].as_array().into_iter().flatten())
+        .map(|p| p["version"].as_str().unwrap_or("-").to_string())
+        .collect()
+}
+
+#[test]
+fn a_dual_era_server_is_judged_in_both_eras_and_each_result_names_its_version() {
+    let (code, report, _) = run_json(&["--stdio", &dual(&[])]);
+    assert_eq!(code, 0, "a clean dual-era run passes");
+    assert_eq!(report["schemaVersion"], 2);
+    assert_eq!(versions_of(&report), ["2026-07-28", "2025-11-25"]);
+    let checks = report["checks"].as_array().unwrap();
+    assert!(
+        checks.iter().all(|c| c["version"].is_string()),
+        "every result names its version"
+    );
+    let statuses = statuses(&report);
+    // Judged in both eras: one result each.
+    assert_eq!(statuses["jsonrpc-parse-error@2026-07-28"], "pass");
+    assert_eq!(statuses["jsonrpc-parse-error@2025-11-25"], "pass");
+    // Only in the era it belongs to, under its plain id.
+    assert_eq!(statuses["lifecycle-version-echo"], "pass");
+    assert_eq!(statuses["stateless-removed-methods"], "pass");
+    let echo = checks
+        .iter()
+        .find(|c| c["id"] == "lifecycle-version-echo")
+        .unwrap();
+    assert_eq!(echo["version"], "2025-11-25");
+    assert!(echo.get("perEra").is_none());
+}
+
+#[test]
+fn a_deviation_in_the_handshake_era_of_a_dual_era_server_fails_the_run() {
+    // Before dual-era runs, this server was judged at 2026-07-28 only and passed.
+    let (code, report, _) = run_json(&["--stdio", &dual(&["version-no-echo"])]);
+    assert_eq!(code, 1);
+    assert_eq!(statuses(&report)["lifecycle-version-echo"], "fail");
+    let (code, report, _) = run_json(&["--stdio", &dual(&["stateless-answer-removed"])]);
+    assert_eq!(code, 1);
+    assert_eq!(statuses(&report)["stateless-removed-methods"], "fail");
+}
+
+#[test]
+fn the_verdict_line_and_the_header_name_every_version_judged() {
+    let out = output(&["run", "--stdio", &dual(&[])]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("protocol 2026-07-28 (stateless era) and 2025-11-25 (handshake era)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("conforms to MCP 2026-07-28 and 2025-11-25:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_stateless_only_server_is_judged_in_its_era_and_the_report_says_why_not_the_other() {
+    let command = format!("{} --stateless", reference_server().display());
+    let (code, report, _) = run_json(&["--stdio", &command]);
+    assert_eq!(code, 0);
+    assert_eq!(versions_of(&report), ["2026-07-28"]);
+    let note = report["erasNote"].as_str().expect("erasNote");
+    assert!(
+        note.starts_with("the handshake era was not judged"),
+        "{note}"
+    );
+    assert!(note.contains("-32022"), "{note}");
+}
+
+#[test]
+fn pinned_versions_are_judged_one_pass_each_in_their_order() {
+    let (code, report, _) = run_json(&["--stdio", &dual(&[]), "--spec-version", "2025-06-18"]);
+    assert_eq!(code, 0);
+    assert_eq!(versions_of(&report), ["2025-06-18"]);
+    assert!(report.get("erasNote").is_none());
+    let (_, report, _) = run_json(&[
+        "--stdio",
+        &dual(&[]),
+        "--spec-version",
+        "2025-11-25",
+        "--spec-version",
+        "2026-07-28",
+    ]);
+    assert_eq!(versions_of(&report), ["2025-11-25", "2026-07-28"]);
+}
+
+#[test]
+fn a_check_pattern_can_name_an_era() {
+    let (_, report, _) = run_json(&[
+        "--stdio",
+        &dual(&[]),
+        "--check",
+        "jsonrpc-parse-error@2025-11-25",
+    ]);
+    let checks = report["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 1, "{checks:?}");
+    assert_eq!(checks[0]["version"], "2025-11-25");
+    let out = output(&[
+        "run",
+        "--stdio",
+        &dual(&[]),
+        "--check",
+        "jsonrpc-parse-error@1999-01-01",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a known protocol version"));
+}
+
+#[test]
+fn a_baseline_entry_can_name_an_era() {
+    let dir = std::env::temp_dir().join(format!("mcpcheck-eras-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let baseline = dir.join("baseline.toml");
+    let server = dual(&["jsonrpc-missing-on-errors"]);
+    let run = |entries: &str| {
+        std::fs::write(&baseline, entries).unwrap();
+        run_json(&["--stdio", &server, "--baseline", baseline.to_str().unwrap()]).0
+    };
+    // The deviation fails jsonrpc-version-field in both eras.
+    assert_eq!(
+        run("[checks.\"jsonrpc-version-field@2025-11-25\"]\nreason = \"known\"\n"),
+        1
+    );
+    assert_eq!(
+        run("[checks.\"jsonrpc-version-field@2025-11-25\"]\nreason = \"known\"\n[checks.\"jsonrpc-version-field@2026-07-28\"]\nreason = \"known\"\n"),
+        0
+    );
+    assert_eq!(
+        run("[checks.jsonrpc-version-field]\nreason = \"known in every era\"\n"),
+        0
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
