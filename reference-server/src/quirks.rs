@@ -334,6 +334,13 @@ quirks! {
     /// logging/setLevel is served although `logging` is not declared (and says so in a log
     /// message).
     LoggingServedUndeclared => "a server MUST declare the logging capability to serve logging/setLevel",
+    /// 2026-07-28 HTTP: the Origin header is not validated.
+    StatelessNoOriginCheck => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)",
+    /// 2026-07-28: completion/complete is served although server/discover does not declare
+    /// `completions`.
+    StatelessCompletionsServedUndeclared => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601",
+    /// 2026-07-28: a JSON-RPC batch is processed.
+    StatelessAcceptBatches => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused",
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
     StatelessCapabilityCarryover => "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
     /// 2026-07-28 HTTP: Mcp-Param-* headers are not compared with the arguments they mirror.

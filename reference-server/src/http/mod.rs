@@ -91,6 +91,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         .headers()
         .get("origin")
         .filter(|_| !state.server.quirks.has(Quirk::NoOriginCheck))
+        .filter(|_| !state.server.quirks.has(Quirk::StatelessNoOriginCheck))
         .filter(|_| !(legacy && state.server.quirks.has(Quirk::LegacySseNoOriginCheck)))
     {
         if !origin_allowed(origin) {

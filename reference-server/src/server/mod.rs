@@ -220,6 +220,7 @@ impl Server {
             (Quirk::ResourcesServedUndeclared, "resources"),
             (Quirk::PromptsServedUndeclared, "prompts"),
             (Quirk::CompletionsServedUndeclared, "completions"),
+            (Quirk::StatelessCompletionsServedUndeclared, "completions"),
             (Quirk::LoggingServedUndeclared, "logging"),
         ];
         if let Some(object) = capabilities.as_object_mut() {
@@ -260,7 +261,8 @@ impl Server {
             Value::Array(items)
                 if ((session.version().as_deref() == Some("2025-03-26")
                     && !self.quirks.has(Quirk::BatchesRefused20250326))
-                    || self.quirks.has(Quirk::AcceptBatches))
+                    || self.quirks.has(Quirk::AcceptBatches)
+                    || self.quirks.has(Quirk::StatelessAcceptBatches))
                     && !items.is_empty() =>
             {
                 let mut handled = Handled {
