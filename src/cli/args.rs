@@ -27,6 +27,10 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Write a baseline (TOML, to stdout) listing every check that failed or warned in a JSON report.
     Baseline(BaselineArgs),
+    /// Print a shell script that replays one check's exchanges against the server of a JSON
+    /// report (stdio: the frames piped into its command; HTTP: curl commands with the exact
+    /// headers), so that a failure reproduces without mcpcheck.
+    Repro(ReproArgs),
     /// Join the JSON reports of a sharded run into one report.
     Merge(Box<MergeArgs>),
     /// Run the suite against several servers and compare them in a servers × checks matrix.
@@ -386,6 +390,20 @@ pub struct ExplainArgs {
     #[arg(value_name = "ID")]
     pub id: String,
     /// Which scenarios.
+    #[command(flatten)]
+    pub scenarios: ScenarioArgs,
+}
+
+/// `mcpcheck repro`.
+#[derive(Debug, Args)]
+pub struct ReproArgs {
+    /// The check (`ID`, or `ID@VERSION` when the run judged it in more than one era).
+    #[arg(value_name = "CHECK")]
+    pub check: String,
+    /// A JSON report written by `mcpcheck run --json`.
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: PathBuf,
+    /// Which scenarios (to know how the check's session began).
     #[command(flatten)]
     pub scenarios: ScenarioArgs,
 }

@@ -21,6 +21,7 @@ pub fn execute(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain(&args),
         Command::Run(args) => run_command(*args),
         Command::Baseline(args) => baseline(&args),
+        Command::Repro(args) => repro(&args),
         Command::Merge(args) => merge(&args),
         Command::Compare(args) => compare(&args),
         Command::Schemas(cli::SchemasCommand::Fetch(args)) => fetch_schemas(&args),
@@ -297,21 +298,53 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
 }
 
 fn baseline(args: &cli::BaselineArgs) -> ExitCode {
-    let text = match std::fs::read_to_string(&args.report) {
-        Ok(text) => text,
-        Err(e) => return usage(format!("cannot read {}: {e}", args.report.display())),
-    };
-    let report: Report = match serde_json::from_str(&text) {
+    let report = match read_report(&args.report) {
         Ok(report) => report,
-        Err(e) => {
-            return usage(format!(
-                "{} is not an mcpcheck JSON report: {e}",
-                args.report.display()
-            ))
-        }
+        Err(e) => return usage(e),
     };
     emit(&Baseline::from_report(&report).to_toml());
     ExitCode::SUCCESS
+}
+
+/// `mcpcheck repro`: the script that replays a check's exchanges.
+fn repro(args: &cli::ReproArgs) -> ExitCode {
+    use crate::report::repro::{self, Start};
+    let report = match read_report(&args.report) {
+        Ok(report) => report,
+        Err(e) => return usage(e),
+    };
+    let check = match repro::find(&report, &args.check) {
+        Ok(check) => check,
+        Err(e) => return usage(e),
+    };
+    // A scenario on a bare connection sends its own frames from the start.
+    let bare = cli::load_scenarios(&args.scenarios)
+        .unwrap_or_default()
+        .iter()
+        .any(|s| {
+            s.session == crate::scenario::SessionKind::Bare
+                && s.checks.iter().any(|c| c.def.id == check.id)
+        });
+    let start = if bare {
+        Start::Nothing
+    } else {
+        Start::Handshake
+    };
+    match repro::script(&report, check, start) {
+        Ok(script) => {
+            emit(&script);
+            ExitCode::SUCCESS
+        }
+        Err(e) => usage(e),
+    }
+}
+
+/// Reads a JSON report written by `mcpcheck run --json`.
+fn read_report(path: &std::path::Path) -> Result<Report, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not an mcpcheck JSON report: {e}", path.display()))
 }
 
 fn compare(args: &cli::CompareArgs) -> ExitCode {

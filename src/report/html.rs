@@ -181,6 +181,13 @@ fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResul
             escape(&spec.section)
         );
     }
+    if let Some(command) = super::repro::command(check) {
+        let _ = writeln!(
+            out,
+            "<dt>replay</dt><dd><code>{}</code> (the run's <code>--json</code> report)</dd>",
+            escape(&command)
+        );
+    }
     let _ = writeln!(
         out,
         "<dt>source</dt><dd><code>{}</code></dd></dl>",

@@ -173,6 +173,13 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
         .iter()
         .map(|s| format!("[{} {}]({})", s.version, s.section, s.url))
         .collect();
+    if let Some(command) = super::repro::command(check) {
+        let _ = writeln!(
+            out,
+            "| replay | {} (the run's `--json` report) |",
+            md_code(&command)
+        );
+    }
     let _ = writeln!(
         out,
         "| spec | {} |\n| source | {} |\n",

@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod merge;
 pub mod official;
 pub mod redact;
+pub mod repro;
 pub mod safe;
 pub mod terminal;
 

@@ -48,3 +48,6 @@ mod fuzz;
 
 /// A server that speaks both eras is judged in both; pinned versions; `--check id@version`.
 mod eras;
+
+/// `mcpcheck repro`: the printed script replays a quirk's deviation.
+mod repro;

@@ -251,6 +251,53 @@ fn is_response(message: &Value) -> bool {
 }
 
 /// Evaluates one built-in check.
+/// How much of a frame evidence keeps (as [`Evidence::frame`] does).
+const EVIDENCE_TEXT: usize = 4096;
+
+/// What was sent beside what came back: a received response shown as evidence gets the request
+/// it answers (the outgoing frame with its id before it on the same connection, and over HTTP
+/// that POST's headers), so that the exchange can be read, and replayed, whole.
+fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
+    for item in evidence.iter_mut().filter(|e| e.sent.is_none()) {
+        let Some(received) = &item.received else {
+            continue;
+        };
+        let Some(id) = serde_json::from_str::<Value>(received)
+            .ok()
+            .and_then(|m| m.get("id").filter(|id| !id.is_null()).cloned())
+        else {
+            continue;
+        };
+        let found = transcripts.iter().find_map(|t| {
+            let at = t.frames.iter().position(|f| {
+                f.direction == Direction::Received && cut(&f.text, EVIDENCE_TEXT) == *received
+            })?;
+            // mcpcheck's own frames are kept as text only.
+            let request = t.frames[..at].iter().rev().find(|f| {
+                f.direction == Direction::Sent
+                    && serde_json::from_str::<Value>(&f.text)
+                        .is_ok_and(|m| m.get("id") == Some(&id) && m.get("method").is_some())
+            })?;
+            let headers = request
+                .post
+                .and_then(|i| t.posts.get(i))
+                .map(|p| {
+                    p.request_headers
+                        .iter()
+                        .map(|(n, v)| format!("{n}: {v}"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Some((request.text.clone(), headers))
+        });
+        if let Some((sent, headers)) = found {
+            item.sent = Some(cut(&sent, EVIDENCE_TEXT));
+            item.sent_headers = headers;
+        }
+    }
+}
+
+/// Judges one built-in check over the run's transcripts.
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     if !crate::record::allows(&def.transports, input.transport) {
         return (
@@ -264,10 +311,11 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             Vec::new(),
         );
     }
-    let (mut verdict, evidence) = match builtins().find(|b| b.id == def.id) {
+    let (mut verdict, mut evidence) = match builtins().find(|b| b.id == def.id) {
         Some(builtin) => (builtin.judge)(def, input),
         None => unknown(&def.id),
     };
+    attach_requests(&mut evidence, input.transcripts);
     // A flood past the evidence bounds leaves frames unexamined: a pass says so.
     let dropped: usize = input.transcripts.iter().map(|t| t.dropped).sum();
     if dropped > 0 && verdict.status == Status::Pass && verdict.note.is_none() {

@@ -1,0 +1,301 @@
+//! Replaying a verdict: a self-contained shell script that sends the exchanges behind one
+//! check's verdict to the server again with standard tools, so that a failure can be reproduced
+//! on a laptop without mcpcheck. Over stdio the server command is fed the exact frames (after
+//! the handshake the check's session had); over Streamable HTTP each frame is a `curl` command
+//! with the exact headers, the session id carried from the handshake to the later requests.
+//! Secrets are never written out: a redacted header becomes an environment variable the script
+//! asks for.
+
+use std::fmt::Write as _;
+
+use super::{CheckResult, Report};
+use crate::record::version::{Era, LATEST_HANDSHAKE};
+
+/// How the check's session began, which decides what the script sends before its frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// After the initialize handshake (the handshake era; a shared or fresh session).
+    Handshake,
+    /// Nothing first: a bare connection, or the stateless era (every frame carries `_meta`).
+    Nothing,
+}
+
+/// What a redacted value reads in a report.
+const REDACTED: &str = "[redacted]";
+
+/// The check a name picks: `id`, or `id@version` for one era's result.
+pub fn find<'a>(report: &'a Report, name: &str) -> Result<&'a CheckResult, String> {
+    let matching: Vec<&CheckResult> = report
+        .checks
+        .iter()
+        .filter(|c| c.name() == name || c.id == name)
+        .collect();
+    match matching.as_slice() {
+        [] => Err(format!("the report has no check `{name}`")),
+        [one] => Ok(one),
+        several => Err(format!(
+            "`{name}` was judged in more than one era; name one: {}",
+            several
+                .iter()
+                .map(|c| c.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The command that prints a problem's replay script (for the Markdown and HTML reports), when
+/// the check sent something that can be replayed.
+pub fn command(check: &CheckResult) -> Option<String> {
+    let problem = matches!(
+        check.status,
+        crate::check::Status::Fail | crate::check::Status::Warn
+    );
+    let sent = check
+        .evidence
+        .iter()
+        .any(|e| e.sent.as_deref().is_some_and(|s| !s.is_empty()));
+    (problem && sent).then(|| format!("mcpcheck repro {} --report report.json", check.name()))
+}
+
+/// The script that replays a check's exchanges, or why there is none.
+pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<String, String> {
+    let frames: Vec<Frame> = check
+        .evidence
+        .iter()
+        .filter_map(|e| {
+            let sent = e.sent.as_deref().filter(|s| !s.is_empty())?;
+            Some(Frame {
+                label: e.label.clone(),
+                body: sent.to_string(),
+                headers: e.sent_headers.clone(),
+                cut: sent.contains("… [") && sent.ends_with(" more bytes]"),
+            })
+        })
+        .collect();
+    if frames.is_empty() {
+        return Err(format!(
+            "nothing was sent for `{}` that could be replayed (its verdict rests on {})",
+            check.name(),
+            if check.evidence.is_empty() {
+                "no exchange".to_string()
+            } else {
+                "what the server did on its own".to_string()
+            }
+        ));
+    }
+    let version = check
+        .version
+        .clone()
+        .or_else(|| report.protocol.version.clone())
+        .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+    let start = match Era::of(&version) {
+        Some(Era::Stateless) => Start::Nothing,
+        _ if frames.iter().any(|f| f.body.contains("\"initialize\"")) => Start::Nothing,
+        _ => start,
+    };
+    let mut out = String::from("#!/bin/sh\n");
+    let _ = writeln!(
+        out,
+        "# mcpcheck repro: {} ({}) — {}",
+        check.name(),
+        check.level,
+        one_line(&check.title)
+    );
+    let _ = writeln!(
+        out,
+        "# judged at {version}: {} — {}",
+        check.status,
+        one_line(&check.message)
+    );
+    let _ = writeln!(out, "# a conforming server: {}", one_line(&check.expected));
+    if frames.iter().any(|f| f.cut) {
+        out.push_str(
+            "# Note: a frame over 4096 bytes was cut in the report and is sent cut here.\n",
+        );
+    }
+    match (&report.target.url, &report.target.command) {
+        (Some(url), _) if report.target.transport == "http" => {
+            http(&mut out, url, &version, start, &frames);
+        }
+        (Some(_), _) => {
+            return Err(
+                "replaying the 2024-11-05 HTTP+SSE transport needs a client that keeps its GET stream open; run mcpcheck with --check instead".into(),
+            )
+        }
+        (None, Some(command)) => stdio(&mut out, command, &version, start, &frames),
+        (None, None) => return Err("the report names no server to replay against".into()),
+    }
+    Ok(out)
+}
+
+/// One frame the check's verdict rests on.
+struct Frame {
+    label: String,
+    body: String,
+    headers: Vec<String>,
+    cut: bool,
+}
+
+fn stdio(out: &mut String, command: &[String], version: &str, start: Start, frames: &[Frame]) {
+    out.push_str(
+        "# Feeds the server the frames below, one per line, a second apart, and prints what it\n# writes on stdout (stderr is left on the terminal).\n{\n",
+    );
+    if start == Start::Handshake {
+        let _ = writeln!(
+            out,
+            "  printf '%s\\n' {}\n  sleep 1\n  printf '%s\\n' '{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}'",
+            quote(&initialize(version))
+        );
+    }
+    for frame in frames {
+        let _ = writeln!(
+            out,
+            "  # {}\n  printf '%s\\n' {}\n  sleep 1",
+            one_line(&frame.label),
+            quote(&frame.body)
+        );
+    }
+    let _ = writeln!(out, "}} | {}", shell_words::join(command));
+}
+
+fn http(out: &mut String, url: &str, version: &str, start: Start, frames: &[Frame]) {
+    let wants_session = frames.iter().any(|f| header(f, "mcp-session-id").is_some());
+    let _ = writeln!(out, "set -u\nURL={}", quote(url));
+    let secrets: Vec<(String, String)> = frames
+        .iter()
+        .flat_map(|f| f.headers.iter())
+        .filter_map(|h| {
+            let (name, value) = h.split_once(": ")?;
+            value
+                .contains(REDACTED)
+                .then(|| (name.to_string(), env_name(name)))
+        })
+        .fold(Vec::new(), |mut seen, secret| {
+            if !seen.contains(&secret) {
+                seen.push(secret);
+            }
+            seen
+        });
+    for (name, var) in &secrets {
+        let _ = writeln!(
+            out,
+            ": \"${{{var}:?set {var} to the {name} header's value (it was redacted from the report)}}\""
+        );
+    }
+    if start == Start::Handshake && wants_session {
+        let auth: String = secrets
+            .iter()
+            .map(|(name, var)| format!(" -H \"{name}: ${var}\""))
+            .collect();
+        let _ = writeln!(
+            out,
+            "# The handshake, keeping the session id the server issues.\nSESSION=$(curl -sS -D - -o /dev/null -X POST \"$URL\" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'{auth} --data-binary {} | tr -d '\\r' | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')",
+            quote(&initialize(version))
+        );
+        let _ = writeln!(
+            out,
+            "curl -sS -o /dev/null -X POST \"$URL\" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H \"Mcp-Session-Id: $SESSION\" -H 'MCP-Protocol-Version: {version}'{auth} --data-binary '{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}'"
+        );
+    }
+    out.push_str(
+        "# Each frame as sent, with its headers; -i prints the status and headers of the answer.\n",
+    );
+    for frame in frames {
+        let _ = writeln!(
+            out,
+            "echo '>>> {}'",
+            one_line(&frame.label).replace('\'', "")
+        );
+        let mut line = String::from("curl -sS -i -X POST \"$URL\"");
+        let headers: Vec<&String> = if frame.headers.is_empty() {
+            Vec::new()
+        } else {
+            frame.headers.iter().collect()
+        };
+        if headers.is_empty() {
+            line.push_str(
+                " -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'",
+            );
+        }
+        for h in headers {
+            let Some((name, value)) = h.split_once(": ") else {
+                continue;
+            };
+            // curl writes these itself.
+            if name.eq_ignore_ascii_case("host") || name.eq_ignore_ascii_case("content-length") {
+                continue;
+            }
+            if name.eq_ignore_ascii_case("mcp-session-id") && start == Start::Handshake {
+                line.push_str(&format!(" -H \"{name}: $SESSION\""));
+            } else if value.contains(REDACTED) {
+                line.push_str(&format!(" -H \"{name}: ${}\"", env_name(name)));
+            } else {
+                line.push_str(&format!(" -H {}", quote(&format!("{name}: {value}"))));
+            }
+        }
+        let _ = writeln!(out, "{line} --data-binary {}\necho", quote(&frame.body));
+    }
+}
+
+/// The initialize request the script's handshake sends.
+fn initialize(version: &str) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"repro-init\",\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"mcpcheck-repro\",\"version\":\"{}\"}}}}}}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+fn header<'a>(frame: &'a Frame, name: &str) -> Option<&'a str> {
+    frame.headers.iter().find_map(|h| {
+        let (n, v) = h.split_once(": ")?;
+        n.eq_ignore_ascii_case(name).then_some(v)
+    })
+}
+
+/// `Authorization` → `MCPCHECK_HEADER_AUTHORIZATION`.
+fn env_name(header: &str) -> String {
+    let mut name = String::from("MCPCHECK_HEADER_");
+    name.extend(header.chars().map(|c| {
+        if c.is_ascii_alphanumeric() {
+            c.to_ascii_uppercase()
+        } else {
+            '_'
+        }
+    }));
+    name
+}
+
+fn quote(text: &str) -> String {
+    shell_words::quote(text).into_owned()
+}
+
+/// A comment stays one line, whatever the server wrote.
+fn one_line(text: &str) -> String {
+    super::safe::terminal(text)
+        .replace(['\n', '\r'], " ")
+        .chars()
+        .take(200)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redacted_header_becomes_an_environment_variable_and_is_never_written_out() {
+        assert_eq!(env_name("Authorization"), "MCPCHECK_HEADER_AUTHORIZATION");
+        assert_eq!(env_name("X-Api-Key"), "MCPCHECK_HEADER_X_API_KEY");
+    }
+
+    #[test]
+    fn a_frame_is_quoted_for_the_shell_whatever_it_holds() {
+        let frame = r#"{"a":"it's $HOME `x`"}"#;
+        let quoted = quote(frame);
+        assert_eq!(
+            shell_words::split(&quoted).unwrap(),
+            vec![frame.to_string()]
+        );
+    }
+}

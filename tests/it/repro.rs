@@ -1,0 +1,152 @@
+//! `mcpcheck repro`: the script printed for a failing check, run with `sh`, shows the server's
+//! deviation again, over stdio and over HTTP, without mcpcheck; secrets stay out of it.
+
+use std::process::Command;
+
+use crate::support::{mcpcheck, output, stdio_command, HttpServer};
+
+/// Runs mcpcheck with these arguments and writes its JSON report to a temporary file.
+fn report(name: &str, args: &[&str]) -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("mcpcheck-repro-{}-{name}.json", std::process::id()));
+    let out = mcpcheck()
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .expect("mcpcheck runs");
+    assert!(
+        path.exists(),
+        "no report: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+fn repro(check: &str, report: &std::path::Path) -> String {
+    let out = output(&["repro", check, "--report", report.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn sh(script: &str, env: &[(&str, &str)]) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .envs(env.iter().copied())
+        .output()
+        .expect("sh runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_stdio_failure_replays_with_the_server_command_and_its_frames() {
+    let path = report(
+        "stdio",
+        &["--stdio", &stdio_command(&["method-not-found-no-message"])],
+    );
+    let script = repro("jsonrpc-error-shape", &path);
+    assert!(
+        script.starts_with("#!/bin/sh\n# mcpcheck repro: jsonrpc-error-shape (MUST)"),
+        "{script}"
+    );
+    assert!(
+        script.contains("\"method\":\"initialize\""),
+        "the handshake comes first: {script}"
+    );
+    let replayed = sh(&script, &[]);
+    // The quirk: -32601 without a message, as the report said.
+    assert!(
+        replayed.contains(r#""error":{"code":-32601}"#),
+        "{replayed}"
+    );
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn an_http_failure_replays_as_curl_commands_with_the_session_carried() {
+    let server = HttpServer::start(&["no-origin-check"]);
+    let path = report(
+        "http",
+        &["--url", &server.url, "--check", "http-origin-rejected"],
+    );
+    let script = repro("http-origin-rejected", &path);
+    assert!(
+        script.contains("-H 'Origin: http://evil.example'"),
+        "{script}"
+    );
+    assert!(
+        script.contains("-H \"Mcp-Session-Id: $SESSION\""),
+        "{script}"
+    );
+    let replayed = sh(&script, &[]);
+    // The foreign Origin served, with the session the script's handshake opened.
+    assert!(replayed.contains("HTTP/1.1 200"), "{replayed}");
+    assert!(replayed.contains(r#""result":{}"#), "{replayed}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_redacted_header_is_asked_for_from_the_environment_and_never_written_out() {
+    let server = HttpServer::start(&["no-origin-check"]);
+    let secret = "repro-secret-token-1234";
+    let path = report(
+        "secret",
+        &[
+            "--url",
+            &server.url,
+            "--check",
+            "http-origin-rejected",
+            "-H",
+            &format!("Authorization: Bearer {secret}"),
+        ],
+    );
+    let script = repro("http-origin-rejected", &path);
+    assert!(!script.contains(secret), "{script}");
+    assert!(
+        script.contains("$MCPCHECK_HEADER_AUTHORIZATION"),
+        "{script}"
+    );
+    assert!(
+        sh(&script, &[]).is_empty(),
+        "without the variable the script stops"
+    );
+    let replayed = sh(&script, &[("MCPCHECK_HEADER_AUTHORIZATION", "Bearer x")]);
+    assert!(replayed.contains("HTTP/1.1 200"), "{replayed}");
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn an_unknown_check_or_an_era_left_unnamed_is_a_usage_error() {
+    let dual = format!(
+        "{} --dual-era",
+        crate::support::reference_server().display()
+    );
+    let path = report(
+        "dual",
+        &["--stdio", &dual, "--check", "jsonrpc-parse-error"],
+    );
+    let out = output(&["repro", "no-such-check", "--report", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = output(&[
+        "repro",
+        "jsonrpc-parse-error",
+        "--report",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("jsonrpc-parse-error@2025-11-25"),
+        "{stderr}"
+    );
+    let script = repro("jsonrpc-parse-error@2025-11-25", &path);
+    assert!(script.contains("judged at 2025-11-25"), "{script}");
+    let _ = std::fs::remove_file(path);
+}
