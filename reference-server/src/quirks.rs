@@ -168,6 +168,12 @@ quirks! {
     StatelessUnsupportedVersionNoData => "2026-07-28: -32022 MUST carry data.supported and data.requested",
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
     StatelessAnswerRemoved => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601",
+    /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
+    StatelessMethodHeaderAnyCase => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
+    /// 2026-07-28: server/discover is answered without `_meta`.
+    StatelessDiscoverMetaOptional => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
+    /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
+    StatelessAnswerSubscribe => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601",
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
     StatelessHttpErrors200 => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.

@@ -67,10 +67,13 @@ pub struct Column {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
-    /// The check id.
+    /// The check id (`id@2026-07-28` for a dual-era server's stateless result, see `row_key`).
     pub id: String,
     /// Its title.
     pub title: String,
+    /// Its spec area (`jsonrpc`, `tools`, …): rows are grouped by it.
+    #[serde(default)]
+    pub area: String,
     /// Its level.
     pub level: Level,
     /// Its first spec link.
@@ -91,9 +94,29 @@ pub struct Cell {
     pub observed: Option<String>,
     /// The verdict's message.
     pub message: Option<String>,
+    /// A remark that did not change the verdict (a pass with a note: a tolerated legacy
+    /// behaviour, say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The exchange behind it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
+}
+
+impl Row {
+    /// Whether the check applied to none of the servers (every cell not applicable or absent).
+    pub fn applies_nowhere(&self) -> bool {
+        self.cells
+            .iter()
+            .all(|c| matches!(c.status, None | Some(Status::Skip)))
+    }
+}
+
+impl Cell {
+    /// Whether the cell passed with a note worth showing.
+    pub fn noted_pass(&self) -> bool {
+        self.status == Some(Status::Pass) && self.note.is_some()
+    }
 }
 
 impl Matrix {
@@ -114,6 +137,7 @@ impl Matrix {
             for cell in &mut row.cells {
                 cell.observed.iter_mut().for_each(apply);
                 cell.message.iter_mut().for_each(apply);
+                cell.note.iter_mut().for_each(apply);
                 for evidence in &mut cell.evidence {
                     crate::report::safe::map_evidence(evidence, f);
                 }
@@ -257,6 +281,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                 Row {
                     id: key.clone(),
                     title: check.title.clone(),
+                    area: check.area.clone(),
                     level: check.level,
                     spec: check.spec.first().map(|s| s.url.clone()),
                     disagree: false,
@@ -265,6 +290,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                             status: None,
                             observed: None,
                             message: None,
+                            note: None,
                             evidence: Vec::new()
                         };
                         reports.len()
@@ -275,6 +301,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                 status: Some(check.status),
                 observed: observed(&check.evidence),
                 message: Some(check.message.clone()),
+                note: check.note.clone(),
                 evidence: check.evidence.iter().take(3).cloned().collect(),
             };
         }
@@ -290,10 +317,13 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             .collect();
         row.disagree = judged.windows(2).any(|w| w[0] != w[1]);
     }
-    // Disagreements first; within each group, the worst verdict first, then by id.
+    // Disagreements first, then the rest; rows that applied to no server last; within each
+    // group by area, then the worst verdict first, then by id.
     rows.sort_by_key(|r| {
         (
             !r.disagree,
+            r.applies_nowhere(),
+            r.area.clone(),
             r.cells.iter().filter_map(|c| c.status).min(),
             r.id.clone(),
         )

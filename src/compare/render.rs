@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use comfy_table::{ContentArrangement, Table};
 
-use super::{Cell, Matrix};
+use super::{Cell, Matrix, Row};
 use crate::check::Status;
 use crate::report::html::escape;
 use crate::report::safe::{self, md_code, md_text};
@@ -34,6 +34,15 @@ fn short(text: &str, max: usize) -> String {
     }
 }
 
+/// A cell's mark: its status's symbol, with `*` for a pass with a note.
+fn mark(cell: &Cell) -> String {
+    if cell.noted_pass() {
+        format!("{}*", symbol(cell.status))
+    } else {
+        symbol(cell.status).to_string()
+    }
+}
+
 fn cell_text(cell: &Cell, width: usize) -> String {
     let observed = match cell.status {
         Some(Status::Pass) | Some(Status::Skip) | None => String::new(),
@@ -44,13 +53,15 @@ fn cell_text(cell: &Cell, width: usize) -> String {
                 .replace("HTTP ", "H")
         }
     };
-    short(
-        format!("{} {observed}", symbol(cell.status)).trim_end(),
-        width,
-    )
+    short(format!("{} {observed}", mark(cell)).trim_end(), width)
 }
 
-const LEGEND: &str = "✓ pass  ✗ fail  ! warn  E error  ? not testable  i info  - not applicable\nafter a mark: the error code, H + the HTTP status, isError (a tool result marked isError), none (no reply)";
+const LEGEND: &str = "✓ pass  ✓* pass with a note  ✗ fail  ! warn  E error  ? not testable  i info  - not applicable\nafter a mark: the error code, H + the HTTP status, isError (a tool result marked isError), none (no reply)";
+
+/// The line that stands for the rows no server was judged on.
+fn nowhere_line(count: usize) -> String {
+    format!("{count} checks applied to none of these servers")
+}
 
 /// The terminal table, at most `width` columns wide; server text has its control characters
 /// written out ([`safe::terminal`]).
@@ -69,10 +80,18 @@ pub fn terminal(matrix: &Matrix, width: usize) -> String {
     header.extend(matrix.servers.iter().map(|s| short(&s.name, cell_width)));
     table.set_header(header);
     let mut agreed = false;
-    for row in &matrix.rows {
+    let mut area = None;
+    for row in matrix.rows.iter().filter(|r| !r.applies_nowhere()) {
         if !row.disagree && !agreed {
             agreed = true;
-            let mut separator = vec![short("— all agree —", id_width)];
+            area = None;
+            let mut separator = vec![short("═ all agree ═", id_width)];
+            separator.extend(matrix.servers.iter().map(|_| String::new()));
+            table.add_row(separator);
+        }
+        if area != Some(&row.area) {
+            area = Some(&row.area);
+            let mut separator = vec![short(&format!("— {} —", row.area), id_width)];
             separator.extend(matrix.servers.iter().map(|_| String::new()));
             table.add_row(separator);
         }
@@ -107,7 +126,12 @@ pub fn terminal(matrix: &Matrix, width: usize) -> String {
             )
         );
     }
-    let _ = writeln!(out, "\n{table}\n\n{LEGEND}");
+    let _ = writeln!(out, "\n{table}\n");
+    let nowhere = matrix.rows.iter().filter(|r| r.applies_nowhere()).count();
+    if nowhere > 0 {
+        let _ = writeln!(out, "{} (--json lists them)\n", nowhere_line(nowhere));
+    }
+    let _ = writeln!(out, "{LEGEND}");
     let disagreements = matrix.rows.iter().filter(|r| r.disagree).count();
     let _ = writeln!(
         out,
@@ -147,35 +171,96 @@ pub fn markdown(matrix: &Matrix) -> String {
         out.push_str("---|");
     }
     out.push('\n');
-    for row in &matrix.rows {
-        let id = match &row.spec {
-            Some(url) => format!("[{}]({url})", md_code(&row.id)),
-            None => md_code(&row.id),
-        };
+    let (judged, nowhere): (Vec<&Row>, Vec<&Row>) =
+        matrix.rows.iter().partition(|r| !r.applies_nowhere());
+    let mut area = None;
+    for row in judged {
+        if area != Some((&row.area, row.disagree)) {
+            area = Some((&row.area, row.disagree));
+            let _ = write!(out, "| **{}** | |", md_text(&row.area));
+            for _ in &matrix.servers {
+                out.push_str(" |");
+            }
+            out.push('\n');
+        }
+        markdown_row(&mut out, row);
+    }
+    if !nowhere.is_empty() {
         let _ = write!(
             out,
-            "| {id}{} | {} |",
-            if row.disagree { " ⚡" } else { "" },
-            row.level
+            "\n<details><summary>{}</summary>\n\n| check | level |",
+            nowhere_line(nowhere.len())
         );
-        for cell in &row.cells {
-            let observed = cell
-                .observed
-                .clone()
-                .filter(|_| !matches!(cell.status, Some(Status::Pass) | Some(Status::Skip) | None));
-            let _ = write!(
-                out,
-                " {}{} |",
-                symbol(cell.status),
-                observed
-                    .map(|o| format!(" {}", md_code(&o)))
-                    .unwrap_or_default()
-            );
+        for server in &matrix.servers {
+            let _ = write!(out, " {} |", md_text(&server.name));
+        }
+        let _ = write!(out, "\n|---|---|");
+        for _ in &matrix.servers {
+            out.push_str("---|");
         }
         out.push('\n');
+        for row in nowhere {
+            markdown_row(&mut out, row);
+        }
+        out.push_str("\n</details>\n");
+    }
+    let notes: Vec<String> = matrix
+        .rows
+        .iter()
+        .flat_map(|row| {
+            row.cells
+                .iter()
+                .zip(&matrix.servers)
+                .filter(|(cell, _)| cell.noted_pass())
+                .map(move |(cell, server)| {
+                    format!(
+                        "- {} on {}: {}",
+                        md_code(&row.id),
+                        md_text(&server.name),
+                        md_text(cell.note.as_deref().unwrap_or_default())
+                    )
+                })
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n<details><summary>{} passes with a note (✓*)</summary>\n\n{}\n\n</details>",
+            notes.len(),
+            notes.join("\n")
+        );
     }
     let _ = writeln!(out, "\n⚡ the servers disagree. {LEGEND}");
     out
+}
+
+/// One check's row of the Markdown table.
+fn markdown_row(out: &mut String, row: &Row) {
+    let id = match &row.spec {
+        Some(url) => format!("[{}]({url})", md_code(&row.id)),
+        None => md_code(&row.id),
+    };
+    let _ = write!(
+        out,
+        "| {id}{} | {} |",
+        if row.disagree { " ⚡" } else { "" },
+        row.level
+    );
+    for cell in &row.cells {
+        let observed = cell
+            .observed
+            .clone()
+            .filter(|_| !matches!(cell.status, Some(Status::Pass) | Some(Status::Skip) | None));
+        let _ = write!(
+            out,
+            " {}{} |",
+            mark(cell),
+            observed
+                .map(|o| format!(" {}", md_code(&o)))
+                .unwrap_or_default()
+        );
+    }
+    out.push('\n');
 }
 
 /// The HTML page; every cell expands to its exchange.
@@ -202,34 +287,164 @@ pub fn html(matrix: &Matrix) -> String {
         let _ = write!(out, "<th>{}</th>", escape(&server.name));
     }
     out.push_str("</tr>\n");
-    for row in &matrix.rows {
-        let _ = write!(
-            out,
-            "<tr class=\"{}\"><td><code>{}</code><br><small>{}</small></td><td>{}</td>",
-            if row.disagree { "disagree" } else { "agree" },
-            escape(&row.id),
-            escape(&row.title),
-            row.level
-        );
-        for cell in &row.cells {
-            let class = cell.status.map(|s| s.as_str()).unwrap_or("none");
-            let mut wire = String::new();
-            if let Some(message) = &cell.message {
-                let _ = writeln!(wire, "{message}");
-            }
-            for evidence in &cell.evidence {
-                let _ = writeln!(wire, "{}", evidence.wire());
-            }
-            let _ = write!(
+    let columns = matrix.servers.len() + 2;
+    let mut area = None;
+    for row in matrix.rows.iter().filter(|r| !r.applies_nowhere()) {
+        if area != Some((&row.area, row.disagree)) {
+            area = Some((&row.area, row.disagree));
+            let _ = writeln!(
                 out,
-                "<td class=\"{class}\"><details><summary>{} {}</summary><pre>{}</pre></details></td>",
-                symbol(cell.status),
-                escape(&cell.observed.clone().unwrap_or_default()),
-                escape(wire.trim_end())
+                "<tr class=\"area\"><th colspan=\"{columns}\">{}</th></tr>",
+                escape(&row.area)
             );
         }
-        out.push_str("</tr>\n");
+        html_row(&mut out, row);
     }
-    let _ = writeln!(out, "</table>\n<p>{}</p>\n</body>\n</html>", escape(LEGEND));
+    out.push_str("</table>\n");
+    let nowhere: Vec<&Row> = matrix.rows.iter().filter(|r| r.applies_nowhere()).collect();
+    if !nowhere.is_empty() {
+        let _ = writeln!(
+            out,
+            "<details><summary>{}</summary>\n<table>",
+            escape(&nowhere_line(nowhere.len()))
+        );
+        for row in nowhere {
+            html_row(&mut out, row);
+        }
+        out.push_str("</table>\n</details>\n");
+    }
+    let _ = writeln!(out, "<p>{}</p>\n</body>\n</html>", escape(LEGEND));
     out
+}
+
+/// One check's row of the HTML table; every cell expands to its verdict, note and exchange.
+fn html_row(out: &mut String, row: &Row) {
+    let _ = write!(
+        out,
+        "<tr class=\"{}\"><td><code>{}</code><br><small>{}</small></td><td>{}</td>",
+        if row.disagree { "disagree" } else { "agree" },
+        escape(&row.id),
+        escape(&row.title),
+        row.level
+    );
+    for cell in &row.cells {
+        let class = cell.status.map(|s| s.as_str()).unwrap_or("none");
+        let mut wire = String::new();
+        if let Some(message) = &cell.message {
+            let _ = writeln!(wire, "{message}");
+        }
+        if let Some(note) = &cell.note {
+            let _ = writeln!(wire, "note: {note}");
+        }
+        for evidence in &cell.evidence {
+            let _ = writeln!(wire, "{}", evidence.wire());
+        }
+        let _ = write!(
+            out,
+            "<td class=\"{class}\"><details><summary>{} {}</summary><pre>{}</pre></details></td>",
+            mark(cell),
+            escape(&cell.observed.clone().unwrap_or_default()),
+            escape(wire.trim_end())
+        );
+    }
+    out.push_str("</tr>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Level;
+    use crate::compare::Column;
+
+    fn cell(status: Option<Status>, note: Option<&str>) -> Cell {
+        Cell {
+            status,
+            observed: None,
+            message: None,
+            note: note.map(str::to_string),
+            evidence: Vec::new(),
+        }
+    }
+
+    fn row(id: &str, area: &str, cells: Vec<Cell>) -> Row {
+        Row {
+            id: id.into(),
+            title: String::new(),
+            area: area.into(),
+            level: Level::Must,
+            spec: None,
+            disagree: false,
+            cells,
+        }
+    }
+
+    fn matrix() -> Matrix {
+        let column = |name: &str| Column {
+            name: name.into(),
+            target: "./server".into(),
+            version: Some("2025-11-25".into()),
+            server: None,
+            fatal: None,
+            score: 100.0,
+            pass: 1,
+            fail: 0,
+            warn: 0,
+        };
+        Matrix {
+            schema_version: 1,
+            servers: vec![column("a"), column("b")],
+            rows: vec![
+                row(
+                    "judged-check",
+                    "jsonrpc",
+                    vec![
+                        cell(Some(Status::Pass), Some("-32002 accepted during SEP-2164")),
+                        cell(Some(Status::Pass), None),
+                    ],
+                ),
+                row(
+                    "nowhere-check",
+                    "http",
+                    vec![cell(Some(Status::Skip), None), cell(None, None)],
+                ),
+            ],
+            reports: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn rows_that_applied_nowhere_collapse_and_areas_head_their_rows() {
+        let text = terminal(&matrix(), 120);
+        assert!(!text.contains("nowhere-check"), "{text}");
+        assert!(
+            text.contains("1 checks applied to none of these servers"),
+            "{text}"
+        );
+        assert!(text.contains("— jsonrpc —"), "{text}");
+        let md = markdown(&matrix());
+        assert!(md.contains("| **jsonrpc** |"), "{md}");
+        assert!(
+            md.contains("<details><summary>1 checks applied to none"),
+            "{md}"
+        );
+        // Still a row of the table inside the collapsed block, so that nothing is lost.
+        assert!(md.contains("| `nowhere-check` | MUST | - |   |"), "{md}");
+        let html = html(&matrix());
+        assert!(
+            html.contains("<tr class=\"area\"><th colspan=\"4\">jsonrpc</th></tr>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn a_pass_with_a_note_is_marked_and_its_note_shown() {
+        let md = markdown(&matrix());
+        assert!(md.contains("| `judged-check` | MUST | ✓* | ✓ |"), "{md}");
+        assert!(
+            md.contains("- `judged-check` on a: -32002 accepted during SEP-2164"),
+            "{md}"
+        );
+        assert!(terminal(&matrix(), 120).contains("✓*"));
+        assert!(html(&matrix()).contains("note: -32002 accepted during SEP-2164"));
+    }
 }

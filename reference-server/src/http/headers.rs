@@ -36,7 +36,13 @@ pub(super) fn stateless_header_problem(
             ));
         }
     }
-    if mcp_method.as_deref() != Some(method) {
+    let same_method = match mcp_method.as_deref() {
+        Some(header) if quirks.has(Quirk::StatelessMethodHeaderAnyCase) => {
+            header.eq_ignore_ascii_case(method)
+        }
+        header => header == Some(method),
+    };
+    if !same_method {
         return Some(format!(
             "Header mismatch: Mcp-Method must be `{method}`, got {mcp_method:?}"
         ));

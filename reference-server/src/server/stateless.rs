@@ -36,6 +36,11 @@ impl Server {
         let version = match (version, capabilities) {
             (Some(version), Some(_)) => version,
             _ if self.quirks.has(Quirk::StatelessMetaOptional) => STATELESS_VERSION,
+            _ if method == "server/discover"
+                && self.quirks.has(Quirk::StatelessDiscoverMetaOptional) =>
+            {
+                STATELESS_VERSION
+            }
             _ => {
                 return Err((
                     -32602,
@@ -94,6 +99,11 @@ impl Server {
                 Ok(result)
             }
             "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
+            "resources/subscribe" | "resources/unsubscribe"
+                if self.quirks.has(Quirk::StatelessAnswerSubscribe) =>
+            {
+                Ok(json!({}))
+            }
             "subscriptions/listen" => self.listen(id, params, sink).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" if self.serves("tasks") => {
                 if crate::tasks::declared(params) || self.quirks.has(Quirk::ExtTaskServesUndeclared)
