@@ -41,6 +41,19 @@ pub enum Command {
     /// The official MCP schema files, for `--official-schemas`.
     #[command(subcommand)]
     Schemas(SchemasCommand),
+    /// Print a completion script for a shell, e.g. `mcpcheck completions bash >
+    /// ~/.local/share/bash-completion/completions/mcpcheck`.
+    Completions(CompletionsArgs),
+    /// Print mcpcheck's man page (roff), e.g. `mcpcheck man > ~/.local/share/man/man1/mcpcheck.1`.
+    Man,
+}
+
+/// `mcpcheck completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
 }
 
 /// `mcpcheck schemas …`.

@@ -25,6 +25,29 @@ pub fn execute(cli: Cli) -> ExitCode {
         Command::Merge(args) => merge(&args),
         Command::Compare(args) => compare(&args),
         Command::Schemas(cli::SchemasCommand::Fetch(args)) => fetch_schemas(&args),
+        Command::Completions(args) => {
+            let mut out = Vec::new();
+            clap_complete::generate(
+                args.shell,
+                &mut <cli::Cli as clap::CommandFactory>::command(),
+                "mcpcheck",
+                &mut out,
+            );
+            emit(&String::from_utf8_lossy(&out));
+            ExitCode::SUCCESS
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            match clap_mangen::Man::new(<cli::Cli as clap::CommandFactory>::command())
+                .render(&mut out)
+            {
+                Ok(()) => {
+                    emit(&String::from_utf8_lossy(&out));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => usage(format!("cannot render the man page: {e}")),
+            }
+        }
         Command::ScenarioSchema => {
             let schema = crate::scenario::schema::scenario_schema();
             emit(&format!(

@@ -496,3 +496,35 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
         "the answer to ping had nothing at /result/nothing, so the request that needs it was not sent"
     );
 }
+
+#[test]
+fn completions_and_the_man_page_come_from_the_command_line_definitions() {
+    let bash = output(&["completions", "bash"]);
+    assert_eq!(bash.status.code(), Some(0));
+    let script = String::from_utf8(bash.stdout).unwrap();
+    assert!(
+        script.contains("repro") && script.contains("--spec-version"),
+        "{script}"
+    );
+    // The script is valid bash.
+    let checked = std::process::Command::new("bash")
+        .args(["-n", "-c", &script])
+        .output()
+        .expect("bash runs");
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let out = output(&["completions", shell]);
+        assert!(out.status.success() && out.stdout.len() > 100, "{shell}");
+    }
+    assert_eq!(output(&["completions", "tcsh"]).status.code(), Some(2));
+    let man = String::from_utf8(output(&["man"]).stdout).unwrap();
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH mcpcheck 1"),
+        "{man}"
+    );
+    assert!(man.contains("repro") && man.contains("compare"), "{man}");
+}
