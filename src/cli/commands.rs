@@ -340,14 +340,15 @@ fn repro(args: &cli::ReproArgs) -> ExitCode {
         Ok(check) => check,
         Err(e) => return usage(e),
     };
+    let scenarios = match cli::load_scenarios(&args.scenarios) {
+        Ok(scenarios) => scenarios,
+        Err(e) => return usage(e),
+    };
     // A scenario on a bare connection sends its own frames from the start.
-    let bare = cli::load_scenarios(&args.scenarios)
-        .unwrap_or_default()
-        .iter()
-        .any(|s| {
-            s.session == crate::scenario::SessionKind::Bare
-                && s.checks.iter().any(|c| c.def.id == check.id)
-        });
+    let bare = scenarios.iter().any(|s| {
+        s.session == crate::scenario::SessionKind::Bare
+            && s.checks.iter().any(|c| c.def.id == check.id)
+    });
     let start = if bare {
         Start::Nothing
     } else {

@@ -8,7 +8,7 @@ use super::exchange::{Exchange, Reply};
 use super::transcript::cut;
 
 /// How much of one message is kept as evidence.
-const EVIDENCE_TEXT: usize = 4096;
+pub const EVIDENCE_TEXT: usize = 4096;
 
 /// How much of one string inside a notification is kept as evidence.
 const EVIDENCE_STRING: usize = 512;

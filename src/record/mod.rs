@@ -13,9 +13,9 @@ pub mod url;
 pub mod verdict;
 pub mod version;
 
-pub use evidence::{compact, Evidence};
+pub use evidence::{compact, Evidence, EVIDENCE_TEXT};
 pub use exchange::{id_key, Exchange, ExitReport, HttpFacts, Reply};
-pub use transcript::{cut, Direction, HttpRecord, Transcript, WireFrame};
+pub use transcript::{cut, was_cut, Direction, HttpRecord, Transcript, WireFrame};
 pub use verdict::{CheckDef, Level, SpecRef, Status, Verdict};
 pub use version::{Era, VersionRange};
 

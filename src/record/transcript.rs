@@ -191,3 +191,10 @@ pub fn cut(text: &str, max: usize) -> String {
     }
     format!("{}… [{} more bytes]", &text[..end], text.len() - end)
 }
+
+/// Whether a text is one [`cut`] shortened (it ends in `… [N more bytes]`).
+pub fn was_cut(text: &str) -> bool {
+    text.strip_suffix(" more bytes]")
+        .and_then(|rest| rest.rsplit_once("… ["))
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}

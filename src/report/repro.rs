@@ -9,7 +9,8 @@
 use std::fmt::Write as _;
 
 use super::{CheckResult, Report};
-use crate::record::version::{Era, LATEST_HANDSHAKE};
+use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_HANDSHAKE};
+use crate::record::{was_cut, EVIDENCE_TEXT};
 
 /// How the check's session began, which decides what the script sends before its frames.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +70,7 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
                 label: e.label.clone(),
                 body: sent.to_string(),
                 headers: e.sent_headers.clone(),
-                cut: sent.contains("… [") && sent.ends_with(" more bytes]"),
+                cut: was_cut(sent),
             })
         })
         .collect();
@@ -84,11 +85,14 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
             }
         ));
     }
+    // The version is what the server negotiated: only a known one goes into the script.
     let version = check
         .version
-        .clone()
-        .or_else(|| report.protocol.version.clone())
-        .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+        .as_deref()
+        .or(report.protocol.version.as_deref())
+        .filter(|v| KNOWN_VERSIONS.contains(v))
+        .unwrap_or(LATEST_HANDSHAKE)
+        .to_string();
     let start = match Era::of(&version) {
         Some(Era::Stateless) => Start::Nothing,
         _ if frames.iter().any(|f| f.body.contains("\"initialize\"")) => Start::Nothing,
@@ -110,8 +114,9 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
     );
     let _ = writeln!(out, "# a conforming server: {}", one_line(&check.expected));
     if frames.iter().any(|f| f.cut) {
-        out.push_str(
-            "# Note: a frame over 4096 bytes was cut in the report and is sent cut here.\n",
+        let _ = writeln!(
+            out,
+            "# Note: a frame over {EVIDENCE_TEXT} bytes was cut in the report and is sent cut here."
         );
     }
     match (&report.target.url, &report.target.command) {
@@ -208,17 +213,12 @@ fn http(out: &mut String, url: &str, version: &str, start: Start, frames: &[Fram
             one_line(&frame.label).replace('\'', "")
         );
         let mut line = String::from("curl -sS -i -X POST \"$URL\"");
-        let headers: Vec<&String> = if frame.headers.is_empty() {
-            Vec::new()
-        } else {
-            frame.headers.iter().collect()
-        };
-        if headers.is_empty() {
+        if frame.headers.is_empty() {
             line.push_str(
                 " -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'",
             );
         }
-        for h in headers {
+        for h in &frame.headers {
             let Some((name, value)) = h.split_once(": ") else {
                 continue;
             };
@@ -297,5 +297,34 @@ mod tests {
             shell_words::split(&quoted).unwrap(),
             vec![frame.to_string()]
         );
+    }
+
+    #[test]
+    fn a_cut_frame_is_recognized_and_a_whole_one_is_not() {
+        let long = "x".repeat(EVIDENCE_TEXT + 10);
+        assert!(was_cut(&crate::record::cut(&long, EVIDENCE_TEXT)));
+        assert!(!was_cut(r#"{"text":"… [many more bytes]"}"#));
+        assert!(!was_cut("short"));
+    }
+
+    #[test]
+    fn a_version_the_server_made_up_never_reaches_the_script() {
+        let report: Report = serde_json::from_value(serde_json::json!({
+            "schemaVersion": 2, "mcpcheckVersion": "0", "startedAt": "", "durationMs": 0,
+            "target": {"transport": "stdio", "command": ["./server"]},
+            "protocol": {"era": "handshake", "version": "x'; touch /tmp/owned; '\n", "detection": ""},
+            "summary": {"total": 0, "pass": 0, "fail": 0, "warn": 0, "info": 0, "skip": 0, "notTestable": 0, "error": 0},
+            "checks": []
+        }))
+        .unwrap();
+        let check: CheckResult = serde_json::from_value(serde_json::json!({
+            "id": "c", "title": "t", "area": "a", "status": "fail", "level": "MUST", "derived": false,
+            "spec": [], "message": "m", "expected": "e", "source": "s",
+            "evidence": [{"label": "l", "sent": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}]
+        }))
+        .unwrap();
+        let script = script(&report, &check, Start::Handshake).unwrap();
+        assert!(!script.contains("owned"), "{script}");
+        assert!(script.contains(LATEST_HANDSHAKE), "{script}");
     }
 }

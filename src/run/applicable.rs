@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// What follows "applies to the … era only" when a scenario is for the other era; [`era_skip`]
+/// recognizes it.
+const ERA_MISMATCH: &str = "; the server speaks the ";
+
+/// Whether a skip's reason is only that the check belongs to the other era (the era passes
+/// prefer another reason for a check that applied in neither).
+pub(super) fn era_skip(message: &str) -> bool {
+    message.starts_with("applies to the ") && message.contains(&format!(" era only{ERA_MISMATCH}"))
+}
+
 /// Why a scenario does not apply, if it does not.
 ///
 /// Long by design: one test per `[requires]` key, in the file's order, each with the reason a
@@ -26,7 +36,7 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
     }
     if let Some(era) = requires.era.filter(|e| Some(*e) != context.info.era) {
         return Some(format!(
-            "applies to the {era} era only; the server speaks the {} era",
+            "applies to the {era} era only{ERA_MISMATCH}{} era",
             context.info.era.map(|e| e.to_string()).unwrap_or_default()
         ));
     }

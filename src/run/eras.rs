@@ -25,7 +25,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
                     "the handshake era was not tried: the run bound of {} s was used up",
                     config.run_timeout.as_secs()
                 ));
-            } else if let Err(why) = completes_handshake(&config).await {
+            } else if let Err(why) = completes_handshake(&config, left).await {
                 note = Some(format!(
                     "the handshake era was not judged: the server does not complete initialize ({why})"
                 ));
@@ -60,9 +60,10 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
 
 /// Whether the server completes an initialize handshake on a connection of its own (closed
 /// again at once), so that a handshake-era pass is worth its start-ups.
-async fn completes_handshake(config: &RunConfig) -> Result<(), String> {
+async fn completes_handshake(config: &RunConfig, left: Duration) -> Result<(), String> {
     let session = Session::open(&config.target, &config.limits)?;
-    let bound = config.limits.startup_timeout + config.limits.request_timeout;
+    // Under what is left of the run bound, too.
+    let bound = (config.limits.startup_timeout + config.limits.request_timeout).min(left);
     let outcome = tokio::time::timeout(bound, session.handshake(LATEST_HANDSHAKE)).await;
     session.close().await;
     match outcome {
@@ -105,21 +106,16 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
     }
     for id in order {
         let results = by_id.remove(&id).unwrap_or_default();
-        let mut kept: Vec<CheckResult> = Vec::new();
-        let mut first_skip = None;
-        for result in results {
-            if result.status != Status::Skip {
-                kept.push(result);
-            } else if first_skip.as_ref().is_none_or(era_skip) && !era_skip(&result) {
-                // Why it applied nowhere: rather the reason in the era it belongs to than
-                // "applies to the other era only".
-                first_skip = Some(result);
-            } else if first_skip.is_none() {
-                first_skip = Some(result);
-            }
-        }
-        if kept.is_empty() {
-            kept.extend(first_skip);
+        let (mut kept, mut skips): (Vec<CheckResult>, Vec<CheckResult>) =
+            results.into_iter().partition(|r| r.status != Status::Skip);
+        if kept.is_empty() && !skips.is_empty() {
+            // Why it applied nowhere: rather the reason in the era it belongs to than
+            // "applies to the other era only".
+            let reason = skips
+                .iter()
+                .position(|r| !applicable::era_skip(&r.message))
+                .unwrap_or(0);
+            kept.push(skips.swap_remove(reason));
         }
         let per_era = kept.len() > 1;
         for mut result in kept {
@@ -131,11 +127,6 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
     }
     joined.summary = Summary::of(&joined.checks);
     joined
-}
-
-/// Whether a skip says only that the check is for the other era.
-fn era_skip(result: &CheckResult) -> bool {
-    result.message.starts_with("applies to the ") && result.message.contains(" era only")
 }
 
 /// Records the version each check of a pass was judged at.

@@ -11,10 +11,10 @@ use serde_json::Value;
 use super::{messages, CheckDef, Level, SpecRef, Status, Verdict};
 use crate::record::id_key;
 use crate::record::transcript::cut;
-use crate::record::Evidence;
 use crate::record::ExitReport;
 use crate::record::VersionRange;
 use crate::record::{Direction, Transcript, TransportKind, WireFrame};
+use crate::record::{Evidence, EVIDENCE_TEXT};
 
 mod content;
 mod http;
@@ -250,10 +250,6 @@ fn is_response(message: &Value) -> bool {
     message.get("method").is_none()
 }
 
-/// Evaluates one built-in check.
-/// How much of a frame evidence keeps (as [`Evidence::frame`] does).
-const EVIDENCE_TEXT: usize = 4096;
-
 /// What was sent beside what came back: a received response shown as evidence gets the request
 /// it answers (the outgoing frame with its id before it on the same connection, and over HTTP
 /// that POST's headers), so that the exchange can be read, and replayed, whole.
@@ -262,16 +258,27 @@ fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
         let Some(received) = &item.received else {
             continue;
         };
+        // A response (a server's own request has a method, and answers nothing of ours).
         let Some(id) = serde_json::from_str::<Value>(received)
             .ok()
+            .filter(is_response)
             .and_then(|m| m.get("id").filter(|id| !id.is_null()).cloned())
         else {
             continue;
         };
+        // The evidence holds the frame as `Evidence::frame` cut it.
+        let same = |text: &str| {
+            if text.len() <= EVIDENCE_TEXT {
+                text == received
+            } else {
+                cut(text, EVIDENCE_TEXT) == *received
+            }
+        };
         let found = transcripts.iter().find_map(|t| {
-            let at = t.frames.iter().position(|f| {
-                f.direction == Direction::Received && cut(&f.text, EVIDENCE_TEXT) == *received
-            })?;
+            let at = t
+                .frames
+                .iter()
+                .position(|f| f.direction == Direction::Received && same(&f.text))?;
             // mcpcheck's own frames are kept as text only.
             let request = t.frames[..at].iter().rev().find(|f| {
                 f.direction == Direction::Sent
