@@ -345,10 +345,11 @@ fn repro(args: &cli::ReproArgs) -> ExitCode {
         Err(e) => return usage(e),
     };
     // A scenario on a bare connection sends its own frames from the start.
-    let bare = scenarios.iter().any(|s| {
-        s.session == crate::scenario::SessionKind::Bare
-            && s.checks.iter().any(|c| c.def.id == check.id)
-    });
+    let bare = check.bare_session
+        || scenarios.iter().any(|s| {
+            s.session == crate::scenario::SessionKind::Bare
+                && s.checks.iter().any(|c| c.def.id == check.id)
+        });
     let start = if bare {
         Start::Nothing
     } else {

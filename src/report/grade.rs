@@ -231,6 +231,7 @@ mod tests {
                 source: source.to_string(),
                 version: None,
                 per_era: false,
+                bare_session: false,
                 evidence: Vec::new(),
             })
             .collect();

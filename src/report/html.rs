@@ -96,7 +96,7 @@ pub fn render(report: &Report) -> String {
     if !problems.is_empty() {
         let _ = writeln!(out, "<h2 id=\"problems\">Problems</h2>");
         for check in problems {
-            check_block(&mut out, &marks, check, true);
+            check_block(&mut out, report, &marks, check, true);
         }
     }
     let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
@@ -112,7 +112,7 @@ pub fn render(report: &Report) -> String {
             escape(area)
         );
         for check in checks {
-            check_block(&mut out, &marks, check, false);
+            check_block(&mut out, report, &marks, check, false);
         }
     }
     if let Some(server) = &report.server {
@@ -138,7 +138,13 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResult, open: bool) {
+fn check_block(
+    out: &mut String,
+    report: &Report,
+    marks: &HashMap<&str, Mark>,
+    check: &CheckResult,
+    open: bool,
+) {
     let mark = super::grade::mark_of(marks, &check.name());
     let tag = match mark {
         Mark::Expected => " <span class=\"tag\">expected by the baseline</span>",
@@ -195,6 +201,13 @@ fn check_block(out: &mut String, marks: &HashMap<&str, Mark>, check: &CheckResul
     );
     for evidence in &check.evidence {
         evidence_block(out, evidence);
+    }
+    if let Some(script) = super::repro::inline(report, check) {
+        let _ = writeln!(
+            out,
+            "<details class=\"replay\"><summary>replay (sh)</summary><pre>{}</pre></details>",
+            escape(script.trim_end())
+        );
     }
     out.push_str("</details>\n");
 }

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::grade::Mark;
-use super::safe::{md_code, md_fence, md_text};
+use super::safe::{md_code, md_fence, md_fence_as, md_text};
 use super::{CheckResult, Evidence, Report};
 use crate::check::Status;
 
@@ -107,7 +107,7 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(out, "### {heading}\n");
         for check in group {
-            problem(&mut out, &marks, check);
+            problem(&mut out, report, &marks, check);
         }
     }
     let stale = report
@@ -140,7 +140,12 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, check: &CheckResult) {
+fn problem(
+    out: &mut String,
+    report: &Report,
+    marks: &std::collections::HashMap<&str, Mark>,
+    check: &CheckResult,
+) {
     let mark = super::grade::mark_of(marks, &check.name());
     let tag = match mark {
         Mark::Expected => " — expected by the baseline",
@@ -197,6 +202,13 @@ fn problem(out: &mut String, marks: &std::collections::HashMap<&str, Mark>, chec
             out,
             "<details><summary>exchange</summary>\n\n{}\n\n</details>\n",
             md_fence(wire.trim_end())
+        );
+    }
+    if let Some(script) = super::repro::inline(report, check) {
+        let _ = writeln!(
+            out,
+            "<details><summary>replay (sh)</summary>\n\n{}\n\n</details>\n",
+            md_fence_as(script.trim_end(), "sh")
         );
     }
 }

@@ -192,6 +192,10 @@ pub struct CheckResult {
     /// per era, each named `id@version`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub per_era: bool,
+    /// Set when the check's scenario spoke on a connection of its own without the handshake, so
+    /// a replay of its exchanges sends nothing before them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bare_session: bool,
     /// The exchanges behind the verdict.
     pub evidence: Vec<Evidence>,
 }
@@ -214,6 +218,7 @@ impl CheckResult {
             source: def.source.clone(),
             version: None,
             per_era: false,
+            bare_session: false,
             evidence,
         }
     }

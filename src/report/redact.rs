@@ -243,6 +243,7 @@ mod tests {
             source: "scenarios/tools/unknown.toml:3".into(),
             version: None,
             per_era: false,
+            bare_session: false,
             evidence: vec![Evidence {
                 label: "call".into(),
                 sent: Some("fail".into()),

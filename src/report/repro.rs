@@ -59,6 +59,19 @@ pub fn command(check: &CheckResult) -> Option<String> {
     (problem && sent).then(|| format!("mcpcheck repro {} --report report.json", check.name()))
 }
 
+/// The replay script the Markdown and HTML reports show beside a problem: the one
+/// `mcpcheck repro` prints, when the check sent something that can be replayed. A check of a
+/// scenario on a bare connection starts with its own frames; any other starts after a handshake.
+pub fn inline(report: &Report, check: &CheckResult) -> Option<String> {
+    command(check)?;
+    let start = if check.bare_session {
+        Start::Nothing
+    } else {
+        Start::Handshake
+    };
+    script(report, check, start).ok()
+}
+
 /// The script that replays a check's exchanges, or why there is none.
 pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<String, String> {
     let frames: Vec<Frame> = check

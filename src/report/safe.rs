@@ -108,9 +108,15 @@ pub fn md_code(text: &str) -> String {
 /// A fenced Markdown code block (info string `text`) holding this text: the fence is longer
 /// than any backtick run inside, so the text cannot close it.
 pub fn md_fence(text: &str) -> String {
+    md_fence_as(text, "text")
+}
+
+/// A fenced Markdown code block with this info string (`sh` for a script), fenced like
+/// [`md_fence`].
+pub fn md_fence_as(text: &str, info: &str) -> String {
     let text = visible(text);
     let fence = "`".repeat((longest_run(&text, '`') + 1).max(4));
-    format!("{fence}text\n{text}\n{fence}")
+    format!("{fence}{info}\n{text}\n{fence}")
 }
 
 /// The length of the longest run of `c` in `text`.

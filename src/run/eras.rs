@@ -172,6 +172,7 @@ mod tests {
             source: String::new(),
             version: None,
             per_era: false,
+            bare_session: false,
             evidence: Vec::new(),
         }
     }

@@ -152,7 +152,9 @@ pub(super) async fn run_scenario(
                     .map(|e| Evidence::exchange(&r.name, e))
             })
             .collect();
-        results.push(CheckResult::new(&check.def, verdict, evidence));
+        let mut result = CheckResult::new(&check.def, verdict, evidence);
+        result.bare_session = scenario.session == SessionKind::Bare;
+        results.push(result);
     }
     let transcript = if scenario.session == SessionKind::Shared {
         None

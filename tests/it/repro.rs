@@ -150,3 +150,44 @@ fn an_unknown_check_or_an_era_left_unnamed_is_a_usage_error() {
     assert!(script.contains("judged at 2025-11-25"), "{script}");
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn the_markdown_and_html_reports_carry_the_replay_script_beside_the_failure() {
+    let dir = std::env::temp_dir().join(format!("mcpcheck-repro-inline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (md, html) = (dir.join("report.md"), dir.join("report.html"));
+    let out = mcpcheck()
+        .args([
+            "run",
+            "--stdio",
+            &stdio_command(&["method-not-found-no-message"]),
+            "--check",
+            "jsonrpc-error-shape",
+            "--markdown",
+            md.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .expect("mcpcheck runs");
+    assert_eq!(out.status.code(), Some(1));
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    let block = markdown
+        .split("<summary>replay (sh)</summary>\n\n````sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap_or_else(|| panic!("no replay block: {markdown}"));
+    assert!(block.starts_with("#!/bin/sh\n"), "{block}");
+    let replayed = sh(block, &[]);
+    // The quirk: an error -32601 without its message.
+    assert!(
+        replayed.contains(r#""error":{"code":-32601,"#) && !replayed.contains(r#""message""#),
+        "{replayed}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<summary>replay (sh)</summary><pre>#!/bin/sh\n"),
+        "{page}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
