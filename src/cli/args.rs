@@ -46,6 +46,31 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print mcpcheck's man page (roff), e.g. `mcpcheck man > ~/.local/share/man/man1/mcpcheck.1`.
     Man,
+    /// Write an mcpcheck.toml and a GitHub workflow for the project in a folder: how its server
+    /// starts is read from a package.json (bin, start script, main), a pyproject.toml (a script,
+    /// or a package's __main__.py) or a Cargo.toml (a binary), or asked for. Exit codes: 0
+    /// written, 2 nothing detected (give --stdio or --url) or a file already there.
+    Init(InitArgs),
+}
+
+/// `mcpcheck init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project folder.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// The command that starts the server (stdio), instead of detecting it.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
+    pub stdio: Option<String>,
+    /// The URL of the running server (Streamable HTTP), instead of detecting a command.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Overwrite an mcpcheck.toml or workflow already there.
+    #[arg(long)]
+    pub force: bool,
+    /// The GitHub Action the workflow uses (OWNER/REPO@REF).
+    #[arg(long, value_name = "REF", default_value = super::init::DEFAULT_ACTION)]
+    pub action: String,
 }
 
 /// `mcpcheck completions`.

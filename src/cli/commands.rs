@@ -48,6 +48,23 @@ pub fn execute(cli: Cli) -> ExitCode {
                 Err(e) => usage(format!("cannot render the man page: {e}")),
             }
         }
+        Command::Init(args) => {
+            let request = cli::init::Request {
+                dir: &args.dir,
+                stdio: args.stdio.as_deref(),
+                url: args.url.as_deref(),
+                force: args.force,
+                action: &args.action,
+                profile: &crate::profile::latest().name,
+            };
+            match cli::init::init(&request) {
+                Ok(said) => {
+                    emit(&said);
+                    ExitCode::SUCCESS
+                }
+                Err(e) => usage(e),
+            }
+        }
         Command::ScenarioSchema => {
             let schema = crate::scenario::schema::scenario_schema();
             emit(&format!(

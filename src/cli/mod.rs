@@ -5,6 +5,7 @@
 mod args;
 pub mod commands;
 mod config;
+pub mod init;
 mod resolve;
 pub mod schemas;
 

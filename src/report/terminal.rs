@@ -266,7 +266,7 @@ pub fn reason(message: &str) -> String {
     if message.starts_with("the server declares the ")
         && message.ends_with("(this checks an undeclared one)")
     {
-        return "are for a capability the server does not declare (it declares it)".into();
+        return "check a server without a capability (this one declares it)".into();
     }
     if message.contains("--call-tools") {
         return "call a listed tool (--call-tools)".into();

@@ -51,3 +51,6 @@ mod eras;
 
 /// `mcpcheck repro`: the printed script replays a quirk's deviation.
 mod repro;
+
+/// `mcpcheck init` on sample Node and Python projects, and the config it writes runs.
+mod init;

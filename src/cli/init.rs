@@ -1,0 +1,486 @@
+//! `mcpcheck init`: the first CI run one commit away. Looks at the project in a folder (a
+//! `package.json`, a `pyproject.toml`, a `Cargo.toml`), works out how its MCP server starts, and
+//! writes an `mcpcheck.toml` and a GitHub workflow that builds the project and runs mcpcheck.
+//! Nothing is overwritten unless asked; when nothing can be detected the user is asked (on a
+//! terminal) or told which flag to give.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Where the GitHub Action lives, for the workflow `init` writes (`--action` names another: a
+/// fork, or a pinned commit).
+pub const DEFAULT_ACTION: &str = "mcpcheck/mcpcheck@v1";
+
+/// How the server is reached, as `mcpcheck.toml` says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A command spoken to over stdio.
+    Stdio(String),
+    /// A URL of a running server (Streamable HTTP).
+    Url(String),
+}
+
+/// What `init` found out about the project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// What kind of project, in words ("a Node project (package.json \"bin\")").
+    pub found: String,
+    /// How the server is reached.
+    pub target: Target,
+    /// The workflow's steps before mcpcheck runs (set up the toolchain, install, build), as
+    /// YAML step blocks.
+    pub setup: Vec<String>,
+}
+
+/// The files `init` writes, relative to the project folder.
+pub const CONFIG_FILE: &str = "mcpcheck.toml";
+/// The workflow file.
+pub const WORKFLOW_FILE: &str = ".github/workflows/mcpcheck.yml";
+
+/// Works out how the project in `dir` starts its server: a Node, Python or Rust project, in that
+/// order. `None` when none of them says.
+pub fn detect(dir: &Path) -> Result<Option<Plan>, String> {
+    if let Some(plan) = node(dir)? {
+        return Ok(Some(plan));
+    }
+    if let Some(plan) = python(dir)? {
+        return Ok(Some(plan));
+    }
+    rust(dir)
+}
+
+fn read(dir: &Path, name: &str) -> Result<Option<String>, String> {
+    let path = dir.join(name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// Whether a command line can be given to mcpcheck as it is: no shell syntax (mcpcheck splits
+/// a command into words, it does not run a shell).
+fn plain_command(command: &str) -> bool {
+    !command.is_empty()
+        && !command.contains(['&', '|', ';', '$', '>', '<', '`', '(', ')'])
+        && shell_words::split(command).is_ok()
+}
+
+fn node(dir: &Path) -> Result<Option<Plan>, String> {
+    let Some(text) = read(dir, "package.json")? else {
+        return Ok(None);
+    };
+    let package: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not JSON: {e}", dir.join("package.json").display()))?;
+    let name = package["name"].as_str().unwrap_or_default();
+    let bin = match &package["bin"] {
+        Value::String(path) => Some((name.to_string(), path.clone())),
+        Value::Object(bins) => bins
+            .get(name)
+            .or_else(|| bins.values().next())
+            .and_then(Value::as_str)
+            .map(|path| {
+                let key = bins
+                    .iter()
+                    .find(|(_, v)| v.as_str() == Some(path))
+                    .map(|(k, _)| k.clone())
+                    .unwrap_or_default();
+                (key, path.to_string())
+            }),
+        _ => None,
+    };
+    let scripts = &package["scripts"];
+    let start = scripts["start"].as_str();
+    let (command, how) = if let Some((key, path)) = &bin {
+        (
+            format!("node {}", shell_words::quote(path.trim_start_matches("./"))),
+            format!("package.json \"bin\" {key}"),
+        )
+    } else if let Some(start) = start {
+        if plain_command(start) {
+            (start.to_string(), "package.json start script".to_string())
+        } else {
+            (
+                "npm start --silent".to_string(),
+                "package.json start script, through npm".to_string(),
+            )
+        }
+    } else if let Some(main) = package["main"].as_str() {
+        (
+            format!("node {}", shell_words::quote(main.trim_start_matches("./"))),
+            "package.json \"main\"".to_string(),
+        )
+    } else {
+        return Ok(None);
+    };
+    let install = if dir.join("pnpm-lock.yaml").exists() {
+        "corepack enable && pnpm install --frozen-lockfile"
+    } else if dir.join("yarn.lock").exists() {
+        "corepack enable && yarn install --frozen-lockfile"
+    } else if dir.join("package-lock.json").exists() {
+        "npm ci"
+    } else {
+        "npm install"
+    };
+    let mut setup = vec![
+        "      - uses: actions/setup-node@v4\n        with:\n          node-version: 22"
+            .to_string(),
+        format!("      - run: {install}"),
+    ];
+    if scripts["build"].is_string() {
+        setup.push("      - run: npm run build".to_string());
+    }
+    Ok(Some(Plan {
+        found: format!("a Node project ({how})"),
+        target: Target::Stdio(command),
+        setup,
+    }))
+}
+
+fn python(dir: &Path) -> Result<Option<Plan>, String> {
+    let Some(text) = read(dir, "pyproject.toml")? else {
+        return Ok(None);
+    };
+    let project: toml::Table = toml::from_str(&text)
+        .map_err(|e| format!("{}: not TOML: {e}", dir.join("pyproject.toml").display()))?;
+    let table = |path: &[&str]| -> Option<&toml::Table> {
+        let mut at = &project;
+        for key in path {
+            at = at.get(*key)?.as_table()?;
+        }
+        Some(at)
+    };
+    let name = table(&["project"])
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let scripts = table(&["project", "scripts"]).or_else(|| table(&["tool", "poetry", "scripts"]));
+    let script = scripts.and_then(|s| {
+        s.keys()
+            .find(|k| **k == name)
+            .or_else(|| s.keys().next())
+            .cloned()
+    });
+    let uv = dir.join("uv.lock").exists();
+    let (command, how) = if let Some(script) = script {
+        let command = if uv {
+            format!("uv run {script}")
+        } else {
+            script.clone()
+        };
+        (command, format!("pyproject.toml script {script}"))
+    } else if let Some(module) = main_module(dir) {
+        let command = if uv {
+            format!("uv run python -m {module}")
+        } else {
+            format!("python -m {module}")
+        };
+        (command, format!("{module}/__main__.py"))
+    } else {
+        return Ok(None);
+    };
+    let mut setup = vec![
+        "      - uses: actions/setup-python@v5\n        with:\n          python-version: \"3.12\""
+            .to_string(),
+    ];
+    if uv {
+        setup.push("      - uses: astral-sh/setup-uv@v6".to_string());
+        setup.push("      - run: uv sync".to_string());
+    } else {
+        setup.push("      - run: pip install .".to_string());
+    }
+    Ok(Some(Plan {
+        found: format!("a Python project ({how})"),
+        target: Target::Stdio(command),
+        setup,
+    }))
+}
+
+/// A package with a `__main__.py`, at the top or under `src/`.
+fn main_module(dir: &Path) -> Option<String> {
+    let mut found: Vec<String> = [dir.to_path_buf(), dir.join("src")]
+        .iter()
+        .filter_map(|root| std::fs::read_dir(root).ok())
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.path().join("__main__.py").is_file())
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
+fn rust(dir: &Path) -> Result<Option<Plan>, String> {
+    let Some(text) = read(dir, "Cargo.toml")? else {
+        return Ok(None);
+    };
+    let manifest: toml::Table = toml::from_str(&text)
+        .map_err(|e| format!("{}: not TOML: {e}", dir.join("Cargo.toml").display()))?;
+    let bins: Vec<String> = manifest
+        .get("bin")
+        .and_then(|b| b.as_array())
+        .map(|bins| {
+            bins.iter()
+                .filter_map(|b| b.get("name")?.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let package = manifest
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str());
+    let bin = match (bins.first(), package) {
+        (Some(bin), _) => bin.clone(),
+        (None, Some(name)) if dir.join("src/main.rs").is_file() => name.to_string(),
+        _ => return Ok(None),
+    };
+    Ok(Some(Plan {
+        found: format!("a Rust project (Cargo.toml binary {bin})"),
+        target: Target::Stdio(format!("./target/release/{bin}")),
+        setup: vec![format!("      - run: cargo build --release --bin {bin}")],
+    }))
+}
+
+/// The `mcpcheck.toml` for a plan.
+pub fn config_text(plan: &Plan, profile: &str) -> String {
+    let quoted = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let mut out = format!(
+        "# mcpcheck.toml, written by `mcpcheck init` for {}.\n# `mcpcheck run` reads it; flags on the command line override it. docs/ci.md has every key.\n",
+        plan.found
+    );
+    match &plan.target {
+        Target::Stdio(command) => {
+            let _ = writeln!(out, "stdio = {}", quoted(command));
+            out.push_str("# env = { LOG_LEVEL = \"warning\" }   # the server's environment; `$NAME` is read from mcpcheck's\n");
+        }
+        Target::Url(url) => {
+            let _ = writeln!(out, "url = {}", quoted(url));
+            out.push_str("# serve = \"./my-server --port {port}\"   # or let mcpcheck start the server and wait for the port\n# headers = { Authorization = \"Bearer $MCP_TOKEN\" }   # redacted from every report\n");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "timeout = 5                    # seconds per request\ngrading-profile = {}   # the checks that count; a newer mcpcheck never re-grades until you move this\n# strict = true                 # warnings fail the run too\n# derived = \"warn\"              # JSON-RPC-derived checks (often inherited from an SDK) as warnings\n# baseline = \"mcpcheck-baseline.toml\"   # known failures: mcpcheck baseline mcpcheck/report.json > mcpcheck-baseline.toml\n\n[output]\njson = \"mcpcheck/report.json\"\nhtml = \"mcpcheck/report.html\"",
+        quoted(profile)
+    );
+    out
+}
+
+/// The GitHub workflow for a plan.
+pub fn workflow_text(plan: &Plan, action: &str) -> String {
+    let mut out = String::from(
+        "# Written by `mcpcheck init`: checks the MCP server against the specification on every push\n# and pull request. Failures and warnings show as annotations; the report is in the job summary\n# and the run's artifacts.\nname: MCP conformance\n\non:\n  push:\n  pull_request:\n\njobs:\n  mcpcheck:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n",
+    );
+    for step in &plan.setup {
+        let _ = writeln!(out, "{step}");
+    }
+    if let Target::Url(_) = plan.target {
+        out.push_str("      # Start the server here, in the background, before mcpcheck runs (or set `serve` in mcpcheck.toml).\n");
+    }
+    let _ = writeln!(
+        out,
+        "      - uses: {action}\n        with:\n          config: {CONFIG_FILE}"
+    );
+    out
+}
+
+/// What `mcpcheck init` was asked.
+pub struct Request<'a> {
+    /// The project folder.
+    pub dir: &'a Path,
+    /// `--stdio`, instead of detecting.
+    pub stdio: Option<&'a str>,
+    /// `--url`, instead of detecting.
+    pub url: Option<&'a str>,
+    /// `--force`: overwrite files that are there.
+    pub force: bool,
+    /// `--action`.
+    pub action: &'a str,
+    /// The grading profile to pin.
+    pub profile: &'a str,
+}
+
+/// Writes the files; returns what to tell the user, or a usage error.
+pub fn init(request: &Request) -> Result<String, String> {
+    if !request.dir.is_dir() {
+        return Err(format!("{} is not a folder", request.dir.display()));
+    }
+    let detected = detect(request.dir)?;
+    let plan = match (request.stdio, request.url, detected) {
+        (Some(command), _, detected) => Plan {
+            found: detected
+                .as_ref()
+                .map_or("a server started with --stdio".into(), |p| p.found.clone()),
+            target: Target::Stdio(command.to_string()),
+            setup: detected.map(|p| p.setup).unwrap_or_default(),
+        },
+        (None, Some(url), detected) => Plan {
+            found: detected
+                .as_ref()
+                .map_or("a server at --url".into(), |p| p.found.clone()),
+            target: Target::Url(url.to_string()),
+            setup: detected.map(|p| p.setup).unwrap_or_default(),
+        },
+        (None, None, Some(plan)) => plan,
+        (None, None, None) => ask()?,
+    };
+    if let Target::Stdio(command) = &plan.target {
+        shell_words::split(command).map_err(|e| {
+            format!("the server command `{command}` cannot be split into words: {e}")
+        })?;
+    }
+    let files: [(PathBuf, String); 2] = [
+        (
+            request.dir.join(CONFIG_FILE),
+            config_text(&plan, request.profile),
+        ),
+        (
+            request.dir.join(WORKFLOW_FILE),
+            workflow_text(&plan, request.action),
+        ),
+    ];
+    if !request.force {
+        let there: Vec<String> = files
+            .iter()
+            .filter(|(path, _)| path.exists())
+            .map(|(path, _)| path.display().to_string())
+            .collect();
+        if !there.is_empty() {
+            return Err(format!(
+                "{} already there; nothing was written (--force overwrites)",
+                there.join(" and ")
+            ));
+        }
+    }
+    for (path, text) in &files {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let target = match &plan.target {
+        Target::Stdio(command) => format!("stdio = {command}"),
+        Target::Url(url) => format!("url = {url}"),
+    };
+    Ok(format!(
+        "found {}\nwrote {CONFIG_FILE} ({target})\nwrote {WORKFLOW_FILE} (on push and pull request: {}mcpcheck)\nnext: `mcpcheck run` here to see the verdict, then commit both files\n",
+        plan.found,
+        if plan.setup.is_empty() {
+            String::new()
+        } else {
+            "set up and build, then ".to_string()
+        }
+    ))
+}
+
+/// Asks on the terminal how the server starts; outside a terminal, says which flag to give.
+fn ask() -> Result<Plan, String> {
+    let none = "no package.json, pyproject.toml or Cargo.toml here says how the server starts; give --stdio \"COMMAND\" or --url URL";
+    if !std::io::stdin().is_terminal() {
+        return Err(none.to_string());
+    }
+    eprint!("How does your MCP server start? A command (spoken to over stdio) or its URL: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| format!("cannot read the answer: {e}"))?;
+    let answer = line.trim();
+    if answer.is_empty() {
+        return Err(none.to_string());
+    }
+    let target = if answer.starts_with("http://") || answer.starts_with("https://") {
+        Target::Url(answer.to_string())
+    } else {
+        Target::Stdio(answer.to_string())
+    };
+    Ok(Plan {
+        found: "a server named at the prompt".into(),
+        target,
+        setup: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn a_start_script_with_shell_syntax_runs_through_npm_and_a_plain_one_as_it_is() {
+        let dir = project(&[(
+            "package.json",
+            r#"{"name":"s","scripts":{"start":"tsc && node dist/index.js"}}"#,
+        )]);
+        let plan = detect(dir.path()).unwrap().unwrap();
+        assert_eq!(plan.target, Target::Stdio("npm start --silent".into()));
+        let dir = project(&[(
+            "package.json",
+            r#"{"name":"s","scripts":{"start":"node dist/index.js"}}"#,
+        )]);
+        let plan = detect(dir.path()).unwrap().unwrap();
+        assert_eq!(plan.target, Target::Stdio("node dist/index.js".into()));
+        assert!(plan.setup.iter().any(|s| s.contains("npm install")));
+    }
+
+    #[test]
+    fn a_python_project_with_uv_runs_its_script_through_uv() {
+        let dir = project(&[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"weather\"\n[project.scripts]\nweather = \"weather:main\"\n",
+            ),
+            ("uv.lock", ""),
+        ]);
+        let plan = detect(dir.path()).unwrap().unwrap();
+        assert_eq!(plan.target, Target::Stdio("uv run weather".into()));
+        assert!(plan.setup.iter().any(|s| s.contains("uv sync")));
+    }
+
+    #[test]
+    fn a_rust_project_runs_its_release_binary() {
+        let dir = project(&[
+            ("Cargo.toml", "[package]\nname = \"my-server\"\n"),
+            ("src/main.rs", "fn main() {}"),
+        ]);
+        let plan = detect(dir.path()).unwrap().unwrap();
+        assert_eq!(
+            plan.target,
+            Target::Stdio("./target/release/my-server".into())
+        );
+    }
+
+    #[test]
+    fn a_folder_without_a_project_detects_nothing() {
+        let dir = project(&[("README.md", "hi")]);
+        assert_eq!(detect(dir.path()).unwrap(), None);
+    }
+
+    #[test]
+    fn a_command_with_quotes_is_written_as_a_valid_toml_string() {
+        let plan = Plan {
+            found: "x".into(),
+            target: Target::Stdio(r#"node "my server.js""#.into()),
+            setup: Vec::new(),
+        };
+        let text = config_text(&plan, "2026.11");
+        let parsed: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(parsed["stdio"].as_str(), Some(r#"node "my server.js""#));
+    }
+}

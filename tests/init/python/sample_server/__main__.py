@@ -1,0 +1,6 @@
+"""The sample project's server: it becomes mcpcheck's reference server (named by the test in
+MCPCHECK_SAMPLE_SERVER), as a real project's server would speak MCP itself over stdio."""
+import os
+
+server = os.environ["MCPCHECK_SAMPLE_SERVER"]
+os.execv(server, [server])
