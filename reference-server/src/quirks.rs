@@ -123,6 +123,15 @@ quirks! {
     TemplateWithoutUriTemplate => "a resource template MUST have a uriTemplate (schema)",
     /// Reading a text resource returns both `text` and `blob`.
     ReadTextAndBlob => "resource contents MUST be text or blob, not both (schema)",
+    /// Every text resource but the first listed one is read with a blob beside its text (only
+    /// reading beyond the first listed resource, across pages, finds it).
+    LaterResourceTextAndBlob => "resource contents MUST be text or blob, not both, in every resource (schema)",
+    /// The `greeting` prompt is produced without its required argument `name`.
+    PromptMissingArgumentServed => "a prompt without a required argument SHOULD get -32602",
+    /// The `plain` prompt's message has the role `system`.
+    PromptMessageBadRole => "a prompt message's role MUST be user or assistant (schema)",
+    /// Completing the `greeting` prompt's argument gives 101 values.
+    CompletionTooManyValues => "completion values MUST NOT exceed 100 items (schema)",
     /// Completion for an unknown prompt offers an empty list.
     CompletionUnknownRefEmpty => "completion for an unknown prompt SHOULD get -32602",
     /// The structured tool returns its sum as a string, against its outputSchema.
@@ -242,6 +251,9 @@ quirks! {
     /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
     /// not decoded.
     StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
+    /// 2026-07-28 HTTP: an Mcp-Name sentinel with invalid Base64 is decoded leniently (characters
+    /// outside the alphabet skipped, length not checked) instead of refused.
+    StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020",
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)",
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.

@@ -74,10 +74,11 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
                 ),
             ));
         }
+        let several = many || verdicts.len() > 1;
         for (sent, mut verdict) in verdicts {
             // Of several exchanges judged, say which one (by what was sent, not by how the
             // scenario names it).
-            if let (true, false, Some(sent)) = (many, verdict.status == Status::Pass, sent) {
+            if let (true, false, Some(sent)) = (several, verdict.status == Status::Pass, sent) {
                 verdict.message = format!("{sent}: {}", verdict.message);
             }
             if worst.as_ref().is_none_or(|w| verdict.status < w.status) {
@@ -93,13 +94,25 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
     })
 }
 
-/// What a step sent, in a few words: the method of its message (`resources/subscribe`), or the
-/// HTTP method of a bodiless request.
+/// What a step sent, in a few words: the method of its message with the resource, prompt or
+/// page it names (`resources/read file:///a.txt`), or the HTTP method of a bodiless request.
 fn what_was_sent(record: &StepRecord) -> Option<String> {
     let exchange = record.outcome.as_ref().ok()?;
     serde_json::from_str::<Value>(&exchange.sent)
         .ok()
-        .and_then(|m| m.get("method")?.as_str().map(str::to_string))
+        .and_then(|m| {
+            let method = m.get("method")?.as_str()?;
+            // Which item of a list: the resource or prompt named, or the page.
+            let params = m.get("params");
+            let item = ["/uri", "/name", "/cursor"]
+                .iter()
+                .find_map(|p| params?.pointer(p)?.as_str().map(|v| (p, v)));
+            Some(match item {
+                Some((&"/cursor", cursor)) => format!("{method} (cursor {cursor})"),
+                Some((_, item)) => format!("{method} {item}"),
+                None => method.to_string(),
+            })
+        })
         .or_else(|| {
             exchange
                 .sent

@@ -210,7 +210,12 @@ fn not_applicable(report: &Report, each: bool) -> String {
     let total: usize = reasons.values().map(Vec::len).sum();
     let mut reasons: Vec<(String, Vec<&CheckResult>)> = reasons.into_iter().collect();
     reasons.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
-    let mut out = format!("not applicable ({total})\n");
+    // How many were judged, so that a user sees what fixtures or another transport would add.
+    let all = report.checks.len();
+    let mut out = format!(
+        "not applicable ({total} of {all}; {} were judged)\n",
+        all - total
+    );
     for (reason, checks) in &reasons {
         out.push_str(&format!(" {:>3} {reason}\n", checks.len()));
         if each {

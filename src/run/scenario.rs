@@ -200,11 +200,20 @@ impl StepRunner<'_> {
         records: &mut Vec<StepRecord>,
     ) {
         let is_request = matches!(step.send, StepSend::Request { .. });
+        // The pages of a list join their arrays into one capture.
+        let mut joined: HashMap<String, Value> = HashMap::new();
         for outcome in outcomes {
             if let Ok(exchange) = &outcome {
                 for capture in &step.capture {
                     let found = query::values(&capture.query, exchange, self.seen(records));
                     if let Some(value) = found.into_iter().next() {
+                        let value = match (step.pages > 1, joined.get(&capture.name), &value) {
+                            (true, Some(Value::Array(earlier)), Value::Array(page)) => {
+                                Value::Array(earlier.iter().chain(page).cloned().collect())
+                            }
+                            _ => value,
+                        };
+                        joined.insert(capture.name.clone(), value.clone());
                         captures.insert(capture.name.clone(), value);
                     }
                 }
@@ -219,10 +228,34 @@ impl StepRunner<'_> {
 
     /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
     pub(super) fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
-        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …).
+        // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …);
+        // a `for_each` step once per item (`{{each/…}}`).
         let copies = step.concurrent.max(1);
         let context = self.context;
-        let build = |copy: usize| -> Result<(Outgoing, Vec<(String, String)>), String> {
+        let items = match &step.each {
+            None => None,
+            Some(each) => {
+                let captured = captures.get(&each.capture);
+                let items = each.items(captured);
+                if items.is_empty() {
+                    let why = match captured {
+                        None => self.absent.get(&each.capture).cloned().unwrap_or_else(|| {
+                            format!(
+                                "the run has no value for capture.{}, so the request was not sent",
+                                each.capture
+                            )
+                        }),
+                        Some(_) => each.none.clone(),
+                    };
+                    return vec![Err(why)];
+                }
+                Some(items)
+            }
+        };
+        let repeated = copies > 1 || items.is_some();
+        let build = |copy: usize,
+                     each: Option<&Value>|
+         -> Result<(Outgoing, Vec<(String, String)>), String> {
             let fill = crate::scenario::template::Fill {
                 version: self.version,
                 token: Some(&context.token),
@@ -230,6 +263,7 @@ impl StepRunner<'_> {
                 probe: context.probe.as_ref(),
                 captures: Some(captures),
                 tools: context.tools.as_ref(),
+                each,
                 ..Default::default()
             };
             let lookup = |name: &str| fill.lookup(name);
@@ -272,7 +306,7 @@ impl StepRunner<'_> {
                     let params = expand(params)?;
                     let id = match expand(id)? {
                         Some(id) => id,
-                        None if copies > 1 => {
+                        None if repeated => {
                             json!(self.base + 500 + 16 * n as i64 + copy as i64)
                         }
                         None => json!(self.base + n as i64),
@@ -293,7 +327,14 @@ impl StepRunner<'_> {
             }?;
             Ok((outgoing, headers))
         };
-        (1..=copies).map(build).collect()
+        match &items {
+            Some(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| build(k + 1, Some(item)))
+                .collect(),
+            None => (1..=copies).map(|copy| build(copy, None)).collect(),
+        }
     }
 
     /// Sends a step's frames (its copies at once, with its `alongside` notification) and
@@ -320,6 +361,26 @@ impl StepRunner<'_> {
         };
         if let Some(poll) = &step.poll {
             return vec![self.poll(poll, built, &options).await];
+        }
+        if step.pages > 1 {
+            return self.paginate(step, built, &options).await;
+        }
+        if step.each.is_some() {
+            // One item after another, as a client going down a list would.
+            let mut outcomes = Vec::new();
+            for built in built {
+                outcomes.push(match built {
+                    Ok((outgoing, headers)) => {
+                        let options = SendOptions {
+                            headers,
+                            ..options.clone()
+                        };
+                        Ok(self.session.send(outgoing, &options).await)
+                    }
+                    Err(why) => Err(why),
+                });
+            }
+            return outcomes;
         }
         let sends = built.into_iter().map(|built| {
             let options = &options;
@@ -355,6 +416,53 @@ impl StepRunner<'_> {
 }
 
 impl StepRunner<'_> {
+    /// Sends a list request, then the page each `result.nextCursor` points to, up to the step's
+    /// `pages` in all; stops at the last page, at an answer that is no result, or at a cursor
+    /// already followed. Each page has an id of its own (`<id>.2`, `<id>.3`, …).
+    pub(super) async fn paginate(
+        &self,
+        step: &Step,
+        built: Built,
+        options: &SendOptions,
+    ) -> Vec<Result<Exchange, String>> {
+        let (first, headers) = match built.into_iter().next().expect("one copy") {
+            Ok(built) => built,
+            Err(why) => return vec![Err(why)],
+        };
+        let options = SendOptions {
+            headers,
+            ..options.clone()
+        };
+        let mut outcomes = Vec::new();
+        let mut followed: Vec<Value> = Vec::new();
+        let mut frame = first.clone();
+        for page in 1..=step.pages {
+            let exchange = self.session.send(frame.clone(), &options).await;
+            let cursor = rules::reply_message(&exchange)
+                .and_then(|reply| reply.pointer("/result/nextCursor"))
+                .filter(|c| c.is_string())
+                .cloned();
+            outcomes.push(Ok(exchange));
+            let Some(cursor) = cursor.filter(|c| !followed.contains(c)) else {
+                break;
+            };
+            followed.push(cursor.clone());
+            let Outgoing::Request { id, method, params } = &first else {
+                break;
+            };
+            let mut params = params.clone().unwrap_or_else(|| json!({}));
+            if let Some(object) = params.as_object_mut() {
+                object.insert("cursor".into(), cursor);
+            }
+            frame = Outgoing::Request {
+                id: Value::from(format!("{id}.{}", page + 1)),
+                method: method.clone(),
+                params: Some(params),
+            };
+        }
+        outcomes
+    }
+
     /// Sends a polling step's request until its reply has one of the awaited values (or the
     /// step's time is up, or what came back is no reply at all); each poll has an id of its own
     /// (`<id>.2`, `<id>.3`, …) and waits what the server asked for in `result.pollIntervalMs`

@@ -147,6 +147,24 @@ pub struct PollFile {
     pub within_ms: Option<u64>,
 }
 
+/// A step sent once per item of a captured array.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ForEachFile {
+    /// The capture holding the array (`resources`, captured as `/result/resources`).
+    #[serde(rename = "in")]
+    pub capture: String,
+    /// At most this many items (1 to 16; 16 when not given), in the order listed.
+    #[serde(default)]
+    pub max: Option<usize>,
+    /// Only the items this JSON Schema accepts (a prompt with a required argument, say).
+    #[serde(default)]
+    pub matching: Option<Value>,
+    /// What it means about the server when no item qualifies: the reason the step gives for
+    /// not running ("no listed prompt has a required argument").
+    pub none: String,
+}
+
 /// One step.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -197,6 +215,15 @@ pub struct StepFile {
     /// is the copy's number (1, 2, …). Every copy is judged.
     #[serde(default)]
     pub concurrent: Option<Spanned<usize>>,
+    /// Send the request once per item of a captured array (sequentially, each with an id of its
+    /// own); `{{each/POINTER}}` is a value of the item. Every item's exchange is judged.
+    #[serde(default)]
+    pub for_each: Option<Spanned<ForEachFile>>,
+    /// A list request: follow `result.nextCursor` up to this many pages in all (2 to 16), each
+    /// page a request of its own with `params.cursor`; every page is judged, and an array a
+    /// capture takes from the pages is joined across them.
+    #[serde(default)]
+    pub pages: Option<Spanned<usize>>,
     /// Send the request again (each time with an id of its own) until its reply has one of
     /// these values at a JSON pointer, as a client polls `tasks/get`; the last reply is the
     /// step's.

@@ -15,7 +15,7 @@ use toml::Spanned;
 
 use super::file::{CheckFile, RuleFile, ScenarioFile, StepFile};
 use super::model::{
-    Capture, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend,
+    Capture, ForEach, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend,
 };
 use super::template;
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};

@@ -92,6 +92,10 @@ pub struct Step {
     pub alongside: Option<(String, Option<Value>, Duration)>,
     /// Send the request again until its reply has one of these values at a JSON pointer.
     pub poll: Option<Poll>,
+    /// Send the request once per item of a captured array.
+    pub each: Option<ForEach>,
+    /// Follow `result.nextCursor` up to this many pages in all (1: just the one request).
+    pub pages: usize,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
@@ -102,6 +106,34 @@ pub struct Step {
     pub capture: Vec<Capture>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
     pub http_method: Option<String>,
+}
+
+/// A step sent once per item of a captured array (`for_each`).
+#[derive(Clone, Debug)]
+pub struct ForEach {
+    /// The capture holding the array.
+    pub capture: String,
+    /// At most this many items.
+    pub max: usize,
+    /// Only the items this JSON Schema accepts.
+    pub matching: Option<std::sync::Arc<jsonschema::Validator>>,
+    /// What it means about the server when no item qualifies.
+    pub none: String,
+}
+
+impl ForEach {
+    /// The items of the captured array the step is sent for, in order: those `matching`
+    /// accepts, at most `max`.
+    pub fn items(&self, captured: Option<&Value>) -> Vec<Value> {
+        captured
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|item| self.matching.as_ref().is_none_or(|m| m.is_valid(item)))
+            .take(self.max)
+            .cloned()
+            .collect()
+    }
 }
 
 /// A value a step keeps for later steps.

@@ -100,6 +100,18 @@ pub fn scenario_schema() -> Value {
                     }
                 },
                 "concurrent": { "type": "integer", "minimum": 2, "maximum": 16 },
+                "for_each": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["in", "none"],
+                    "properties": {
+                        "in": { "type": "string", "description": "the capture holding the array" },
+                        "max": { "type": "integer", "minimum": 1, "maximum": 16 },
+                        "matching": { "type": "object", "description": "a JSON Schema the items sent for must meet" },
+                        "none": { "type": "string", "description": "what it means about the server when no item qualifies" }
+                    }
+                },
+                "pages": { "type": "integer", "minimum": 2, "maximum": 16 },
                 "poll": {
                     "type": "object",
                     "additionalProperties": false,

@@ -1,5 +1,6 @@
 //! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`,
-//! `{{sent/POINTER}}` (in rules: a value from the message the step sent) and `{{token}}` (a
+//! `{{sent/POINTER}}` (in rules: a value from the message the step sent), `{{each/POINTER}}` (in
+//! a `for_each` step: a value of the item the request is for) and `{{token}}` (a
 //! per-run random token). A string that is one placeholder becomes the value itself, type kept.
 //! An object member whose value is one placeholder ending in `?` (`"{{capture.state?}}"`) is
 //! left out when the name has no value, instead of failing the expansion.
@@ -31,7 +32,7 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     if name.strip_prefix("tool.").is_some_and(|t| !t.is_empty()) {
         return None;
     }
-    for root in ["sent", "reply"] {
+    for root in ["sent", "reply", "each"] {
         if let Some(pointer) = name.strip_prefix(root) {
             if pointer.is_empty() || pointer.starts_with('/') {
                 return None;
@@ -39,7 +40,7 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
         }
     }
     Some(format!(
-        "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, sent/POINTER, reply/POINTER)",
+        "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, sent/POINTER, reply/POINTER, each/POINTER)",
         FIXED.join(", ")
     ))
 }
@@ -67,6 +68,8 @@ pub struct Fill<'a> {
     pub reply: Option<&'a Value>,
     /// `{{http_status}}` (rules): the HTTP status of the step's response.
     pub http_status: Option<u16>,
+    /// `{{each/POINTER}}` (a `for_each` step): the item the request is sent for.
+    pub each: Option<&'a Value>,
 }
 
 impl Fill<'_> {
@@ -86,6 +89,9 @@ impl Fill<'_> {
         }
         if let Some(pointer) = name.strip_prefix("reply") {
             return self.reply?.pointer(pointer).cloned();
+        }
+        if let Some(pointer) = name.strip_prefix("each") {
+            return self.each?.pointer(pointer).cloned();
         }
         if let Some(capture) = name.strip_prefix("capture.") {
             return self.captures?.get(capture).cloned();

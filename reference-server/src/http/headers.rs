@@ -58,7 +58,7 @@ pub(super) fn stateless_header_problem(
     if let (Some(named), false) = (named, quirks.has(Quirk::StatelessIgnoreMcpName)) {
         let header = match mcp_name.as_deref() {
             Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
-                match decode_sentinel(value) {
+                match decode_sentinel(value, quirks.has(Quirk::StatelessLenientBase64Sentinel)) {
                     Ok(decoded) => Some(decoded),
                     Err(problem) => return Some(problem),
                 }
@@ -84,7 +84,8 @@ pub(super) fn body_names(message: &Option<Value>, tool: &str) -> bool {
 
 /// An `Mcp-Name` value as the name it stands for: a value of the form `=?base64?…?=` (the
 /// Base64 sentinel, for names a header cannot carry) is decoded; any other value is literal.
-pub(super) fn decode_sentinel(value: &str) -> Result<String, String> {
+/// `lenient` (a quirk) skips what is not Base64 instead of refusing it.
+pub(super) fn decode_sentinel(value: &str, lenient: bool) -> Result<String, String> {
     let Some(encoded) = value
         .strip_prefix("=?base64?")
         .and_then(|v| v.strip_suffix("?="))
@@ -96,7 +97,7 @@ pub(super) fn decode_sentinel(value: &str) -> Result<String, String> {
     let mut count = 0;
     let mut bytes = Vec::new();
     let trimmed = encoded.trim_end_matches('=');
-    if encoded.len() % 4 != 0 || encoded.len() - trimmed.len() > 2 {
+    if !lenient && (encoded.len() % 4 != 0 || encoded.len() - trimmed.len() > 2) {
         return Err(invalid());
     }
     for c in trimmed.bytes() {
@@ -106,6 +107,7 @@ pub(super) fn decode_sentinel(value: &str) -> Result<String, String> {
             b'0'..=b'9' => c - b'0' + 52,
             b'+' => 62,
             b'/' => 63,
+            _ if lenient => continue,
             _ => return Err(invalid()),
         };
         bits = (bits << 6) | u32::from(sextet);
@@ -146,7 +148,7 @@ pub(super) fn param_header_problem(
             "Header mismatch: the argument `region` needs the header Mcp-Param-Region".into(),
         );
     };
-    let decoded = match decode_sentinel(header) {
+    let decoded = match decode_sentinel(header, false) {
         _ if literal => header.clone(),
         Ok(decoded) => decoded,
         Err(problem) => return Some(problem.replace("Mcp-Name", "Mcp-Param-Region")),

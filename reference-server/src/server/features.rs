@@ -200,6 +200,24 @@ impl Server {
             {
                 mrtr::prompt(params, &self.quirks)
             }
+            "prompts/get"
+                if params.get("name") == Some(&json!("greeting"))
+                    && params.pointer("/arguments/name").is_none()
+                    && self.quirks.has(Quirk::PromptMissingArgumentServed) =>
+            {
+                Ok(
+                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Please greet ."}}]}),
+                )
+            }
+            "prompts/get"
+                if params.get("name") == Some(&json!("plain"))
+                    && self.quirks.has(Quirk::PromptMessageBadRole) =>
+            {
+                get_prompt(params).map(|mut result| {
+                    result["messages"][0]["role"] = json!("system");
+                    result
+                })
+            }
             "prompts/get" => match get_prompt(params) {
                 Err((-32602, message, _))
                     if message.starts_with("Unknown prompt")
@@ -209,6 +227,12 @@ impl Server {
                 }
                 other => other,
             },
+            _ if params.pointer("/ref/name") == Some(&json!("greeting"))
+                && self.quirks.has(Quirk::CompletionTooManyValues) =>
+            {
+                let values: Vec<String> = (1..=101).map(|n| format!("Name {n}")).collect();
+                Ok(json!({"completion": {"values": values, "total": 101, "hasMore": false}}))
+            }
             _ => match complete(params) {
                 Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
                     Ok(json!({"completion": {"values": [], "hasMore": false}}))
@@ -234,6 +258,17 @@ impl Server {
             fixtures::read_resource(uri)
         };
         match found {
+            Some(mut result)
+                if uri != "ref://docs/readme"
+                    && self.quirks.has(Quirk::LaterResourceTextAndBlob) =>
+            {
+                for item in result["contents"].as_array_mut().into_iter().flatten() {
+                    if item.get("text").is_some() {
+                        item["blob"] = json!(fixtures::PIXEL_PNG);
+                    }
+                }
+                Ok(result)
+            }
             Some(mut result) if self.quirks.has(Quirk::ReadTextAndBlob) => {
                 if let Some(item) = result["contents"]
                     .get_mut(0)

@@ -15,6 +15,7 @@ pub(super) fn resolve_step(
     let modes = Modes::of(source, &mut step, &send, session)?;
     let poll = poll(source, &mut step, &send, modes.background.is_some())?;
     let capture = captures(source, &mut step, &send, http_method.as_deref())?;
+    let (each, pages) = repeats(source, &mut step, &send, &modes, poll.is_some())?;
     Ok(Step {
         name,
         send,
@@ -27,6 +28,8 @@ pub(super) fn resolve_step(
         background: modes.background,
         alongside: modes.alongside,
         poll,
+        each,
+        pages,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,
@@ -245,6 +248,70 @@ impl Modes {
             drop_after_events,
         })
     }
+}
+
+/// `for_each` and `pages`: a request sent once per item of a captured array, or once per page of
+/// a list. Either goes with a single request of the scenario's own making (no fixed id, not
+/// `concurrent`, `background`, `alongside` or `poll`), and not both at once.
+fn repeats(
+    source: &Source,
+    step: &mut StepFile,
+    send: &StepSend,
+    modes: &Modes,
+    polls: bool,
+) -> Result<(Option<ForEach>, usize), LoadError> {
+    let name = step.name.get_ref().clone();
+    let single = matches!(send, StepSend::Request { id: None, .. })
+        && modes.concurrent == 1
+        && modes.background.is_none()
+        && modes.alongside.is_none()
+        && !polls;
+    let alone = format!("step `{name}`: `for_each` and `pages` go with a single `request` without a fixed `id` (not `concurrent`, `background`, `alongside` or `poll`), and not together");
+    let pages = match step.pages.take() {
+        None => 1,
+        Some(p) if !single || step.for_each.is_some() => return Err(source.at(&p, alone)),
+        Some(p) if !(2..=16).contains(p.get_ref()) => {
+            return Err(source.at(&p, "`pages` is 2 to 16 pages".to_string()))
+        }
+        Some(p) => p.into_inner(),
+    };
+    let each = match step.for_each.take() {
+        None => None,
+        Some(f) if !single => return Err(source.at(&f, alone)),
+        Some(f) => {
+            let span = f.span();
+            let f = f.into_inner();
+            let max = f.max.unwrap_or(16);
+            if !(1..=16).contains(&max) {
+                return Err(source.error(Some(span), "`for_each.max` is 1 to 16 items".to_string()));
+            }
+            let matching = match &f.matching {
+                None => None,
+                Some(schema) => Some(std::sync::Arc::new(
+                    jsonschema::validator_for(schema).map_err(|e| {
+                        source.error(
+                            Some(span.clone()),
+                            format!("`for_each.matching` is no valid JSON Schema: {e}"),
+                        )
+                    })?,
+                )),
+            };
+            if f.none.trim().is_empty() {
+                return Err(source.error(
+                    Some(span),
+                    "`for_each.none` says what it means about the server when no item qualifies"
+                        .to_string(),
+                ));
+            }
+            Some(ForEach {
+                capture: f.capture,
+                max,
+                matching,
+                none: f.none,
+            })
+        }
+    };
+    Ok((each, pages))
 }
 
 /// `poll`: sending a request again until its reply meets a condition.

@@ -200,3 +200,41 @@ fn background_steps_are_single_requests_on_their_own_connection() {
     let err = parse("demo.toml", &twice).unwrap_err();
     assert!(err.message.contains("at most one `background`"), "{err}");
 }
+
+#[test]
+fn for_each_and_pages_go_with_a_single_request_and_say_what_no_item_means() {
+    let paged = MINIMAL.replace(
+        "request = { method = \"ping\" }",
+        "request = { method = \"resources/list\" }\npages = 4\ncapture = { all = \"/result/resources\" }\n\n[[step]]\nname = \"read\"\nfor_each = { in = \"all\", max = 3, matching = { required = [\"uri\"] }, none = \"no listed resource has a uri\" }\nrequest = { method = \"resources/read\", params = { uri = \"{{each/uri}}\" } }",
+    );
+    let scenario = parse("demo.toml", &paged).unwrap();
+    assert_eq!(scenario.steps[0].pages, 4);
+    let each = scenario.steps[1].each.as_ref().unwrap();
+    assert_eq!((each.capture.as_str(), each.max), ("all", 3));
+    let items = each.items(Some(
+        &serde_json::json!([{"uri": "a"}, {"name": "no uri"}, {"uri": "b"}]),
+    ));
+    assert_eq!(
+        items,
+        vec![
+            serde_json::json!({"uri": "a"}),
+            serde_json::json!({"uri": "b"})
+        ]
+    );
+    let e = parse("demo.toml", &paged.replace("pages = 4", "pages = 1")).unwrap_err();
+    assert!(e.message.contains("`pages` is 2 to 16"), "{e}");
+    let e = parse("demo.toml", &paged.replace("max = 3", "max = 17")).unwrap_err();
+    assert!(e.message.contains("1 to 16 items"), "{e}");
+    let e = parse(
+        "demo.toml",
+        &paged.replace("for_each = {", "concurrent = 2\nfor_each = {"),
+    )
+    .unwrap_err();
+    assert!(e.message.contains("go with a single `request`"), "{e}");
+    let e = parse(
+        "demo.toml",
+        &paged.replace(", none = \"no listed resource has a uri\"", ""),
+    )
+    .unwrap_err();
+    assert!(e.message.contains("none"), "{e}");
+}
