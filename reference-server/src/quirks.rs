@@ -87,10 +87,15 @@ quirks! {
     AnswerUnknownNotification => "a notification MUST NOT be answered",
     /// stdio: a banner line is printed on stdout before any message.
     StdoutBanner => "stdout MUST carry only MCP messages (stdio)",
+    /// stdio, 2026-07-28: every response is pretty-printed over several lines, server/discover's
+    /// too (a client must still tell the era, then flag the framing).
+    StatelessPrettyPrint => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too",
     /// stdio: the response to `ping` is pretty-printed over several lines.
     PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)",
     /// Error responses lack the `"jsonrpc": "2.0"` member.
     JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites rewrite::no_jsonrpc_on_errors,
+    /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
+    HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
     ZeroIdNull => "a response MUST echo the request id with its type"; rewrites rewrite::zero_id_null,
     /// Error responses also carry `"result": null`.
@@ -167,6 +172,10 @@ quirks! {
     StatelessNoServerInfo => "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
     /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
     StatelessDiscoverNoCacheHints => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
+    /// 2026-07-28: the discover result carries no `supportedVersions`.
+    StatelessDiscoverNoSupportedVersions => "2026-07-28: the discover result MUST list supportedVersions (schema); a client judges such a server in its era rather than falling back to initialize",
+    /// 2026-07-28: server/discover is refused with -32021, as if it needed a client capability.
+    StatelessDiscoverRequiresCapability => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server",
     /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
     StatelessNoCacheHints => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.

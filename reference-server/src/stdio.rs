@@ -212,8 +212,9 @@ fn write_replies(
     handled: crate::server::Handled,
     out: &mpsc::UnboundedSender<String>,
 ) -> bool {
-    let pretty =
-        server.quirks.has(Quirk::PrettyPrintPing) && frame.windows(6).any(|w| w == b"\"ping\"");
+    let pretty = server.quirks.has(Quirk::StatelessPrettyPrint)
+        || (server.quirks.has(Quirk::PrettyPrintPing)
+            && frame.windows(6).any(|w| w == b"\"ping\""));
     let render = |v: &Value| {
         if pretty {
             serde_json::to_string_pretty(v)

@@ -93,6 +93,16 @@ pub struct ExitReport {
     pub status: String,
 }
 
+/// How a second server process ended whose stdin mcpcheck closed before sending anything (not
+/// even `initialize`), with what it wrote on stderr.
+#[derive(Clone, Debug)]
+pub struct EarlyExit {
+    /// How it ended.
+    pub exit: ExitReport,
+    /// The end of its stderr.
+    pub stderr_tail: Option<String>,
+}
+
 /// The key a response is matched on: ids compare by value, so a response whose id has the wrong
 /// JSON type is still matched (and then flagged by the id check) rather than lost.
 pub fn id_key(id: &Value) -> String {

@@ -273,6 +273,9 @@ pub fn reason(message: &str) -> String {
     {
         return "check a server without a capability (this one declares it)".into();
     }
+    if message.starts_with("the server's capabilities are unknown") {
+        return "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into();
+    }
     if message.contains("--call-tools") {
         return "call a listed tool (--call-tools)".into();
     }

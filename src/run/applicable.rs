@@ -56,6 +56,12 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
             None => format!("the server does not declare the `{missing}` capability"),
         });
     }
+    if !requires.undeclared.is_empty() && context.info.capabilities.is_none() {
+        return Some(
+            "the server's capabilities are unknown (its server/discover answer gave none), so what it leaves undeclared cannot be told"
+                .into(),
+        );
+    }
     if let Some(declared) = requires
         .undeclared
         .iter()

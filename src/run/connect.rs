@@ -3,6 +3,7 @@
 //! may call when the user allows it.
 
 use super::*;
+use crate::record::version::LATEST_STATELESS;
 
 /// Detects the era and negotiates; fills in what was learned.
 pub(super) async fn connect(
@@ -18,13 +19,25 @@ pub(super) async fn connect(
         }
         None => {
             let (discovered, probe) = main.discover().await;
-            match discovered {
-                Some(result) => {
+            match (discovered, modern(&probe)) {
+                (Some(result), _) => {
                     main.adopt_stateless(&result)?;
                     protocol.detection = "server/discover answered".into();
                     Era::Stateless
                 }
-                None => {
+                (None, Some(Modern::Defective { why, answer })) => {
+                    main.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
+                    protocol.detection = format!(
+                        "server/discover answered as a 2026-07-28 server, but {why}; judged at {LATEST_STATELESS}"
+                    );
+                    Era::Stateless
+                }
+                (None, Some(Modern::Unknown(listed))) => {
+                    return Err(format!(
+                        "server/discover refused {LATEST_STATELESS} with -32022 and lists only versions mcpcheck does not know ({listed})"
+                    ))
+                }
+                (None, _) => {
                     protocol.detection = format!(
                         "server/discover not served ({}); initialize",
                         rules::describe(&probe, true)
@@ -41,13 +54,18 @@ pub(super) async fn connect(
         Era::Stateless => {
             if forced.is_some() {
                 let (discovered, probe) = main.discover().await;
-                let result = discovered.ok_or_else(|| {
-                    format!(
-                        "server/discover was not answered: {}",
-                        rules::describe(&probe, true)
-                    )
-                })?;
-                main.adopt_stateless(&result)?;
+                match (discovered, modern(&probe)) {
+                    (Some(result), _) => main.adopt_stateless(&result)?,
+                    (None, Some(Modern::Defective { answer, .. })) => {
+                        main.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
+                    }
+                    (None, _) => {
+                        return Err(format!(
+                            "server/discover was not answered: {}",
+                            rules::describe(&probe, true)
+                        ))
+                    }
+                }
             }
             protocol.requested_version = Some(
                 forced
@@ -69,6 +87,61 @@ pub(super) async fn connect(
     protocol.server_info = info.server_info.clone();
     protocol.capabilities = info.capabilities.clone();
     Ok(())
+}
+
+/// What a `server/discover` answer without a usable DiscoverResult says about the server.
+pub(super) enum Modern {
+    /// A 2026-07-28 server whose answer is defective: judge it in that era.
+    Defective {
+        /// What is wrong, in words.
+        why: String,
+        /// The result, if the answer was one.
+        answer: Option<Value>,
+    },
+    /// Refused the version with -32022, listing only versions mcpcheck does not know.
+    Unknown(String),
+}
+
+/// Whether a `server/discover` answer that is no usable DiscoverResult still shows a 2026-07-28
+/// server: a result (without `supportedVersions`), or one of that era's own error codes
+/// (-32020 header mismatch, -32021 missing client capability, -32022 unsupported version). Any
+/// other answer, or none, means the handshake era (`None`), as does -32022 listing a handshake
+/// version the server also speaks.
+pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
+    let message = rules::reply_message(probe)?;
+    if let Some(result) = message.get("result").filter(|r| r.is_object()) {
+        return Some(Modern::Defective {
+            why: "its result has no supportedVersions array".into(),
+            answer: Some(result.clone()),
+        });
+    }
+    let code = message.pointer("/error/code").and_then(Value::as_i64)?;
+    match code {
+        -32020 | -32021 => Some(Modern::Defective {
+            why: format!("it refused the probe with {code}"),
+            answer: None,
+        }),
+        -32022 => {
+            let listed: Vec<&str> = message
+                .pointer("/error/data/supported")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if listed.contains(&LATEST_STATELESS) {
+                Some(Modern::Defective {
+                    why: format!("it refused {LATEST_STATELESS} with -32022 while listing it"),
+                    answer: None,
+                })
+            } else if listed.iter().any(|v| Era::of(v) == Some(Era::Handshake)) {
+                None
+            } else {
+                Some(Modern::Unknown(listed.join(", ")))
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag

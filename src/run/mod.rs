@@ -412,6 +412,7 @@ async fn run_started(config: RunConfig) -> Report {
                 transport: TransportKind::LegacySse,
                 transcripts: &transcripts,
                 main_exit: exit.as_ref(),
+                early_exit: None,
                 official: None,
             };
             for def in wire::definitions()
@@ -567,10 +568,12 @@ async fn run_started(config: RunConfig) -> Report {
     }
     let exit = main.close().await;
     transcripts.push(take_transcript(&main));
+    let early_exit = early_exit(&context, &config, clock).await;
     let input = wire::WireInput {
         transport: config.target.kind(),
         transcripts: &transcripts,
         main_exit: exit.as_ref(),
+        early_exit: early_exit.as_ref(),
         official: config.official_schemas.as_deref(),
     };
     for def in wire::definitions()
@@ -590,3 +593,28 @@ async fn run_started(config: RunConfig) -> Report {
 
 /// A step's frames, one per copy, each with its headers (or why it could not be built).
 type Built = Vec<Result<(Outgoing, Vec<(String, String)>), String>>;
+
+/// Starts the stdio server once more and closes its stdin before sending anything, within what
+/// is left of the run's bound; how it ended is what `stdio-exit-before-initialize` judges.
+async fn early_exit(
+    context: &Context,
+    config: &RunConfig,
+    clock: Instant,
+) -> Option<crate::record::exchange::EarlyExit> {
+    const CHECK: &str = "stdio-exit-before-initialize";
+    if config.target.kind() != TransportKind::Stdio || !config.selected(CHECK) {
+        return None;
+    }
+    let remaining = config.run_timeout.checked_sub(clock.elapsed())?;
+    tokio::time::timeout(remaining, async {
+        let session = Session::open(&context.target, &context.limits).ok()?;
+        let exit = session.close().await?;
+        Some(crate::record::exchange::EarlyExit {
+            exit,
+            stderr_tail: session.stderr_tail(),
+        })
+    })
+    .await
+    .ok()
+    .flatten()
+}

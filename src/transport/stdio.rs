@@ -461,8 +461,9 @@ struct Framer {
     max_frame: usize,
 }
 
-/// How many lines a multi-line message may span before the lines are given up on as noise.
-const MAX_PENDING_LINES: usize = 512;
+/// How many lines a multi-line message may span before the lines are given up on as noise (a
+/// pretty-printed tool list runs to thousands; the frame's byte limit bounds it as well).
+const MAX_PENDING_LINES: usize = 65_536;
 
 impl Framer {
     fn new(max_frame: usize) -> Framer {
@@ -491,14 +492,24 @@ impl Framer {
                 return events;
             }
         };
+        // A line that is JSON on its own is a message, unless a multi-line message is being
+        // gathered and the line is one of its inner lines (`"2026-07-28"`, `true` and `{}` are
+        // JSON too): then only a whole JSON-RPC object on one line starts anew.
         if let Ok(value) = serde_json::from_str::<Value>(&text) {
-            events.extend(self.flush());
-            events.push(classify(
-                value,
-                text,
-                crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string()),
-            ));
-            return events;
+            let starts_anew = self.pending.is_empty()
+                || value.get("jsonrpc").is_some()
+                || value
+                    .as_array()
+                    .is_some_and(|items| items.iter().any(|i| i.get("jsonrpc").is_some()));
+            if starts_anew {
+                events.extend(self.flush());
+                events.push(classify(
+                    value,
+                    text,
+                    crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string()),
+                ));
+                return events;
+            }
         }
         if !self.pending.is_empty() || text.trim_start().starts_with(['{', '[']) {
             self.pending_bytes += text.len() + 1;
@@ -634,6 +645,34 @@ mod tests {
         };
         assert_eq!(value["id"], 1);
         assert!(issue.as_deref().unwrap().contains("spans 5 lines"));
+    }
+
+    #[test]
+    fn inner_lines_that_are_json_on_their_own_stay_in_the_message() {
+        let mut framer = Framer::new(1 << 20);
+        let mut events = Vec::new();
+        for line in [
+            "{",
+            "  \"jsonrpc\": \"2.0\",",
+            "  \"id\": 1,",
+            "  \"result\": {",
+            "    \"supportedVersions\": [",
+            "      \"2026-07-28\"",
+            "    ],",
+            "    \"list\": [",
+            "      {}",
+            "    ],",
+            "    \"flag\": true",
+            "  }",
+            "}",
+        ] {
+            events.extend(framer.line(format!("{line}\n").as_bytes()));
+        }
+        assert_eq!(kinds(&events), ["message-with-issue"]);
+        let Inbound::Message { value, .. } = &events[0] else {
+            unreachable!()
+        };
+        assert_eq!(value["result"]["supportedVersions"][0], "2026-07-28");
     }
 
     #[test]

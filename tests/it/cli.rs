@@ -284,6 +284,7 @@ fn check_selection_runs_only_the_named_checks() {
         [
             "jsonrpc-method-not-found",
             "stdio-framing",
+            "stdio-exit-before-initialize",
             "stdio-exit-on-stdin-eof"
         ]
     );

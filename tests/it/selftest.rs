@@ -225,6 +225,7 @@ fn collateral_skips(report: &Value) -> BTreeSet<String> {
         "applies to the ",
         "the server does not declare the ",
         "the server declares the ",
+        "the server's capabilities are unknown",
         "the server lists no ",
         "the run's ",
     ];

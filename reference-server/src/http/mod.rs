@@ -529,11 +529,16 @@ async fn respond(
             id_header,
         );
     }
-    let body = if handled.batch {
+    let mut body = if handled.batch {
         Value::Array(handled.replies)
     } else {
         Value::Array(handled.replies).take_first()
     };
+    if state.server.quirks.has(Quirk::HttpErrorsWithoutId) && body.get("error").is_some() {
+        if let Some(object) = body.as_object_mut() {
+            object.remove("id");
+        }
+    }
     let status =
         if state.server.stateless() && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
             stateless_status(&body)

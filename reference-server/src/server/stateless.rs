@@ -91,6 +91,19 @@ impl Server {
                 } else if let Some(capabilities) = result["capabilities"].as_object_mut() {
                     capabilities.remove("extensions");
                 }
+                if self.quirks.has(Quirk::StatelessDiscoverNoSupportedVersions) {
+                    result
+                        .as_object_mut()
+                        .expect("object")
+                        .remove("supportedVersions");
+                }
+                if self.quirks.has(Quirk::StatelessDiscoverRequiresCapability) {
+                    return Err((
+                        -32021,
+                        "Missing required client capability".into(),
+                        Some(json!({"requiredCapabilities": {"elicitation": {}}})),
+                    ));
+                }
                 if self.quirks.has(Quirk::StatelessDiscoverNoCacheHints) {
                     let object = result.as_object_mut().expect("object");
                     object.remove("ttlMs");

@@ -80,6 +80,20 @@ pub(super) const BUILTINS: &[Builtin] = &[
         judge: stdio_framing,
     },
     Builtin {
+        id: "stdio-exit-before-initialize",
+        since: "2026.11.11",
+        area: "stdio",
+        title: "a server whose stdin closes before initialize exits (its status and stderr are recorded)",
+        level: Level::Should,
+        derived: false,
+        spec: &[("2025-11-25", "basic/lifecycle#stdio")],
+        expect: "a second server process, whose stdin mcpcheck closes before sending anything, to exit within the grace period without needing SIGTERM",
+        transports: &[TransportKind::Stdio],
+        explain: "A client that gives up before the handshake (a wrong command, a cancelled start) closes the server's input at once; the server should exit then as at any other time. mcpcheck starts the server once more, closes its stdin without a word, and records how it ended and the end of its stderr, which often says what a server expects at startup (an environment variable, a config file).",
+        idle: None,
+        judge: stdio_exit_before_initialize,
+    },
+    Builtin {
         id: "stdio-exit-on-stdin-eof",
         since: "2026.11",
         area: "stdio",
@@ -512,6 +526,76 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
     }
 }
 
+/// Judges `stdio-exit-before-initialize`: a server whose stdin closes before `initialize`
+/// exits; its exit status and stderr tail go into the evidence either way.
+fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    let Some(early) = input.early_exit else {
+        return (
+            Verdict::new(
+                Status::NotTestable,
+                "no second server process could be started within the run's bound",
+            ),
+            Vec::new(),
+        );
+    };
+    let exit = &early.exit;
+    let stderr = early
+        .stderr_tail
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let mut evidence = vec![Evidence::remark(
+        "stdin closed before initialize",
+        format!(
+            "stopped by {}; {}{}",
+            exit.stopped_by,
+            exit.status,
+            exit.exit_ms
+                .map(|ms| format!(" after {ms} ms"))
+                .unwrap_or_default()
+        ),
+    )];
+    if let Some(stderr) = stderr {
+        evidence.push(Evidence::remark(
+            "stderr",
+            crate::record::cut(stderr, crate::record::EVIDENCE_TEXT),
+        ));
+    }
+    let said = stderr
+        .map(|s| {
+            format!(
+                "; stderr ends: {}",
+                crate::record::cut(s.lines().last().unwrap_or(s), 200)
+            )
+        })
+        .unwrap_or_default();
+    match exit.stopped_by.as_str() {
+        "stdin-eof" | "exited-before-shutdown" => (
+            Verdict::new(
+                Status::Pass,
+                format!(
+                    "exited ({}) {}{said}",
+                    exit.status,
+                    if exit.stopped_by == "stdin-eof" {
+                        format!("{} ms after stdin closed", exit.exit_ms.unwrap_or(0))
+                    } else {
+                        "before stdin was closed".to_string()
+                    }
+                ),
+            ),
+            evidence,
+        ),
+        other => (
+            Verdict::new(
+                Status::Warn,
+                format!("the server did not exit when stdin closed before initialize; it was stopped by {other}{said}"),
+            )
+            .with_actual(format!("stopped by {other}")),
+            evidence,
+        ),
+    }
+}
+
 /// Judges `jsonrpc-version-field`: every message carries "jsonrpc": "2.0".
 fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
@@ -541,7 +625,11 @@ fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
         if sent != got {
             bad.push(Evidence::remark(
                 "id",
-                format!("request id {sent} was answered with id {got}"),
+                if got.is_null() {
+                    format!("request id {sent} was answered with id null, or with no id")
+                } else {
+                    format!("request id {sent} was answered with id {got}")
+                },
             ));
         }
     }

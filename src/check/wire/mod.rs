@@ -104,6 +104,8 @@ pub struct WireInput<'a> {
     pub transcripts: &'a [Transcript],
     /// How the main stdio server ended.
     pub main_exit: Option<&'a ExitReport>,
+    /// How a stdio server ended whose stdin was closed before `initialize`.
+    pub early_exit: Option<&'a crate::record::exchange::EarlyExit>,
     /// The official schema files, if the user named them (`--official-schemas`).
     pub official: Option<&'a messages::OfficialSchemas>,
 }

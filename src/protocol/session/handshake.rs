@@ -76,6 +76,28 @@ impl Session {
         Ok(())
     }
 
+    /// Adopts the stateless era at `version` for a server whose `server/discover` answer shows a
+    /// 2026-07-28 server but is defective (no `supportedVersions`, or a refusal with one of the
+    /// era's own error codes): the run judges it in that era, where the discover checks say what
+    /// is wrong, instead of falling back to `initialize`. What the answer declares (if anything)
+    /// is taken as the capabilities; no version counts as offered.
+    pub fn adopt_stateless_defective(&self, version: &str, answer: Option<&Value>) {
+        self.set_info(SessionInfo {
+            era: Some(Era::Stateless),
+            version: Some(version.to_string()),
+            server_info: answer
+                .and_then(|a| a.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
+                .cloned(),
+            capabilities: answer
+                .and_then(|a| a.get("capabilities"))
+                .filter(|c| c.is_object())
+                .cloned(),
+            http_session: None,
+            supported_versions: Vec::new(),
+            param_headers: HashMap::new(),
+        });
+    }
+
     /// The handshake: `initialize` with `version`, then `notifications/initialized`.
     pub async fn handshake(&self, version: &str) -> Result<Exchange, (String, Exchange)> {
         let params = json!({"protocolVersion": version, "capabilities": client_capabilities(), "clientInfo": client_info()});

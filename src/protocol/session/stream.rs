@@ -164,13 +164,13 @@ impl Session {
                             .insert(id_key(id));
                     }
                     if let Reply::Message { message, .. } = &reply {
-                        if let Some(got) = message.get("id") {
-                            self.transcript
-                                .lock()
-                                .expect("transcript lock")
-                                .id_pairs
-                                .push((id.clone(), got.clone()));
-                        }
+                        // A response without its id answers no request: judged like id null.
+                        let got = message.get("id").cloned().unwrap_or(Value::Null);
+                        self.transcript
+                            .lock()
+                            .expect("transcript lock")
+                            .id_pairs
+                            .push((id.clone(), got));
                     }
                     reply
                 }

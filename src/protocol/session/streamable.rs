@@ -365,7 +365,8 @@ impl Session {
                         transcript.refusal_id_pairs.push((id.clone(), got.clone()))
                     }
                     Some(got) => transcript.id_pairs.push((id.clone(), got.clone())),
-                    None => {}
+                    // A response without its id answers no request: judged like id null.
+                    None => transcript.id_pairs.push((id.clone(), Value::Null)),
                 }
             }
         }

@@ -195,6 +195,7 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
             transport: TransportKind::Http,
             transcripts: &transcripts,
             main_exit: None,
+            early_exit: None,
             official: None,
         };
         jsonrpc_response_id(&def, &input).0.status
