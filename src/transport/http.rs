@@ -131,16 +131,46 @@ fn tls_connector() -> &'static tokio_rustls::TlsConnector {
 }
 
 /// Whether a body ends (no more frames) within `grace`; what comes meanwhile is read and let go.
-async fn ends_within(body: &mut hyper::body::Incoming, grace: Duration) -> bool {
+async fn ends_within(
+    body: &mut hyper::body::Incoming,
+    grace: Duration,
+    parser: &mut SseParser,
+    result: &mut HttpResponse,
+) -> bool {
     let deadline = tokio::time::Instant::now() + grace;
+    let mut late = 0usize;
     loop {
         match tokio::time::timeout_at(deadline, body.frame()).await {
             Ok(None) | Ok(Some(Err(_))) => return true,
-            Ok(Some(Ok(_))) => continue,
+            Ok(Some(Ok(frame))) => {
+                // What the server sends after the response on the same stream (a late progress
+                // notification, say) is kept for the checks, a few events at most.
+                let Ok(chunk) = frame.into_data() else {
+                    continue;
+                };
+                for mut event in parser.feed(&chunk) {
+                    late += 1;
+                    if late > LATE_EVENTS_KEPT {
+                        continue;
+                    }
+                    if let Ok(value) = serde_json::from_str::<Value>(&event.data) {
+                        result
+                            .messages
+                            .push((value, cut(&event.data, MAX_FRAME_TEXT)));
+                    }
+                    if event.data.len() > EVENT_DATA_KEPT {
+                        event.data = cut(&event.data, EVENT_DATA_KEPT);
+                    }
+                    result.events.push(event);
+                }
+            }
             Err(_) => return false,
         }
     }
 }
+
+/// How many events after the response on a POST's stream are kept.
+const LATE_EVENTS_KEPT: usize = 16;
 
 pub use crate::record::url::parse_url;
 
@@ -371,7 +401,8 @@ async fn read_body(
         }
         if finished {
             if answered && request.method == "POST" {
-                result.ended_after_response = Some(ends_within(&mut body, SSE_END_GRACE).await);
+                result.ended_after_response =
+                    Some(ends_within(&mut body, SSE_END_GRACE, &mut parser, &mut result).await);
             }
             break;
         }

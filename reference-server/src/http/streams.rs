@@ -84,13 +84,14 @@ pub(super) fn sse_response(
             send(event(&note.to_string()));
         }
         if let Ok(handled) = work.await {
-            let body = if handled.batch {
-                Value::Array(handled.replies)
+            if handled.batch {
+                send(event(&Value::Array(handled.replies).to_string()));
             } else {
-                Value::Array(handled.replies).take_first()
-            };
-            if !body.is_null() {
-                send(event(&body.to_string()));
+                // The response, then whatever a quirk sends after it on the same stream (a
+                // late progress notification).
+                for reply in handled.replies {
+                    send(event(&reply.to_string()));
+                }
             }
         }
         // The stream is over: a GET resuming it ends once it has what there was.
