@@ -606,8 +606,15 @@ async fn early_exit(
         return None;
     }
     let remaining = config.run_timeout.checked_sub(clock.elapsed())?;
+    // A server told to stop while it is still starting (an interpreter importing, `npx`
+    // resolving) notices only once it has started: it gets the startup bound on top of the
+    // exit grace, so that a slow start is not taken for a server that ignores EOF.
+    let limits = crate::transport::Limits {
+        exit_grace: context.limits.exit_grace + context.limits.startup_timeout,
+        ..context.limits.clone()
+    };
     tokio::time::timeout(remaining, async {
-        let session = Session::open(&context.target, &context.limits).ok()?;
+        let session = Session::open(&context.target, &limits).ok()?;
         let exit = session.close().await?;
         Some(crate::record::exchange::EarlyExit {
             exit,

@@ -87,7 +87,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         level: Level::Should,
         derived: false,
         spec: &[("2025-11-25", "basic/lifecycle#stdio")],
-        expect: "a second server process, whose stdin mcpcheck closes before sending anything, to exit within the grace period without needing SIGTERM",
+        expect: "a second server process, whose stdin mcpcheck closes before sending anything, to exit within the startup bound plus the exit grace, without needing SIGTERM",
         transports: &[TransportKind::Stdio],
         explain: "A client that gives up before the handshake (a wrong command, a cancelled start) closes the server's input at once; the server should exit then as at any other time. mcpcheck starts the server once more, closes its stdin without a word, and records how it ended and the end of its stderr, which often says what a server expects at startup (an environment variable, a config file).",
         idle: None,
