@@ -482,17 +482,7 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
             Vec::new(),
         );
     };
-    let evidence = vec![Evidence::remark(
-        "shutdown",
-        format!(
-            "stopped by {}; {}{}",
-            exit.stopped_by,
-            exit.status,
-            exit.exit_ms
-                .map(|ms| format!(" after {ms} ms"))
-                .unwrap_or_default()
-        ),
-    )];
+    let evidence = vec![shutdown_remark("shutdown", exit)];
     match exit.stopped_by.as_str() {
         "stdin-eof" => (
             Verdict::new(
@@ -526,6 +516,21 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
     }
 }
 
+/// How a server process ended, as evidence: what stopped it, its status, and when.
+fn shutdown_remark(label: &str, exit: &crate::record::exchange::ExitReport) -> Evidence {
+    Evidence::remark(
+        label,
+        format!(
+            "stopped by {}; {}{}",
+            exit.stopped_by,
+            exit.status,
+            exit.exit_ms
+                .map(|ms| format!(" after {ms} ms"))
+                .unwrap_or_default()
+        ),
+    )
+}
+
 /// Judges `stdio-exit-before-initialize`: a server whose stdin closes before `initialize`
 /// exits; its exit status and stderr tail go into the evidence either way.
 fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
@@ -544,17 +549,7 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
         .as_deref()
         .map(str::trim)
         .filter(|t| !t.is_empty());
-    let mut evidence = vec![Evidence::remark(
-        "stdin closed before initialize",
-        format!(
-            "stopped by {}; {}{}",
-            exit.stopped_by,
-            exit.status,
-            exit.exit_ms
-                .map(|ms| format!(" after {ms} ms"))
-                .unwrap_or_default()
-        ),
-    )];
+    let mut evidence = vec![shutdown_remark("stdin closed before initialize", exit)];
     if let Some(stderr) = stderr {
         evidence.push(Evidence::remark(
             "stderr",
