@@ -272,6 +272,9 @@ quirks! {
     /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
     /// ClientCapabilities object.
     StatelessRequiredCapabilitiesArray => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object",
+    /// 2026-07-28: every page of tools/list after the first lists its tools in another order
+    /// on each answer (the first page stays the same).
+    StatelessToolsLaterPageUnstable => "2026-07-28: tools/list SHOULD be deterministic, on every page",
     /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
     StatelessToolsOrderUnstable => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
@@ -341,6 +344,9 @@ quirks! {
     ExtTaskInputRequestsMissing => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests",
     /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
     ExtTaskUpdateIgnored => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
+    /// 2026-07-28, tasks extension: a task id once asked about by a request that declared the
+    /// extension is served to requests that do not.
+    ExtTaskCapabilityRemembered => "2026-07-28 tasks extension: a capability declared by one request MUST NOT carry over to the next",
     /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
     /// closes; stdio: nothing is sent).
     StatelessListenEndUnannounced => "2026-07-28: a subscription the server ends SHOULD get a final result",
@@ -348,6 +354,18 @@ quirks! {
     StatelessListenNotifyBeforeAck => "2026-07-28: the acknowledgement MUST be a subscription's first message",
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
     StatelessListenAckUnrequested => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
+    /// 2026-07-28: right after the acknowledgement, a resources/list_changed nobody asked for
+    /// goes out on the listen stream, tagged.
+    StatelessListenExtraAfterAck => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)",
+    /// 2026-07-28: right after the acknowledgement, a tools/list_changed goes out on the listen
+    /// stream without the subscription's id.
+    StatelessListenChangeUntagged => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    /// 2026-07-28: right after the acknowledgement, a roots/list request goes out on the listen
+    /// stream.
+    StatelessListenServerRequest => "2026-07-28: a server sends no requests of its own (not on a listen stream either)",
+    /// 2026-07-28: the final result of a subscription the server ends leaves out the
+    /// subscription's id.
+    StatelessListenFinalUntagged => "2026-07-28: the final result of a subscription MUST carry its subscriptionId",
     /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
     StatelessMrtrStateUnchecked => "2026-07-28: a requestState that fails verification MUST be rejected",
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.

@@ -29,7 +29,8 @@ pub struct HttpRequest {
     /// The body.
     pub body: Vec<u8>,
     /// A GET answered with an SSE stream is read for this long (or until it ends) instead of
-    /// being returned at its headers.
+    /// being returned at its headers. For a POST: the time the caller gives the whole exchange,
+    /// which what is read on after the response (or the awaited notification) must fit in.
     pub stream_for: Option<Duration>,
     /// A POST answered with an SSE stream is dropped (the connection closed) after this many
     /// events, as a client that lost its connection would.
@@ -184,8 +185,13 @@ pub async fn send(
     on_message: Option<&mpsc::UnboundedSender<Value>>,
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
 ) -> Result<HttpResponse, String> {
+    // A POST's read on after its answer ends a little before the caller's bound on it.
+    let read_on_by = request
+        .stream_for
+        .filter(|_| request.method == "POST")
+        .map(|d| tokio::time::Instant::now() + d.saturating_sub(Duration::from_millis(100)));
     let Opened { head, body, driver } = open(request, connect_timeout).await?;
-    let response = read_body(head, body, request, max_body, on_message, done).await;
+    let response = read_body(head, body, request, max_body, on_message, done, read_on_by).await;
     drop(driver);
     response
 }
@@ -317,6 +323,7 @@ async fn read_body(
     max_body: usize,
     on_message: Option<&mpsc::UnboundedSender<Value>>,
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
+    read_on_by: Option<tokio::time::Instant>,
 ) -> Result<HttpResponse, String> {
     let sse = result.is_sse();
     if sse && request.method != "POST" && request.stream_for.is_none() {
@@ -400,9 +407,17 @@ async fn read_body(
             result.events.push(event);
         }
         if finished {
-            if answered && request.method == "POST" {
-                result.ended_after_response =
-                    Some(ends_within(&mut body, SSE_END_GRACE, &mut parser, &mut result).await);
+            if request.method == "POST" {
+                let grace = read_on_by.map_or(SSE_END_GRACE, |by| {
+                    SSE_END_GRACE.min(by.saturating_duration_since(tokio::time::Instant::now()))
+                });
+                let ended = ends_within(&mut body, grace, &mut parser, &mut result).await;
+                // A stream that ended the wait with a notification (a subscription's
+                // acknowledgement) stays open by design: what came next is kept, and whether
+                // it ended says nothing.
+                if answered {
+                    result.ended_after_response = Some(ended);
+                }
             }
             break;
         }

@@ -88,6 +88,24 @@ impl Server {
                     }
                     page
                 });
+                if let Some(cursor) = params.get("cursor").filter(|c| {
+                    !c.is_null() && self.quirks.has(Quirk::StatelessToolsLaterPageUnstable)
+                }) {
+                    // Each answer for the same later page lists it in another order.
+                    let turn = {
+                        let mut turns = self.later_page_turns.lock().expect("turns lock");
+                        let turn = turns.entry(cursor.to_string()).or_insert(0);
+                        *turn += 1;
+                        *turn - 1
+                    };
+                    return Some(page.map(|mut page| {
+                        if let Some(tools) = page["tools"].as_array_mut() {
+                            let len = tools.len().max(1);
+                            tools.rotate_left(turn % len);
+                        }
+                        page
+                    }));
+                }
                 if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
                     // Each answer lists its page in another order (the pages stay the same).
                     let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);

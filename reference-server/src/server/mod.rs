@@ -135,8 +135,14 @@ pub struct Server {
     pub official_fixtures: bool,
     /// How many tools/list requests were answered (for the quirk that reorders them).
     pub list_calls: std::sync::atomic::AtomicUsize,
+    /// With the quirk `stateless-tools-later-page-unstable`: how often each later page of
+    /// tools/list was answered, by cursor.
+    pub later_page_turns: Mutex<std::collections::HashMap<String, usize>>,
     /// With the quirk `stateless-capability-carryover`: a request declared elicitation.
     pub elicitation_seen: AtomicBool,
+    /// With the quirk `ext-task-capability-remembered`: the task ids asked about by a request
+    /// that declared the tasks extension.
+    pub ext_task_ids_declared: Mutex<Vec<String>>,
     /// 2026-07-28: the open `subscriptions/listen` streams, for the list-change fixtures.
     pub listeners: Mutex<Vec<Listener>>,
     /// The key of the next listener.
@@ -601,6 +607,18 @@ impl Server {
                 .remove("_meta");
         }
         let _ = sink.send(ack);
+        if self.quirks.has(Quirk::StatelessListenExtraAfterAck) {
+            let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {"_meta": tag}}));
+        }
+        if self.quirks.has(Quirk::StatelessListenChangeUntagged) {
+            let _ =
+                sink.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+        }
+        if self.quirks.has(Quirk::StatelessListenServerRequest) {
+            let _ = sink.send(
+                json!({"jsonrpc": "2.0", "id": "reference-server-roots", "method": "roots/list"}),
+            );
+        }
         let key = self.listener_keys.fetch_add(1, Ordering::Relaxed);
         self.listeners
             .lock()
@@ -615,6 +633,9 @@ impl Server {
         tokio::time::sleep(LISTEN_LIFETIME).await;
         if self.quirks.has(Quirk::StatelessListenEndUnannounced) {
             return Err((UNANSWERED, String::new(), None));
+        }
+        if self.quirks.has(Quirk::StatelessListenFinalUntagged) {
+            return Ok(json!({}));
         }
         Ok(json!({"_meta": tag}))
     }

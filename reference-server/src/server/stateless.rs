@@ -4,6 +4,28 @@
 use super::*;
 
 impl Server {
+    /// With the quirk `ext-task-capability-remembered`: whether a request about this task id
+    /// declared the tasks extension before (a request that declares it now is remembered).
+    fn remembers_extension(&self, params: &Value) -> bool {
+        if !self.quirks.has(Quirk::ExtTaskCapabilityRemembered) {
+            return false;
+        }
+        let Some(task) = params.get("taskId").and_then(Value::as_str) else {
+            return false;
+        };
+        let mut seen = self
+            .ext_task_ids_declared
+            .lock()
+            .expect("declared task ids lock");
+        if crate::tasks::declared(params) {
+            if !seen.iter().any(|t| t == task) && seen.len() < 256 {
+                seen.push(task.to_string());
+            }
+            return false;
+        }
+        seen.iter().any(|t| t == task)
+    }
+
     /// The stateless era: every request carries its version and capabilities in `_meta`; there
     /// is no handshake, no ping and no setLevel; every result says `resultType`.
     ///
@@ -119,7 +141,11 @@ impl Server {
             }
             "subscriptions/listen" => self.listen(id, params, sink).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" if self.serves("tasks") => {
-                if crate::tasks::declared(params) || self.quirks.has(Quirk::ExtTaskServesUndeclared)
+                // Called first: a request that declares the extension is remembered by it.
+                let remembered = self.remembers_extension(params);
+                if crate::tasks::declared(params)
+                    || self.quirks.has(Quirk::ExtTaskServesUndeclared)
+                    || remembered
                 {
                     self.ext_tasks.handle(&self.quirks, method, params)
                 } else {

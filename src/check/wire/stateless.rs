@@ -16,9 +16,9 @@ pub(super) const BUILTINS: &[Builtin] = &[
         level: Level::Should,
         derived: false,
         spec: &[("2026-07-28", "server/tools#listing-tools")],
-        expect: "every first page of tools/list in the run to list the same tools in the same order",
+        expect: "every answer of tools/list for the same cursor (or none: the first page) in the run to list the same tools in the same order",
         transports: &[],
-        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. The first pages of every tools/list of every 2026-07-28 connection are compared.",
+        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. Every page of every tools/list of every 2026-07-28 connection is compared with the first answer for the same cursor (the first page: no cursor), so a later page that changes between requests is seen too.",
         idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
         judge: stateless_tools_order_stable,
     },
@@ -63,6 +63,20 @@ pub(super) const BUILTINS: &[Builtin] = &[
         explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
         idle: Some("no notification tagged with a subscriptions/listen id arrived"),
         judge: stateless_listen_filter,
+    },
+    Builtin {
+        id: "stateless-listen-tagged",
+        since: "2026.11.11",
+        area: "stateless",
+        title: "2026-07-28: everything a subscription delivers carries its id",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "basic/patterns/subscriptions"), ("2026-07-28", "schema#notificationmetaobject"), ("2026-07-28", "schema#subscriptionslistenresult")],
+        expect: "_meta io.modelcontextprotocol/subscriptionId = the listen request's id on every notification of a subscription (over HTTP: everything on the listen request's stream; on any transport: every acknowledgement, list change and resource update) and on the subscription's final result",
+        transports: &[],
+        explain: "A client tells its subscriptions apart by the id the server puts in _meta io.modelcontextprotocol/subscriptionId: the server MUST include it on every notification delivered on a subscriptions/listen stream, and the final result that ends a subscription carries it too (the schema requires it). On 2026-07-28 acknowledgements, list changes and resource updates travel only on subscriptions, so one of them without the id cannot be placed on any. Over HTTP mcpcheck reads a listen stream on for a second after its acknowledgement; every notification and final result of every 2026-07-28 connection is examined.",
+        idle: Some("no subscription delivered anything on a 2026-07-28 connection"),
+        judge: stateless_listen_tagged,
     },
     Builtin {
         id: "stateless-input-required-shape",
@@ -199,8 +213,9 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    // Per connection: every first page of tools/list, as a sequence of names.
-    let mut first: Option<Vec<String>> = None;
+    // The first answer for each cursor (none: the first page), as a sequence of names; every
+    // later answer for the same cursor, on any connection, is compared with it.
+    let mut first: HashMap<String, Vec<String>> = HashMap::new();
     for transcript in input
         .transcripts
         .iter()
@@ -208,8 +223,12 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
     {
         for answered in results(transcript)
             .into_iter()
-            .filter(|a| a.method == "tools/list" && a.request.pointer("/params/cursor").is_none())
+            .filter(|a| a.method == "tools/list")
         {
+            let cursor = answered
+                .request
+                .pointer("/params/cursor")
+                .filter(|c| !c.is_null());
             let names: Vec<String> = answered
                 .message
                 .pointer("/result/tools")
@@ -220,12 +239,18 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                 .map(String::from)
                 .collect();
             seen += 1;
-            match &first {
-                None => first = Some(names),
+            let page = match cursor {
+                None => "the first page".to_string(),
+                Some(c) => format!("the page for cursor {}", cut(&c.to_string(), 60)),
+            };
+            match first.get(&page) {
+                None => {
+                    first.insert(page, names);
+                }
                 Some(before) if *before != names => bad.push(Evidence::remark(
                     "tools/list",
                     format!(
-                        "one tools/list answered [{}], a later one [{}]",
+                        "{page} listed [{}] once and [{}] later",
                         cut(&before.join(", "), 120),
                         cut(&names.join(", "), 120)
                     ),
@@ -315,6 +340,89 @@ fn stateless_listen_filter(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
                     bad.push(Evidence::frame(
                         &frame.text,
                         &format!("subscription {id}: {why}"),
+                    ));
+                }
+            }
+        }
+    }
+    tally(def, bad, seen, note)
+}
+
+/// Notifications that 2026-07-28 delivers only on a `subscriptions/listen` stream.
+const SUBSCRIPTION_ONLY: &[&str] = &[
+    "notifications/subscriptions/acknowledged",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+];
+
+/// Judges `stateless-listen-tagged`: 2026-07-28: everything a subscription delivers carries its id.
+fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    const TAG: &str = "io.modelcontextprotocol~1subscriptionId";
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let note: Option<String> = None;
+    for transcript in input
+        .transcripts
+        .iter()
+        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
+    {
+        // Each listen request: its id (as a key) and, over HTTP, the POST whose stream it is.
+        let mut listens: Vec<(String, Option<usize>)> = Vec::new();
+        for frame in &transcript.frames {
+            if frame.direction == Direction::Sent {
+                if let Some(id) = sent_message(frame)
+                    .filter(|m| m["method"] == "subscriptions/listen")
+                    .and_then(|m| m.get("id").map(id_key))
+                {
+                    listens.push((id, frame.post));
+                }
+                continue;
+            }
+            let Some(message) = frame.message.as_ref() else {
+                continue;
+            };
+            let method = message.get("method").and_then(Value::as_str);
+            if let (None, Some(id)) = (method, message.get("id")) {
+                // A final result of a subscription names it, like its notifications.
+                let key = id_key(id);
+                if let (true, Some(result)) = (
+                    listens.iter().any(|(k, _)| *k == key),
+                    message.get("result"),
+                ) {
+                    seen += 1;
+                    let tag = result.pointer(&format!("/_meta/{TAG}")).map(id_key);
+                    if tag.as_ref() != Some(&key) {
+                        bad.push(Evidence::frame(
+                            &frame.text,
+                            &format!("the final result of subscription {key} does not carry its id in _meta io.modelcontextprotocol/subscriptionId"),
+                        ));
+                    }
+                }
+                continue;
+            }
+            let (Some(method), None) = (method, message.get("id")) else {
+                continue;
+            };
+            let tag = message.pointer(&format!("/params/_meta/{TAG}")).map(id_key);
+            let stream = frame
+                .post
+                .and_then(|post| listens.iter().find(|(_, p)| *p == Some(post)));
+            if let Some((key, _)) = stream {
+                seen += 1;
+                if tag.as_ref() != Some(key) {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        &format!("a {method} on the stream of subscription {key} without its id in _meta io.modelcontextprotocol/subscriptionId"),
+                    ));
+                }
+            } else if SUBSCRIPTION_ONLY.contains(&method) {
+                seen += 1;
+                if tag.is_none() {
+                    bad.push(Evidence::frame(
+                        &frame.text,
+                        &format!("a {method} without _meta io.modelcontextprotocol/subscriptionId: on 2026-07-28 it goes only on a subscription, tagged with its id"),
                     ));
                 }
             }

@@ -172,7 +172,8 @@ impl Session {
         Ok(exchange)
     }
 
-    /// Waits until the server has answered everything sent so far, by sending a `ping` and waiting
+    /// Waits until the server has answered everything sent so far, by sending a `ping` (on
+    /// 2026-07-28 `server/discover`) and waiting
     /// (briefly) for its answer: a stdio server answers in order, so stray replies to earlier
     /// frames arrive before it and cannot be mistaken for the answer to a later frame.
     pub async fn barrier(&self) {
@@ -182,15 +183,7 @@ impl Session {
                 timeout: Some(self.limits.request_timeout.min(Duration::from_secs(1))),
                 ..SendOptions::default()
             };
-            self.send(
-                Outgoing::Request {
-                    id,
-                    method: "ping".into(),
-                    params: None,
-                },
-                &options,
-            )
-            .await;
+            self.send(self.barrier_request(id), &options).await;
         }
     }
 }

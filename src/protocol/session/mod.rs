@@ -432,6 +432,21 @@ impl Session {
         }
     }
 
+    /// The request sent as a barrier behind frames that get no answer of their own: `ping`, or
+    /// in the stateless era (which removed ping) `server/discover`, so that its answer is a
+    /// result a server gives with its id rather than an error.
+    fn barrier_request(&self, id: Value) -> Outgoing {
+        let stateless = self.info.lock().expect("info lock").era == Some(Era::Stateless);
+        self.with_meta(
+            Outgoing::Request {
+                id,
+                method: if stateless { "server/discover" } else { "ping" }.into(),
+                params: None,
+            },
+            &[],
+        )
+    }
+
     /// In the stateless era every request carries its version and capabilities in `_meta`.
     fn with_meta(&self, outgoing: Outgoing, omit: &[String]) -> Outgoing {
         let version = {

@@ -5,7 +5,7 @@
 use crate::record::{id_key, Exchange, HttpFacts, Reply};
 use crate::transport::legacy::LegacySse;
 use crate::transport::Direction;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -370,7 +370,8 @@ impl Session {
             .lock()
             .expect("sent ids lock")
             .insert(id_key(&barrier_id));
-        let ping = json!({"jsonrpc": "2.0", "id": barrier_id, "method": "ping"}).to_string();
+        let ping = Self::render(&self.barrier_request(barrier_id.clone()));
+        let ping = ping.strip_suffix('\n').unwrap_or(&ping).to_string();
         self.transcript.lock().expect("transcript lock").push(
             Direction::Sent,
             &ping,

@@ -175,6 +175,15 @@ impl Session {
                 .unwrap_or(self.limits.request_timeout)
                 .max(options.wait.unwrap_or_default()),
         };
+        // A POST's stream is read on after its answer only within the bound on the exchange.
+        let request = HttpRequest {
+            stream_for: if method == "POST" {
+                Some(timeout)
+            } else {
+                request.stream_for
+            },
+            ..request
+        };
         // Server-initiated requests that arrive on the stream are answered on POSTs of their own
         // while the stream is open: a server may wait for the answer before it responds.
         let answering = async {
