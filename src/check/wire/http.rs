@@ -113,11 +113,7 @@ fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, V
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2025-11-25"))
-    {
+    for transcript in transcripts_since(input, "2025-11-25") {
         // The requests mcpcheck cancelled: their streams may end without a response.
         let cancelled: std::collections::HashSet<String> = transcript
             .frames

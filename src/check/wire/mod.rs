@@ -343,6 +343,17 @@ fn unknown(id: &str) -> (Verdict, Vec<Evidence>) {
     )
 }
 
+/// The transcripts of connections on `version` or later (a version string sorts by date).
+fn transcripts_since<'a>(
+    input: &'a WireInput,
+    version: &'a str,
+) -> impl Iterator<Item = &'a Transcript> {
+    input
+        .transcripts
+        .iter()
+        .filter(move |t| t.version.as_deref().is_some_and(|v| v >= version))
+}
+
 /// The verdict of a check that examined `seen` items and found `bad` among them.
 fn tally(
     def: &CheckDef,

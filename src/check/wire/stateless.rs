@@ -216,11 +216,7 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
     // The first answer for each cursor (none: the first page), as a sequence of names; every
     // later answer for the same cursor, on any connection, is compared with it.
     let mut first: HashMap<String, Vec<String>> = HashMap::new();
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         for answered in results(transcript)
             .into_iter()
             .filter(|a| a.method == "tools/list")
@@ -267,11 +263,7 @@ fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, 
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         for answered in results(transcript)
             .into_iter()
             .filter(|a| a.method == "tools/list")
@@ -363,11 +355,7 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         // Each listen request: its id (as a key) and, over HTTP, the POST whose stream it is.
         let mut listens: Vec<(String, Option<usize>)> = Vec::new();
         for frame in &transcript.frames {
@@ -461,11 +449,7 @@ fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdi
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
         // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
         for answered in results(transcript).into_iter().filter(|a| {
@@ -502,11 +486,7 @@ fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         for post in transcript.posts.iter().filter(|p| {
             p.response_header("content-type")
                 .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
@@ -534,11 +514,7 @@ fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         for frame in transcript
             .frames
             .iter()
@@ -572,11 +548,7 @@ fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
-    for transcript in input
-        .transcripts
-        .iter()
-        .filter(|t| t.version.as_deref().is_some_and(|v| v >= "2026-07-28"))
-    {
+    for transcript in transcripts_since(input, "2026-07-28") {
         let version = transcript.version.as_deref().unwrap_or_default();
         // Requests that claimed another version in their header, or none (mcpcheck's own
         // contradiction and legacy probes), may be routed to a legacy handler; they do
