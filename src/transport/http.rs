@@ -140,15 +140,21 @@ async fn ends_within(
 ) -> bool {
     let deadline = tokio::time::Instant::now() + grace;
     let mut late = 0usize;
+    let mut read = 0usize;
     loop {
         match tokio::time::timeout_at(deadline, body.frame()).await {
             Ok(None) | Ok(Some(Err(_))) => return true,
             Ok(Some(Ok(frame))) => {
                 // What the server sends after the response on the same stream (a late progress
-                // notification, say) is kept for the checks, a few events at most.
+                // notification, say) is kept for the checks, a few events and bytes at most;
+                // beyond that the stream is only read, to see whether it ends.
                 let Ok(chunk) = frame.into_data() else {
                     continue;
                 };
+                read += chunk.len();
+                if late >= LATE_EVENTS_KEPT || read > LATE_BYTES_KEPT {
+                    continue;
+                }
                 for mut event in parser.feed(&chunk) {
                     late += 1;
                     if late > LATE_EVENTS_KEPT {
@@ -172,6 +178,9 @@ async fn ends_within(
 
 /// How many events after the response on a POST's stream are kept.
 const LATE_EVENTS_KEPT: usize = 16;
+
+/// How many bytes after the response on a POST's stream are parsed for those events.
+const LATE_BYTES_KEPT: usize = 256 << 10;
 
 pub use crate::record::url::parse_url;
 

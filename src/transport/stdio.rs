@@ -459,6 +459,40 @@ struct Framer {
     pending: Vec<String>,
     pending_bytes: usize,
     max_frame: usize,
+    /// Where the pending lines stand as JSON text: a parse is tried only once their brackets
+    /// balance, so that a long pretty-printed message is parsed once, not once per line.
+    scan: Nesting,
+}
+
+/// The bracket depth of JSON text read so far, outside its strings.
+#[derive(Default)]
+struct Nesting {
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+    /// The first bracket has been closed: the value is over, and more text cannot mend it.
+    closed: bool,
+}
+
+impl Nesting {
+    /// Reads one more line (the newline between lines is outside any valid string).
+    fn feed(&mut self, line: &str) {
+        for byte in line.bytes() {
+            match (self.in_string, self.escaped, byte) {
+                (true, true, _) => self.escaped = false,
+                (true, false, b'\\') => self.escaped = true,
+                (true, false, b'"') => self.in_string = false,
+                (true, false, _) => {}
+                (false, _, b'"') => self.in_string = true,
+                (false, _, b'{' | b'[') => self.depth += 1,
+                (false, _, b'}' | b']') => {
+                    self.depth -= 1;
+                    self.closed |= self.depth <= 0;
+                }
+                (false, _, _) => {}
+            }
+        }
+    }
 }
 
 /// How many lines a multi-line message may span before the lines are given up on as noise (a
@@ -471,6 +505,7 @@ impl Framer {
             pending: Vec::new(),
             pending_bytes: 0,
             max_frame,
+            scan: Nesting::default(),
         }
     }
 
@@ -513,12 +548,22 @@ impl Framer {
         }
         if !self.pending.is_empty() || text.trim_start().starts_with(['{', '[']) {
             self.pending_bytes += text.len() + 1;
+            self.scan.feed(&text);
             self.pending.push(text);
+            // The lines are parsed once the value they open has closed: then they are one
+            // message, or noise that no further line can mend (`[INFO] starting`, say).
+            if !self.scan.closed {
+                if self.pending.len() > MAX_PENDING_LINES || self.pending_bytes > self.max_frame {
+                    events.extend(self.flush());
+                }
+                return events;
+            }
             let joined = self.pending.join("\n");
             if let Ok(value) = serde_json::from_str::<Value>(&joined) {
                 let lines = self.pending.len();
                 self.pending.clear();
                 self.pending_bytes = 0;
+                self.scan = Nesting::default();
                 events.push(classify(
                     value,
                     joined,
@@ -526,8 +571,7 @@ impl Framer {
                         "one message spans {lines} lines; each message must be a single line"
                     )),
                 ));
-            } else if self.pending.len() > MAX_PENDING_LINES || self.pending_bytes > self.max_frame
-            {
+            } else {
                 events.extend(self.flush());
             }
             return events;
@@ -543,6 +587,7 @@ impl Framer {
 
     fn flush(&mut self) -> Vec<Inbound> {
         self.pending_bytes = 0;
+        self.scan = Nesting::default();
         self.pending
             .drain(..)
             .map(|text| Inbound::Noise {
@@ -673,6 +718,33 @@ mod tests {
             unreachable!()
         };
         assert_eq!(value["result"]["supportedVersions"][0], "2026-07-28");
+    }
+
+    #[test]
+    fn a_bracketed_log_line_does_not_swallow_the_message_after_it() {
+        let mut framer = Framer::new(1 << 20);
+        let mut events = framer.line(b"[INFO] starting {\"port\": 0}\n");
+        assert_eq!(kinds(&events), ["noise"]);
+        for line in [
+            "{",
+            "  \"jsonrpc\": \"2.0\",",
+            "  \"id\": 1,",
+            "  \"result\": {}",
+            "}",
+        ] {
+            events.extend(framer.line(format!("{line}\n").as_bytes()));
+        }
+        assert_eq!(kinds(&events), ["noise", "message-with-issue"]);
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_close_the_message() {
+        let mut framer = Framer::new(1 << 20);
+        let mut events = Vec::new();
+        for line in ["{", "  \"text\": \"} ] \\\" {\",", "  \"id\": 1", "}"] {
+            events.extend(framer.line(format!("{line}\n").as_bytes()));
+        }
+        assert_eq!(kinds(&events), ["message-with-issue"]);
     }
 
     #[test]

@@ -215,7 +215,7 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
     let note: Option<String> = None;
     // The first answer for each cursor (none: the first page), as a sequence of names; every
     // later answer for the same cursor, on any connection, is compared with it.
-    let mut first: HashMap<String, Vec<String>> = HashMap::new();
+    let mut first: HashMap<Option<String>, Vec<String>> = HashMap::new();
     for transcript in transcripts_since(input, "2026-07-28") {
         for answered in results(transcript)
             .into_iter()
@@ -224,7 +224,8 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
             let cursor = answered
                 .request
                 .pointer("/params/cursor")
-                .filter(|c| !c.is_null());
+                .filter(|c| !c.is_null())
+                .map(Value::to_string);
             let names: Vec<String> = answered
                 .message
                 .pointer("/result/tools")
@@ -235,18 +236,18 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                 .map(String::from)
                 .collect();
             seen += 1;
-            let page = match cursor {
-                None => "the first page".to_string(),
-                Some(c) => format!("the page for cursor {}", cut(&c.to_string(), 60)),
-            };
-            match first.get(&page) {
+            match first.get(&cursor) {
                 None => {
-                    first.insert(page, names);
+                    first.insert(cursor, names);
                 }
                 Some(before) if *before != names => bad.push(Evidence::remark(
                     "tools/list",
                     format!(
-                        "{page} listed [{}] once and [{}] later",
+                        "{} listed [{}] once and [{}] later",
+                        match &cursor {
+                            None => "the first page".to_string(),
+                            Some(c) => format!("the page for cursor {}", cut(c, 60)),
+                        },
                         cut(&before.join(", "), 120),
                         cut(&names.join(", "), 120)
                     ),
@@ -351,7 +352,6 @@ const SUBSCRIPTION_ONLY: &[&str] = &[
 
 /// Judges `stateless-listen-tagged`: 2026-07-28: everything a subscription delivers carries its id.
 fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    const TAG: &str = "io.modelcontextprotocol~1subscriptionId";
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let note: Option<String> = None;
@@ -380,7 +380,9 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
                     message.get("result"),
                 ) {
                     seen += 1;
-                    let tag = result.pointer(&format!("/_meta/{TAG}")).map(id_key);
+                    let tag = result
+                        .pointer("/_meta/io.modelcontextprotocol~1subscriptionId")
+                        .map(id_key);
                     if tag.as_ref() != Some(&key) {
                         bad.push(Evidence::frame(
                             &frame.text,
@@ -393,7 +395,9 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
             let (Some(method), None) = (method, message.get("id")) else {
                 continue;
             };
-            let tag = message.pointer(&format!("/params/_meta/{TAG}")).map(id_key);
+            let tag = message
+                .pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                .map(id_key);
             let stream = frame
                 .post
                 .and_then(|post| listens.iter().find(|(_, p)| *p == Some(post)));
