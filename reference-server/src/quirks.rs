@@ -96,6 +96,8 @@ quirks! {
     JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites rewrite::no_jsonrpc_on_errors,
     /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
     HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
+    /// stdio: an error response leaves out its `id` (a parse error's id null included).
+    StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
     ZeroIdNull => "a response MUST echo the request id with its type"; rewrites rewrite::zero_id_null,
     /// Error responses also carry `"result": null`.

@@ -228,6 +228,13 @@ fn write_replies(
         }
     } else {
         for reply in &handled.replies {
+            let mut reply = reply.clone();
+            if server.quirks.has(Quirk::StdioErrorsWithoutId) && reply.get("error").is_some() {
+                if let Some(object) = reply.as_object_mut() {
+                    object.remove("id");
+                }
+            }
+            let reply = &reply;
             let line = format!("{}\n", render(reply).expect("serializable"));
             let response = reply.get("method").is_none() && reply.get("id").is_some();
             if response && server.quirks.has(Quirk::DuplicateResponses) {

@@ -339,11 +339,52 @@ impl StepRunner<'_> {
 
     /// Sends a step's frames (its copies at once, with its `alongside` notification) and
     /// returns what came back for each.
+    ///
+    /// On a shared session the step first takes its slot on the connection
+    /// ([`Session::step_slot`]). A request step that waited in vain while a reply no request
+    /// could claim came in (a server that answers without the id) is sent once more, alone on
+    /// the connection, where that reply can only be its own: which step met the first such
+    /// reply depends on timing, the verdict must not.
     pub(super) async fn send(
         &self,
         step: &Step,
         built: Built,
         ready: Option<(String, Arc<tokio::sync::Notify>)>,
+    ) -> Vec<Result<Exchange, String>> {
+        // Isolated sessions run one step at a time and claim every reply; a background request
+        // stays open while the steps after it take the connection.
+        if self.isolated || ready.is_some() {
+            return self.send_once(step, built, ready, self.isolated).await;
+        }
+        let request = matches!(step.send, StepSend::Request { .. });
+        let takes_unclaimed = !request || step.hold.is_some() || step.alongside.is_some();
+        let before = self.session.unattributed();
+        let slot = self.session.step_slot(takes_unclaimed).await;
+        let outcomes = self
+            .send_once(step, built.clone(), None, slot.strict())
+            .await;
+        let waited_in_vain = request
+            && step.until_notified.is_none()
+            && outcomes
+                .iter()
+                .any(|o| matches!(o, Ok(e) if matches!(e.reply, Reply::Nothing { .. })));
+        if !slot.shared() || !waited_in_vain || self.session.unattributed() == before {
+            return outcomes;
+        }
+        drop(slot);
+        let slot = self.session.step_slot(true).await;
+        let outcomes = self.send_once(step, built, None, true).await;
+        drop(slot);
+        outcomes
+    }
+
+    /// Sends a step's frames once; `claim` takes a reply no request claimed as the step's own.
+    async fn send_once(
+        &self,
+        step: &Step,
+        built: Built,
+        ready: Option<(String, Arc<tokio::sync::Notify>)>,
+        claim: bool,
     ) -> Vec<Result<Exchange, String>> {
         let options = SendOptions {
             headers: step.headers.clone(),
@@ -354,7 +395,7 @@ impl StepRunner<'_> {
             drop_after_events: step.drop_after_events,
             until_notified: step.until_notified.clone(),
             // A background request leaves replies nobody claimed to the steps running meanwhile.
-            accept_unmatched: self.isolated && ready.is_none(),
+            accept_unmatched: claim && ready.is_none(),
             ready,
             timeout: step.timeout,
             http_method: step.http_method.clone(),

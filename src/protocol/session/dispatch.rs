@@ -149,10 +149,17 @@ pub(super) async fn route(
                 });
                 // Late, taken by whichever step accepts an unclaimed reply, or a duplicate: from
                 // now on another response with this id is a duplicate.
+                let mut ours = false;
                 if let Some(id) = message.get("id").filter(|id| !id.is_null()).map(id_key) {
                     if link.sent_ids.lock().expect("sent ids lock").contains(&id) {
+                        ours = true;
                         link.delivered.lock().expect("delivered lock").insert(id);
                     }
+                }
+                // No id, id null or an id mcpcheck never sent, while requests of several steps
+                // may be in flight: the reply cannot be tied to one, and the link turns strict.
+                if !late && !duplicate && !ours && !link.alone.load(Ordering::SeqCst) {
+                    link.unattributed.fetch_add(1, Ordering::SeqCst);
                 }
                 if !late && !duplicate {
                     let _ = unmatched.try_send((message, text.to_string()));
