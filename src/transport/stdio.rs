@@ -671,19 +671,26 @@ mod tests {
         assert_eq!(kinds(&framer.line(b"{\"id\":1}\n")), ["message"]);
     }
 
+    /// The lines of a small pretty-printed response.
+    const PRETTY: &[&str] = &[
+        "{",
+        "  \"jsonrpc\": \"2.0\",",
+        "  \"id\": 1,",
+        "  \"result\": {}",
+        "}",
+    ];
+
+    /// Feeds `lines` to `framer`, each with its newline; returns what came out.
+    fn feed(framer: &mut Framer, lines: &[&str]) -> Vec<Inbound> {
+        lines
+            .iter()
+            .flat_map(|line| framer.line(format!("{line}\n").as_bytes()))
+            .collect()
+    }
+
     #[test]
     fn pretty_printed_message_is_recovered_and_flagged() {
-        let mut framer = Framer::new(1 << 20);
-        let mut events = Vec::new();
-        for line in [
-            "{",
-            "  \"jsonrpc\": \"2.0\",",
-            "  \"id\": 1,",
-            "  \"result\": {}",
-            "}",
-        ] {
-            events.extend(framer.line(format!("{line}\n").as_bytes()));
-        }
+        let events = feed(&mut Framer::new(1 << 20), PRETTY);
         assert_eq!(kinds(&events), ["message-with-issue"]);
         let Inbound::Message { value, issue, .. } = &events[0] else {
             unreachable!()
@@ -694,9 +701,7 @@ mod tests {
 
     #[test]
     fn inner_lines_that_are_json_on_their_own_stay_in_the_message() {
-        let mut framer = Framer::new(1 << 20);
-        let mut events = Vec::new();
-        for line in [
+        let lines = [
             "{",
             "  \"jsonrpc\": \"2.0\",",
             "  \"id\": 1,",
@@ -710,9 +715,8 @@ mod tests {
             "    \"flag\": true",
             "  }",
             "}",
-        ] {
-            events.extend(framer.line(format!("{line}\n").as_bytes()));
-        }
+        ];
+        let events = feed(&mut Framer::new(1 << 20), &lines);
         assert_eq!(kinds(&events), ["message-with-issue"]);
         let Inbound::Message { value, .. } = &events[0] else {
             unreachable!()
@@ -725,25 +729,14 @@ mod tests {
         let mut framer = Framer::new(1 << 20);
         let mut events = framer.line(b"[INFO] starting {\"port\": 0}\n");
         assert_eq!(kinds(&events), ["noise"]);
-        for line in [
-            "{",
-            "  \"jsonrpc\": \"2.0\",",
-            "  \"id\": 1,",
-            "  \"result\": {}",
-            "}",
-        ] {
-            events.extend(framer.line(format!("{line}\n").as_bytes()));
-        }
+        events.extend(feed(&mut framer, PRETTY));
         assert_eq!(kinds(&events), ["noise", "message-with-issue"]);
     }
 
     #[test]
     fn brackets_inside_strings_do_not_close_the_message() {
-        let mut framer = Framer::new(1 << 20);
-        let mut events = Vec::new();
-        for line in ["{", "  \"text\": \"} ] \\\" {\",", "  \"id\": 1", "}"] {
-            events.extend(framer.line(format!("{line}\n").as_bytes()));
-        }
+        let lines = ["{", "  \"text\": \"} ] \\\" {\",", "  \"id\": 1", "}"];
+        let events = feed(&mut Framer::new(1 << 20), &lines);
         assert_eq!(kinds(&events), ["message-with-issue"]);
     }
 
