@@ -373,7 +373,7 @@ impl StepRunner<'_> {
         }
         drop(slot);
         let slot = self.session.step_slot(true).await;
-        let outcomes = self.send_once(step, built, None, true).await;
+        let outcomes = self.send_once(step, again(built), None, true).await;
         drop(slot);
         outcomes
     }
@@ -549,4 +549,33 @@ impl StepRunner<'_> {
             attempt += 1;
         }
     }
+}
+
+/// A step's frames to send once more, each request with an id of its own: a request id is never
+/// used twice in a session. Only generated ids come here (a step with an id of its own runs on a
+/// connection of its own, and is never sent again): numbers move up by a million, strings get
+/// `-again`.
+fn again(built: Built) -> Built {
+    built
+        .into_iter()
+        .map(|frame| {
+            frame.map(|(outgoing, headers)| {
+                let outgoing = match outgoing {
+                    Outgoing::Request { id, method, params } => Outgoing::Request {
+                        id: match &id {
+                            Value::Number(n) if n.is_i64() => {
+                                json!(n.as_i64().unwrap_or_default() + 1_000_000)
+                            }
+                            Value::String(s) => json!(format!("{s}-again")),
+                            _ => id,
+                        },
+                        method,
+                        params,
+                    },
+                    other => other,
+                };
+                (outgoing, headers)
+            })
+        })
+        .collect()
 }

@@ -23,6 +23,9 @@ impl Session {
                 ("MCP-Protocol-Version".into(), LATEST_STATELESS.into()),
                 ("Mcp-Method".into(), "server/discover".into()),
             ],
+            // The first frame on the connection: an answer without an id (a handshake-era
+            // server's -32601, say) can only be to it, and must not cost a timeout.
+            accept_unmatched: true,
             ..SendOptions::default()
         };
         let id = self.next_id();
