@@ -227,8 +227,7 @@ fn write_replies(
             let _ = out.send(format!("{}\n", Value::Array(handled.replies.clone())));
         }
     } else {
-        for reply in &handled.replies {
-            let mut reply = reply.clone();
+        for mut reply in handled.replies {
             if server.quirks.has(Quirk::StdioErrorsWithoutId) && reply.get("error").is_some() {
                 if let Some(object) = reply.as_object_mut() {
                     object.remove("id");

@@ -351,31 +351,28 @@ impl StepRunner<'_> {
         built: Built,
         ready: Option<(String, Arc<tokio::sync::Notify>)>,
     ) -> Vec<Result<Exchange, String>> {
-        // Isolated sessions run one step at a time and claim every reply; a background request
-        // stays open while the steps after it take the connection.
-        if self.isolated || ready.is_some() {
-            return self.send_once(step, built, ready, self.isolated).await;
+        // Isolated sessions run one step at a time and claim every reply (all but a background
+        // request's, which leaves them to the steps running meanwhile). A shared session's steps
+        // are requests without a fixed id, none in the background (the loader sees to it).
+        if self.isolated {
+            return self.send_once(step, built, ready, true).await;
         }
-        let request = matches!(step.send, StepSend::Request { .. });
-        let takes_unclaimed = !request || step.hold.is_some() || step.alongside.is_some();
-        let before = self.session.unattributed();
-        let slot = self.session.step_slot(takes_unclaimed).await;
+        debug_assert!(ready.is_none(), "a background step on a shared session");
+        let slot = self.session.step_slot().await;
         let outcomes = self
-            .send_once(step, built.clone(), None, slot.strict())
+            .send_once(step, built.clone(), None, slot.alone())
             .await;
-        let waited_in_vain = request
-            && step.until_notified.is_none()
+        let waited_in_vain = step.until_notified.is_none()
             && outcomes
                 .iter()
                 .any(|o| matches!(o, Ok(e) if matches!(e.reply, Reply::Nothing { .. })));
-        if !slot.shared() || !waited_in_vain || self.session.unattributed() == before {
+        if slot.alone() || !waited_in_vain || !self.session.strict() {
             return outcomes;
         }
         drop(slot);
-        let slot = self.session.step_slot(true).await;
-        let outcomes = self.send_once(step, again(built), None, true).await;
-        drop(slot);
-        outcomes
+        // Alone now: the link is strict.
+        let _slot = self.session.step_slot().await;
+        self.send_once(step, again(built), None, true).await
     }
 
     /// Sends a step's frames once; `claim` takes a reply no request claimed as the step's own.
@@ -562,11 +559,9 @@ fn again(built: Built) -> Built {
             frame.map(|(outgoing, headers)| {
                 let outgoing = match outgoing {
                     Outgoing::Request { id, method, params } => Outgoing::Request {
-                        id: match &id {
-                            Value::Number(n) if n.is_i64() => {
-                                json!(n.as_i64().unwrap_or_default() + 1_000_000)
-                            }
-                            Value::String(s) => json!(format!("{s}-again")),
+                        id: match (id.as_i64(), id.as_str()) {
+                            (Some(n), _) => json!(n + 1_000_000),
+                            (_, Some(s)) => json!(format!("{s}-again")),
                             _ => id,
                         },
                         method,

@@ -459,8 +459,8 @@ struct Framer {
     pending: Vec<String>,
     pending_bytes: usize,
     max_frame: usize,
-    /// Where the pending lines stand as JSON text: a parse is tried only once their brackets
-    /// balance, so that a long pretty-printed message is parsed once, not once per line.
+    /// Where the pending lines stand as JSON text: a parse is tried only once the bracket they
+    /// open has closed, so that a long pretty-printed message is parsed once, not once per line.
     scan: Nesting,
 }
 

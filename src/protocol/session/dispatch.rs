@@ -158,8 +158,8 @@ pub(super) async fn route(
                 }
                 // No id, id null or an id mcpcheck never sent, while requests of several steps
                 // may be in flight: the reply cannot be tied to one, and the link turns strict.
-                if !late && !duplicate && !ours && !link.alone.load(Ordering::SeqCst) {
-                    link.unattributed.fetch_add(1, Ordering::SeqCst);
+                if !late && !duplicate && !ours {
+                    link.strict.store(true, Ordering::SeqCst);
                 }
                 if !late && !duplicate {
                     let _ = unmatched.try_send((message, text.to_string()));

@@ -202,16 +202,13 @@ struct StreamLink {
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
-    /// The steps of a shared session: a request step holds it shared; a step that takes a reply
-    /// nobody claimed (and every step once the link is strict) holds it alone, so that such a
-    /// reply can only be its own.
+    /// The steps of a shared session: held shared, or by one step alone once the link is
+    /// strict.
     slot: Arc<tokio::sync::RwLock<()>>,
-    /// Whether a step holds [`StreamLink::slot`] alone.
-    alone: std::sync::atomic::AtomicBool,
-    /// How many responses came that no request could claim (no id, id null, or an id mcpcheck
-    /// never sent) while no step had the link alone. From the first on, the link is strict:
-    /// each step has it alone, and takes such a reply as its own.
-    unattributed: std::sync::atomic::AtomicU64,
+    /// Set once a response came that no request could claim (no id, id null, or an id mcpcheck
+    /// never sent): from then on each step has the connection alone, and takes such a reply as
+    /// its own.
+    strict: std::sync::atomic::AtomicBool,
 }
 
 /// A step's hold on a shared session's connection (see [`Session::step_slot`]); let go when
@@ -228,29 +225,14 @@ enum Held {
     },
     Alone {
         _guard: tokio::sync::OwnedRwLockWriteGuard<()>,
-        link: Arc<StreamLink>,
-        strict: bool,
     },
 }
 
 impl StepSlot {
-    /// Whether the step has the connection to itself because the link is strict: a response
-    /// that no request claims is then the step's own.
-    pub fn strict(&self) -> bool {
-        matches!(self.held, Held::Alone { strict: true, .. })
-    }
-
-    /// Whether the step holds the connection shared with other steps.
-    pub fn shared(&self) -> bool {
-        matches!(self.held, Held::Shared { .. })
-    }
-}
-
-impl Drop for StepSlot {
-    fn drop(&mut self) {
-        if let Held::Alone { link, .. } = &self.held {
-            link.alone.store(false, Ordering::SeqCst);
-        }
+    /// Whether the step has the connection to itself (the link is strict): a response that no
+    /// request claims is then the step's own.
+    pub fn alone(&self) -> bool {
+        matches!(self.held, Held::Alone { .. })
     }
 }
 
@@ -368,8 +350,7 @@ impl Session {
             declared: Mutex::new(client_capabilities()),
             closed: closed_rx,
             slot: Arc::new(tokio::sync::RwLock::new(())),
-            alone: std::sync::atomic::AtomicBool::new(false),
-            unattributed: std::sync::atomic::AtomicU64::new(0),
+            strict: std::sync::atomic::AtomicBool::new(false),
         });
         tokio::spawn(dispatch(
             Arc::downgrade(&link),
@@ -420,41 +401,30 @@ impl Session {
     }
 
     /// Takes the connection for one step of a session shared by concurrent scenarios. Over
-    /// stdio and HTTP+SSE, replies are told apart by their id alone, so a reply without a
-    /// usable one can only be tied to a step that was alone on the connection: a step that
-    /// takes such replies (`takes_unclaimed`: a notification, a raw frame, a hold) has it
-    /// alone, a request step shares it; once a response came that no request could claim, the
-    /// link is strict and every step has it alone. Streamable HTTP holds nothing.
-    pub async fn step_slot(&self, takes_unclaimed: bool) -> StepSlot {
+    /// stdio and HTTP+SSE, replies are told apart by their id alone, and a reply without a
+    /// usable one can only be tied to a step that was alone on the connection. Steps share it
+    /// until such a reply comes (the steps that take unclaimed replies, notifications and raw
+    /// frames, run on connections of their own); from then on the link is strict and each step
+    /// has it alone. Streamable HTTP holds nothing.
+    pub async fn step_slot(&self) -> StepSlot {
         let held = match &self.link {
             Link::Http(_) => Held::Nothing,
-            Link::Stream(link) => {
-                let strict = link.unattributed.load(Ordering::SeqCst) > 0;
-                if takes_unclaimed || strict {
-                    let guard = link.slot.clone().write_owned().await;
-                    link.alone.store(true, Ordering::SeqCst);
-                    Held::Alone {
-                        _guard: guard,
-                        link: link.clone(),
-                        // Strict by now, if a reply went unclaimed while the step waited.
-                        strict: link.unattributed.load(Ordering::SeqCst) > 0,
-                    }
-                } else {
-                    Held::Shared {
-                        _guard: link.slot.clone().read_owned().await,
-                    }
-                }
-            }
+            Link::Stream(link) if link.strict.load(Ordering::SeqCst) => Held::Alone {
+                _guard: link.slot.clone().write_owned().await,
+            },
+            Link::Stream(link) => Held::Shared {
+                _guard: link.slot.clone().read_owned().await,
+            },
         };
         StepSlot { held }
     }
 
-    /// How many responses on this connection no request could claim (see
-    /// [`Session::step_slot`]); 0 over Streamable HTTP.
-    pub fn unattributed(&self) -> u64 {
+    /// Whether a response on this connection could be tied to no request (see
+    /// [`Session::step_slot`]); never over Streamable HTTP.
+    pub fn strict(&self) -> bool {
         match &self.link {
-            Link::Stream(link) => link.unattributed.load(Ordering::SeqCst),
-            Link::Http(_) => 0,
+            Link::Stream(link) => link.strict.load(Ordering::SeqCst),
+            Link::Http(_) => false,
         }
     }
 
