@@ -42,6 +42,9 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --no-official-fixtures
                    leave out the official conformance suite's fixtures (test_simple_text,
                    test://static-text, ...), which are served by default
+  --startup-cpu MS spend MS milliseconds of CPU time before serving, as an interpreter
+                   importing its packages does (a Python SDK server takes about 2000):
+                   a slow start under load, for testing the client's start-up bounds
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk and the rule it breaks";
 
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
     let mut dual_era = false;
     let mut capabilities: Option<Vec<String>> = None;
     let mut official_fixtures = true;
+    let mut startup_cpu = std::time::Duration::ZERO;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -79,6 +83,10 @@ fn main() -> ExitCode {
             "--stateless" => stateless = true,
             "--dual-era" => dual_era = true,
             "--no-official-fixtures" => official_fixtures = false,
+            "--startup-cpu" => match args.next().map(|a| a.parse::<u64>()) {
+                Some(Ok(ms)) => startup_cpu = std::time::Duration::from_millis(ms),
+                _ => return usage_error("--startup-cpu needs a number of milliseconds"),
+            },
             "--capabilities" => match args.next() {
                 Some(list) => {
                     let names: Vec<String> =
@@ -104,6 +112,7 @@ fn main() -> ExitCode {
     if dual_era && (stateless || http.is_some()) {
         return usage_error("--dual-era goes with stdio, without --stateless");
     }
+    spend_cpu(startup_cpu);
     let server = Arc::new(Server {
         quirks,
         stateless: stateless.into(),
@@ -130,6 +139,30 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Keeps one core busy until the process has used `budget` of CPU time (not wall time: on a
+/// loaded machine the start takes longer, as a real interpreter's would).
+fn spend_cpu(budget: std::time::Duration) {
+    if budget.is_zero() {
+        return;
+    }
+    let used = || {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes only into the timespec it is given.
+        unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
+        std::time::Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+    };
+    let mut sink = 0u64;
+    while used() < budget {
+        for i in 0..100_000u64 {
+            sink = std::hint::black_box(sink.wrapping_mul(31).wrapping_add(i));
+        }
+    }
+    std::hint::black_box(sink);
 }
 
 fn usage_error(message: &str) -> ExitCode {

@@ -5,13 +5,23 @@
 use super::*;
 use crate::record::version::LATEST_STATELESS;
 
-/// Detects the era and negotiates; fills in what was learned.
+/// Detects the era and negotiates; fills in what was learned. When `main` cannot be trusted
+/// any more (it did not answer `server/discover` in time, so a late answer to it could be taken
+/// for the answer to `initialize`), it is closed and replaced by a fresh connection; its
+/// transcript is returned, for the checks that read whole transcripts.
 pub(super) async fn connect(
-    main: &Session,
+    main: &mut Arc<Session>,
     config: &RunConfig,
     protocol: &mut ProtocolInfo,
-) -> Result<(), String> {
+) -> Result<Option<Transcript>, String> {
     let forced = config.spec_version.as_deref();
+    let mut retired = None;
+    if main.info().era.is_some() {
+        // Connected before the pass began (the era probe's own connection).
+        protocol.detection = "connected before the pass".into();
+        protocol.requested_version = forced.map(str::to_string);
+        return Ok(learned(main, protocol, retired));
+    }
     let era = match forced {
         Some(version) => {
             protocol.detection = format!("--spec-version {version}");
@@ -45,19 +55,29 @@ pub(super) async fn connect(
                     if let Reply::Closed { detail } = &probe.reply {
                         return Err(format!("{detail} (while probing server/discover)"));
                     }
+                    // A connection whose probe went unanswered may still answer it: initialize
+                    // goes to a fresh one, where a late discover answer cannot pose as its reply.
+                    if matches!(probe.reply, Reply::Nothing { .. }) && main.is_stream() {
+                        protocol.detection.push_str(" on a fresh connection");
+                        let fresh = Arc::new(Session::open(&config.target, &config.limits)?);
+                        let old = std::mem::replace(main, fresh);
+                        old.close().await;
+                        retired = Some(take_transcript(&old));
+                    }
                     Era::Handshake
                 }
             }
         }
     };
+    let session = &**main;
     match era {
         Era::Stateless => {
             if forced.is_some() {
-                let (discovered, probe) = main.discover().await;
+                let (discovered, probe) = session.discover().await;
                 match (discovered, modern(&probe)) {
-                    (Some(result), _) => main.adopt_stateless(&result)?,
+                    (Some(result), _) => session.adopt_stateless(&result)?,
                     (None, Some(Modern::Defective { answer, .. })) => {
-                        main.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
+                        session.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
                     }
                     (None, _) => {
                         return Err(format!(
@@ -76,17 +96,45 @@ pub(super) async fn connect(
         Era::Handshake => {
             let version = forced.unwrap_or(LATEST_HANDSHAKE);
             protocol.requested_version = Some(version.to_string());
-            main.handshake(version)
-                .await
-                .map_err(|(why, _)| format!("no handshake: {why}"))?;
+            if let Err((why, exchange)) = session.handshake(version).await {
+                // initialize refused with -32022 listing 2026-07-28: a modern server that
+                // speaks only that era (its discover answer was late or lost).
+                let refused_modern = rules::reply_message(&exchange).is_some_and(|m| {
+                    m.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
+                        && m.pointer("/error/data/supported")
+                            .and_then(Value::as_array)
+                            .is_some_and(|v| v.iter().any(|v| v == LATEST_STATELESS))
+                });
+                if forced.is_some() || !refused_modern {
+                    return Err(format!("no handshake: {why}"));
+                }
+                let (discovered, _) = session.discover().await;
+                match discovered {
+                    Some(result) => session.adopt_stateless(&result)?,
+                    None => session.adopt_stateless_defective(LATEST_STATELESS, None),
+                }
+                protocol.detection = format!(
+                    "initialize refused with -32022 naming {LATEST_STATELESS}; judged at {LATEST_STATELESS}"
+                );
+                protocol.requested_version = Some(LATEST_STATELESS.to_string());
+            }
         }
     }
-    let info = main.info();
+    Ok(learned(session, protocol, retired))
+}
+
+/// Fills in what the handshake or discovery taught about the server.
+fn learned(
+    session: &Session,
+    protocol: &mut ProtocolInfo,
+    retired: Option<Transcript>,
+) -> Option<Transcript> {
+    let info = session.info();
     protocol.era = info.era.map(|e| e.to_string());
     protocol.version = info.version.clone();
     protocol.server_info = info.server_info.clone();
     protocol.capabilities = info.capabilities.clone();
-    Ok(())
+    retired
 }
 
 /// What a `server/discover` answer without a usable DiscoverResult says about the server.
@@ -287,16 +335,15 @@ pub(super) fn take_transcript(session: &Session) -> Transcript {
 }
 
 /// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
-/// era), `bare` sends nothing.
+/// era), `bare` sends nothing. The start waits for a core ([`Starts`]); a fresh session gives
+/// it back once its handshake is done, a bare one returns it, to be given back once its first
+/// step has been answered.
 pub(super) async fn open_isolated(
     context: &Context,
     kind: SessionKind,
-    prestarted: Option<Session>,
-) -> Result<Session, String> {
-    let session = match prestarted {
-        Some(session) => session,
-        None => Session::open(&context.target, &context.limits)?,
-    };
+) -> Result<(Session, Option<tokio::sync::OwnedSemaphorePermit>), String> {
+    let permit = context.starts.acquire(&context.target).await;
+    let session = Session::open(&context.target, &context.limits)?;
     if kind == SessionKind::Fresh {
         match context.info.era {
             Some(Era::Stateless) => session.set_info(SessionInfo {
@@ -310,12 +357,15 @@ pub(super) async fn open_isolated(
                     .clone()
                     .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
                 if let Err((why, _)) = session.handshake(&version).await {
+                    drop(permit);
                     session.close().await;
                     return Err(why);
                 }
+                drop(permit);
                 session.barrier().await;
+                return Ok((session, None));
             }
         }
     }
-    Ok(session)
+    Ok((session, permit))
 }

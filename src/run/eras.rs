@@ -15,7 +15,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
     let mut reports = Vec::new();
     let mut note = None;
     if config.versions.is_empty() {
-        let first = run_started(config.clone()).await;
+        let first = run_started(config.clone(), None).await;
         let stateless = first.fatal.is_none() && first.protocol.era.as_deref() == Some("stateless");
         reports.push(first);
         if stateless {
@@ -25,18 +25,34 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
                     "the handshake era was not tried: the run bound of {} s was used up",
                     config.run_timeout.as_secs()
                 ));
-            } else if let Err(why) = completes_handshake(&config, left).await {
-                note = Some(format!(
-                    "the handshake era was not judged: the server does not complete initialize ({why})"
-                ));
             } else {
-                let mut pass = config.clone();
-                pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
-                pass.run_timeout = left;
-                let mut second = run_started(pass).await;
-                second.protocol.detection =
-                    format!("the server also completed initialize (asked for {LATEST_HANDSHAKE})");
-                reports.push(second);
+                match completes_handshake(&config, left).await {
+                    Err(why) => {
+                        note = Some(format!(
+                            "the handshake era was not judged: the server does not complete initialize ({why})"
+                        ));
+                    }
+                    Ok(session) => {
+                        let mut pass = config.clone();
+                        pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
+                        pass.run_timeout = left;
+                        let mut second = run_started(pass, Some(session)).await;
+                        match second.fatal.take() {
+                            // What the first era judged stands: the run is not untestable.
+                            Some(fatal) => {
+                                note = Some(format!(
+                                    "the handshake era was not judged: {fatal}"
+                                ));
+                            }
+                            None => {
+                                second.protocol.detection = format!(
+                                    "the server also completed initialize (asked for {LATEST_HANDSHAKE})"
+                                );
+                                reports.push(second);
+                            }
+                        }
+                    }
+                }
             }
         }
     } else {
@@ -44,7 +60,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
             let mut pass = config.clone();
             pass.spec_version = Some(version.clone());
             pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
-            let report = run_started(pass).await;
+            let report = run_started(pass, None).await;
             let fatal = report.fatal.is_some();
             reports.push(report);
             if fatal {
@@ -53,24 +69,27 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
         }
     }
     let mut report = join(reports, &config.only);
-    report.eras_note = note;
+    if note.is_some() {
+        report.eras_note = note;
+    }
     report.duration_ms = clock.elapsed().as_millis() as u64;
     report
 }
 
-/// Whether the server completes an initialize handshake on a connection of its own (closed
-/// again at once), so that a handshake-era pass is worth its start-ups.
-async fn completes_handshake(config: &RunConfig, left: Duration) -> Result<(), String> {
+/// Whether the server completes an initialize handshake on a connection of its own: the
+/// connection, handshake done, on which the handshake-era pass then goes on (one start fewer).
+async fn completes_handshake(config: &RunConfig, left: Duration) -> Result<Session, String> {
     let session = Session::open(&config.target, &config.limits)?;
     // Under what is left of the run bound, too.
     let bound = (config.limits.startup_timeout + config.limits.request_timeout).min(left);
     let outcome = tokio::time::timeout(bound, session.handshake(LATEST_HANDSHAKE)).await;
+    let why = match outcome {
+        Ok(Ok(_)) => return Ok(session),
+        Ok(Err((why, _))) => why,
+        Err(_) => format!("no answer within {} s", bound.as_secs()),
+    };
     session.close().await;
-    match outcome {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err((why, _))) => Err(why),
-        Err(_) => Err(format!("no answer within {} s", bound.as_secs())),
-    }
+    Err(why)
 }
 
 /// Joins the passes: each check keeps the results of the eras where it applied (one skip when it
@@ -84,11 +103,16 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
     let mut all = std::mem::take(&mut joined.checks);
     for mut other in reports {
         stamp(&mut other);
-        if joined.fatal.is_none() {
-            joined.fatal = other.fatal.take().map(|fatal| {
-                let version = other.protocol.requested_version.as_deref().unwrap_or("?");
-                format!("at {version}: {fatal}")
-            });
+        if let Some(fatal) = other.fatal.take() {
+            let version = other.protocol.requested_version.as_deref().unwrap_or("?");
+            let why = format!("at {version}: {fatal}");
+            // A pass that could not be run does not undo what an earlier one judged.
+            let judged = all.iter().any(|c| c.status != Status::Skip);
+            if joined.fatal.is_some() || !judged {
+                joined.fatal.get_or_insert(why);
+            } else {
+                joined.eras_note = Some(format!("{why}; the other versions' results stand"));
+            }
         }
         if joined.server.is_none() {
             joined.server = other.server.take();

@@ -14,7 +14,7 @@ pub use connect::probe_tool;
 use connect::{connect, declares, list_all, open_isolated, take_transcript, token};
 use scenario::run_scenario;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -156,94 +156,36 @@ struct Context {
     token: String,
     /// The fixture set the run selected.
     fixtures: Option<String>,
-    /// stdio servers started ahead for the scenarios that need a connection of their own.
-    prestart: Prestart,
+    /// Paces the starts of the connections of their own that scenarios need.
+    starts: Starts,
 }
 
-/// At most this many servers are started ahead of their scenarios at any one time.
-const MAX_PRESTARTED: usize = 16;
-
-/// stdio servers started ahead for scenarios that need a connection of their own, so that a
-/// slow start-up overlaps the main handshake, the other start-ups and the scenarios that run
-/// meanwhile: a rolling window of [`MAX_PRESTARTED`], refilled as scenarios take theirs.
-struct Prestart {
-    target: Target,
-    limits: Limits,
-    /// The servers started, by scenario index.
-    started: std::sync::Mutex<HashMap<usize, Session>>,
-    /// The scenarios (by index, in order) still to get one.
-    waiting: std::sync::Mutex<VecDeque<usize>>,
-    /// Servers a scenario took but did not need, being shut down meanwhile.
-    discarded: std::sync::Mutex<JoinSet<()>>,
+/// Paces the server processes a run starts to the machine: a start holds a permit from the
+/// moment the process is spawned until it has answered its first request (or its start-up
+/// bound ran out), and there are no more permits than cores. So every start has a core to
+/// itself, and a start counts against the start-up bound only once it has one: a server that
+/// takes seconds of CPU to start (an interpreter importing its packages) is not slowed past
+/// its bound by mcpcheck's other starts.
+#[derive(Clone)]
+pub(crate) struct Starts {
+    permits: Arc<Semaphore>,
 }
 
-impl Prestart {
-    /// Starts the first servers for these scenarios (by index, in the order they will run).
-    fn new(target: &Target, limits: &Limits, waiting: VecDeque<usize>) -> Prestart {
-        let prestart = Prestart {
-            target: target.clone(),
-            limits: limits.clone(),
-            started: std::sync::Mutex::default(),
-            waiting: std::sync::Mutex::new(waiting),
-            discarded: std::sync::Mutex::default(),
-        };
-        prestart.fill();
-        prestart
-    }
-
-    /// Starts servers for the next scenarios waiting, up to [`MAX_PRESTARTED`] started.
-    fn fill(&self) {
-        while self.started.lock().expect("prestart lock").len() < MAX_PRESTARTED {
-            let Some(next) = self.waiting.lock().expect("prestart lock").pop_front() else {
-                break;
-            };
-            if let Ok(session) = Session::open(&self.target, &self.limits) {
-                self.started
-                    .lock()
-                    .expect("prestart lock")
-                    .insert(next, session);
-            }
+impl Starts {
+    /// As many concurrent starts as the machine has cores.
+    fn for_machine() -> Starts {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Starts {
+            permits: Arc::new(Semaphore::new(cores)),
         }
     }
 
-    /// Takes the server started for a scenario (if any; a scenario still waiting will not get
-    /// one now) and starts the next.
-    fn take(&self, index: usize) -> Option<Session> {
-        self.waiting
-            .lock()
-            .expect("prestart lock")
-            .retain(|i| *i != index);
-        let taken = self.started.lock().expect("prestart lock").remove(&index);
-        self.fill();
-        taken
-    }
-
-    /// Shuts down a server a scenario took but does not need (it does not apply), without
-    /// holding up that scenario's turn: [`Prestart::close_unused`] waits for it.
-    fn discard(&self, session: Session) {
-        self.discarded
-            .lock()
-            .expect("prestart lock")
-            .spawn(async move {
-                session.close().await;
-            });
-    }
-
-    /// Shuts down the servers no scenario took (the run's bound, a race with a scenario that
-    /// started first) and waits for the discarded ones; starts no more.
-    async fn close_unused(&self) {
-        self.waiting.lock().expect("prestart lock").clear();
-        let unused: Vec<Session> = self
-            .started
-            .lock()
-            .expect("prestart lock")
-            .drain()
-            .map(|(_, session)| session)
-            .collect();
-        // Together: each may take the exit grace to stop.
-        futures_util::future::join_all(unused.iter().map(Session::close)).await;
-        let mut discarded = std::mem::take(&mut *self.discarded.lock().expect("prestart lock"));
-        while discarded.join_next().await.is_some() {}
+    /// Waits for a core for one start (HTTP targets start nothing: no wait).
+    async fn acquire(&self, target: &Target) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        match target {
+            Target::Stdio(_) => self.permits.clone().acquire_owned().await.ok(),
+            Target::Http(_) => None,
+        }
     }
 }
 
@@ -342,10 +284,12 @@ fn known_wait(scenario: &Scenario) -> Duration {
 
 /// Runs the scenarios against a server that is running (HTTP) or will be started (stdio).
 ///
-/// Long by design: the run's one sequence (connect, list, prestart, schedule every scenario under
+/// Long by design: the run's one sequence (connect, list, schedule every scenario under
 /// the run bound, judge the built-ins, shut down), each stage a call; what is left inline is
 /// the bookkeeping that ties them together under one deadline.
-async fn run_started(config: RunConfig) -> Report {
+/// `ready` is a connection already past its handshake at the pass's version, to go on with
+/// instead of starting the server once more.
+async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
     let clock = Instant::now();
     let mut report = empty_report(&config);
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
@@ -363,7 +307,11 @@ async fn run_started(config: RunConfig) -> Report {
         .collect();
     // Scenarios that are known to wait long start first, so that their waits overlap the rest.
     scenarios.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
-    let main = match Session::open(&config.target, &config.limits) {
+    let opened = match ready {
+        Some(session) => Ok(session),
+        None => Session::open(&config.target, &config.limits),
+    };
+    let mut main = match opened {
         Ok(session) => Arc::new(session),
         Err(e) => {
             report.fatal = Some(e);
@@ -371,30 +319,17 @@ async fn run_started(config: RunConfig) -> Report {
             return report;
         }
     };
-    // A slow-starting server should cost its start-up time about once, not once per scenario.
-    let waiting = match config.target {
-        Target::Stdio(_) => scenarios
-            .iter()
-            .filter(|(_, s)| s.session != SessionKind::Shared)
-            .filter(|(_, s)| transport::allows(&s.requires.transports, TransportKind::Stdio))
-            .filter(|(_, s)| {
-                s.requires
-                    .fixtures
-                    .as_ref()
-                    .is_none_or(|p| config.fixtures.as_ref() == Some(p))
-            })
-            .map(|(index, _)| *index)
-            .collect(),
-        Target::Http(_) => VecDeque::new(),
-    };
-    let prestart = Prestart::new(&config.target, &config.limits, waiting);
     let connected = tokio::time::timeout(
         config.run_timeout,
-        connect(&main, &config, &mut report.protocol),
+        connect(&mut main, &config, &mut report.protocol),
     )
     .await;
+    let mut transcripts: Vec<Transcript> = Vec::new();
     let failure = match connected {
-        Ok(Ok(())) => None,
+        Ok(Ok(retired)) => {
+            transcripts.extend(retired);
+            None
+        }
         Ok(Err(e)) => Some(e),
         Err(_) => Some(format!(
             "the handshake did not finish within the run bound of {} s",
@@ -402,7 +337,6 @@ async fn run_started(config: RunConfig) -> Report {
         )),
     };
     if let Some(fatal) = failure {
-        prestart.close_unused().await;
         let exit = main.close().await;
         // What the HTTP+SSE stream showed before the run ended (an endpoint at another origin
         // ends it) is judged even so: the report says why the server could not be tested.
@@ -498,7 +432,7 @@ async fn run_started(config: RunConfig) -> Report {
         resources,
         token: token(),
         fixtures: config.fixtures.clone(),
-        prestart,
+        starts: Starts::for_machine(),
     });
 
     if let Some(observer) = &config.observer {
@@ -530,7 +464,6 @@ async fn run_started(config: RunConfig) -> Report {
         });
     }
     let mut done: HashMap<usize, Vec<CheckResult>> = HashMap::new();
-    let mut transcripts: Vec<Transcript> = Vec::new();
     let remaining = config.run_timeout.saturating_sub(clock.elapsed());
     let mut crashed = false;
     let finished = tokio::time::timeout(remaining, async {
@@ -547,7 +480,6 @@ async fn run_started(config: RunConfig) -> Report {
     .await
     .is_ok();
     tasks.shutdown().await;
-    context.prestart.close_unused().await;
     // The report follows the library's order.
     scenarios.sort_by_key(|(index, _)| *index);
     for (index, scenario) in scenarios.drain(..) {

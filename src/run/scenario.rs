@@ -12,11 +12,7 @@ pub(super) async fn run_scenario(
     scenario: &Scenario,
     index: usize,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
-    let prestarted = context.prestart.take(index);
     if let Some(why) = not_applicable(context, scenario) {
-        if let Some(session) = prestarted {
-            context.prestart.discard(session);
-        }
         let results = scenario
             .checks
             .iter()
@@ -24,10 +20,10 @@ pub(super) async fn run_scenario(
             .collect();
         return (results, None);
     }
-    let session = match scenario.session {
-        SessionKind::Shared => context.main.clone(),
-        kind => match open_isolated(context, kind, prestarted).await {
-            Ok(session) => Arc::new(session),
+    let (session, mut starting) = match scenario.session {
+        SessionKind::Shared => (context.main.clone(), None),
+        kind => match open_isolated(context, kind).await {
+            Ok((session, permit)) => (Arc::new(session), permit),
             Err(why) => {
                 let results = scenario
                     .checks
@@ -90,6 +86,8 @@ pub(super) async fn run_scenario(
         let built = step_of.build(n, step, &captures);
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
+            // A connection started bare has started once its first step was answered.
+            drop(starting.take());
             step_of.record(step, outcomes, &mut captures, &mut records);
             continue;
         };
@@ -105,6 +103,7 @@ pub(super) async fn run_scenario(
         };
         let rest = async {
             notify.notified().await;
+            drop(starting.take());
             let mut captures = captures.clone();
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {

@@ -149,3 +149,23 @@ fn a_baseline_entry_can_name_an_era() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn a_pinned_version_the_server_refuses_leaves_what_the_others_judged_standing() {
+    // The second pass cannot start (a stateless-only server refuses initialize); the first
+    // pass's verdicts decide the exit code, and the report says why the other was not judged.
+    let command = format!("{} --stateless", reference_server().display());
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &command,
+        "--spec-version",
+        "2026-07-28",
+        "--spec-version",
+        "2025-11-25",
+    ]);
+    assert_eq!(code, 0, "{}", report["fatal"]);
+    assert!(report["fatal"].is_null());
+    assert!(report["summary"]["pass"].as_u64().unwrap() > 50);
+    let note = report["erasNote"].as_str().unwrap();
+    assert!(note.contains("at 2025-11-25") && note.contains("-32022"), "{note}");
+}

@@ -339,3 +339,34 @@ fn a_legacy_sse_stream_that_names_no_endpoint_is_untestable_in_time() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_server_that_takes_two_seconds_of_cpu_to_start_is_judged_in_both_eras_with_a_core_busy() {
+    // Like a Python SDK server: about 2 s of CPU before it reads stdin. Another process keeps
+    // one core busy, as on a CI runner doing two things. Default flags: the run paces its
+    // starts to the machine, so no start runs past its bound and every check is judged.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
+        })
+    };
+    let command = format!(
+        "{} --dual-era --startup-cpu 2000",
+        reference_server().display()
+    );
+    let (code, report, stderr) = run_json(&["--stdio", &command]);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    busy.join().unwrap();
+    assert_eq!(code, 0, "{stderr}\n{}", report["fatal"]);
+    assert_eq!(report["protocol"]["version"], "2026-07-28");
+    assert_eq!(report["otherEras"][0]["version"], "2025-11-25");
+    for status in ["fail", "warn", "error", "notTestable"] {
+        assert_eq!(report["summary"][status], 0, "{status}: {stderr}");
+    }
+    assert!(report["eras_note"].is_null() && report["erasNote"].is_null());
+}

@@ -362,6 +362,12 @@ impl Session {
         link
     }
 
+    /// Whether every reply comes on one ordered channel (stdio, HTTP+SSE), so that a late
+    /// answer to one request could be read as the answer to a later one.
+    pub fn is_stream(&self) -> bool {
+        matches!(self.link, Link::Stream(_))
+    }
+
     /// What the session knows about the server.
     pub fn info(&self) -> SessionInfo {
         self.info.lock().expect("info lock").clone()

@@ -358,7 +358,6 @@ impl Session {
     pub(super) async fn await_unmatched(&self, link: &Arc<StreamLink>, wait: Duration) -> Reply {
         const GRACE: Duration = Duration::from_millis(50);
         let started = Instant::now();
-        let deadline = tokio::time::Instant::now() + wait;
         let mut closed = link.closed.clone();
         let barrier_id = self.next_id();
         let (tx, barrier) = oneshot::channel();
@@ -380,6 +379,12 @@ impl Session {
             None,
         );
         let barrier_sent = link.pipe.write(&ping, &[], &[]).await.is_ok();
+        // A server not heard from yet may still be starting: its answers (to the frame and to
+        // the barrier, in order) may come only once it has, so it gets the start-up allowance.
+        let allowance = (!link.heard() && !link.allowance_spent.load(Ordering::SeqCst))
+            .then_some(self.limits.startup_timeout);
+        let limit = time_limit(link, wait, allowance);
+        tokio::pin!(limit);
         let got = {
             let mut unmatched = link.unmatched.lock().await;
             let barrier = async move {
@@ -390,7 +395,7 @@ impl Session {
                 }
             };
             tokio::pin!(barrier);
-            let mut until = deadline;
+            let mut until: Option<tokio::time::Instant> = None;
             let mut barrier_done = false;
             let got = loop {
                 tokio::select! {
@@ -398,13 +403,13 @@ impl Session {
                     got = unmatched.recv() => break got,
                     _ = &mut barrier, if !barrier_done => {
                         barrier_done = true;
-                        until = until.min(tokio::time::Instant::now() + GRACE);
+                        until = Some(tokio::time::Instant::now() + GRACE);
                     }
                     _ = async { let _ = closed.wait_for(|c| *c).await; } => {
                         // The server may have answered just before it went away.
                         break tokio::time::timeout(Duration::from_millis(50), unmatched.recv()).await.ok().flatten();
                     }
-                    _ = tokio::time::sleep_until(until) => {
+                    _ = async { match until { Some(until) => tokio::time::sleep_until(until).await, None => { (&mut limit).await; } } } => {
                         if !barrier_done {
                             link.abandoned.lock().expect("abandoned lock").insert(id_key(&barrier_id));
                         }
