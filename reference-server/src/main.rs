@@ -45,6 +45,9 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --startup-cpu MS spend MS milliseconds of CPU time before serving, as an interpreter
                    importing its packages does (a Python SDK server takes about 2000):
                    a slow start under load, for testing the client's start-up bounds
+  --stop-answering-after N
+                   stdio: write N lines, then nothing more, while still reading and
+                   running: a server that stopped answering (a wedged one)
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk and the rule it breaks";
 
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
     let mut capabilities: Option<Vec<String>> = None;
     let mut official_fixtures = true;
     let mut startup_cpu = std::time::Duration::ZERO;
+    let mut silent_after = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -83,6 +87,10 @@ fn main() -> ExitCode {
             "--stateless" => stateless = true,
             "--dual-era" => dual_era = true,
             "--no-official-fixtures" => official_fixtures = false,
+            "--stop-answering-after" => match args.next().map(|a| a.parse::<usize>()) {
+                Some(Ok(n)) => silent_after = Some(n),
+                _ => return usage_error("--stop-answering-after needs a number of lines"),
+            },
             "--startup-cpu" => match args.next().map(|a| a.parse::<u64>()) {
                 Some(Ok(ms)) => startup_cpu = std::time::Duration::from_millis(ms),
                 _ => return usage_error("--startup-cpu needs a number of milliseconds"),
@@ -119,6 +127,7 @@ fn main() -> ExitCode {
         dual_era,
         capabilities,
         official_fixtures,
+        silent_after,
         ..Server::default()
     });
     // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.

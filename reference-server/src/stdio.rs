@@ -20,9 +20,15 @@ use crate::server::{Server, Session};
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
     let latin1 = server.quirks.has(Quirk::NonUtf8Output);
+    let silent_after = server.silent_after.unwrap_or(usize::MAX);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
+        let mut written = 0;
         while let Some(line) = out_rx.recv().await {
+            if written >= silent_after {
+                continue;
+            }
+            written += 1;
             let bytes = if latin1 {
                 to_latin1_e_acute(line.as_bytes())
             } else {

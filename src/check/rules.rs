@@ -21,6 +21,11 @@ pub struct StepRecord {
     pub is_request: bool,
     /// The exchange, or why the step could not run.
     pub outcome: Result<Exchange, String>,
+    /// Why silence or a closed connection in this exchange says nothing about the step: the
+    /// server had stopped answering (the connection was closed before the step was sent, or
+    /// nothing sent after it was answered either). A check resting on such a reply is an error
+    /// of the run, never a verdict.
+    pub stopped: Option<String>,
 }
 
 /// What a check's evaluation may consult besides the exchange.
@@ -133,6 +138,12 @@ fn evaluate_step(
         Err(why) => return Verdict::new(Status::NotTestable, why.clone()),
     };
     let actual = describe(exchange, record.is_request);
+    if let (Some(why), Reply::Nothing { .. } | Reply::Closed { .. }) =
+        (&record.stopped, &exchange.reply)
+    {
+        return Verdict::new(Status::Error, format!("the check could not be made: {why}"))
+            .with_actual(actual);
+    }
     let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
     let message = reply_message(exchange);
     let fill = template::Fill {
@@ -263,6 +274,7 @@ mod tests {
             name: check.steps[0].clone(),
             is_request: true,
             outcome: Ok(exchange),
+            stopped: None,
         }];
         let captures = HashMap::new();
         evaluate(
@@ -352,6 +364,7 @@ mod tests {
                 name: "read".into(),
                 is_request: true,
                 outcome: Ok(exchange),
+                stopped: None,
             }];
             let verdict = evaluate(
                 &check,

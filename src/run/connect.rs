@@ -55,14 +55,19 @@ pub(super) async fn connect(
                     if let Reply::Closed { detail } = &probe.reply {
                         return Err(format!("{detail} (while probing server/discover)"));
                     }
-                    // A connection whose probe went unanswered may still answer it: initialize
-                    // goes to a fresh one, where a late discover answer cannot pose as its reply.
-                    if matches!(probe.reply, Reply::Nothing { .. }) && main.is_stream() {
+                    // A server that has not said a word may still be starting, and answer the
+                    // probe late: initialize goes to a fresh process, where a late discover
+                    // answer cannot pose as its reply. (One that spoke and left the probe
+                    // unanswered ignores it; initialize follows on the same connection.)
+                    if matches!(probe.reply, Reply::Nothing { .. })
+                        && main.is_stream()
+                        && !main.heard()
+                    {
                         protocol.detection.push_str(" on a fresh connection");
-                        let fresh = Arc::new(Session::open(&config.target, &config.limits)?);
-                        let old = std::mem::replace(main, fresh);
-                        old.close().await;
-                        retired = Some(take_transcript(&old));
+                        // The old one is stopped first: the fresh one's start is its own.
+                        main.close().await;
+                        retired = Some(take_transcript(main));
+                        *main = Arc::new(Session::open(&config.target, &config.limits)?);
                     }
                     Era::Handshake
                 }

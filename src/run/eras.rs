@@ -40,9 +40,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
                         match second.fatal.take() {
                             // What the first era judged stands: the run is not untestable.
                             Some(fatal) => {
-                                note = Some(format!(
-                                    "the handshake era was not judged: {fatal}"
-                                ));
+                                note = Some(format!("the handshake era was not judged: {fatal}"));
                             }
                             None => {
                                 second.protocol.detection = format!(

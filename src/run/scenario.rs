@@ -84,11 +84,18 @@ pub(super) async fn run_scenario(
     };
     for (n, step) in scenario.steps.iter().enumerate() {
         let built = step_of.build(n, step, &captures);
+        let gone_before = session.gone().await;
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
             // A connection started bare has started once its first step was answered.
             drop(starting.take());
-            step_of.record(step, outcomes, &mut captures, &mut records);
+            step_of.record(
+                step,
+                outcomes,
+                &mut captures,
+                &mut records,
+                gone_before.clone(),
+            );
             continue;
         };
         // A background step stays open while the steps after it run; they start once its
@@ -108,18 +115,26 @@ pub(super) async fn run_scenario(
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
                 let built = step_of.build(m, later, &captures);
+                let gone_before = session.gone().await;
                 let outcomes = step_of.send(later, built, None).await;
-                step_of.record(later, outcomes, &mut captures, &mut records);
+                step_of.record(
+                    later,
+                    outcomes,
+                    &mut captures,
+                    &mut records,
+                    gone_before.clone(),
+                );
             }
             (captures, records)
         };
         let (outcomes, (later_captures, later_records)) =
             futures_util::future::join(background, rest).await;
         captures = later_captures;
-        step_of.record(step, outcomes, &mut captures, &mut records);
+        step_of.record(step, outcomes, &mut captures, &mut records, gone_before);
         records.extend(later_records);
         break;
     }
+    confirm_silence(&session, &mut records).await;
     let env = Env {
         version: &version,
         transport: context.target.kind(),
@@ -164,6 +179,32 @@ pub(super) async fn run_scenario(
     (results, transcript)
 }
 
+/// Silence is a verdict only on a server that still answers: a step that got nothing back
+/// (no reply, or a request's timeout) holds as the server's doing only if the same connection
+/// answered something after it: a later step, or else a barrier request sent now. Otherwise
+/// every such step is marked as the server having stopped answering, and the checks resting on
+/// it are errors of the run, whatever the scenario and whatever its order in the run.
+async fn confirm_silence(session: &Session, records: &mut [StepRecord]) {
+    let answered = |r: &StepRecord| matches!(&r.outcome, Ok(e) if matches!(e.reply, Reply::Message { .. } | Reply::Rejected { .. }));
+    let silent = |r: &StepRecord| {
+        r.stopped.is_none()
+            && matches!(&r.outcome, Ok(e) if matches!(e.reply, Reply::Nothing { .. }))
+    };
+    let unconfirmed: Vec<usize> = (0..records.len())
+        .filter(|&i| silent(&records[i]) && !records[i + 1..].iter().any(answered))
+        .collect();
+    if unconfirmed.is_empty() {
+        return;
+    }
+    if let Some(why) = session.answers().await {
+        for i in unconfirmed {
+            records[i].stopped = Some(format!(
+                "the server stopped answering: nothing came back to this step, and {why}"
+            ));
+        }
+    }
+}
+
 /// What a scenario's steps share: the connection, the version and the run's context.
 pub(super) struct StepRunner<'a> {
     context: &'a Context,
@@ -197,6 +238,7 @@ impl StepRunner<'_> {
         outcomes: Vec<Result<Exchange, String>>,
         captures: &mut HashMap<String, Value>,
         records: &mut Vec<StepRecord>,
+        gone_before: Option<String>,
     ) {
         let is_request = matches!(step.send, StepSend::Request { .. });
         // The pages of a list join their arrays into one capture.
@@ -221,6 +263,9 @@ impl StepRunner<'_> {
                 name: step.name.clone(),
                 is_request,
                 outcome,
+                stopped: gone_before.as_ref().map(|gone| {
+                    format!("the connection had closed before this step was sent: {gone}")
+                }),
             });
         }
     }

@@ -167,5 +167,8 @@ fn a_pinned_version_the_server_refuses_leaves_what_the_others_judged_standing() 
     assert!(report["fatal"].is_null());
     assert!(report["summary"]["pass"].as_u64().unwrap() > 50);
     let note = report["erasNote"].as_str().unwrap();
-    assert!(note.contains("at 2025-11-25") && note.contains("-32022"), "{note}");
+    assert!(
+        note.contains("at 2025-11-25") && note.contains("-32022"),
+        "{note}"
+    );
 }

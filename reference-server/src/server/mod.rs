@@ -133,6 +133,9 @@ pub struct Server {
     pub capabilities: Option<Vec<String>>,
     /// Whether the official conformance suite's fixtures (`test_*`, `test://…`) are served.
     pub official_fixtures: bool,
+    /// stdio: after writing this many lines, the server writes nothing more but keeps reading
+    /// and running (`--stop-answering-after N`): a server that stopped answering.
+    pub silent_after: Option<usize>,
     /// How many tools/list requests were answered (for the quirk that reorders them).
     pub list_calls: std::sync::atomic::AtomicUsize,
     /// With the quirk `stateless-tools-later-page-unstable`: how often each later page of

@@ -29,6 +29,7 @@ impl Session {
             ..SendOptions::default()
         };
         let id = self.next_id();
+        let sent_id = Some(id.clone());
         let exchange = self
             .send(
                 Outgoing::Request {
@@ -39,6 +40,19 @@ impl Session {
                 &options,
             )
             .await;
+        let mut exchange = exchange;
+        // Only an answer without an id can be taken for the probe's (the connection's first
+        // frame); one naming another id answers nothing mcpcheck sent.
+        if let Reply::Message { message, .. } = &exchange.reply {
+            let foreign = message
+                .get("id")
+                .is_some_and(|got| !got.is_null() && Some(got) != sent_id.as_ref());
+            if foreign {
+                exchange.reply = Reply::Nothing {
+                    waited_ms: exchange.elapsed_ms,
+                };
+            }
+        }
         let result = match &exchange.reply {
             Reply::Message { message, .. } => message
                 .get("result")

@@ -362,6 +362,46 @@ impl Session {
         link
     }
 
+    /// Why the connection is known to be closed (stdio: stdout ended, with how the server
+    /// exited; HTTP+SSE: the stream ended), if it is. HTTP opens a connection per request: never.
+    pub async fn gone(&self) -> Option<String> {
+        match &self.link {
+            Link::Stream(link) if *link.closed.borrow() => {
+                Some(self.closed_detail(link, "stdout closed").await)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the server still answers on this session: a barrier request (`ping`, or
+    /// `server/discover` on 2026-07-28) gets any answer (an error or an HTTP refusal too) within
+    /// the request timeout. `None` when it did; else why not, in words.
+    pub async fn answers(&self) -> Option<String> {
+        let id = self.next_id();
+        let request = self.barrier_request(id);
+        let method = match &request {
+            Outgoing::Request { method, .. } => method.clone(),
+            _ => "ping".into(),
+        };
+        let exchange = self.send(request, &SendOptions::default()).await;
+        match &exchange.reply {
+            Reply::Message { .. } | Reply::Rejected { .. } => None,
+            Reply::Nothing { waited_ms } => Some(format!(
+                "the {method} sent after it got no answer within {waited_ms} ms either"
+            )),
+            Reply::Closed { detail } => Some(format!("then {detail}")),
+        }
+    }
+
+    /// Whether the server has said anything on this connection yet (stdio: stdout; HTTP+SSE:
+    /// the stream). HTTP: always, once asked.
+    pub fn heard(&self) -> bool {
+        match &self.link {
+            Link::Stream(link) => link.heard(),
+            Link::Http(_) => true,
+        }
+    }
+
     /// Whether every reply comes on one ordered channel (stdio, HTTP+SSE), so that a late
     /// answer to one request could be read as the answer to a later one.
     pub fn is_stream(&self) -> bool {
