@@ -74,7 +74,7 @@ impl Evidence {
                 // how fast the server answered the barrier ping behind it, so it is not shown.
                 let request = serde_json::from_str::<Value>(&exchange.sent)
                     .is_ok_and(|m| m.get("id").is_some() && m.get("method").is_some());
-                Some(if request {
+                Some(if request && *waited_ms > 0 {
                     format!("no reply within {waited_ms} ms")
                 } else {
                     "no reply".to_string()

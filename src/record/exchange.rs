@@ -60,6 +60,10 @@ pub struct HttpFacts {
     /// Whether a request's SSE stream ended, by the server, before the response came.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ended_early: bool,
+    /// What an SSE stream that carried no answer brought, in words ("an SSE stream of 40,112
+    /// events, 4,531,200 bytes"), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unanswered_stream: Option<String>,
 }
 
 /// One frame sent and what came back: the evidence behind a verdict.
@@ -156,8 +160,14 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
                 cut(&message.to_string(), 200)
             ),
         },
-        Reply::Nothing { waited_ms } if is_request => {
-            format!("{http}no response within {waited_ms} ms")
+        Reply::Nothing { waited_ms } if is_request && *waited_ms > 0 => {
+            let stream = exchange
+                .http
+                .as_ref()
+                .and_then(|h| h.unanswered_stream.as_deref())
+                .map(|s| format!("{s}, "))
+                .unwrap_or_default();
+            format!("{http}{stream}no response within {waited_ms} ms")
         }
         Reply::Nothing { .. } => format!("{http}no response"),
         // Over HTTP+SSE a refused POST or GET may explain itself with a JSON-RPC error (an

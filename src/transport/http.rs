@@ -70,7 +70,21 @@ pub struct HttpResponse {
     pub dropped: bool,
     /// The share of [`IN_FLIGHT_BYTES`] this response holds while it lives.
     pub held: Option<Arc<tokio::sync::OwnedSemaphorePermit>>,
+    /// For SSE bodies: how many events came (those past [`EVENTS_KEPT`] are counted, not kept).
+    pub events_seen: usize,
+    /// A POST's SSE stream was still open without the awaited message when the caller's bound
+    /// on the exchange came: mcpcheck stopped reading it (the server did not close it).
+    pub timed_out: bool,
 }
+
+/// How many events of one SSE body are kept (with their messages); past them, or past
+/// [`KEPT_BYTES`], events are only read for the awaited response and for server requests,
+/// and counted. A flood of small events costs far more than its bytes once parsed.
+pub const EVENTS_KEPT: usize = 64;
+
+/// How many bytes of data the kept events and messages of one SSE body hold at most (the
+/// awaited response is kept whole, whatever its size, up to the frame bound).
+pub const KEPT_BYTES: usize = 1 << 20;
 
 /// How many bytes the bodies of all responses being read or held at once may take, across the
 /// process: however many requests run at once (`--jobs`), a server that floods every one of them
@@ -346,11 +360,19 @@ async fn read_body(
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
     let mut held = None;
+    // What the events kept hold, in bytes of data.
+    let mut kept_bytes = 0usize;
+    // A POST's stream is read until its response came, or until a little before the caller's
+    // bound on the exchange: what came is then said (the caller's own bound would lose it).
+    let until = deadline.or(read_on_by.filter(|_| sse));
     loop {
-        let next = match deadline {
-            Some(deadline) => match tokio::time::timeout_at(deadline, body.frame()).await {
+        let next = match until {
+            Some(until) => match tokio::time::timeout_at(until, body.frame()).await {
                 Ok(next) => next,
-                Err(_) => break,
+                Err(_) => {
+                    result.timed_out = deadline.is_none();
+                    break;
+                }
             },
             None => body.frame().await,
         };
@@ -368,13 +390,14 @@ async fn read_body(
             continue;
         };
         result.body_bytes += chunk.len();
-        // What is kept of the chunk (the bytes; parsed, about twice that) counts against the
-        // bound on everything held in flight.
-        if !hold(&mut held, if sse { 2 * chunk.len() } else { chunk.len() }) {
-            result.issue = Some(format!(
-                "mcpcheck's bound of {} MiB on response bytes held at once was reached; reading stopped",
-                IN_FLIGHT_BYTES >> 20
-            ));
+        // What is kept counts against the bound on everything held in flight: a plain body's
+        // bytes; of an SSE stream, what its kept events and messages hold (below).
+        let full = format!(
+            "mcpcheck's bound of {} MiB on response bytes held at once was reached; reading stopped",
+            IN_FLIGHT_BYTES >> 20
+        );
+        if !sse && !hold(&mut held, chunk.len()) {
+            result.issue = Some(full);
             break;
         }
         if !sse {
@@ -385,35 +408,61 @@ async fn read_body(
         }
         let mut finished = false;
         let mut answered = false;
+        let mut exhausted = false;
         for mut event in parser.feed(&chunk) {
-            if !event.data.is_empty() {
+            result.events_seen += 1;
+            let keep = result.events.len() < EVENTS_KEPT && kept_bytes <= KEPT_BYTES.min(max_body);
+            // Past what is kept, only a message with an id (a response, a server request) is
+            // worth parsing: a flood of notifications is skipped unparsed.
+            let wanted = keep || event.data.contains("\"id\"");
+            if wanted && !event.data.is_empty() {
                 match serde_json::from_str::<Value>(&event.data) {
                     Ok(value) => {
-                        if let Some(tx) = on_message {
+                        let server_request =
+                            value.get("method").is_some() && value.get("id").is_some();
+                        if let Some(tx) = on_message.filter(|_| keep || server_request) {
                             let _ = tx.send(value.clone());
                         }
-                        if done(&value) {
+                        let awaited = done(&value);
+                        if awaited {
                             finished = true;
                             answered |= value.get("method").is_none();
                         }
-                        // A notification's text is kept as evidence only (cut like a frame); a
-                        // response's whole, as its reply.
-                        let text = if value.get("method").is_some() && value.get("id").is_none() {
-                            cut(&event.data, MAX_FRAME_TEXT)
-                        } else {
-                            event.data.clone()
-                        };
-                        result.messages.push((value, text));
+                        if keep || awaited {
+                            // A notification's text is kept as evidence only (cut like a
+                            // frame); a response's whole, as its reply. Parsed, a message
+                            // holds about twice its text.
+                            let text = if value.get("method").is_some() && value.get("id").is_none()
+                            {
+                                cut(&event.data, MAX_FRAME_TEXT)
+                            } else {
+                                event.data.clone()
+                            };
+                            kept_bytes += text.len();
+                            exhausted |= !hold(&mut held, 2 * event.data.len() + text.len());
+                            result.messages.push((value, text));
+                        }
                     }
-                    Err(e) => result.issue = Some(format!("an SSE event's data is not JSON: {e}")),
+                    Err(e) if keep => {
+                        result.issue = Some(format!("an SSE event's data is not JSON: {e}"));
+                    }
+                    Err(_) => {}
                 }
             }
             // The message is kept above; the event keeps its fields, and its data only in short
             // (whether it was empty is what the checks of events ask).
-            if event.data.len() > EVENT_DATA_KEPT {
-                event.data = cut(&event.data, EVENT_DATA_KEPT);
+            if keep {
+                if event.data.len() > EVENT_DATA_KEPT {
+                    event.data = cut(&event.data, EVENT_DATA_KEPT);
+                }
+                kept_bytes += event.data.len();
+                exhausted |= !hold(&mut held, event.data.len());
+                result.events.push(event);
             }
-            result.events.push(event);
+        }
+        if exhausted && !finished {
+            result.issue = Some(full);
+            break;
         }
         if finished {
             if request.method == "POST" {
@@ -437,10 +486,10 @@ async fn read_body(
             result.dropped = true;
             break;
         }
-        if result.body_bytes > max_body {
+        // One event that never ends would grow the parser without bound.
+        if parser.pending() > max_body {
             result.issue = Some(format!(
-                "the SSE stream exceeded {} bytes; reading stopped",
-                max_body
+                "an SSE event grew past {max_body} bytes without ending; reading stopped"
             ));
             break;
         }

@@ -347,6 +347,77 @@ fn an_endless_sse_response_stays_bounded_in_memory() {
     }
 }
 
+/// An SSE stream of small notifications that never ends and never carries the response: cheap
+/// for the server, and each event costs far more than its bytes once parsed.
+fn flood_small_events(mut stream: TcpStream) {
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
+    );
+    let event = format!(
+        "event: message\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "x"}})
+    )
+    .repeat(64);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if stream.write_all(event.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn an_endless_stream_of_small_events_is_bounded_and_named_on_initialize_and_after() {
+    fn everything(stream: TcpStream, request: Request) {
+        if request.method() != "POST" {
+            let mut stream = stream;
+            return respond(&mut stream, "405 Method Not Allowed", "", "");
+        }
+        flood_small_events(stream);
+    }
+    fn after_initialize(mut stream: TcpStream, request: Request) {
+        if answered_initialize(&mut stream, &request) {
+            return;
+        }
+        everything(stream, request);
+    }
+    // On initialize: the run ends at --timeout per request (discover, then initialize) and
+    // says what came instead of the answer.
+    let url = format!("{}/mcp", http_fixture(everything));
+    for jobs in ["1", "4", "16"] {
+        let run = measured(&["--url", &url, "--timeout", "2", "--jobs", jobs]);
+        run.within(3, 15);
+        let fatal = run.fatal();
+        assert!(
+            fatal.contains("no answer to initialize within") && fatal.contains("events,"),
+            "{fatal}"
+        );
+        assert!(fatal.contains("an SSE stream of"), "{fatal}");
+    }
+    // After a good initialize: every request floods; memory stays bounded at any --jobs.
+    let url = format!("{}/mcp", http_fixture(after_initialize));
+    for jobs in ["1", "4", "16"] {
+        let run = measured(&[
+            "--url",
+            &url,
+            "--timeout",
+            "2",
+            "--run-timeout",
+            "8",
+            "--jobs",
+            jobs,
+        ]);
+        assert!(
+            run.max_rss_mib < MAX_RSS_MIB,
+            "--jobs {jobs}: peak RSS {:.1} MiB",
+            run.max_rss_mib
+        );
+        assert!(run.elapsed < Duration::from_secs(30), "{:?}", run.elapsed);
+    }
+}
+
 #[test]
 fn an_http_sse_stream_that_floods_without_an_endpoint_is_untestable_and_bounded() {
     fn handle(stream: TcpStream, _: Request) {
@@ -702,7 +773,15 @@ fn a_server_request_whose_answer_is_never_acknowledged_ends_within_the_run_bound
             std::thread::sleep(Duration::from_secs(60));
             return;
         }
-        let ask = json!({"jsonrpc": "2.0", "id": "server-asks", "method": "ping"});
+        if request.json().get("id").is_none() {
+            // A notification is accepted as the spec says (202): what this server breaks is
+            // only the answers to its own question.
+            return respond(&mut stream, "202 Accepted", "", "");
+        }
+        // A new id each time: a server never reuses its request ids in a session.
+        static ASKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = ASKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let ask = json!({"jsonrpc": "2.0", "id": format!("server-asks-{n}"), "method": "ping"});
         let _ = write!(
             stream,
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nevent: message\ndata: {ask}\n\n"

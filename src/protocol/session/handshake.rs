@@ -131,10 +131,16 @@ impl Session {
                 _ => return Err(("initialize was answered without a result".into(), exchange)),
             },
             Reply::Nothing { waited_ms } => {
+                let came = exchange
+                    .http
+                    .as_ref()
+                    .and_then(|h| h.unanswered_stream.as_deref())
+                    .map(|s| format!(" ({s} came, without the answer)"))
+                    .unwrap_or_default();
                 return Err((
-                    format!("no answer to initialize within {waited_ms} ms"),
+                    format!("no answer to initialize within {waited_ms} ms{came}"),
                     exchange,
-                ))
+                ));
             }
             Reply::Rejected { status, .. } if (300..400).contains(status) => {
                 return Err((

@@ -293,6 +293,7 @@ impl Session {
                         && awaited.is_some()
                         && until.is_none()
                         && !response.dropped
+                        && !response.timed_out
                         && !response.messages.iter().any(|(m, _)| answered(m)),
                 );
                 record.retry_sent = response.events.iter().any(|e| e.retry.is_some());
@@ -307,13 +308,26 @@ impl Session {
                 for (_, got) in &resumed {
                     merged.messages.extend(got.messages.iter().cloned());
                 }
-                let (reply, notifications, server_requests) = Self::http_reply(&merged, &answered);
+                let (mut reply, notifications, server_requests) =
+                    Self::http_reply(&merged, &answered);
+                // An SSE stream was waited on (a plain body without an answer was not).
+                if let (Reply::Nothing { waited_ms }, true) = (&mut reply, response.is_sse()) {
+                    *waited_ms = started.elapsed().as_millis() as u64;
+                }
+                let unanswered_stream =
+                    (response.is_sse() && matches!(reply, Reply::Nothing { .. })).then(|| {
+                        format!(
+                            "an SSE stream of {} events, {} bytes",
+                            response.events_seen, response.body_bytes
+                        )
+                    });
                 let facts = HttpFacts {
                     status: response.status,
                     headers: response.headers.clone(),
                     events: response.events.clone(),
                     session: had_session,
                     ended_early: record.closed_early == Some(true) && resumed.is_empty(),
+                    unanswered_stream,
                 };
                 (
                     reply,
