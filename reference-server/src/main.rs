@@ -45,6 +45,8 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --startup-cpu MS spend MS milliseconds of CPU time before serving, as an interpreter
                    importing its packages does (a Python SDK server takes about 2000):
                    a slow start under load, for testing the client's start-up bounds
+  --empty-lists    answer every list method (tools, resources, templates, prompts) with an
+                   empty list, while still declaring the capabilities
   --stop-answering-after N
                    stdio: write N lines, then nothing more, while still reading and
                    running: a server that stopped answering (a wedged one)
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
     let mut official_fixtures = true;
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
+    let mut empty_lists = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
             "--stateless" => stateless = true,
             "--dual-era" => dual_era = true,
             "--no-official-fixtures" => official_fixtures = false,
+            "--empty-lists" => empty_lists = true,
             "--stop-answering-after" => match args.next().map(|a| a.parse::<usize>()) {
                 Some(Ok(n)) => silent_after = Some(n),
                 _ => return usage_error("--stop-answering-after needs a number of lines"),
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         capabilities,
         official_fixtures,
         silent_after,
+        empty_lists,
         ..Server::default()
     });
     // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.

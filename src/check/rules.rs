@@ -22,7 +22,7 @@ pub struct StepRecord {
     /// The exchange, or why the step could not run.
     pub outcome: Result<Exchange, String>,
     /// Why silence or a closed connection in this exchange says nothing about the step: the
-    /// server had stopped answering (the connection was closed before the step was sent, or
+    /// server had stopped answering (the connection had closed before the scenario began, or
     /// nothing sent after it was answered either). A check resting on such a reply is an error
     /// of the run, never a verdict.
     pub stopped: Option<String>,

@@ -286,6 +286,9 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
                     "a connection of its own, after the handshake"
                 }
                 crate::scenario::SessionKind::Bare => "a connection of its own, with no handshake",
+                crate::scenario::SessionKind::Probe => {
+                    "the probe connection (after the handshake; probes take it one after another)"
+                }
             };
             text.push_str(&format!(
                 "\nsends, on {session} (scenario `{}`):\n",

@@ -246,6 +246,8 @@ mod tests {
             protocol: ProtocolInfo::default(),
             other_eras: Vec::new(),
             eras_note: None,
+            process_starts: None,
+            probes_ended: Vec::new(),
             server: None,
             fatal: None,
             started_at: "2026-11-22T00:00:00Z".into(),

@@ -47,6 +47,13 @@ pub struct Report {
     /// answers server/discover); `None` when nothing was tried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eras_note: Option<String>,
+    /// stdio: how many server processes the run started, every pass together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_starts: Option<usize>,
+    /// Each probe scenario that ended the probe connection (it closed, or stopped answering a
+    /// barrier with a result), and how; the probes after it went on on a new connection.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes_ended: Vec<String>,
     /// How the stdio server behaved as a process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerProcess>,

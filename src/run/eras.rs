@@ -70,6 +70,14 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
     if note.is_some() {
         report.eras_note = note;
     }
+    if let Target::Stdio(_) = config.target {
+        report.process_starts = Some(
+            config
+                .limits
+                .starts
+                .load(std::sync::atomic::Ordering::Relaxed),
+        );
+    }
     report.duration_ms = clock.elapsed().as_millis() as u64;
     report
 }
@@ -116,6 +124,7 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
             joined.server = other.server.take();
         }
         all.extend(other.checks);
+        joined.probes_ended.append(&mut other.probes_ended);
         joined.other_eras.push(other.protocol);
     }
     let mut order: Vec<String> = Vec::new();

@@ -158,6 +158,34 @@ struct Context {
     fixtures: Option<String>,
     /// Paces the starts of the connections of their own that scenarios need.
     starts: Starts,
+    /// The probe connection, taken by one probe scenario at a time (`None` before the first
+    /// probe, and after a probe ended it).
+    probe_connection: Arc<tokio::sync::Mutex<Option<Arc<Session>>>>,
+    /// The probe connections that a probe ended: their transcripts, and which probe ended each
+    /// and how.
+    probes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
+}
+
+/// The probe connection as a probe scenario holds it: the others wait.
+type ProbeSlot = tokio::sync::OwnedMutexGuard<Option<Arc<Session>>>;
+
+impl Context {
+    /// Gives the probe connection back after a probe scenario: for the next probe if it still
+    /// answers a barrier with a result, else closed and kept with the reason (the next probe
+    /// starts a new one).
+    async fn release_probe(&self, mut slot: ProbeSlot, session: Arc<Session>, probe: &str) {
+        match session.still_serving().await {
+            Ok(()) => *slot = Some(session),
+            Err(why) => {
+                drop(slot);
+                session.close().await;
+                self.probes_ended
+                    .lock()
+                    .expect("probes lock")
+                    .push((take_transcript(&session), format!("{probe}: {why}")));
+            }
+        }
+    }
 }
 
 /// Paces the server processes a run starts to the machine: a start holds a permit from the
@@ -254,6 +282,8 @@ fn empty_report(config: &RunConfig) -> Report {
         protocol: ProtocolInfo::default(),
         other_eras: Vec::new(),
         eras_note: None,
+        process_starts: None,
+        probes_ended: Vec::new(),
         server: None,
         fatal: None,
         started_at: rfc3339(SystemTime::now()),
@@ -433,6 +463,8 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         token: token(),
         fixtures: config.fixtures.clone(),
         starts: Starts::for_machine(),
+        probe_connection: Arc::default(),
+        probes_ended: std::sync::Mutex::default(),
     });
 
     if let Some(observer) = &config.observer {
@@ -446,9 +478,16 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         let (context, semaphore, observer) =
             (context.clone(), semaphore.clone(), config.observer.clone());
         tasks.spawn(async move {
+            // Probe scenarios take the probe connection one after another, waiting for it
+            // before they take a place among the jobs.
+            let probe = match scenario.session {
+                SessionKind::Probe => Some(context.probe_connection.clone().lock_owned().await),
+                _ => None,
+            };
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
-            let (results, transcript) = Box::pin(run_scenario(&context, &scenario, index)).await;
+            let (results, transcript) =
+                Box::pin(run_scenario(&context, &scenario, index, probe)).await;
             if let Some(observer) = observer {
                 let worst = results
                     .iter()
@@ -497,6 +536,16 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
             scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, why.clone()), Vec::new())).collect()
         });
         report.checks.extend(results);
+    }
+    if let Some(probe) = context.probe_connection.lock().await.take() {
+        probe.close().await;
+        transcripts.push(take_transcript(&probe));
+    }
+    for (transcript, ended) in
+        std::mem::take(&mut *context.probes_ended.lock().expect("probes lock"))
+    {
+        transcripts.push(transcript);
+        report.probes_ended.push(ended);
     }
     let exit = main.close().await;
     transcripts.push(take_transcript(&main));

@@ -4,6 +4,7 @@
 use super::*;
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
+/// A probe scenario comes holding the probe connection (`probe`), and gives it back.
 ///
 /// Long by design: a scenario's life in order (connect or share, version window, the steps with
 /// their background step, judging), each stage short and tied to the next by the captures.
@@ -11,6 +12,7 @@ pub(super) async fn run_scenario(
     context: &Context,
     scenario: &Scenario,
     index: usize,
+    mut probe: Option<ProbeSlot>,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
     if let Some(why) = not_applicable(context, scenario) {
         let results = scenario
@@ -20,32 +22,43 @@ pub(super) async fn run_scenario(
             .collect();
         return (results, None);
     }
-    let (session, mut starting) = match scenario.session {
-        SessionKind::Shared => (context.main.clone(), None),
-        kind => match open_isolated(context, kind).await {
-            Ok((session, permit)) => (Arc::new(session), permit),
-            Err(why) => {
-                let results = scenario
-                    .checks
-                    .iter()
-                    .map(|c| {
-                        CheckResult::new(
-                            &c.def,
-                            Verdict::new(
-                                Status::Error,
-                                format!("could not open a session of its own: {why}"),
-                            ),
-                            Vec::new(),
-                        )
-                    })
-                    .collect();
-                return (results, None);
-            }
-        },
+    let open = async {
+        match scenario.session {
+            SessionKind::Shared => Ok((context.main.clone(), None)),
+            SessionKind::Probe => match probe.as_mut().and_then(|slot| slot.take()) {
+                Some(session) => Ok((session, None)),
+                None => open_isolated(context, SessionKind::Fresh)
+                    .await
+                    .map(|(session, permit)| (Arc::new(session), permit)),
+            },
+            kind => open_isolated(context, kind)
+                .await
+                .map(|(session, permit)| (Arc::new(session), permit)),
+        }
+    };
+    let (session, mut starting) = match open.await {
+        Ok(opened) => opened,
+        Err(why) => {
+            let results = scenario
+                .checks
+                .iter()
+                .map(|c| {
+                    CheckResult::new(
+                        &c.def,
+                        Verdict::new(
+                            Status::Error,
+                            format!("could not open a session of its own: {why}"),
+                        ),
+                        Vec::new(),
+                    )
+                })
+                .collect();
+            return (results, None);
+        }
     };
     // A connection of the scenario's own is judged at the version it negotiated itself.
     let main_version = context.info.version.clone().unwrap_or_default();
-    let version = if scenario.session == SessionKind::Fresh {
+    let version = if matches!(scenario.session, SessionKind::Fresh | SessionKind::Probe) {
         session
             .info()
             .version
@@ -54,7 +67,7 @@ pub(super) async fn run_scenario(
         main_version.clone()
     };
     if version != main_version && !scenario.requires.versions.contains(&version) {
-        session.close().await;
+        let transcript = finish(context, scenario, session, probe).await;
         let why = format!(
             "applies to protocol versions {}; a new connection negotiated {version} (the main one {main_version})",
             scenario.requires.versions
@@ -64,7 +77,7 @@ pub(super) async fn run_scenario(
             .iter()
             .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
             .collect();
-        return (results, Some(take_transcript(&session)));
+        return (results, transcript);
     }
     let mut captures: HashMap<String, Value> = HashMap::new();
     let mut records: Vec<StepRecord> = Vec::new();
@@ -82,9 +95,11 @@ pub(super) async fn run_scenario(
             .map(|c| (c.name.clone(), c.absent.clone()))
             .collect(),
     };
+    // A connection that had closed before the scenario's first step says nothing about its
+    // steps; one that closes during the scenario is what the scenario's own steps did.
+    let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
         let built = step_of.build(n, step, &captures);
-        let gone_before = session.gone().await;
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
             // A connection started bare has started once its first step was answered.
@@ -115,7 +130,6 @@ pub(super) async fn run_scenario(
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
                 let built = step_of.build(m, later, &captures);
-                let gone_before = session.gone().await;
                 let outcomes = step_of.send(later, built, None).await;
                 step_of.record(
                     later,
@@ -130,7 +144,13 @@ pub(super) async fn run_scenario(
         let (outcomes, (later_captures, later_records)) =
             futures_util::future::join(background, rest).await;
         captures = later_captures;
-        step_of.record(step, outcomes, &mut captures, &mut records, gone_before);
+        step_of.record(
+            step,
+            outcomes,
+            &mut captures,
+            &mut records,
+            gone_before.clone(),
+        );
         records.extend(later_records);
         break;
     }
@@ -170,13 +190,30 @@ pub(super) async fn run_scenario(
         result.bare_session = scenario.session == SessionKind::Bare;
         results.push(result);
     }
-    let transcript = if scenario.session == SessionKind::Shared {
-        None
-    } else {
-        session.close().await;
-        Some(take_transcript(&session))
-    };
+    let transcript = finish(context, scenario, session, probe).await;
     (results, transcript)
+}
+
+/// Done with a scenario's connection: the main one stays open, the probe connection goes back
+/// for the next probe (or is retired, if this probe ended it), one of the scenario's own is
+/// closed and its transcript returned.
+async fn finish(
+    context: &Context,
+    scenario: &Scenario,
+    session: Arc<Session>,
+    probe: Option<ProbeSlot>,
+) -> Option<Transcript> {
+    match (scenario.session, probe) {
+        (SessionKind::Shared, _) => None,
+        (SessionKind::Probe, Some(slot)) => {
+            context.release_probe(slot, session, &scenario.id).await;
+            None
+        }
+        _ => {
+            session.close().await;
+            Some(take_transcript(&session))
+        }
+    }
 }
 
 /// Silence is a verdict only on a server that still answers: a step that got nothing back
@@ -264,7 +301,7 @@ impl StepRunner<'_> {
                 is_request,
                 outcome,
                 stopped: gone_before.as_ref().map(|gone| {
-                    format!("the connection had closed before this step was sent: {gone}")
+                    format!("the connection had closed before the scenario began: {gone}")
                 }),
             });
         }

@@ -135,10 +135,11 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
         None | Some("shared") => SessionKind::Shared,
         Some("fresh") => SessionKind::Fresh,
         Some("bare") => SessionKind::Bare,
+        Some("probe") => SessionKind::Probe,
         Some(other) => {
             return Err(source.at(
                 file.session.as_ref().expect("some"),
-                format!("unknown session `{other}`; use `shared`, `fresh` or `bare`"),
+                format!("unknown session `{other}`; use `shared`, `probe`, `fresh` or `bare`"),
             ))
         }
     };

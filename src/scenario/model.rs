@@ -39,6 +39,11 @@ pub enum SessionKind {
     Fresh,
     /// A connection of its own, with no handshake.
     Bare,
+    /// The run's probe connection, after the handshake: a connection apart from the main one,
+    /// which the probe scenarios (frames that get no answer of their own, fixed ids) take one
+    /// after another, a barrier between them. A new one is started only when a probe ended it
+    /// (it closed, or stopped answering the barrier with a result).
+    Probe,
 }
 
 /// When a scenario applies.

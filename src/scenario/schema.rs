@@ -206,7 +206,7 @@ pub fn scenario_schema() -> Value {
             "area": { "type": "string" },
             "title": { "type": "string" },
             "description": { "type": "string" },
-            "session": { "enum": ["shared", "fresh", "bare"] },
+            "session": { "enum": ["shared", "probe", "fresh", "bare"] },
             "requires": requires,
             "step": step,
             "check": check

@@ -94,6 +94,8 @@ pub struct Limits {
     pub tap: Option<Tap>,
     /// The bytes of evidence the run may still keep (shared by every connection of the run).
     pub evidence: Budget,
+    /// How many server processes the run has started (shared by every connection of the run).
+    pub starts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Default for Limits {
@@ -106,6 +108,7 @@ impl Default for Limits {
             startup_timeout: Duration::from_secs(5),
             tap: None,
             evidence: Budget::new(EVIDENCE_BYTES),
+            starts: std::sync::Arc::default(),
         }
     }
 }

@@ -173,6 +173,9 @@ impl StdioProcess {
         let mut child = command
             .spawn()
             .map_err(|e| format!("failed to start `{program}`: {e}"))?;
+        limits
+            .starts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let pgid = child
             .id()
             .ok_or("the server exited before it could be registered")? as i32;

@@ -1,7 +1,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::{mcpcheck, reference_server, run_json};
+use crate::support::{mcpcheck, reference_server, run_json, statuses};
 
 /// Whether a process runs whose whole command line is `command`.
 fn running(command: &str) -> bool {
@@ -398,4 +398,30 @@ fn a_server_that_stops_answering_is_an_error_of_the_run_never_a_failure() {
             .count();
         assert!(stopped > 0, "{era} {n}: {}", report["summary"]);
     }
+}
+
+#[test]
+fn a_server_with_nothing_listed_gets_no_hollow_pass() {
+    // It declares tools, resources and prompts but lists none: a check of every listed item
+    // examined nothing, so it does not apply (it is never a pass), and nothing fails.
+    let command = format!("{} --empty-lists", reference_server().display());
+    let (code, report, stderr) = run_json(&["--stdio", &command]);
+    assert_eq!(code, 0, "{stderr}\n{}", report["summary"]);
+    let status = statuses(&report);
+    for id in ["resources-uri-scheme", "tools-name-format"] {
+        assert_eq!(status[id], "skip", "{id}");
+    }
+    let examined_nothing = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "resources-uri-scheme")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        examined_nothing.contains("lists no resources"),
+        "{examined_nothing}"
+    );
 }

@@ -34,6 +34,20 @@ impl Server {
         if !known || version.is_empty() {
             return known.then(|| Ok(Value::Null));
         }
+        if self.empty_lists && params.get("cursor").is_none() {
+            let field = match method {
+                "tools/list" => Some("tools"),
+                "resources/list" => Some("resources"),
+                "resources/templates/list" => Some("resourceTemplates"),
+                "prompts/list" => Some("prompts"),
+                _ => None,
+            };
+            if let Some(field) = field {
+                let mut empty = serde_json::Map::new();
+                empty.insert(field.to_string(), Value::Array(Vec::new()));
+                return Some(Ok(Value::Object(empty)));
+            }
+        }
         Some(match method {
             "tools/list" => {
                 self.ask_roots(session, sink);

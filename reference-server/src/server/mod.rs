@@ -133,6 +133,9 @@ pub struct Server {
     pub capabilities: Option<Vec<String>>,
     /// Whether the official conformance suite's fixtures (`test_*`, `test://…`) are served.
     pub official_fixtures: bool,
+    /// Every list method (tools, resources, templates, prompts) answers an empty list
+    /// (`--empty-lists`): a server with nothing of any kind to offer, though it declares them.
+    pub empty_lists: bool,
     /// stdio: after writing this many lines, the server writes nothing more but keeps reading
     /// and running (`--stop-answering-after N`): a server that stopped answering.
     pub silent_after: Option<usize>,

@@ -377,13 +377,7 @@ impl Session {
     /// `server/discover` on 2026-07-28) gets any answer (an error or an HTTP refusal too) within
     /// the request timeout. `None` when it did; else why not, in words.
     pub async fn answers(&self) -> Option<String> {
-        let id = self.next_id();
-        let request = self.barrier_request(id);
-        let method = match &request {
-            Outgoing::Request { method, .. } => method.clone(),
-            _ => "ping".into(),
-        };
-        let exchange = self.send(request, &SendOptions::default()).await;
+        let (method, exchange) = self.send_barrier().await;
         match &exchange.reply {
             Reply::Message { .. } | Reply::Rejected { .. } => None,
             Reply::Nothing { waited_ms } => Some(format!(
@@ -400,6 +394,34 @@ impl Session {
             Link::Stream(link) => link.heard(),
             Link::Http(_) => true,
         }
+    }
+
+    /// Whether the connection still serves as it did: open, and a barrier request answered with
+    /// a result (not an error, not an HTTP refusal) within the request timeout. Else why not.
+    pub async fn still_serving(&self) -> Result<(), String> {
+        if let Some(gone) = self.gone().await {
+            return Err(gone);
+        }
+        let (method, exchange) = self.send_barrier().await;
+        match &exchange.reply {
+            Reply::Message { message, .. } if message.get("result").is_some() => Ok(()),
+            _ => Err(format!(
+                "the {method} sent after it was answered {}",
+                crate::record::exchange::describe(&exchange, true)
+            )),
+        }
+    }
+
+    /// Sends the barrier request (`ping`, or `server/discover` on 2026-07-28) with the usual
+    /// timeout; its method and exchange.
+    async fn send_barrier(&self) -> (String, Exchange) {
+        let id = self.next_id();
+        let request = self.barrier_request(id);
+        let method = match &request {
+            Outgoing::Request { method, .. } => method.clone(),
+            _ => "ping".into(),
+        };
+        (method, self.send(request, &SendOptions::default()).await)
     }
 
     /// Whether every reply comes on one ordered channel (stdio, HTTP+SSE), so that a late

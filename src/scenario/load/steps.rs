@@ -196,7 +196,7 @@ impl Modes {
             if matches!(send, StepSend::Request { .. })
                 && step.concurrent.is_none()
                 && alongside.is_none()
-                && session != SessionKind::Shared =>
+                && matches!(session, SessionKind::Fresh | SessionKind::Bare) =>
         {
             Some(b.into_inner().once_notified)
         }
