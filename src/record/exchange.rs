@@ -60,8 +60,8 @@ pub struct HttpFacts {
     /// Whether a request's SSE stream ended, by the server, before the response came.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub ended_early: bool,
-    /// What an SSE stream that carried no answer brought, in words ("an SSE stream of 40,112
-    /// events, 4,531,200 bytes"), when there was one.
+    /// What an SSE stream that carried no answer brought, in words ("an SSE stream of 40112
+    /// events, 4531200 bytes"), when there was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unanswered_stream: Option<String>,
 }

@@ -340,15 +340,26 @@ pub(super) fn take_transcript(session: &Session) -> Transcript {
 }
 
 /// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
-/// era), `bare` sends nothing. The start waits for a core ([`Starts`]); a fresh session gives
-/// it back once its handshake is done, a bare one returns it, to be given back once its first
-/// step has been answered.
-pub(super) async fn open_isolated(
-    context: &Context,
-    kind: SessionKind,
-) -> Result<(Session, Option<tokio::sync::OwnedSemaphorePermit>), String> {
+/// era), `bare` sends nothing. The start waits for a core ([`Starts`]) and holds it until the
+/// server has written its first byte (its start is over), it went away, or the start-up bound
+/// ran out, whichever comes first; the scenario goes on meanwhile.
+pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, String> {
     let permit = context.starts.acquire(&context.target).await;
     let session = Session::open(&context.target, &context.limits)?;
+    if let (Some(permit), Some(heard)) = (permit, session.heard_flag()) {
+        let bound = context.limits.startup_timeout;
+        tokio::spawn(async move {
+            let started = Instant::now();
+            // The reader holds the other reference while the server's stdout is open.
+            while !heard.load(std::sync::atomic::Ordering::Relaxed)
+                && std::sync::Arc::strong_count(&heard) > 1
+                && started.elapsed() < bound
+            {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            drop(permit);
+        });
+    }
     if kind == SessionKind::Fresh {
         match context.info.era {
             Some(Era::Stateless) => session.set_info(SessionInfo {
@@ -362,15 +373,12 @@ pub(super) async fn open_isolated(
                     .clone()
                     .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
                 if let Err((why, _)) = session.handshake(&version).await {
-                    drop(permit);
                     session.close().await;
                     return Err(why);
                 }
-                drop(permit);
                 session.barrier().await;
-                return Ok((session, None));
             }
         }
     }
-    Ok((session, permit))
+    Ok(session)
 }

@@ -35,7 +35,8 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
                     Ok(session) => {
                         let mut pass = config.clone();
                         pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
-                        pass.run_timeout = left;
+                        // What is left once the handshake probe is done.
+                        pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
                         let mut second = run_started(pass, Some(session)).await;
                         match second.fatal.take() {
                             // What the first era judged stands: the run is not untestable.

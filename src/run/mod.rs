@@ -189,8 +189,8 @@ impl Context {
 }
 
 /// Paces the server processes a run starts to the machine: a start holds a permit from the
-/// moment the process is spawned until it has answered its first request (or its start-up
-/// bound ran out), and there are no more permits than cores. So every start has a core to
+/// moment the process is spawned until it has written its first byte (or went away, or its
+/// start-up bound ran out), and there are no more permits than cores. So every start has a core to
 /// itself, and a start counts against the start-up bound only once it has one: a server that
 /// takes seconds of CPU to start (an interpreter importing its packages) is not slowed past
 /// its bound by mcpcheck's other starts.

@@ -24,19 +24,17 @@ pub(super) async fn run_scenario(
     }
     let open = async {
         match scenario.session {
-            SessionKind::Shared => Ok((context.main.clone(), None)),
+            SessionKind::Shared => Ok(context.main.clone()),
             SessionKind::Probe => match probe.as_mut().and_then(|slot| slot.take()) {
-                Some(session) => Ok((session, None)),
+                Some(session) => Ok(session),
                 None => open_isolated(context, SessionKind::Fresh)
                     .await
-                    .map(|(session, permit)| (Arc::new(session), permit)),
+                    .map(Arc::new),
             },
-            kind => open_isolated(context, kind)
-                .await
-                .map(|(session, permit)| (Arc::new(session), permit)),
+            kind => open_isolated(context, kind).await.map(Arc::new),
         }
     };
-    let (session, mut starting) = match open.await {
+    let session = match open.await {
         Ok(opened) => opened,
         Err(why) => {
             let results = scenario
@@ -102,8 +100,6 @@ pub(super) async fn run_scenario(
         let built = step_of.build(n, step, &captures);
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
-            // A connection started bare has started once its first step was answered.
-            drop(starting.take());
             step_of.record(
                 step,
                 outcomes,
@@ -125,7 +121,6 @@ pub(super) async fn run_scenario(
         };
         let rest = async {
             notify.notified().await;
-            drop(starting.take());
             let mut captures = captures.clone();
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {

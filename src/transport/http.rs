@@ -78,12 +78,13 @@ pub struct HttpResponse {
 }
 
 /// How many events of one SSE body are kept (with their messages); past them, or past
-/// [`KEPT_BYTES`], events are only read for the awaited response and for server requests,
+/// [`KEPT_BYTES`], events are only parsed for the awaited message and for server requests,
 /// and counted. A flood of small events costs far more than its bytes once parsed.
 pub const EVENTS_KEPT: usize = 64;
 
-/// How many bytes of data the kept events and messages of one SSE body hold at most (the
-/// awaited response is kept whole, whatever its size, up to the frame bound).
+/// About how many bytes the kept events and messages of one SSE body hold (parsed messages
+/// counted at about twice their data); an event starts being kept only below it, and the
+/// awaited response is kept whole, whatever its size, up to the frame bound.
 pub const KEPT_BYTES: usize = 1 << 20;
 
 /// How many bytes the bodies of all responses being read or held at once may take, across the
@@ -412,10 +413,7 @@ async fn read_body(
         for mut event in parser.feed(&chunk) {
             result.events_seen += 1;
             let keep = result.events.len() < EVENTS_KEPT && kept_bytes <= KEPT_BYTES.min(max_body);
-            // Past what is kept, only a message with an id (a response, a server request) is
-            // worth parsing: a flood of notifications is skipped unparsed.
-            let wanted = keep || event.data.contains("\"id\"");
-            if wanted && !event.data.is_empty() {
+            if !event.data.is_empty() {
                 match serde_json::from_str::<Value>(&event.data) {
                     Ok(value) => {
                         let server_request =
@@ -438,8 +436,10 @@ async fn read_body(
                             } else {
                                 event.data.clone()
                             };
-                            kept_bytes += text.len();
-                            exhausted |= !hold(&mut held, 2 * event.data.len() + text.len());
+                            // Parsed, a message holds about twice its data, besides its text.
+                            let cost = 2 * event.data.len() + text.len();
+                            kept_bytes += cost;
+                            exhausted |= !hold(&mut held, cost);
                             result.messages.push((value, text));
                         }
                     }

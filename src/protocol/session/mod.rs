@@ -405,8 +405,12 @@ impl Session {
         let (method, exchange) = self.send_barrier().await;
         match &exchange.reply {
             Reply::Message { message, .. } if message.get("result").is_some() => Ok(()),
+            Reply::Nothing { waited_ms } => Err(format!(
+                "the {method} sent after it got no answer within {waited_ms} ms"
+            )),
+            Reply::Closed { detail } => Err(format!("then {detail}")),
             _ => Err(format!(
-                "the {method} sent after it was answered {}",
+                "the {method} sent after it was answered with {}",
                 crate::record::exchange::describe(&exchange, true)
             )),
         }
@@ -422,6 +426,18 @@ impl Session {
             _ => "ping".into(),
         };
         (method, self.send(request, &SendOptions::default()).await)
+    }
+
+    /// stdio: the flag that turns true once the server process has written its first byte to
+    /// stdout (shared with the reader), to tell when its start is over. `None` for other links.
+    pub fn heard_flag(&self) -> Option<Arc<std::sync::atomic::AtomicBool>> {
+        match &self.link {
+            Link::Stream(link) => match &link.pipe {
+                Pipe::Process(_, heard) => Some(heard.clone()),
+                Pipe::Sse(_) => None,
+            },
+            Link::Http(_) => None,
+        }
     }
 
     /// Whether every reply comes on one ordered channel (stdio, HTTP+SSE), so that a late

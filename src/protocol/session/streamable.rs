@@ -233,6 +233,7 @@ impl Session {
             let resumed = match &result {
                 Ok(Ok(response))
                     if method == "POST"
+                        && !response.timed_out
                         && until.is_none()
                         && self.info().era != Some(Era::Stateless)
                         && awaited.as_ref().is_some_and(|key| {
