@@ -100,13 +100,7 @@ pub(super) async fn run_scenario(
         let built = step_of.build(n, step, &captures);
         let Some(ready_on) = &step.background else {
             let outcomes = step_of.send(step, built, None).await;
-            step_of.record(
-                step,
-                outcomes,
-                &mut captures,
-                &mut records,
-                gone_before.clone(),
-            );
+            step_of.record(step, outcomes, &mut captures, &mut records);
             continue;
         };
         // A background step stays open while the steps after it run; they start once its
@@ -126,28 +120,23 @@ pub(super) async fn run_scenario(
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
                 let built = step_of.build(m, later, &captures);
                 let outcomes = step_of.send(later, built, None).await;
-                step_of.record(
-                    later,
-                    outcomes,
-                    &mut captures,
-                    &mut records,
-                    gone_before.clone(),
-                );
+                step_of.record(later, outcomes, &mut captures, &mut records);
             }
             (captures, records)
         };
         let (outcomes, (later_captures, later_records)) =
             futures_util::future::join(background, rest).await;
         captures = later_captures;
-        step_of.record(
-            step,
-            outcomes,
-            &mut captures,
-            &mut records,
-            gone_before.clone(),
-        );
+        step_of.record(step, outcomes, &mut captures, &mut records);
         records.extend(later_records);
         break;
+    }
+    if let Some(gone) = gone_before {
+        for record in &mut records {
+            record.stopped = Some(format!(
+                "the connection had closed before the scenario began: {gone}"
+            ));
+        }
     }
     confirm_silence(&session, &mut records).await;
     let env = Env {
@@ -270,7 +259,6 @@ impl StepRunner<'_> {
         outcomes: Vec<Result<Exchange, String>>,
         captures: &mut HashMap<String, Value>,
         records: &mut Vec<StepRecord>,
-        gone_before: Option<String>,
     ) {
         let is_request = matches!(step.send, StepSend::Request { .. });
         // The pages of a list join their arrays into one capture.
@@ -295,9 +283,7 @@ impl StepRunner<'_> {
                 name: step.name.clone(),
                 is_request,
                 outcome,
-                stopped: gone_before.as_ref().map(|gone| {
-                    format!("the connection had closed before the scenario began: {gone}")
-                }),
+                stopped: None,
             });
         }
     }
