@@ -85,6 +85,13 @@ pub struct Exchange {
     pub elapsed_ms: u64,
 }
 
+impl Exchange {
+    /// What an SSE stream that carried no answer brought, in words, if one did.
+    pub fn unanswered_stream(&self) -> Option<&str> {
+        self.http.as_ref()?.unanswered_stream.as_deref()
+    }
+}
+
 /// How a server process ended.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -162,9 +169,7 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
         },
         Reply::Nothing { waited_ms } if is_request && *waited_ms > 0 => {
             let stream = exchange
-                .http
-                .as_ref()
-                .and_then(|h| h.unanswered_stream.as_deref())
+                .unanswered_stream()
                 .map(|s| format!("{s}, "))
                 .unwrap_or_default();
             format!("{http}{stream}no response within {waited_ms} ms")

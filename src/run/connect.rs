@@ -20,7 +20,8 @@ pub(super) async fn connect(
         // Connected before the pass began (the era probe's own connection).
         protocol.detection = "connected before the pass".into();
         protocol.requested_version = forced.map(str::to_string);
-        return Ok(learned(main, protocol, retired));
+        learned(main, protocol);
+        return Ok(None);
     }
     let era = match forced {
         Some(version) => {
@@ -106,9 +107,7 @@ pub(super) async fn connect(
                 // speaks only that era (its discover answer was late or lost).
                 let refused_modern = rules::reply_message(&exchange).is_some_and(|m| {
                     m.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
-                        && m.pointer("/error/data/supported")
-                            .and_then(Value::as_array)
-                            .is_some_and(|v| v.iter().any(|v| v == LATEST_STATELESS))
+                        && supported(m).contains(&LATEST_STATELESS)
                 });
                 if forced.is_some() || !refused_modern {
                     return Err(format!("no handshake: {why}"));
@@ -125,21 +124,17 @@ pub(super) async fn connect(
             }
         }
     }
-    Ok(learned(session, protocol, retired))
+    learned(session, protocol);
+    Ok(retired)
 }
 
 /// Fills in what the handshake or discovery taught about the server.
-fn learned(
-    session: &Session,
-    protocol: &mut ProtocolInfo,
-    retired: Option<Transcript>,
-) -> Option<Transcript> {
+fn learned(session: &Session, protocol: &mut ProtocolInfo) {
     let info = session.info();
     protocol.era = info.era.map(|e| e.to_string());
-    protocol.version = info.version.clone();
-    protocol.server_info = info.server_info.clone();
-    protocol.capabilities = info.capabilities.clone();
-    retired
+    protocol.version = info.version;
+    protocol.server_info = info.server_info;
+    protocol.capabilities = info.capabilities;
 }
 
 /// What a `server/discover` answer without a usable DiscoverResult says about the server.
@@ -175,13 +170,7 @@ pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
             answer: None,
         }),
         -32022 => {
-            let listed: Vec<&str> = message
-                .pointer("/error/data/supported")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let listed = supported(message);
             if listed.contains(&LATEST_STATELESS) {
                 Some(Modern::Defective {
                     why: format!("it refused {LATEST_STATELESS} with -32022 while listing it"),
@@ -195,6 +184,17 @@ pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
         }
         _ => None,
     }
+}
+
+/// The versions a -32022 (unsupported version) error lists as supported.
+fn supported(message: &Value) -> Vec<&str> {
+    message
+        .pointer("/error/data/supported")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag

@@ -99,6 +99,14 @@ fn in_flight() -> &'static Arc<tokio::sync::Semaphore> {
     UNITS.get_or_init(|| Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT_BYTES >> 10)))
 }
 
+/// Why a response stopped being read when [`IN_FLIGHT_BYTES`] was reached.
+fn in_flight_full() -> String {
+    format!(
+        "mcpcheck's bound of {} MiB on response bytes held at once was reached; reading stopped",
+        IN_FLIGHT_BYTES >> 20
+    )
+}
+
 /// Takes `bytes` more of the in-flight bound into `held`; false (nothing taken) when the bound
 /// is reached.
 fn hold(held: &mut Option<tokio::sync::OwnedSemaphorePermit>, bytes: usize) -> bool {
@@ -361,7 +369,7 @@ async fn read_body(
     let mut parser = SseParser::default();
     let mut raw = Vec::new();
     let mut held = None;
-    // What the events kept hold, in bytes of data.
+    // About what the kept events and messages hold, in bytes (as charged to the bound).
     let mut kept_bytes = 0usize;
     // A POST's stream is read until its response came, or until a little before the caller's
     // bound on the exchange: what came is then said (the caller's own bound would lose it).
@@ -393,12 +401,8 @@ async fn read_body(
         result.body_bytes += chunk.len();
         // What is kept counts against the bound on everything held in flight: a plain body's
         // bytes; of an SSE stream, what its kept events and messages hold (below).
-        let full = format!(
-            "mcpcheck's bound of {} MiB on response bytes held at once was reached; reading stopped",
-            IN_FLIGHT_BYTES >> 20
-        );
         if !sse && !hold(&mut held, chunk.len()) {
-            result.issue = Some(full);
+            result.issue = Some(in_flight_full());
             break;
         }
         if !sse {
@@ -428,8 +432,7 @@ async fn read_body(
                         }
                         if keep || awaited {
                             // A notification's text is kept as evidence only (cut like a
-                            // frame); a response's whole, as its reply. Parsed, a message
-                            // holds about twice its text.
+                            // frame); a response's whole, as its reply.
                             let text = if value.get("method").is_some() && value.get("id").is_none()
                             {
                                 cut(&event.data, MAX_FRAME_TEXT)
@@ -461,7 +464,7 @@ async fn read_body(
             }
         }
         if exhausted && !finished {
-            result.issue = Some(full);
+            result.issue = Some(in_flight_full());
             break;
         }
         if finished {

@@ -200,26 +200,36 @@ fn respond(stream: &mut TcpStream, status: &str, headers: &str, body: &str) {
     );
 }
 
-/// Answers with an SSE stream of 64 KiB notifications for 30 s (or until mcpcheck goes).
-fn flood_sse(mut stream: TcpStream) {
+/// A notification event logging `data`, as an SSE event.
+fn log_event(data: &str) -> String {
+    format!(
+        "event: message\ndata: {}\n\n",
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": data}})
+    )
+}
+
+/// Answers with an SSE stream that repeats `events` for 30 s (or until the client goes away),
+/// never carrying the response.
+fn flood_with(mut stream: TcpStream, events: &str) {
     let _ = write!(
         stream,
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
     );
-    let event = format!(
-        "event: message\ndata: {}\n\n",
-        json!({"jsonrpc": "2.0", "method": "notifications/message",
-            "params": {"level": "info", "data": "y".repeat(64 << 10)}})
-    );
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(30) {
-        if stream.write_all(event.as_bytes()).is_err() {
+        if stream.write_all(events.as_bytes()).is_err() {
             return;
         }
     }
 }
 
-/// Answers initialize (any version asked for is accepted); false for any other request.
+/// An SSE stream of 64 KiB notifications that never ends.
+fn flood_sse(stream: TcpStream) {
+    flood_with(stream, &log_event(&"y".repeat(64 << 10)));
+}
+
+/// Answers initialize (see [`initialized`]); false for any other request.
 fn answered_initialize(stream: &mut TcpStream, request: &Request) -> bool {
     if !request.is_initialize() {
         return false;
@@ -367,23 +377,8 @@ fn an_endless_sse_response_stays_bounded_in_memory() {
 
 /// An SSE stream of small notifications that never ends and never carries the response: cheap
 /// for the server, and each event costs far more than its bytes once parsed.
-fn flood_small_events(mut stream: TcpStream) {
-    let _ = write!(
-        stream,
-        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n"
-    );
-    let event = format!(
-        "event: message\ndata: {}\n\n",
-        json!({"jsonrpc": "2.0", "method": "notifications/message",
-            "params": {"level": "info", "data": "x"}})
-    )
-    .repeat(64);
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(30) {
-        if stream.write_all(event.as_bytes()).is_err() {
-            return;
-        }
-    }
+fn flood_small_events(stream: TcpStream) {
+    flood_with(stream, &log_event("x").repeat(64));
 }
 
 #[test]

@@ -29,8 +29,8 @@ impl Session {
             ..SendOptions::default()
         };
         let id = self.next_id();
-        let sent_id = Some(id.clone());
-        let exchange = self
+        let sent_id = id.clone();
+        let mut exchange = self
             .send(
                 Outgoing::Request {
                     id,
@@ -40,13 +40,12 @@ impl Session {
                 &options,
             )
             .await;
-        let mut exchange = exchange;
         // Only an answer without an id can be taken for the probe's (the connection's first
         // frame); one naming another id answers nothing mcpcheck sent.
         if let Reply::Message { message, .. } = &exchange.reply {
             let foreign = message
                 .get("id")
-                .is_some_and(|got| !got.is_null() && Some(got) != sent_id.as_ref());
+                .is_some_and(|got| !got.is_null() && got != &sent_id);
             if foreign {
                 exchange.reply = Reply::Nothing {
                     waited_ms: exchange.elapsed_ms,
@@ -132,9 +131,7 @@ impl Session {
             },
             Reply::Nothing { waited_ms } => {
                 let came = exchange
-                    .http
-                    .as_ref()
-                    .and_then(|h| h.unanswered_stream.as_deref())
+                    .unanswered_stream()
                     .map(|s| format!(" ({s} came, without the answer)"))
                     .unwrap_or_default();
                 return Err((
