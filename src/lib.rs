@@ -8,6 +8,8 @@
 //! scenarios against a server; [`compare`] runs several; [`cli`] is the command line.
 
 #![warn(missing_docs)]
+// The scenario file schema is one deeply nested `json!` literal.
+#![recursion_limit = "256"]
 
 pub mod check;
 pub mod cli;

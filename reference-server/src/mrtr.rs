@@ -256,7 +256,12 @@ pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
 /// `mcpcheck://roots`: asks for the client's roots (`roots`, with a signed state), then reads
 /// as their number.
 pub fn roots_resource(params: &Value, quirks: &Quirks) -> Outcome {
-    if !declares(params, "roots") {
+    /// Whether a read declared roots before (kept for the carry-over quirk only).
+    static ROOTS_SEEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let declared = declares(params, "roots");
+    let remembered = quirks.has(Quirk::StatelessRootsCarryover)
+        && ROOTS_SEEN.fetch_or(declared, std::sync::atomic::Ordering::Relaxed);
+    if !declared && !remembered {
         return missing_capability("roots");
     }
     let count = match params.pointer("/inputResponses/roots") {

@@ -96,6 +96,9 @@ quirks! {
     JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites rewrite::no_jsonrpc_on_errors,
     /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
     HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
+    /// 2026-07-28 HTTP: an error sent with a 4xx status (-32602, -32601, -32020, …, each
+    /// answering a request that was read) leaves out its `id`.
+    StatelessRefusalsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning",
     /// stdio: an error response leaves out its `id` (a parse error's id null included).
     StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
@@ -277,6 +280,13 @@ quirks! {
     /// 2026-07-28: every page of tools/list after the first lists its tools in another order
     /// on each answer (the first page stays the same).
     StatelessToolsLaterPageUnstable => "2026-07-28: tools/list SHOULD be deterministic, on every page",
+    /// 2026-07-28 (stdio): a connection whose first message was server/discover (as mcpcheck's
+    /// main connection's is) is listed one resource fewer than any other, as with a list kept
+    /// per connection.
+    StatelessResourcesPerConnection => "2026-07-28: list results MUST NOT vary per connection",
+    /// 2026-07-28: once a request declared the `roots` capability, a later read of
+    /// `mcpcheck://roots` that does not declare it asks for the roots anyway.
+    StatelessRootsCarryover => "2026-07-28: a capability is declared per request; one declared earlier MUST NOT be assumed",
     /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
     StatelessToolsOrderUnstable => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.

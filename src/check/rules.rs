@@ -20,12 +20,37 @@ pub struct StepRecord {
     /// Whether it sent a request (so that silence is a timeout, not an observation).
     pub is_request: bool,
     /// The exchange, or why the step could not run.
-    pub outcome: Result<Exchange, String>,
+    pub outcome: Result<Exchange, NotSent>,
     /// Why silence or a closed connection in this exchange says nothing about the step: the
     /// server had stopped answering (the connection had closed before the scenario began, or
     /// nothing sent after it was answered either). A check resting on such a reply is an error
     /// of the run, never a verdict.
     pub stopped: Option<String>,
+}
+
+/// Why a step sent nothing, in terms of what the server did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotSent {
+    /// The reason ("the server lists no prompts, so none could be got").
+    pub why: String,
+    /// Whether it means the server has nothing of the kind (one page, no prompts), so that the
+    /// step's checks do not apply, rather than could not be tested.
+    pub not_applicable: bool,
+}
+
+impl From<String> for NotSent {
+    fn from(why: String) -> NotSent {
+        NotSent {
+            why,
+            not_applicable: false,
+        }
+    }
+}
+
+impl std::fmt::Display for NotSent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
 }
 
 /// What a check's evaluation may consult besides the exchange.
@@ -135,7 +160,17 @@ fn evaluate_step(
 ) -> Verdict {
     let exchange = match &record.outcome {
         Ok(exchange) => exchange,
-        Err(why) => return Verdict::new(Status::NotTestable, why.clone()),
+        Err(NotSent {
+            why,
+            not_applicable,
+        }) => {
+            let status = if *not_applicable {
+                Status::Skip
+            } else {
+                Status::NotTestable
+            };
+            return Verdict::new(status, why.clone());
+        }
     };
     let actual = describe(exchange, record.is_request);
     if let (Some(why), Reply::Nothing { .. } | Reply::Closed { .. }) =

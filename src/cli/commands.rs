@@ -496,11 +496,12 @@ fn merge(args: &cli::MergeArgs) -> ExitCode {
     );
     grading.derived_as_warnings = derived_warn;
     report.grading = Some(grading);
-    finish(&report, &args.output, args.quiet)
+    finish(&report, &args.output, args.quiet, false)
 }
 
-/// Writes the reports, prints the table (or the verdict line) and returns the exit code.
-fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
+/// Writes the reports, prints the table (or the verdict line; every problem in full when
+/// `verbose`) and returns the exit code.
+fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool, verbose: bool) -> ExitCode {
     if let Err(e) = write_outputs(report, outputs) {
         eprintln!("error: {e}");
         return ExitCode::from(exit::USAGE);
@@ -527,7 +528,15 @@ fn finish(report: &Report, outputs: &cli::OutputArgs, quiet: bool) -> ExitCode {
     let mut text = if quiet {
         format!("{}\n", report::safe::terminal(&report.verdict_line()))
     } else {
-        report::terminal::render(report, color, width, show)
+        report::terminal::render(
+            report,
+            report::terminal::Style {
+                color,
+                width,
+                show,
+                full: verbose,
+            },
+        )
     };
     let github = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     if outputs.annotations.unwrap_or(if github {
@@ -605,7 +614,7 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
     grading.derived_as_warnings = resolved.derived_warn;
     report.grading = Some(grading);
     let report = report.redacted(&resolved.secrets);
-    finish(&report, &resolved.outputs, resolved.quiet)
+    finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
 }
 
 /// A progress bar on a terminal. Elsewhere (a CI log) a start line and an end line, and with
@@ -620,11 +629,15 @@ fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar
         indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg}").expect("template"),
     );
     let shown = bar.clone();
+    let passes = std::sync::atomic::AtomicUsize::new(0);
     let observer = Observer(Arc::new(move |event| match event {
         RunEvent::Started { scenarios } => {
-            shown.set_length(scenarios as u64);
+            shown.set_length(shown.length().unwrap_or(0) + scenarios as u64);
             if !tty {
-                eprintln!("mcpcheck: running {scenarios} scenarios");
+                // A second era (or pinned version) is a pass of its own.
+                let again = passes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0;
+                let more = if again { " more, in another era" } else { "" };
+                eprintln!("mcpcheck: running {scenarios} scenarios{more}");
             }
         }
         RunEvent::ScenarioFinished { id, worst } => {

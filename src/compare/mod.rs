@@ -172,7 +172,7 @@ pub async fn run_all(entries: Vec<Entry>, jobs: usize) -> Vec<Report> {
 
 /// What a check observed, in a few characters.
 pub fn observed(evidence: &[Evidence]) -> Option<String> {
-    let first = evidence.iter().find(|e| e.sent.is_some())?;
+    let first = evidence.iter().find(|e| e.sent.is_some() && !e.context)?;
     let http = first.http_status.map(|s| format!("HTTP {s} "));
     let message = first
         .received
@@ -302,7 +302,13 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                 observed: observed(&check.evidence),
                 message: Some(check.message.clone()),
                 note: check.note.clone(),
-                evidence: check.evidence.iter().take(3).cloned().collect(),
+                evidence: check
+                    .evidence
+                    .iter()
+                    .filter(|e| !e.context)
+                    .take(3)
+                    .cloned()
+                    .collect(),
             };
         }
     }

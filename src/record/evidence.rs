@@ -58,6 +58,10 @@ pub struct Evidence {
     /// A remark.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
+    /// Set on a step the check does not judge but turns on (a bare connection's own
+    /// `initialize` before the judged step): shown and replayed, never read as the observation.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub context: bool,
 }
 
 impl Evidence {
@@ -103,6 +107,7 @@ impl Evidence {
                 .collect(),
             elapsed_ms: Some(exchange.elapsed_ms),
             remark,
+            context: false,
         }
     }
 

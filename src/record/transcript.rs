@@ -101,6 +101,10 @@ pub struct Transcript {
     pub refusal_id_pairs: Vec<(Value, Value)>,
     /// The protocol version the connection spoke, once known (set when the run collects it).
     pub version: Option<String>,
+    /// The ids (as [`super::id_key`]) of requests mcpcheck sent off the protocol on purpose (a
+    /// contradictory header, a `_meta` entry left out): their answers are judged by the check
+    /// that made the probe, not by the checks over the whole run.
+    pub probes: std::collections::HashSet<String>,
     tap: Option<super::Tap>,
     /// The run's evidence budget, shared with every other transcript of the run.
     budget: Option<super::Budget>,
@@ -116,6 +120,7 @@ impl Default for Transcript {
             id_pairs: Vec::new(),
             refusal_id_pairs: Vec::new(),
             version: None,
+            probes: std::collections::HashSet::new(),
             tap: None,
             budget: None,
         }
@@ -131,6 +136,12 @@ impl Transcript {
             budget: Some(budget),
             ..Transcript::default()
         }
+    }
+
+    /// When the connection opened: a frame's `at_ms` counts from it, so that frames of different
+    /// connections can be put in one order.
+    pub fn started(&self) -> Instant {
+        self.started
     }
 
     /// Records a frame.

@@ -65,6 +65,52 @@ impl SpecRef {
     }
 }
 
+impl SpecRef {
+    /// The citation as the pages of `judged` have it, for a check judged at that version: a
+    /// 2025-11-25 section whose page 2026-07-28 kept (under the same path, or moved to
+    /// `basic/patterns/` or `basic/transports/stdio`) is cited at 2026-07-28. Other citations
+    /// stay as written: a version's own changelog, a page 2026-07-28 removed (lifecycle, ping),
+    /// JSON-RPC and RFCs, and a section of an older version a check names on purpose (the
+    /// 2025-03-26 batching it judges on a 2025-03-26 connection).
+    pub fn at(&self, judged: &str) -> SpecRef {
+        // A link given by hand (the derived one being wrong) stays too.
+        let derived_link = self.url == spec_url(&self.version, &self.section);
+        if judged != "2026-07-28" || self.version != "2025-11-25" || !derived_link {
+            return self.clone();
+        }
+        let (path, anchor) = self
+            .section
+            .split_once('#')
+            .map_or((self.section.as_str(), None), |(p, a)| (p, Some(a)));
+        let moved = match (path, anchor) {
+            (
+                "basic/index"
+                | "server/tools"
+                | "server/resources"
+                | "server/prompts"
+                | "server/utilities/completion"
+                | "server/utilities/logging"
+                | "server/utilities/pagination"
+                | "client/elicitation"
+                | "client/sampling"
+                | "client/roots"
+                | "schema",
+                _,
+            ) => path,
+            ("basic/utilities/cancellation", _) => "basic/patterns/cancellation",
+            ("basic/utilities/progress", _) => "basic/patterns/progress",
+            ("basic/transports", Some("stdio")) => "basic/transports/stdio",
+            _ => return self.clone(),
+        };
+        let section = match anchor {
+            Some(anchor) if moved == path => format!("{moved}#{anchor}"),
+            // A page that moved has anchors of its own.
+            _ => moved.to_string(),
+        };
+        SpecRef::mcp(judged, &section)
+    }
+}
+
 /// The URL of a section: MCP sections under modelcontextprotocol.io (the tasks extension's,
 /// `extensions/tasks#…`, on its own site), JSON-RPC under jsonrpc.org.
 pub fn spec_url(version: &str, section: &str) -> String {
@@ -208,5 +254,34 @@ impl Verdict {
     pub fn with_actual(mut self, actual: impl Into<String>) -> Verdict {
         self.actual = Some(actual.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_citation_follows_the_version_judged_where_its_page_lives_on() {
+        let kept = SpecRef::mcp("2025-11-25", "server/tools#error-handling").at("2026-07-28");
+        assert_eq!(kept.version, "2026-07-28");
+        assert_eq!(
+            kept.url,
+            "https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling"
+        );
+        let moved = SpecRef::mcp("2025-11-25", "basic/utilities/cancellation#x").at("2026-07-28");
+        assert_eq!(moved.section, "basic/patterns/cancellation");
+        // A page 2026-07-28 removed, an older version named on purpose, JSON-RPC, and any
+        // citation of a handshake-era check, stay as written.
+        for (version, section, judged) in [
+            ("2025-11-25", "basic/lifecycle#initialization", "2026-07-28"),
+            ("2025-03-26", "basic/index#batching", "2026-07-28"),
+            ("jsonrpc-2.0", "error_object", "2026-07-28"),
+            ("2025-11-25", "server/tools#error-handling", "2025-11-25"),
+            ("2025-06-18", "server/tools", "2025-11-25"),
+        ] {
+            let cited = SpecRef::mcp(version, section);
+            assert_eq!(cited.at(judged), cited, "{version} {section} at {judged}");
+        }
     }
 }

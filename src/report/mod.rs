@@ -344,16 +344,16 @@ impl Report {
         }
         let s = &self.summary;
         let mut parts = vec![format!("{} passed", s.pass)];
-        for (n, word) in [
-            (s.fail, "failed"),
-            (s.warn, "warnings"),
-            (s.error, "errors"),
-            (s.not_testable, "not testable"),
-            (s.info, "info"),
-            (s.skip, "not applicable"),
+        for (n, one, many) in [
+            (s.fail, "failed", "failed"),
+            (s.warn, "warning", "warnings"),
+            (s.error, "error", "errors"),
+            (s.not_testable, "not testable", "not testable"),
+            (s.info, "info", "info"),
+            (s.skip, "not applicable", "not applicable"),
         ] {
             if n > 0 {
-                parts.push(format!("{n} {word}"));
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
             }
         }
         let (failing, errors) = match &self.grading {

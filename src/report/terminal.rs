@@ -1,9 +1,11 @@
-//! The terminal rendering. By default it reads at a glance: a header; every problem in full —
-//! message, expected, actual, spec link, source and the exchange — so that nobody needs to rerun
-//! with more verbosity; one line per area with its counts; the checks that did not apply,
-//! collapsed into counts by reason; and a one-sentence verdict. `--show all` brings back one
-//! table per area with every check, `--show skipped` lists each check that did not apply.
-//! Server text never reaches the terminal raw (see [`safe`]).
+//! The terminal rendering. By default it reads at a glance: a header; every problem in at most
+//! five lines — what, why, expected, actual, and where (the requirement and the scenario), or the
+//! frame sent when the message only restates what was expected — with a problem found in more
+//! than one era shown once, naming them; one line per area with its counts; the checks that did
+//! not apply, collapsed into counts by reason; and a one-sentence verdict. With `-v` every problem
+//! is shown in full, each era apart, with up to three exchanges (the reports always carry all of
+//! it). `--show all` brings back one table per area with every check, `--show skipped` lists each
+//! check that did not apply. Server text never reaches the terminal raw (see [`safe`]).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +13,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use super::{safe, CheckResult, Report};
 use crate::check::Status;
+use crate::record::Level;
 
 /// How much of the run the terminal shows besides the problems and the verdict.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,15 +27,33 @@ pub enum Show {
     All,
 }
 
-/// Renders the report for a terminal; `color` turns on ANSI colours, `width` bounds the tables,
-/// `show` says how much besides the problems. Every string that can hold server text has its
-/// control characters written out first ([`safe::terminal`]): the only escape sequences in the
-/// output are mcpcheck's own colours.
-pub fn render(report: &Report, color: bool, width: u16, show: Show) -> String {
+/// How the terminal is rendered.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    /// ANSI colours.
+    pub color: bool,
+    /// The width the tables are bound to.
+    pub width: u16,
+    /// How much besides the problems.
+    pub show: Show,
+    /// Every problem in full, each era apart (`-v`), instead of at most five lines each.
+    pub full: bool,
+}
+
+/// Renders the report for a terminal as `style` says. Every string that can hold server text has
+/// its control characters written out first ([`safe::terminal`]): the only escape sequences in
+/// the output are mcpcheck's own colours.
+pub fn render(report: &Report, style: Style) -> String {
+    let Style {
+        color,
+        width,
+        show,
+        full,
+    } = style;
     let mut shown = safe::map_report(report, &safe::terminal);
     // The stderr tail keeps its lines, each indented below.
     if let (Some(shown), Some(raw)) = (&mut shown.server, &report.server) {
-        shown.stderr_tail = safe::visible(&raw.stderr_tail).into_owned();
+        shown.stderr_tail = stderr_tail(&raw.stderr_tail);
     }
     let report = &shown;
     let mut out = String::new();
@@ -72,11 +93,11 @@ pub fn render(report: &Report, color: bool, width: u16, show: Show) -> String {
     match show {
         Show::All => {
             out.push_str(&tables(&areas, color, width));
-            out.push_str(&problems(report, color));
+            out.push_str(&problems(report, color, full));
         }
         Show::Problems | Show::Skipped => {
-            out.push_str(&problems(report, color));
-            out.push_str(&area_lines(&areas, color));
+            out.push_str(&problems(report, color, full));
+            out.push_str(&area_lines(&areas, color, width));
             out.push_str(&not_applicable(report, show == Show::Skipped));
         }
     }
@@ -141,29 +162,242 @@ fn tables(areas: &[(&str, Vec<&CheckResult>)], color: bool, width: u16) -> Strin
     out
 }
 
-/// Every problem in full, or nothing when there is none.
-fn problems(report: &Report, color: bool) -> String {
+/// Every problem, or nothing when there is none: each in at most five lines, one problem found
+/// in several eras once (or with `full`, each in full); then, when a derived requirement is among
+/// them, one line saying what derived means.
+fn problems(report: &Report, color: bool, full: bool) -> String {
     let mut out = String::new();
     let problems = report.problems();
-    if !problems.is_empty() {
-        out.push_str("problems\n\n");
-        for check in problems {
+    if problems.is_empty() {
+        return out;
+    }
+    out.push_str("problems\n\n");
+    if full {
+        for check in &problems {
             out.push_str(&problem(check, color));
             out.push('\n');
+        }
+    } else {
+        // The same check with the same status in several eras: one entry.
+        let mut groups: Vec<Vec<&CheckResult>> = Vec::new();
+        for check in &problems {
+            match groups
+                .iter_mut()
+                .find(|g| g[0].id == check.id && g[0].status == check.status)
+            {
+                Some(group) => group.push(check),
+                None => groups.push(vec![check]),
+            }
+        }
+        for group in &groups {
+            out.push_str(&brief(group, color));
+            out.push('\n');
+        }
+    }
+    if problems.iter().any(|c| c.derived) {
+        out.push_str(
+            "derived: a requirement MCP states only through JSON-RPC 2.0, kept at JSON-RPC's level \
+             (--derived warn grades these as warnings)\n\n",
+        );
+    }
+    out
+}
+
+/// The longest a line of server text gets in a brief problem (the reports keep it whole).
+const BRIEF_TEXT: usize = 160;
+
+/// One problem (or the same problem in several eras) in at most five lines: the header, then of
+/// why, expected, actual, the frame sent and where, the four that say most, in that order.
+fn brief(group: &[&CheckResult], color: bool) -> String {
+    let check = group[0];
+    let eras: Vec<&str> = group.iter().filter_map(|c| c.version.as_deref()).collect();
+    let name = if group.len() > 1 || !check.per_era {
+        check.id.clone()
+    } else {
+        check.name()
+    };
+    let at = if group.len() > 1 {
+        format!(" · at {}", eras.join(" and "))
+    } else {
+        String::new()
+    };
+    let mut text = format!(
+        "{} {name} ({}) — {}{at}\n",
+        paint(check.status.as_str(), check.status, color),
+        level_label(check),
+        check.title
+    );
+    // (priority, line): the lower the number, the more it says.
+    let mut lines: Vec<(u8, String)> = Vec::new();
+    if !restates(&check.message, &check.expected) {
+        lines.push((4, format!("    {}", check.message)));
+    }
+    lines.push((2, format!("    expected: {}", check.expected)));
+    match &check.actual {
+        Some(actual) => lines.push((1, format!("    actual:   {}", cut_line(actual)))),
+        None => {
+            if let Some(remark) = check
+                .evidence
+                .iter()
+                .filter(|e| !e.context)
+                .find_map(|e| e.remark.as_ref())
+            {
+                lines.push((1, format!("    observed: {}", cut_line(remark))));
+            }
+        }
+    }
+    if let Some((label, sent)) = check
+        .evidence
+        .iter()
+        .filter(|e| !e.context)
+        .find_map(|e| e.sent.as_ref().map(|s| (&e.label, s)))
+    {
+        lines.push((5, format!("    → {label}: {}", cut_line(sent))));
+    }
+    let spec = check
+        .spec
+        .iter()
+        .find(|s| s.url.contains("modelcontextprotocol"))
+        .or(check.spec.first())
+        .map(|s| format!(" · {}", s.url))
+        .unwrap_or_default();
+    lines.push((3, format!("    see:      {}{spec}", check.source)));
+    let mut order: Vec<u8> = lines.iter().map(|(p, _)| *p).collect();
+    order.sort_unstable();
+    let kept = order.get(3).copied().unwrap_or(u8::MAX);
+    for (priority, line) in lines {
+        if priority <= kept {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// Whether a message only says what `expected` says ("expected X" for an expected X).
+fn restates(message: &str, expected: &str) -> bool {
+    let message = message.trim().trim_end_matches('.');
+    let expected = expected.trim().trim_end_matches('.');
+    message == expected
+        || message
+            .strip_prefix("expected ")
+            .is_some_and(|m| m == expected || expected.starts_with(m))
+}
+
+/// The level, and why the status is milder than the level when it is: `MUST, derived — a
+/// warning under --derived warn`.
+fn level_label(check: &CheckResult) -> String {
+    let mut label = check.level.to_string();
+    if check.derived {
+        label.push_str(", derived");
+    }
+    let graded = check
+        .note
+        .as_deref()
+        .is_some_and(|n| n.contains("--derived warn"));
+    if graded {
+        label.push_str(" — a warning under --derived warn");
+    } else if check.status == Status::Warn && check.level == Level::Must {
+        label.push_str(" — a warning in this case, see why");
+    }
+    label
+}
+
+/// The first line of a text, cut for a brief problem with its size said.
+fn cut_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let cut = crate::record::transcript::cut(line, BRIEF_TEXT);
+    if text.lines().nth(1).is_some() {
+        format!("{cut} …")
+    } else {
+        cut
+    }
+}
+
+/// The last lines of a server's stderr for the terminal: decoration (ANSI colours) dropped, other
+/// control characters written out, at most 12 lines of at most 200 bytes, and how much more there
+/// was.
+fn stderr_tail(raw: &str) -> String {
+    const LINES: usize = 12;
+    let plain = strip_ansi(raw);
+    let lines: Vec<&str> = plain.trim_end().lines().collect();
+    let from = lines.len().saturating_sub(LINES);
+    let mut out = String::new();
+    if from > 0 {
+        out.push_str(&format!(
+            "[{from} earlier lines not shown; the reports keep them]\n"
+        ));
+    }
+    for line in &lines[from..] {
+        out.push_str(&crate::record::transcript::cut(&safe::visible(line), 200));
+        out.push('\n');
+    }
+    out
+}
+
+/// Text without ANSI escape sequences (CSI `ESC [ … letter` and OSC `ESC ] … BEL`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('[') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                chars.next();
+                for c in chars.by_ref() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     out
 }
 
-/// One line per area: what passed, failed, warned, could not be tested or did not apply.
-fn area_lines(areas: &[(&str, Vec<&CheckResult>)], color: bool) -> String {
-    let width = areas
+/// One line per area: what passed, failed, warned, could not be tested or did not apply. When
+/// some area has a problem, the areas where everything judged passed share a line, and so do
+/// the areas where nothing applied, so that the problems stay in view.
+fn area_lines(areas: &[(&str, Vec<&CheckResult>)], color: bool, width: u16) -> String {
+    let judged_in = |checks: &[&CheckResult]| checks.iter().any(|c| c.status != Status::Skip);
+    let clean = |checks: &[&CheckResult]| {
+        checks
+            .iter()
+            .all(|c| matches!(c.status, Status::Pass | Status::Skip))
+    };
+    let problems = areas.iter().any(|(_, checks)| !clean(checks));
+    let (own, passed, idle) = areas.iter().fold(
+        (Vec::new(), Vec::new(), Vec::new()),
+        |(mut own, mut passed, mut idle), area| {
+            if !judged_in(&area.1) {
+                idle.push(area);
+            } else if problems && clean(&area.1) {
+                passed.push(area);
+            } else {
+                own.push(area);
+            }
+            (own, passed, idle)
+        },
+    );
+    let name_width = own
         .iter()
         .map(|(a, _)| a.chars().count())
         .max()
         .unwrap_or(0);
     let mut out = String::new();
-    for (area, checks) in areas {
+    for (area, checks) in own {
         let count = |status: Status| checks.iter().filter(|c| c.status == status).count();
         let parts: Vec<String> = [
             (Status::Fail, "failed", "failed"),
@@ -189,11 +423,53 @@ fn area_lines(areas: &[(&str, Vec<&CheckResult>)], color: bool) -> String {
             }
         })
         .collect();
-        out.push_str(&format!(" {area:width$}  {}\n", parts.join(", ")));
+        out.push_str(&format!(" {area:name_width$}  {}\n", parts.join(", ")));
+    }
+    if !passed.is_empty() {
+        let names: Vec<String> = passed
+            .iter()
+            .map(|(area, checks)| {
+                let n = checks.iter().filter(|c| c.status == Status::Pass).count();
+                format!("{area} ({n})")
+            })
+            .collect();
+        out.push_str(&wrapped(" all passed in ", &names, width));
+    }
+    if !idle.is_empty() {
+        let names: Vec<String> = idle.iter().map(|(a, _)| a.to_string()).collect();
+        out.push_str(&wrapped(" nothing applied in ", &names, width));
     }
     out.push('\n');
     out
 }
+
+/// `lead` and the names joined by commas, wrapped at `width` under the first name.
+fn wrapped(lead: &str, names: &[String], width: u16) -> String {
+    let indent = " ".repeat(lead.chars().count());
+    let mut out = String::new();
+    let mut line = lead.to_string();
+    for (n, name) in names.iter().enumerate() {
+        let piece = if n + 1 < names.len() {
+            format!("{name}, ")
+        } else {
+            name.clone()
+        };
+        if line.chars().count() + piece.trim_end().chars().count() > usize::from(width)
+            && line.trim().len() > lead.trim().len()
+        {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = indent.clone();
+        }
+        line.push_str(&piece);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
+}
+
+/// How many reasons for not applying the terminal names before it counts the rest together.
+const REASONS_SHOWN: usize = 6;
 
 /// The checks that did not apply, counted by reason (and with `each`, listed under it).
 fn not_applicable(report: &Report, each: bool) -> String {
@@ -216,7 +492,15 @@ fn not_applicable(report: &Report, each: bool) -> String {
         "not applicable ({total} of {all}; {} were judged)\n",
         all - total
     );
-    for (reason, checks) in &reasons {
+    // The commonest reasons; with `each`, all of them.
+    let shown = if each { reasons.len() } else { REASONS_SHOWN };
+    let (reasons, rest) = reasons.split_at(shown.min(reasons.len()));
+    for (reason, checks) in reasons {
+        let reason = if checks.len() == 1 {
+            singular(reason)
+        } else {
+            reason.clone()
+        };
         out.push_str(&format!(" {:>3} {reason}\n", checks.len()));
         if each {
             for check in checks {
@@ -224,11 +508,30 @@ fn not_applicable(report: &Report, each: bool) -> String {
             }
         }
     }
+    if !rest.is_empty() {
+        let checks: usize = rest.iter().map(|(_, c)| c.len()).sum();
+        out.push_str(&format!(" {checks:>3} for {} other reasons\n", rest.len()));
+    }
     if !each {
         out.push_str("     (--show skipped lists them, --show all shows every check)\n");
     }
     out.push('\n');
     out
+}
+
+/// A reason's verb for one check ("needs", not "need").
+fn singular(reason: &str) -> String {
+    for (many, one) in [
+        ("need ", "needs "),
+        ("are ", "is "),
+        ("check ", "checks "),
+        ("call ", "calls "),
+    ] {
+        if let Some(rest) = reason.strip_prefix(many) {
+            return format!("{one}{rest}");
+        }
+    }
+    reason.to_string()
 }
 
 /// A skip reason in a few words, so that the checks that did not apply for the same reason

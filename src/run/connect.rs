@@ -360,7 +360,10 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
             drop(permit);
         });
     }
-    if kind == SessionKind::Fresh {
+    // A stateless-era connection needs no handshake: a fresh one and the probe connection both
+    // speak 2026-07-28 at once (their requests carry `_meta`, their transcripts the version).
+    let stateless = context.info.era == Some(Era::Stateless);
+    if kind == SessionKind::Fresh || (kind == SessionKind::Probe && stateless) {
         match context.info.era {
             Some(Era::Stateless) => session.set_info(SessionInfo {
                 http_session: None,

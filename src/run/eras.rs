@@ -161,11 +161,18 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
     joined
 }
 
-/// Records the version each check of a pass was judged at.
+/// Records the version each check of a pass was judged at, and cites its pages.
 fn stamp(report: &mut Report) {
     let version = report.protocol.version.clone();
     for check in &mut report.checks {
-        check.version = version.clone();
+        // A check on a connection that negotiated a version of its own keeps it.
+        if check.version.is_none() {
+            check.version = version.clone();
+        }
+        // Cited at the pages of the version judged, where they have the section.
+        if let Some(version) = &check.version {
+            check.spec = check.spec.iter().map(|s| s.at(version)).collect();
+        }
     }
 }
 

@@ -24,7 +24,7 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::check::query::{self, Seen};
-use crate::check::rules::{self, Env, StepRecord};
+use crate::check::rules::{self, Env, NotSent, StepRecord};
 use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
 use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};
@@ -573,7 +573,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
 }
 
 /// A step's frames, one per copy, each with its headers (or why it could not be built).
-type Built = Vec<Result<(Outgoing, Vec<(String, String)>), String>>;
+type Built = Vec<Result<(Outgoing, Vec<(String, String)>), NotSent>>;
 
 /// Starts the stdio server once more and closes its stdin before sending anything, within what
 /// is left of the run's bound; how it ended is what `stdio-exit-before-initialize` judges.

@@ -90,7 +90,13 @@ pub(super) async fn run_scenario(
             .steps
             .iter()
             .flat_map(|s| &s.capture)
-            .map(|c| (c.name.clone(), c.absent.clone()))
+            .map(|c| {
+                let why = NotSent {
+                    why: c.absent.clone(),
+                    not_applicable: c.not_applicable,
+                };
+                (c.name.clone(), why)
+            })
             .collect(),
     };
     // A connection that had closed before the scenario's first step says nothing about its
@@ -139,6 +145,10 @@ pub(super) async fn run_scenario(
         }
     }
     confirm_silence(&session, &mut records).await;
+    let own_version = match scenario.session {
+        SessionKind::Bare => session.info().version,
+        SessionKind::Shared | SessionKind::Fresh | SessionKind::Probe => None,
+    };
     let env = Env {
         version: &version,
         transport: context.target.kind(),
@@ -159,19 +169,35 @@ pub(super) async fn run_scenario(
         } else {
             rules::evaluate(check, &records, &env)
         };
-        let evidence = check
-            .steps
-            .iter()
-            .flat_map(|name| records.iter().filter(move |r| &r.name == name))
+        // On a connection without mcpcheck's handshake, what the check turns on includes every
+        // step before the ones it judges (its own initialize, say): the evidence, and a replay of
+        // it, then reproduce it.
+        let judged: Vec<&StepRecord> = if scenario.session == SessionKind::Bare {
+            let last = records.iter().rposition(|r| check.steps.contains(&r.name));
+            records[..last.map_or(0, |l| l + 1)].iter().collect()
+        } else {
+            check
+                .steps
+                .iter()
+                .flat_map(|name| records.iter().filter(move |r| &r.name == name))
+                .collect()
+        };
+        let evidence = judged
+            .into_iter()
             .filter_map(|r| {
-                r.outcome
-                    .as_ref()
-                    .ok()
-                    .map(|e| Evidence::exchange(&r.name, e))
+                r.outcome.as_ref().ok().map(|e| Evidence {
+                    context: !check.steps.contains(&r.name),
+                    ..Evidence::exchange(&r.name, e)
+                })
             })
             .collect();
         let mut result = CheckResult::new(&check.def, verdict, evidence);
         result.bare_session = scenario.session == SessionKind::Bare;
+        // A connection that negotiated a version of its own (a bare one's initialize) is judged
+        // at that version, and says so.
+        if let Some(own) = own_version.as_ref().filter(|v| **v != version) {
+            result.version = Some(own.clone());
+        }
         results.push(result);
     }
     let transcript = finish(context, scenario, session, probe).await;
@@ -237,7 +263,7 @@ pub(super) struct StepRunner<'a> {
     isolated: bool,
     /// What each capture's absence means about the server (the reason a step that needs it
     /// gives for not running).
-    absent: HashMap<String, String>,
+    absent: HashMap<String, NotSent>,
 }
 
 impl StepRunner<'_> {
@@ -256,7 +282,7 @@ impl StepRunner<'_> {
     pub(super) fn record(
         &self,
         step: &Step,
-        outcomes: Vec<Result<Exchange, String>>,
+        outcomes: Vec<Result<Exchange, NotSent>>,
         captures: &mut HashMap<String, Value>,
         records: &mut Vec<StepRecord>,
     ) {
@@ -300,14 +326,19 @@ impl StepRunner<'_> {
                 let captured = captures.get(&each.capture);
                 let items = each.items(captured);
                 if items.is_empty() {
-                    let why = match captured {
-                        None => self.absent.get(&each.capture).cloned().unwrap_or_else(|| {
-                            format!(
-                                "the run has no value for capture.{}, so the request was not sent",
-                                each.capture
-                            )
-                        }),
-                        Some(_) => each.none.clone(),
+                    // An empty list is the capture's absence ("the server lists no prompts"),
+                    // not a list whose items did not qualify.
+                    let empty = captured.is_none_or(|v| v.as_array().is_some_and(Vec::is_empty));
+                    let why = match (empty, self.absent.get(&each.capture)) {
+                        (true, Some(absent)) => absent.clone(),
+                        (true, None) if captured.is_none() => NotSent::from(format!(
+                            "the run has no value for capture.{}, so the request was not sent",
+                            each.capture
+                        )),
+                        _ => NotSent {
+                            why: each.none.clone(),
+                            not_applicable: each.not_applicable,
+                        },
                     };
                     return vec![Err(why)];
                 }
@@ -317,7 +348,7 @@ impl StepRunner<'_> {
         let repeated = copies > 1 || items.is_some();
         let build = |copy: usize,
                      each: Option<&Value>|
-         -> Result<(Outgoing, Vec<(String, String)>), String> {
+         -> Result<(Outgoing, Vec<(String, String)>), NotSent> {
             let fill = crate::scenario::template::Fill {
                 version: self.version,
                 token: Some(&context.token),
@@ -337,19 +368,19 @@ impl StepRunner<'_> {
                         return absent.clone();
                     }
                 }
-                match name.split_once('.').map_or(name, |(root, _)| root) {
+                NotSent::from(match name.split_once('.').map_or(name, |(root, _)| root) {
                     "probe" => "no listed tool has arguments to get wrong, so the request was not sent".to_string(),
                     "tool" => "the tool this request needs is not in the server's tools/list, so it was not sent".to_string(),
                     _ => format!("the run has no value for {name}, so the request was not sent"),
-                }
+                })
             };
-            let expand = |v: &Option<Value>| -> Result<Option<Value>, String> {
+            let expand = |v: &Option<Value>| -> Result<Option<Value>, NotSent> {
                 v.as_ref()
                     .map(|v| crate::scenario::template::expand(v, &lookup))
                     .transpose()
                     .map_err(unresolved)
             };
-            let text = |t: &str| -> Result<String, String> {
+            let text = |t: &str| -> Result<String, NotSent> {
                 crate::scenario::template::expand_str(t, &lookup)
                     .map(|v| {
                         v.as_str()
@@ -362,7 +393,7 @@ impl StepRunner<'_> {
                 .headers
                 .iter()
                 .map(|(name, value)| Ok((name.clone(), text(value)?)))
-                .collect::<Result<Vec<_>, String>>()?;
+                .collect::<Result<Vec<_>, NotSent>>()?;
             let outgoing = match &step.send {
                 StepSend::Request { id, method, params } => {
                     let params = expand(params)?;
@@ -412,7 +443,7 @@ impl StepRunner<'_> {
         step: &Step,
         built: Built,
         ready: Option<(String, Arc<tokio::sync::Notify>)>,
-    ) -> Vec<Result<Exchange, String>> {
+    ) -> Vec<Result<Exchange, NotSent>> {
         // Isolated sessions run one step at a time and claim every reply (all but a background
         // request's, which leaves them to the steps running meanwhile). A shared session's steps
         // are requests without a fixed id, none in the background (the loader sees to it).
@@ -444,7 +475,7 @@ impl StepRunner<'_> {
         built: Built,
         ready: Option<(String, Arc<tokio::sync::Notify>)>,
         claim: bool,
-    ) -> Vec<Result<Exchange, String>> {
+    ) -> Vec<Result<Exchange, NotSent>> {
         let options = SendOptions {
             headers: step.headers.clone(),
             omit_headers: step.omit_headers.clone(),
@@ -524,7 +555,7 @@ impl StepRunner<'_> {
         step: &Step,
         built: Built,
         options: &SendOptions,
-    ) -> Vec<Result<Exchange, String>> {
+    ) -> Vec<Result<Exchange, NotSent>> {
         let (first, headers) = match built.into_iter().next().expect("one copy") {
             Ok(built) => built,
             Err(why) => return vec![Err(why)],
@@ -573,7 +604,7 @@ impl StepRunner<'_> {
         poll: &crate::scenario::Poll,
         built: Built,
         options: &SendOptions,
-    ) -> Result<Exchange, String> {
+    ) -> Result<Exchange, NotSent> {
         let (outgoing, headers) = built.into_iter().next().expect("one copy")?;
         let options = SendOptions {
             headers,

@@ -163,6 +163,10 @@ pub struct ForEachFile {
     /// What it means about the server when no item qualifies: the reason the step gives for
     /// not running ("no listed prompt has a required argument").
     pub none: String,
+    /// Whether no qualifying item means the server has nothing of the kind, so that the checks
+    /// judging the step do not apply (rather than could not be tested).
+    #[serde(default)]
+    pub not_applicable: bool,
 }
 
 /// One step.
@@ -241,7 +245,8 @@ pub struct StepFile {
     pub omit_meta: Vec<String>,
     /// Values to capture: name = query (the first value it yields), e.g. `/result/tools/0/name`,
     /// or name = `{ from = QUERY, absent = "what it means about the server when there is none" }`:
-    /// the reason the steps that need it give for not running.
+    /// the reason the steps that need it give for not running; with `not_applicable = true`
+    /// their checks then do not apply (the server has nothing of the kind).
     #[serde(default)]
     pub capture: toml::Table,
     /// HTTP only: send with this method (`GET` or `DELETE`) and no body; such a step needs no

@@ -124,6 +124,9 @@ pub struct ForEach {
     pub matching: Option<std::sync::Arc<jsonschema::Validator>>,
     /// What it means about the server when no item qualifies.
     pub none: String,
+    /// Whether no qualifying item means the server has nothing of the kind: the step's checks
+    /// then do not apply.
+    pub not_applicable: bool,
 }
 
 impl ForEach {
@@ -151,6 +154,10 @@ pub struct Capture {
     /// What it means about the server when the query finds nothing: the reason a step that
     /// needs the value gives for not running.
     pub absent: String,
+    /// Whether nothing found means the server has nothing of the kind (one page, no prompts):
+    /// the checks of a step that needs the value then do not apply, rather than could not be
+    /// tested.
+    pub not_applicable: bool,
 }
 
 /// A step that polls: it sends its request again, each time with an id of its own, until the

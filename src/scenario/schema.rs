@@ -108,7 +108,8 @@ pub fn scenario_schema() -> Value {
                         "in": { "type": "string", "description": "the capture holding the array" },
                         "max": { "type": "integer", "minimum": 1, "maximum": 16 },
                         "matching": { "type": "object", "description": "a JSON Schema the items sent for must meet" },
-                        "none": { "type": "string", "description": "what it means about the server when no item qualifies" }
+                        "none": { "type": "string", "description": "what it means about the server when no item qualifies" },
+                        "not_applicable": { "type": "boolean", "description": "no qualifying item means the server has nothing of the kind: the step's checks do not apply" }
                     }
                 },
                 "pages": { "type": "integer", "minimum": 2, "maximum": 16 },
@@ -135,7 +136,8 @@ pub fn scenario_schema() -> Value {
                                 "required": ["from"],
                                 "properties": {
                                     "from": { "type": "string", "pattern": query },
-                                    "absent": { "type": "string", "description": "what it means about the server when the query finds nothing" }
+                                    "absent": { "type": "string", "description": "what it means about the server when the query finds nothing" },
+                                    "not_applicable": { "type": "boolean", "description": "nothing found means the server has nothing of the kind: the checks of a step needing it do not apply (needs absent)" }
                                 }
                             }
                         ]

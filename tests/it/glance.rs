@@ -77,7 +77,7 @@ fn show_all_brings_back_every_check_and_show_skipped_each_that_did_not_apply() {
 }
 
 #[test]
-fn problems_still_show_their_full_evidence() {
+fn each_problem_takes_at_most_five_lines_and_verbose_shows_the_exchange() {
     let out = output(&["run", "--stdio", &stdio_command(FAIL_AND_WARN)]);
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
@@ -86,14 +86,35 @@ fn problems_still_show_their_full_evidence() {
     assert!(problems < areas, "problems come first:\n{text}");
     for part in [
         "fail resources-read-missing-error (MUST)",
+        "    a resource that does not exist was read as empty contents",
         "    expected: JSON-RPC error -32602",
         "    actual:   result {\"contents\":[]}",
-        "    → read: {\"jsonrpc\":\"2.0\"",
-        "    ← {\"jsonrpc\":\"2.0\"",
+        "    see:      scenarios/resources/read-missing.toml:",
         "warn tools-call-unknown-tool (SHOULD)",
     ] {
         assert!(text.contains(part), "{part}\n{text}");
     }
+    // Each problem: its header and at most four lines under it, then a blank line.
+    let section = &text[problems + 1..areas];
+    for block in section
+        .split("\n\n")
+        .skip(1)
+        .filter(|b| !b.trim().is_empty())
+    {
+        if block.starts_with("derived:") {
+            continue;
+        }
+        assert!(block.lines().count() <= 5, "{block}");
+        let header = block.lines().next().unwrap();
+        assert!(
+            ["fail ", "warn ", "error ", "not-testable "]
+                .iter()
+                .any(|s| header.starts_with(s)),
+            "{block}"
+        );
+    }
+    // A message that only restates the expectation is not printed twice.
+    assert!(!text.contains("    expected JSON-RPC"), "{text}");
     let line = |area: &str| {
         text.lines()
             .find(|l| l.starts_with(&format!(" {area} ")))
@@ -105,6 +126,88 @@ fn problems_still_show_their_full_evidence() {
         "{text}"
     );
     assert!(line("tools").contains(" 1 warning, "), "{text}");
+    // The areas where everything passed share a line.
+    assert!(text.contains("\n all passed in "), "{text}");
+    // -v: every problem in full, with the exchange.
+    let verbose = stdout(&output(&[
+        "run",
+        "--stdio",
+        &stdio_command(FAIL_AND_WARN),
+        "-v",
+    ]));
+    for part in [
+        "    → read: {\"jsonrpc\":\"2.0\"",
+        "    ← {\"jsonrpc\":\"2.0\"",
+        "    spec:     https://modelcontextprotocol.io/specification/",
+    ] {
+        assert!(verbose.contains(part), "{part}\n{verbose}");
+    }
+}
+
+#[test]
+fn a_problem_found_in_both_eras_is_shown_once_naming_both() {
+    let command = format!("{} --dual-era", stdio_command(&["unknown-tool-is-error"]));
+    let out = output(&["run", "--stdio", &command]);
+    assert_eq!(out.status.code(), Some(0), "a SHOULD warns");
+    let text = stdout(&out);
+    let headers: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("warn tools-call-unknown-tool"))
+        .collect();
+    assert_eq!(headers.len(), 1, "{text}");
+    assert!(
+        headers[0].ends_with(" · at 2026-07-28 and 2025-11-25")
+            || headers[0].ends_with(" · at 2025-11-25 and 2026-07-28"),
+        "{text}"
+    );
+    // The JSON report keeps one result per era, each citing its own version's pages.
+    let (_, report, _) = run_json(&["--stdio", &command, "-q"]);
+    let cited: Vec<(String, String)> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["id"] == "tools-call-unknown-tool")
+        .map(|c| {
+            (
+                c["version"].as_str().unwrap().to_string(),
+                c["spec"][0]["url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(cited.len(), 2, "{cited:?}");
+    for (version, url) in cited {
+        assert!(
+            url.contains(&format!("/specification/{version}/")),
+            "{version}: {url}"
+        );
+    }
+}
+
+#[test]
+fn every_pass_names_what_it_examined() {
+    // A pass rests on an exchange (its evidence) or, for a check over the whole run, on a count
+    // of what it examined, never on nothing: on a server with full lists and on one whose every
+    // list is empty.
+    for extra in ["", " --empty-lists", " --dual-era"] {
+        let command = format!("{}{extra}", stdio_command(&[]));
+        let (_, report, _) = run_json(&["--stdio", &command, "-q"]);
+        for check in report["checks"].as_array().unwrap() {
+            if check["status"] != "pass" {
+                continue;
+            }
+            let evidence = check["evidence"].as_array().is_some_and(|e| !e.is_empty());
+            let counted = check["message"]
+                .as_str()
+                .and_then(|m| m.split_once(" examined"))
+                .and_then(|(n, _)| n.parse::<usize>().ok())
+                .is_some_and(|n| n > 0);
+            assert!(
+                evidence || counted,
+                "{}{extra}: a pass that names nothing it examined: {check}",
+                check["id"]
+            );
+        }
+    }
 }
 
 #[test]

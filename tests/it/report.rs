@@ -92,12 +92,13 @@ fn the_terminal_table_shows_expected_and_actual_for_failures() {
         text.contains("actual:   result {\"contents\":[]}"),
         "{text}"
     );
-    assert!(text.contains("spec:     https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling"), "{text}");
     assert!(text.contains("expected: JSON-RPC error -32602"), "{text}");
+    // Where: the scenario and the requirement, on one line.
     assert!(
-        text.contains("source:   scenarios/resources/read-missing.toml:"),
+        text.contains("see:      scenarios/resources/read-missing.toml:"),
         "{text}"
     );
+    assert!(text.contains(" · https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling"), "{text}");
     assert!(
         text.contains("does not conform to MCP 2025-11-25: 0 passed, 1 failed, 1 not testable"),
         "{text}"

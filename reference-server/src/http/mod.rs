@@ -545,6 +545,11 @@ async fn respond(
         } else {
             StatusCode::OK
         };
+    if state.server.quirks.has(Quirk::StatelessRefusalsWithoutId) && status.is_client_error() {
+        if let Some(object) = body.as_object_mut() {
+            object.remove("id");
+        }
+    }
     json_response(state, status, body, id_header)
 }
 

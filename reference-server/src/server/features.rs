@@ -137,6 +137,12 @@ impl Server {
             "resources/list" => {
                 let mut resources = fixtures::resources();
                 resources.retain(|r| self.official_fixtures || !official(r));
+                if self.quirks.has(Quirk::StatelessResourcesPerConnection)
+                    && session.first_method.get().map(String::as_str) == Some("server/discover")
+                {
+                    // A connection that began with server/discover is listed one resource fewer.
+                    resources.remove(0);
+                }
                 if self.stateless() {
                     resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
                 }

@@ -67,6 +67,9 @@ pub struct Session {
     >,
     /// 2025-11-25: the tasks started on this connection.
     pub tasks: crate::tasks::Tasks,
+    /// The method of the first message the connection sent, `(other)` for a frame that was no
+    /// single message (for the quirk that lists per connection).
+    pub first_method: std::sync::OnceLock<String>,
 }
 
 impl Session {
@@ -248,6 +251,13 @@ impl Server {
 
     /// Handles one frame: a line on stdio or a POST body on HTTP.
     pub async fn handle_frame(&self, session: &Session, bytes: &[u8], sink: &Sink) -> Handled {
+        // What the connection began with: a message's method, or `(other)` for anything else.
+        session.first_method.get_or_init(|| {
+            serde_json::from_slice::<Value>(bytes)
+                .ok()
+                .and_then(|m| m.get("method").and_then(Value::as_str).map(String::from))
+                .unwrap_or_else(|| "(other)".into())
+        });
         let parsed: Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
             Err(e) => {

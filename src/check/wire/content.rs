@@ -79,7 +79,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every tool name to appear once across the pages of each tools/list listing",
         transports: &[],
         explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
-        idle: None,
+        idle: Some("no tools/list result of the run listed a tool"),
         judge: tools_name_unique,
     },
     Builtin {
@@ -107,7 +107,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each inputSchema (and outputSchema) in every tools/list result to be a valid JSON Schema of its dialect ($schema, else 2020-12 from 2025-11-25 on and draft-07 before)",
         transports: &[],
         explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
-        idle: None,
+        idle: Some("no tools/list result of the run listed a tool"),
         judge: tools_schemas_valid,
     },
     Builtin {
@@ -453,7 +453,6 @@ fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
             }
             next = answered.message.pointer("/result/nextCursor").cloned();
             page += 1;
-            seen += 1;
             for name in answered
                 .message
                 .pointer("/result/tools")
@@ -462,6 +461,8 @@ fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
                 .flatten()
                 .filter_map(|t| t.get("name").and_then(Value::as_str))
             {
+                // What it examined is the names (a listing of no tools holds nothing).
+                seen += 1;
                 if let Some(first) = names.insert(name.to_string(), page) {
                     bad.push(Evidence::remark(
                         "tools/list",

@@ -155,6 +155,10 @@ fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
                 let (Some(id), Some(_)) = (message.get("id"), message.get("result")) else {
                     continue;
                 };
+                // An answer to a probe sent off the protocol on purpose is its check's alone.
+                if transcript.probes.contains(&id_key(id)) {
+                    continue;
+                }
                 let Some(request) = requests.get(&id_key(id)) else {
                     continue;
                 };

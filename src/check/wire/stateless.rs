@@ -9,6 +9,20 @@ use super::*;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
+        id: "stateless-list-not-per-connection",
+        since: "2026.11.12",
+        area: "stateless",
+        title: "2026-07-28: tools, prompts and resources are listed alike on every connection",
+        level: Level::Must,
+        derived: false,
+        spec: &[("2026-07-28", "server/tools#capabilities"), ("2026-07-28", "changelog")],
+        expect: "every answer of tools/list (prompts/list, resources/list) for the same cursor (none: the first page), on any 2026-07-28 connection, to name the same tools (prompts, resources), unless the server announced a change (list_changed) between them",
+        transports: &[],
+        explain: "2026-07-28 removed sessions (SEP-2567): what a list method returns does not vary per connection, nor change as a side effect of other requests, so that clients and caches can share one list. Every page of every list method answered on a 2026-07-28 connection is put in the order it was answered and compared with the answer for the same cursor (none: the first page) before it; a difference is excused when a list_changed notification of that list arrived between the two answers (one notification excusing one difference per page). Order is judged by stateless-tools-order-stable.",
+        idle: Some("no page of a list was asked for twice at 2026-07-28"),
+        judge: stateless_list_not_per_connection,
+    },
+    Builtin {
         id: "stateless-tools-order-stable",
         since: "2026.11.2",
         area: "stateless",
@@ -16,9 +30,9 @@ pub(super) const BUILTINS: &[Builtin] = &[
         level: Level::Should,
         derived: false,
         spec: &[("2026-07-28", "server/tools#listing-tools")],
-        expect: "every answer of tools/list for the same cursor (or none: the first page) in the run to list the same tools in the same order",
+        expect: "every answer of tools/list for the same cursor (or none: the first page) in the run that lists the same tools to list them in the same order",
         transports: &[],
-        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. Every page of every tools/list of every 2026-07-28 connection is compared with the first answer for the same cursor (the first page: no cursor), so a later page that changes between requests is seen too.",
+        explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. Every page of every tools/list of every 2026-07-28 connection is compared with the first answer for the same cursor (the first page: no cursor), so a later page that changes between requests is seen too. A page that lists other tools is judged by stateless-list-not-per-connection, not here.",
         idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
         judge: stateless_tools_order_stable,
     },
@@ -88,7 +102,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         spec: &[("2026-07-28", "basic/patterns/mrtr"), ("2026-07-28", "server/utilities/caching")],
         expect: "every InputRequiredResult to answer tools/call, prompts/get or resources/read, to carry inputRequests or requestState, to ask only for elicitation/create, sampling/createMessage or roots/list of capabilities the request declared, and to carry no caching hints",
         transports: &[],
-        explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined.",
+        explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined, among them the answer to a read of the fixture resource mcpcheck://roots that declares no capability after reads that declared roots: a server that remembers a capability from an earlier request asks for roots there.",
         idle: Some("the server answered no request with an InputRequiredResult"),
         judge: stateless_input_required_shape,
     },
@@ -240,23 +254,176 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                 None => {
                     first.insert(cursor, names);
                 }
-                Some(before) if *before != names => bad.push(Evidence::remark(
-                    "tools/list",
-                    format!(
-                        "{} listed [{}] once and [{}] later",
-                        match &cursor {
-                            None => "the first page".to_string(),
-                            Some(c) => format!("the page for cursor {}", cut(c, 60)),
-                        },
-                        cut(&before.join(", "), 120),
-                        cut(&names.join(", "), 120)
-                    ),
-                )),
+                // The same tools in another order; other tools are what
+                // stateless-list-not-per-connection judges.
+                Some(before) if *before != names && same_set(before, &names) => {
+                    bad.push(Evidence::remark(
+                        "tools/list",
+                        format!(
+                            "{} listed [{}] once and [{}] later",
+                            match &cursor {
+                                None => "the first page".to_string(),
+                                Some(c) => format!("the page for cursor {}", cut(c, 60)),
+                            },
+                            cut(&before.join(", "), 120),
+                            cut(&names.join(", "), 120)
+                        ),
+                    ))
+                }
                 Some(_) => {}
             }
         }
     }
     tally(def, bad, seen, note)
+}
+
+/// Whether two lists of names hold the same names, in whatever order.
+fn same_set(a: &[String], b: &[String]) -> bool {
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    a.sort();
+    b.sort();
+    a == b
+}
+
+/// One answer of a list method: when it came, on which connection, for which cursor (`None`: the
+/// first page), and the names (or URIs) of the page, sorted.
+struct Listing {
+    at: std::time::Instant,
+    connection: usize,
+    cursor: Option<String>,
+    names: Vec<String>,
+}
+
+/// Every page of `kind` (`tools`, `prompts`, `resources`) a connection was answered.
+fn listings(transcript: &Transcript, connection: usize, kind: &str) -> Vec<Listing> {
+    let method = format!("{kind}/list");
+    let (array, key) = match kind {
+        "resources" => ("/result/resources", "uri"),
+        "prompts" => ("/result/prompts", "name"),
+        _ => ("/result/tools", "name"),
+    };
+    results(transcript)
+        .into_iter()
+        .filter(|a| a.method == method)
+        .map(|answered| {
+            let mut names: Vec<String> = answered
+                .message
+                .pointer(array)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|item| item.get(key).and_then(Value::as_str).map(String::from))
+                .collect();
+            names.sort();
+            Listing {
+                at: transcript.started() + std::time::Duration::from_millis(answered.frame.at_ms),
+                connection,
+                cursor: answered
+                    .request
+                    .pointer("/params/cursor")
+                    .filter(|c| !c.is_null())
+                    .map(Value::to_string),
+                names,
+            }
+        })
+        .collect()
+}
+
+/// Judges `stateless-list-not-per-connection`: every page of a list method names the same items as
+/// the answer for the same cursor before it, on whatever connection, unless a list_changed of that
+/// list arrived between them.
+fn stateless_list_not_per_connection(
+    def: &CheckDef,
+    input: &WireInput,
+) -> (Verdict, Vec<Evidence>) {
+    let mut bad: Vec<Evidence> = Vec::new();
+    let mut seen = 0usize;
+    let transcripts: Vec<&Transcript> = transcripts_since(input, "2026-07-28").collect();
+    for kind in ["tools", "prompts", "resources"] {
+        let mut all: Vec<Listing> = transcripts
+            .iter()
+            .enumerate()
+            .flat_map(|(n, t)| listings(t, n, kind))
+            .collect();
+        if all.len() < 2 {
+            continue;
+        }
+        all.sort_by_key(|l| l.at);
+        // Each page is compared with the answer for the same cursor before it.
+        let mut last: HashMap<Option<String>, usize> = HashMap::new();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for (n, listing) in all.iter().enumerate() {
+            if let Some(before) = last.insert(listing.cursor.clone(), n) {
+                pairs.push((before, n));
+            }
+        }
+        let pairs_len = pairs.len();
+        let changed = format!("notifications/{kind}/list_changed");
+        let announced: Vec<std::time::Instant> = transcripts
+            .iter()
+            .flat_map(|t| {
+                t.frames
+                    .iter()
+                    .filter(|f| f.direction == Direction::Received)
+                    .filter(|f| {
+                        f.message
+                            .as_ref()
+                            .and_then(|m| m.get("method"))
+                            .and_then(Value::as_str)
+                            == Some(changed.as_str())
+                    })
+                    .map(|f| t.started() + std::time::Duration::from_millis(f.at_ms))
+            })
+            .collect();
+        // A list_changed that arrived between two answers excuses their difference; each one
+        // excuses one difference per page, as one change makes each page differ once.
+        let mut used: Vec<(usize, Option<String>)> = Vec::new();
+        for (before, after) in pairs {
+            let (before, after) = (&all[before], &all[after]);
+            if before.names == after.names {
+                continue;
+            }
+            let excuse = announced
+                .iter()
+                .position(|t| *t >= before.at && *t <= after.at)
+                .filter(|n| !used.contains(&(*n, after.cursor.clone())));
+            if let Some(n) = excuse {
+                used.push((n, after.cursor.clone()));
+                continue;
+            }
+            let only = |a: &[String], b: &[String]| -> Vec<String> {
+                a.iter().filter(|n| !b.contains(n)).cloned().collect()
+            };
+            let added = only(&after.names, &before.names);
+            let gone = only(&before.names, &after.names);
+            let mut change = Vec::new();
+            if !added.is_empty() {
+                change.push(format!("[{}] more", cut(&added.join(", "), 120)));
+            }
+            if !gone.is_empty() {
+                change.push(format!("[{}] fewer", cut(&gone.join(", "), 120)));
+            }
+            let page = match &after.cursor {
+                None => "the first page".to_string(),
+                Some(cursor) => format!("the page for cursor {}", cut(cursor, 60)),
+            };
+            let place = if before.connection == after.connection {
+                format!("{page}, asked for again on the same connection,")
+            } else {
+                format!("{page}, asked for again on another connection,")
+            };
+            bad.push(Evidence::remark(
+                &format!("{kind}/list"),
+                format!(
+                    "{place} named {} than before, with no {changed} between",
+                    change.join(" and ")
+                ),
+            ));
+        }
+        // What was examined: the pages compared with an earlier answer.
+        seen += pairs_len;
+    }
+    tally(def, bad, seen, None)
 }
 
 /// Judges `stateless-x-mcp-header-valid`: 2026-07-28: x-mcp-header annotations in tool schemas are well-formed.

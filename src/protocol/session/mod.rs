@@ -98,6 +98,20 @@ pub struct SendOptions {
     pub http_method: Option<String>,
 }
 
+impl SendOptions {
+    /// Whether the request goes out off the protocol on purpose: `_meta` entries or headers
+    /// mcpcheck would send left out, or a protocol header set by hand (`MCP-*`, `Origin`,
+    /// `Content-Type`), as the probes of a wrong or contradictory header are.
+    pub fn off_protocol(&self) -> bool {
+        !self.omit_meta.is_empty()
+            || !self.omit_headers.is_empty()
+            || self.headers.iter().any(|(name, _)| {
+                let name = name.to_ascii_lowercase();
+                name.starts_with("mcp-") || name == "origin" || name == "content-type"
+            })
+    }
+}
+
 /// What the session learned about the server.
 #[derive(Clone, Debug, Default)]
 pub struct SessionInfo {
@@ -534,6 +548,13 @@ impl Session {
     /// Sends one frame and waits for what comes back.
     pub async fn send(&self, outgoing: Outgoing, options: &SendOptions) -> Exchange {
         let outgoing = self.with_meta(outgoing, &options.omit_meta);
+        if let (true, Outgoing::Request { id, .. }) = (options.off_protocol(), &outgoing) {
+            self.transcript
+                .lock()
+                .expect("transcript lock")
+                .probes
+                .insert(crate::record::id_key(id));
+        }
         let initialize =
             matches!(&outgoing, Outgoing::Request { method, .. } if method == "initialize");
         if let (true, Outgoing::Request { params, .. }) = (initialize, &outgoing) {

@@ -384,6 +384,12 @@ impl Session {
                 // such a body carries).
                 let refused = facts.as_ref().is_some_and(|(f, _)| f.status >= 400);
                 match message.get("id") {
+                    // An error about what the request asked (its method, its params, its
+                    // headers against its body, its version) was made after the request was
+                    // read, its id with it: without the id it answers no request.
+                    Some(Value::Null) | None if refused && answers_what_was_read(message) => {
+                        transcript.refusal_id_pairs.push((id.clone(), Value::Null))
+                    }
                     Some(Value::Null) | None if refused => {}
                     Some(got) if refused => {
                         transcript.refusal_id_pairs.push((id.clone(), got.clone()))
@@ -631,4 +637,15 @@ pub(super) fn base64(bytes: &[u8]) -> String {
         }
     }
     out
+}
+
+/// Whether an error body's code says the server read the request it refuses: method not found,
+/// invalid params, resource not found, a header contradicting the body, a missing client
+/// capability, an unsupported version. (A parse error, an invalid request or a server-defined
+/// code may come before the request was read.)
+fn answers_what_was_read(message: &Value) -> bool {
+    message
+        .pointer("/error/code")
+        .and_then(Value::as_i64)
+        .is_some_and(|code| [-32601, -32602, -32002, -32020, -32021, -32022].contains(&code))
 }

@@ -55,8 +55,8 @@ fn captures(
     let mut out = Vec::new();
     for (name, value) in std::mem::take(&mut step.capture) {
         let bad = |e: String| source.at(&step.name, format!("capture `{name}`: {e}"));
-        let (text, absent) = match value {
-            toml::Value::String(text) => (text, None),
+        let (text, absent, not_applicable) = match value {
+            toml::Value::String(text) => (text, None, false),
             toml::Value::Table(mut table) => {
                 let field = |table: &mut toml::Table, key: &str| match table.remove(key) {
                     Some(toml::Value::String(text)) => Ok(Some(text)),
@@ -65,12 +65,26 @@ fn captures(
                 };
                 let from = field(&mut table, "from").map_err(bad)?;
                 let absent = field(&mut table, "absent").map_err(bad)?;
+                let not_applicable = match table.remove("not_applicable") {
+                    Some(toml::Value::Boolean(flag)) => flag,
+                    None => false,
+                    Some(_) => return Err(bad("`not_applicable` is true or false".into())),
+                };
                 if let Some(key) = table.keys().next() {
-                    return Err(bad(format!("unknown key `{key}`; use `from` and `absent`")));
+                    return Err(bad(format!(
+                        "unknown key `{key}`; use `from`, `absent` and `not_applicable`"
+                    )));
+                }
+                if not_applicable && absent.is_none() {
+                    return Err(bad(
+                        "`not_applicable` needs `absent`: the reason the checks do not apply"
+                            .into(),
+                    ));
                 }
                 (
                     from.ok_or_else(|| bad("`from` names the query".into()))?,
                     absent,
+                    not_applicable,
                 )
             }
             _ => return Err(bad("a query, or `{ from = QUERY, absent = \"…\" }`".into())),
@@ -83,6 +97,7 @@ fn captures(
             name,
             query,
             absent,
+            not_applicable,
         });
     }
     Ok(out)
@@ -308,6 +323,7 @@ fn repeats(
                 max,
                 matching,
                 none: f.none,
+                not_applicable: f.not_applicable,
             })
         }
     };
