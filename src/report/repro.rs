@@ -133,8 +133,8 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
         );
     }
     match (&report.target.url, &report.target.command) {
-        (Some(url), _) if report.target.transport == "http" => {
-            http(&mut out, url, &version, start, &frames);
+        (Some(url), serve) if report.target.transport == "http" => {
+            http(&mut out, url, serve.as_deref(), &version, start, &frames);
         }
         (Some(_), _) => {
             return Err(
@@ -177,9 +177,25 @@ fn stdio(out: &mut String, command: &[String], version: &str, start: Start, fram
     let _ = writeln!(out, "}} | {}", shell_words::join(command));
 }
 
-fn http(out: &mut String, url: &str, version: &str, start: Start, frames: &[Frame]) {
+fn http(
+    out: &mut String,
+    url: &str,
+    serve: Option<&[String]>,
+    version: &str,
+    start: Start,
+    frames: &[Frame],
+) {
     let wants_session = frames.iter().any(|f| header(f, "mcp-session-id").is_some());
     let _ = writeln!(out, "set -u\nURL={}", quote(url));
+    if let Some(command) = serve {
+        // The run started the server itself (--serve) and stopped it at the end: so does the
+        // script.
+        let _ = writeln!(
+            out,
+            "# mcpcheck started the server for the run (--serve): start it again (in a session of its\n# own where setsid exists, so that its children go with it), wait until its port answers\n# (30 s at most), and stop it at the end.\nif command -v setsid >/dev/null 2>&1; then setsid {command} & else {command} & fi\nSERVER=$!\ntrap 'kill -- -$SERVER 2>/dev/null || kill $SERVER 2>/dev/null' EXIT\nfor _ in $(seq 300); do curl -s -o /dev/null -m 1 \"$URL\" && break; sleep 0.1; done",
+            command = shell_words::join(command)
+        );
+    }
     let secrets: Vec<(String, String)> = frames
         .iter()
         .flat_map(|f| f.headers.iter())
@@ -318,6 +334,31 @@ mod tests {
         assert!(was_cut(&crate::record::cut(&long, EVIDENCE_TEXT)));
         assert!(!was_cut(r#"{"text":"… [many more bytes]"}"#));
         assert!(!was_cut("short"));
+    }
+
+    #[test]
+    fn a_replay_of_a_served_http_run_starts_the_server_again_and_stops_it() {
+        let report: Report = serde_json::from_value(serde_json::json!({
+            "schemaVersion": 2, "mcpcheckVersion": "0", "startedAt": "", "durationMs": 0,
+            "target": {"transport": "http", "url": "http://127.0.0.1:4321/mcp", "command": ["./server", "--port", "4321"]},
+            "protocol": {"era": "handshake", "version": "2025-11-25", "detection": ""},
+            "summary": {"total": 0, "pass": 0, "fail": 0, "warn": 0, "info": 0, "skip": 0, "notTestable": 0, "error": 0},
+            "checks": []
+        }))
+        .unwrap();
+        let check: CheckResult = serde_json::from_value(serde_json::json!({
+            "id": "c", "title": "t", "area": "a", "status": "fail", "level": "MUST", "derived": false,
+            "spec": [], "message": "m", "expected": "e", "source": "s",
+            "evidence": [{"label": "l", "sent": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}]
+        }))
+        .unwrap();
+        let script = script(&report, &check, Start::Handshake).unwrap();
+        let started = script
+            .find("setsid ./server --port 4321 &")
+            .expect("started");
+        let trap = script.find("trap 'kill -- -$SERVER").expect("stopped");
+        let first = script.find("curl -sS").expect("a request");
+        assert!(started < trap && trap < first, "{script}");
     }
 
     #[test]

@@ -651,9 +651,19 @@ fn problem(check: &CheckResult, color: bool) -> String {
         ));
     }
     text.push_str(&format!("    source:   {}\n", check.source));
-    for evidence in check.evidence.iter().take(3) {
+    // The steps judged, and the ones they turn on before them (a connection's own initialize).
+    let judged = check.evidence.iter().filter(|e| !e.context).take(3);
+    let context = check.evidence.iter().filter(|e| e.context);
+    for evidence in context.chain(judged) {
         if let Some(sent) = &evidence.sent {
             text.push_str(&format!("    → {}: {}\n", evidence.label, first_line(sent)));
+        }
+        // Over HTTP, what the request carried besides its body (a check may turn on a header).
+        if !evidence.sent_headers.is_empty() {
+            text.push_str(&format!(
+                "      headers: {}\n",
+                first_line(&evidence.sent_headers.join("; "))
+            ));
         }
         if let Some(received) = &evidence.received {
             let status = evidence
