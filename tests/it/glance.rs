@@ -336,3 +336,48 @@ fn derived_warn_grades_derived_failures_as_warnings_and_says_so() {
         stdout(&only_derived)
     );
 }
+
+#[test]
+fn a_probe_through_a_method_the_server_lacks_or_removed_says_so_or_does_not_apply() {
+    // A 2026-07-28 server without tools: the clientInfo probe goes through server/discover, and
+    // the _meta and version probes riding on tools/list never fail for the -32601 of a method
+    // the server lacks (this server checks _meta first, so they pass; one that looks the method
+    // up first makes them not applicable).
+    let command = format!(
+        "{} --stateless --capabilities prompts,resources",
+        stdio_command(&[])
+    );
+    let (code, report, _) = run_json(&["--stdio", &command, "-q"]);
+    assert_eq!(code, 0, "{report}");
+    let status = |id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| (c["status"].clone(), c["message"].clone()))
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    assert_eq!(status("stateless-meta-client-info-optional").0, "pass");
+    for id in ["stateless-meta-required", "stateless-unsupported-version"] {
+        let (status, message) = status(id);
+        assert!(status == "pass" || status == "skip", "{id}: {message}");
+    }
+    // ping, removed at 2026-07-28: a -32601 answered by id shows the id accepted, and says so.
+    let dual = format!("{} --dual-era", stdio_command(&[]));
+    let (_, report, _) = run_json(&["--stdio", &dual, "-q"]);
+    let stateless = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "jsonrpc-id-types" && c["version"] == "2026-07-28")
+        .expect("judged at 2026-07-28");
+    assert_eq!(stateless["status"], "pass");
+    assert!(
+        stateless["message"]
+            .as_str()
+            .unwrap()
+            .contains("removed at 2026-07-28"),
+        "{stateless}"
+    );
+}

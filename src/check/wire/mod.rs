@@ -415,4 +415,34 @@ mod tests {
         crate::scenario::load::check_unique(&scenarios, &ids())
             .unwrap_or_else(|errors| panic!("{errors:?}"));
     }
+
+    #[test]
+    fn the_answer_to_a_probe_sent_off_the_protocol_is_its_own_checks_alone() {
+        let frame = |direction, message: Value| WireFrame {
+            direction,
+            at_ms: 0,
+            text: message.to_string(),
+            message: Some(message),
+            issue: None,
+            post: None,
+        };
+        let mut transcript = Transcript::default();
+        for id in [1, 2] {
+            transcript.frames.push(frame(
+                Direction::Sent,
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+            ));
+            transcript.frames.push(frame(
+                Direction::Received,
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"tools": []}}),
+            ));
+        }
+        // Request 2 carried a contradictory header on purpose.
+        transcript.probes.insert(id_key(&serde_json::json!(2)));
+        let judged: Vec<Value> = results(&transcript)
+            .iter()
+            .map(|a| a.message["id"].clone())
+            .collect();
+        assert_eq!(judged, vec![serde_json::json!(1)]);
+    }
 }
