@@ -3,8 +3,33 @@
 
 use hyper::Uri;
 
-/// Checks that a URL is an absolute http or https URL; returns it parsed.
+/// Checks that a URL is an absolute http or https URL; returns it parsed. A URL without a
+/// scheme gets "did you mean http://…?"; any other scheme, one message whatever it is.
 pub fn parse_url(url: &str) -> Result<Uri, String> {
+    let scheme = url.split_once("://").map(|(scheme, _)| scheme).filter(|s| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    match scheme {
+        None if !url.contains("://")
+            && !url.trim().is_empty()
+            && !url.contains(char::is_whitespace) =>
+        {
+            return Err(format!(
+                "`{url}` has no scheme; did you mean http://{}?",
+                url.trim_start_matches('/')
+            ));
+        }
+        Some(scheme)
+            if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") =>
+        {
+            return Err(format!(
+                "`{url}` is not an http or https URL (mcpcheck speaks Streamable HTTP and HTTP+SSE at http:// or https:// URLs; a local command goes to --stdio)"
+            ));
+        }
+        _ => {}
+    }
     let uri: Uri = url
         .parse()
         .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
@@ -80,7 +105,7 @@ pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{resolve, same_origin};
+    use super::{parse_url, resolve, same_origin};
 
     #[test]
     fn origins_compare_scheme_host_and_port() {
@@ -123,5 +148,18 @@ mod tests {
         assert!(resolve(base, "").is_err());
         assert!(resolve(base, "/a b").is_err());
         assert!(resolve(base, "ftp://x/y").is_err());
+    }
+
+    #[test]
+    fn a_url_without_a_scheme_is_answered_with_a_suggestion_and_any_other_scheme_alike() {
+        let e = parse_url("127.0.0.1:3000/mcp").unwrap_err();
+        assert!(e.contains("did you mean http://127.0.0.1:3000/mcp?"), "{e}");
+        let e = parse_url("localhost:3000").unwrap_err();
+        assert!(e.contains("did you mean http://localhost:3000?"), "{e}");
+        for url in ["file:///tmp/x", "ftp://host/y", "ws://host/mcp"] {
+            let e = parse_url(url).unwrap_err();
+            assert!(e.contains("is not an http or https URL"), "{url}: {e}");
+        }
+        assert!(parse_url("https://example.com/mcp").is_ok());
     }
 }
