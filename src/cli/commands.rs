@@ -590,7 +590,8 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
         }
     });
     if let Some((_, bar)) = &progress {
-        if !std::io::stderr().is_terminal() {
+        // A run that could not start a scenario says why in its verdict, not "ran 0".
+        if !std::io::stderr().is_terminal() && bar.position() > 0 {
             eprintln!(
                 "mcpcheck: ran {} scenarios in {:.1} s",
                 bar.position(),

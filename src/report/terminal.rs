@@ -62,12 +62,15 @@ pub fn render(report: &Report, style: Style) -> String {
         "mcpcheck {} · {target}\n",
         report.mcpcheck_version
     ));
-    let server = report.server_label();
-    out.push_str(&format!(
-        "server: {} · protocol {}\n",
-        server.trim_end(),
-        report.protocols_label(),
-    ));
+    // A server never spoken to has no name or protocol to show.
+    let reached = report.protocol.server_info.is_some() || report.protocol.version.is_some();
+    if reached {
+        out.push_str(&format!(
+            "server: {} · protocol {}\n",
+            report.server_label().trim_end(),
+            report.protocols_label(),
+        ));
+    }
     if let Some(note) = &report.eras_note {
         out.push_str(&format!("note: {note}\n"));
     }
@@ -101,8 +104,8 @@ pub fn render(report: &Report, style: Style) -> String {
             out.push_str(&not_applicable(report, show == Show::Skipped));
         }
     }
-    if let Some(fatal) = &report.fatal {
-        out.push_str(&format!("error: {fatal}\n"));
+    // The verdict line says why a run could not be made; the server's stderr may explain it.
+    if report.fatal.is_some() {
         if let Some(server) = &report.server {
             if !server.stderr_tail.trim().is_empty() {
                 out.push_str(&format!(
@@ -371,6 +374,9 @@ fn strip_ansi(text: &str) -> String {
 /// some area has a problem, the areas where everything judged passed share a line, and so do
 /// the areas where nothing applied, so that the problems stay in view.
 fn area_lines(areas: &[(&str, Vec<&CheckResult>)], color: bool, width: u16) -> String {
+    if areas.is_empty() {
+        return String::new();
+    }
     let judged_in = |checks: &[&CheckResult]| checks.iter().any(|c| c.status != Status::Skip);
     let clean = |checks: &[&CheckResult]| {
         checks
