@@ -459,7 +459,7 @@ fn compare(args: &cli::CompareArgs) -> ExitCode {
     } else {
         emit(&table);
     }
-    ExitCode::SUCCESS
+    ExitCode::from(crate::compare::exit_code(&matrix.reports))
 }
 
 fn merge(args: &cli::MergeArgs) -> ExitCode {

@@ -170,6 +170,18 @@ pub async fn run_all(entries: Vec<Entry>, jobs: usize) -> Vec<Report> {
     reports
 }
 
+/// The exit code of a comparison, as `run`'s for one server: 3 when a server could not be
+/// tested at all, else 1 when one failed a check, else 4 when checks of one could not be carried
+/// out, else 0.
+pub fn exit_code(reports: &[Report]) -> u8 {
+    use crate::exit;
+    let codes: Vec<u8> = reports.iter().map(Report::exit_code).collect();
+    [exit::UNTESTABLE, exit::FAILURES, exit::HARNESS_ERRORS]
+        .into_iter()
+        .find(|code| codes.contains(code))
+        .unwrap_or(exit::SUCCESS)
+}
+
 /// What a check observed, in a few characters.
 pub fn observed(evidence: &[Evidence]) -> Option<String> {
     let first = evidence.iter().find(|e| e.sent.is_some() && !e.context)?;
@@ -313,6 +325,9 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
         }
     }
     let mut rows: Vec<Row> = order.iter().filter_map(|id| rows.remove(id)).collect();
+    // A server that could not be tested agrees with nobody: every check another server was
+    // judged on is a disagreement.
+    let untested = reports.iter().any(|r| r.fatal.is_some());
     for row in &mut rows {
         // Not applicable (the other transport, an undeclared capability) is no disagreement.
         let judged: Vec<Status> = row
@@ -321,7 +336,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             .filter_map(|c| c.status)
             .filter(|s| *s != Status::Skip)
             .collect();
-        row.disagree = judged.windows(2).any(|w| w[0] != w[1]);
+        row.disagree = judged.windows(2).any(|w| w[0] != w[1]) || (untested && !judged.is_empty());
     }
     // Disagreements first, then the rest; rows that applied to no server last; within each
     // group by area, then the worst verdict first, then by id.

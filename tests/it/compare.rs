@@ -41,7 +41,9 @@ fn a_matrix_over_servers_puts_disagreements_first_with_what_was_observed() {
         "--html",
         html.to_str().unwrap(),
     ]);
-    assert_eq!(code, 0);
+    // One server failed a MUST (-32603 for a missing resource): the comparison exits as `run`
+    // would for it.
+    assert_eq!(code, 1);
     let names: Vec<&str> = matrix["servers"]
         .as_array()
         .unwrap()
@@ -139,4 +141,45 @@ fn a_servers_file_names_servers_and_shards_split_them() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("servers.toml:3: unknown field `stdoi`"));
+}
+
+#[test]
+fn a_server_that_could_not_be_tested_agrees_with_nobody_and_the_comparison_exits_3() {
+    let (code, matrix, table) = matrix(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--stdio",
+        "sh -c 'exit 7'",
+        "--name",
+        "clean",
+        "--name",
+        "dead",
+    ]);
+    assert_eq!(code, 3, "{table}");
+    let rows = matrix["rows"].as_array().unwrap();
+    let judged: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r["cells"][0]["status"]
+                .as_str()
+                .is_some_and(|s| s != "skip")
+        })
+        .collect();
+    assert!(!judged.is_empty());
+    assert!(
+        judged.iter().all(|r| r["disagree"] == true),
+        "a row judged on the clean server agrees with the dead one"
+    );
+    assert!(!table.contains("all agree"), "{table}");
+}
+
+#[test]
+fn servers_that_all_conform_compare_with_exit_0() {
+    let (code, _, table) = matrix(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--stdio",
+        &stdio_command(&[]),
+    ]);
+    assert_eq!(code, 0, "{table}");
 }
