@@ -142,10 +142,12 @@ impl clap::ValueEnum for CallTools {
 /// Which scenarios to load.
 #[derive(Debug, Default, Args)]
 pub struct ScenarioArgs {
-    /// Also load scenario files (*.toml, recursively) from DIR; repeatable.
-    #[arg(long = "scenarios", value_name = "DIR")]
+    /// Also load scenario files (*.toml, recursively) from DIR, or the one file PATH names;
+    /// repeatable. A folder without a scenario file is an error.
+    #[arg(long = "scenarios", value_name = "PATH")]
     pub scenarios: Vec<PathBuf>,
-    /// Leave out the built-in scenario library (run only --scenarios).
+    /// Leave out the built-in scenario library and the built-in checks over the whole run (run
+    /// only --scenarios).
     #[arg(long)]
     pub no_builtin: bool,
 }

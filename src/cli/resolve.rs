@@ -532,6 +532,7 @@ impl RunArgs {
             run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,
             scenarios,
             only: args.only.clone(),
+            builtins: !args.scenarios.no_builtin,
             observer: None,
             shard,
             fixtures: args.fixtures.clone(),

@@ -115,8 +115,13 @@ pub fn render(report: &Report, style: Style) -> String {
             }
         }
     }
+    let checks = if report.summary.total == 1 {
+        "check"
+    } else {
+        "checks"
+    };
     out.push_str(&format!(
-        "{} ({} checks, {} ms)\n",
+        "{} ({} {checks}, {} ms)\n",
         report.verdict_line(),
         report.summary.total,
         report.duration_ms

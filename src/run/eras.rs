@@ -230,6 +230,7 @@ mod tests {
             run_timeout: Duration::from_secs(1),
             scenarios: Vec::new(),
             only: Vec::new(),
+            builtins: true,
             observer: None,
             shard: None,
             fixtures: None,

@@ -68,6 +68,9 @@ pub struct RunConfig {
     pub scenarios: Vec<Scenario>,
     /// Check ids (or `prefix*`) to run; empty means all.
     pub only: Vec<String>,
+    /// Whether the built-in checks over the whole run are judged (`--no-builtin` leaves them out,
+    /// as it leaves out the scenario library).
+    pub builtins: bool,
     /// Told about progress, if anyone listens.
     pub observer: Option<Observer>,
     /// Run only this slice of the scenarios: `(k, n)` is shard k of n, 1-based.
@@ -130,6 +133,11 @@ pub fn pattern_matches(pattern: &str, id: &str) -> bool {
 impl RunConfig {
     fn selected(&self, id: &str) -> bool {
         self.only.is_empty() || self.only.iter().any(|pattern| pattern_matches(pattern, id))
+    }
+
+    /// Whether a built-in check over the whole run is judged.
+    fn builtin_selected(&self, id: &str) -> bool {
+        self.builtins && self.selected(id)
     }
 }
 
@@ -379,10 +387,9 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
                 early_exit: None,
                 official: None,
             };
-            for def in wire::definitions()
-                .iter()
-                .filter(|d| d.id.starts_with("legacy-sse-endpoint-") && config.selected(&d.id))
-            {
+            for def in wire::definitions().iter().filter(|d| {
+                d.id.starts_with("legacy-sse-endpoint-") && config.builtin_selected(&d.id)
+            }) {
                 let (verdict, evidence) = wire::evaluate(def, &input);
                 if verdict.status != Status::Skip {
                     report.checks.push(CheckResult::new(def, verdict, evidence));
@@ -559,7 +566,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
     };
     for def in wire::definitions()
         .iter()
-        .filter(|d| config.selected(&d.id))
+        .filter(|d| config.builtin_selected(&d.id))
     {
         let (verdict, evidence) = wire::evaluate(def, &input);
         report.checks.push(CheckResult::new(def, verdict, evidence));
@@ -583,7 +590,7 @@ async fn early_exit(
     clock: Instant,
 ) -> Option<crate::record::exchange::EarlyExit> {
     const CHECK: &str = "stdio-exit-before-initialize";
-    if config.target.kind() != TransportKind::Stdio || !config.selected(CHECK) {
+    if config.target.kind() != TransportKind::Stdio || !config.builtin_selected(CHECK) {
         return None;
     }
     let remaining = config.run_timeout.checked_sub(clock.elapsed())?;

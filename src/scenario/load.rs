@@ -271,18 +271,30 @@ pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
     collect(library_files().iter().map(|(path, text)| parse(path, text)))
 }
 
-/// Loads every `*.toml` file under a directory (recursively, in name order).
+/// Loads every `*.toml` file under a directory (recursively, in name order), or the one file a
+/// path names. A directory without a scenario file is an error, not an empty library.
 pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
-    let mut files = Vec::new();
-    walk(dir, &mut files).map_err(|e| {
+    let error = |message: String| {
         vec![LoadError {
             path: dir.display().to_string(),
             line: 1,
             column: 1,
-            message: e,
+            message,
             snippet: String::new(),
         }]
-    })?;
+    };
+    let mut files = Vec::new();
+    if dir.is_file() {
+        files.push(dir.to_path_buf());
+    } else {
+        walk(dir, &mut files).map_err(error)?;
+        if files.is_empty() {
+            return Err(error(
+                "the scenario folder holds no *.toml file (--scenarios takes a folder of scenario files, or one file)"
+                    .into(),
+            ));
+        }
+    }
     files.sort();
     collect(files.iter().map(|path| {
         let shown = path.display().to_string();

@@ -19,6 +19,51 @@ fn a_bad_scenario_file_is_reported_with_file_line_and_column() {
 }
 
 #[test]
+fn scenarios_takes_one_file_and_refuses_a_folder_without_any() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.toml");
+    std::fs::write(&file, "id = \"x\"\narea = [\n").unwrap();
+    // One file: read as the folder's files are (here its error, with its position).
+    let out = output(&["list", "--scenarios", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("broken.toml:2:"), "{stderr}");
+    assert!(!stderr.contains("Not a directory"), "{stderr}");
+    // A folder without a scenario file is a mistake, not an empty library.
+    let empty = tempfile::tempdir().unwrap();
+    let out = output(&["list", "--scenarios", empty.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("holds no *.toml file"), "{stderr}");
+}
+
+#[test]
+fn no_builtin_runs_only_the_given_scenarios() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.toml");
+    std::fs::write(
+        &file,
+        "id = \"mine\"\narea = \"tools\"\ntitle = \"x\"\n\n[[step]]\nname = \"list\"\nrequest = { method = \"tools/list\" }\n\n[[check]]\nid = \"mine-list\"\ntitle = \"t\"\nlevel = \"MUST\"\nspec = [{ version = \"2025-11-25\", section = \"server/tools\" }]\nstep = \"list\"\nexpect = \"a result\"\nrule = [{ when = { reply = \"result\" }, verdict = \"pass\" }]\n",
+    )
+    .unwrap();
+    let (code, report, _) = run_json(&[
+        "--stdio",
+        &stdio_command(&[]),
+        "--no-builtin",
+        "--scenarios",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    let ids: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["mine-list"]);
+}
+
+#[test]
 fn a_toml_syntax_error_is_reported_with_its_position() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("syntax.toml"), "id = \"x\"\narea = [\n").unwrap();
