@@ -246,7 +246,8 @@ pub struct RunArgs {
     /// only a start and an end line are printed there; a terminal gets a progress bar).
     #[arg(long, conflicts_with = "quiet")]
     pub progress: bool,
-    /// Print every frame sent and received (to stderr, secrets redacted).
+    /// Print every frame sent and received (to stderr, secrets redacted), and every problem in
+    /// full with its exchanges.
     #[arg(short, long)]
     pub verbose: bool,
     /// Which scenarios.

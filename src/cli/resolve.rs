@@ -199,7 +199,7 @@ pub struct Resolved {
     pub profile: &'static Profile,
     /// Verdict line only.
     pub quiet: bool,
-    /// Print every frame.
+    /// Print every frame, and every problem in full.
     pub verbose: bool,
     /// A line per finished scenario even when stderr is not a terminal.
     pub progress: bool,

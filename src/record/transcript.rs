@@ -96,8 +96,9 @@ pub struct Transcript {
     /// Pairs of (id sent, id received) for every request mcpcheck built and got a response to.
     pub id_pairs: Vec<(Value, Value)>,
     /// Pairs of (id sent, id in the body) for requests refused at the HTTP level (status 400 or
-    /// more) with a JSON-RPC error body that names an id: what id such a body carries neither
-    /// MCP nor JSON-RPC states, so these are judged apart.
+    /// more) with a JSON-RPC error body that names an id, or that names none (null) though its
+    /// error is about the body it read: what id such a body carries neither MCP nor JSON-RPC
+    /// states, so these are judged apart.
     pub refusal_id_pairs: Vec<(Value, Value)>,
     /// The protocol version the connection spoke, once known (set when the run collects it).
     pub version: Option<String>,

@@ -78,7 +78,8 @@ pub struct Report {
 pub struct TargetInfo {
     /// `stdio`, `http` or `sse`.
     pub transport: String,
-    /// The command, for stdio.
+    /// The command: the server's, for stdio; for HTTP the `--serve` command that started it,
+    /// if mcpcheck did (a replay starts it again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub command: Option<Vec<String>>,
     /// The URL, for HTTP.

@@ -192,7 +192,7 @@ fn http(
         // script.
         let _ = writeln!(
             out,
-            "# mcpcheck started the server for the run (--serve): start it again (in a session of its\n# own where setsid exists, so that its children go with it), wait until its port answers\n# (30 s at most), and stop it at the end.\nif command -v setsid >/dev/null 2>&1; then setsid {command} & else {command} & fi\nSERVER=$!\ntrap 'kill -- -$SERVER 2>/dev/null || kill $SERVER 2>/dev/null' EXIT\nfor _ in $(seq 300); do curl -s -o /dev/null -m 1 \"$URL\" && break; sleep 0.1; done",
+            "# mcpcheck started the server for the run (--serve): start it again (in a session of its\n# own where setsid exists, so that its children go with it), wait until its port answers\n# (about 30 s at most), and stop it at the end, also on Ctrl-C.\nif command -v setsid >/dev/null 2>&1; then setsid {command} & else {command} & fi\nSERVER=$!\ntrap 'kill -- -$SERVER 2>/dev/null || kill $SERVER 2>/dev/null' EXIT\ntrap 'exit 130' INT\ntrap 'exit 143' TERM HUP\ni=0\nwhile [ $i -lt 30 ] && ! curl -s -o /dev/null -m 1 \"$URL\"; do sleep 1; i=$((i + 1)); done",
             command = shell_words::join(command)
         );
     }

@@ -180,6 +180,10 @@ fn problems(report: &Report, color: bool, full: bool) -> String {
         return out;
     }
     out.push_str("problems\n\n");
+    let derived_warn = report
+        .grading
+        .as_ref()
+        .is_some_and(|g| g.derived_as_warnings);
     if full {
         for check in &problems {
             out.push_str(&problem(check, color));
@@ -189,16 +193,16 @@ fn problems(report: &Report, color: bool, full: bool) -> String {
         // The same check with the same status in several eras: one entry.
         let mut groups: Vec<Vec<&CheckResult>> = Vec::new();
         for check in &problems {
-            match groups
-                .iter_mut()
-                .find(|g| g[0].id == check.id && g[0].status == check.status)
-            {
+            // The same finding (status and words) in several eras.
+            match groups.iter_mut().find(|g| {
+                g[0].id == check.id && g[0].status == check.status && g[0].message == check.message
+            }) {
                 Some(group) => group.push(check),
                 None => groups.push(vec![check]),
             }
         }
         for group in &groups {
-            out.push_str(&brief(group, color));
+            out.push_str(&brief(group, color, derived_warn));
             out.push('\n');
         }
     }
@@ -216,7 +220,7 @@ const BRIEF_TEXT: usize = 160;
 
 /// One problem (or the same problem in several eras) in at most five lines: the header, then of
 /// why, expected, actual, the frame sent and where, the four that say most, in that order.
-fn brief(group: &[&CheckResult], color: bool) -> String {
+fn brief(group: &[&CheckResult], color: bool, derived_warn: bool) -> String {
     let check = group[0];
     let eras: Vec<&str> = group.iter().filter_map(|c| c.version.as_deref()).collect();
     let name = if group.len() > 1 || !check.per_era {
@@ -232,7 +236,7 @@ fn brief(group: &[&CheckResult], color: bool) -> String {
     let mut text = format!(
         "{} {name} ({}) — {}{at}\n",
         paint(check.status.as_str(), check.status, color),
-        level_label(check),
+        level_label(check, derived_warn),
         check.title
     );
     // (priority, line): the lower the number, the more it says.
@@ -294,19 +298,16 @@ fn restates(message: &str, expected: &str) -> bool {
 
 /// The level, and why the status is milder than the level when it is: `MUST, derived — a
 /// warning under --derived warn`.
-fn level_label(check: &CheckResult) -> String {
+fn level_label(check: &CheckResult, derived_warn: bool) -> String {
     let mut label = check.level.to_string();
     if check.derived {
         label.push_str(", derived");
     }
-    let graded = check
-        .note
-        .as_deref()
-        .is_some_and(|n| n.contains("--derived warn"));
-    if graded {
+    let milder = check.status == Status::Warn && check.level == Level::Must;
+    if milder && check.derived && derived_warn {
         label.push_str(" — a warning under --derived warn");
-    } else if check.status == Status::Warn && check.level == Level::Must {
-        label.push_str(" — a warning in this case, see why");
+    } else if milder {
+        label.push_str(" — a warning in this case");
     }
     label
 }
@@ -362,9 +363,14 @@ fn strip_ansi(text: &str) -> String {
                 }
             }
             Some(']') => {
+                // Ended by BEL, or by ST (ESC \\), as OSC 8 hyperlinks are.
                 chars.next();
-                for c in chars.by_ref() {
+                while let Some(c) = chars.next() {
                     if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
                         break;
                     }
                 }
@@ -521,7 +527,11 @@ fn not_applicable(report: &Report, each: bool) -> String {
     }
     if !rest.is_empty() {
         let checks: usize = rest.iter().map(|(_, c)| c.len()).sum();
-        out.push_str(&format!(" {checks:>3} for {} other reasons\n", rest.len()));
+        let reasons = if rest.len() == 1 { "reason" } else { "reasons" };
+        out.push_str(&format!(
+            " {checks:>3} for {} other {reasons}\n",
+            rest.len()
+        ));
     }
     if !each {
         out.push_str("     (--show skipped lists them, --show all shows every check)\n");
@@ -593,8 +603,14 @@ pub fn reason(message: &str) -> String {
     if message.contains("--call-tools") {
         return "call a listed tool (--call-tools)".into();
     }
-    if message.starts_with("the server lists no ") {
+    // A fixture is named in backticks ("the server lists no tool named `mcpcheck_slow`").
+    if message.starts_with("the server lists no ") && message.contains('`') {
         return "need fixtures the server does not list".into();
+    }
+    // A scenario step not sent for want of anything of its kind ("the server lists no prompts,
+    // so none could be got"): the reason is what the server has.
+    if let Some((what, _)) = message.split_once(", so ") {
+        return what.to_string();
     }
     // A built-in check over the whole run that found nothing of its kind on the wire.
     if ["no ", "the server asked for no ", "the server answered no "]

@@ -360,10 +360,7 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
             drop(permit);
         });
     }
-    // A stateless-era connection needs no handshake: a fresh one and the probe connection both
-    // speak 2026-07-28 at once (their requests carry `_meta`, their transcripts the version).
-    let stateless = context.info.era == Some(Era::Stateless);
-    if kind == SessionKind::Fresh || (kind == SessionKind::Probe && stateless) {
+    if kind == SessionKind::Fresh {
         match context.info.era {
             Some(Era::Stateless) => session.set_info(SessionInfo {
                 http_session: None,

@@ -149,6 +149,14 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
                 .unwrap_or(0);
             kept.push(skips.swap_remove(reason));
         }
+        // Two passes may judge a check at the same version (a connection that negotiates its
+        // own, as jsonrpc-batch-served's does, under several --spec-version): one result each.
+        let mut versions: Vec<Option<String>> = Vec::new();
+        kept.retain(|r| {
+            let fresh = !versions.contains(&r.version);
+            versions.push(r.version.clone());
+            fresh
+        });
         let per_era = kept.len() > 1;
         for mut result in kept {
             result.per_era = per_era;

@@ -289,6 +289,17 @@ impl StepRunner<'_> {
         let is_request = matches!(step.send, StepSend::Request { .. });
         // The pages of a list join their arrays into one capture.
         let mut joined: HashMap<String, Value> = HashMap::new();
+        let answered = outcomes.iter().any(|o| {
+            o.as_ref()
+                .ok()
+                .and_then(rules::reply_message)
+                .is_some_and(|m| m.get("result").is_some())
+        });
+        if !answered {
+            for capture in &step.capture {
+                captures.insert(unanswered(&capture.name), Value::Bool(true));
+            }
+        }
         for outcome in outcomes {
             if let Ok(exchange) = &outcome {
                 for capture in &step.capture {
@@ -314,6 +325,20 @@ impl StepRunner<'_> {
         }
     }
 
+    /// Why a step needing capture `name` that has nothing was not sent: the capture's own
+    /// reason, which says the server has nothing of the kind (not applicable) only when the
+    /// request that would have listed it got a result; one that failed says nothing about what
+    /// the server has.
+    fn absent_of(&self, name: &str, captures: &HashMap<String, Value>) -> Option<NotSent> {
+        let absent = self.absent.get(name)?;
+        if absent.not_applicable && captures.contains_key(&unanswered(name)) {
+            return Some(NotSent::from(format!(
+                "the request that lists them got no result, so the one that needs capture.{name} was not sent"
+            )));
+        }
+        Some(absent.clone())
+    }
+
     /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
     pub(super) fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
         // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …);
@@ -329,7 +354,7 @@ impl StepRunner<'_> {
                     // An empty list is the capture's absence ("the server lists no prompts"),
                     // not a list whose items did not qualify.
                     let empty = captured.is_none_or(|v| v.as_array().is_some_and(Vec::is_empty));
-                    let why = match (empty, self.absent.get(&each.capture)) {
+                    let why = match (empty, self.absent_of(&each.capture, captures)) {
                         (true, Some(absent)) => absent.clone(),
                         (true, None) if captured.is_none() => NotSent::from(format!(
                             "the run has no value for capture.{}, so the request was not sent",
@@ -364,8 +389,8 @@ impl StepRunner<'_> {
             let unresolved = |name: String| {
                 let name = name.trim_end_matches('?');
                 if let Some(capture) = name.strip_prefix("capture.") {
-                    if let Some(absent) = self.absent.get(capture) {
-                        return absent.clone();
+                    if let Some(absent) = self.absent_of(capture, captures) {
+                        return absent;
                     }
                 }
                 NotSent::from(match name.split_once('.').map_or(name, |(root, _)| root) {
@@ -666,4 +691,10 @@ fn again(built: Built) -> Built {
             })
         })
         .collect()
+}
+
+/// The key under which the captures remember that the step that takes capture `name` got no
+/// result (no capture name holds a NUL).
+fn unanswered(name: &str) -> String {
+    format!("\u{0}unanswered:{name}")
 }

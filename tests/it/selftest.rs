@@ -243,7 +243,7 @@ fn collateral_skips(report: &Value) -> BTreeSet<String> {
 }
 
 /// How many quirked runs the self-test has going at once.
-const QUIRK_RUNS_AT_ONCE: usize = 12;
+const QUIRK_RUNS_AT_ONCE: usize = 8;
 
 #[test]
 fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {

@@ -261,9 +261,10 @@ fn a_hostile_server_cannot_steer_the_comparison() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
+    // The hostile server fails checks, so the comparison exits 1, as `run` would for it.
     assert_eq!(
         output.status.code(),
-        Some(0),
+        Some(1),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );

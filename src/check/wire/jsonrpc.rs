@@ -657,7 +657,7 @@ fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
             format!("{count} HTTP refusal(s) carry a JSON-RPC body whose id is not the request's"),
         );
         verdict.note = Some(
-            "the id of an HTTP-level error body is stated by neither MCP nor JSON-RPC 2.0 (derived), so it is a warning; null or no id is what a refusal made before the request was read carries, not one whose error is about the request (-32601, -32602, -32020, -32021, -32022)".into(),
+            "the id of an HTTP-level error body is stated by neither MCP nor JSON-RPC 2.0 (derived), so it is a warning; null or no id is what a refusal made before the request was read carries, not one whose error is about the body it read (-32602, -32002, -32020, -32021)".into(),
         );
         return (verdict, refusals);
     }

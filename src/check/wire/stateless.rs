@@ -18,7 +18,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         spec: &[("2026-07-28", "server/tools#capabilities"), ("2026-07-28", "changelog")],
         expect: "every answer of tools/list (prompts/list, resources/list) for the same cursor (none: the first page), on any 2026-07-28 connection, to name the same tools (prompts, resources), unless the server announced a change (list_changed) between them",
         transports: &[],
-        explain: "2026-07-28 removed sessions (SEP-2567): what a list method returns does not vary per connection, nor change as a side effect of other requests, so that clients and caches can share one list. Every page of every list method answered on a 2026-07-28 connection is put in the order it was answered and compared with the answer for the same cursor (none: the first page) before it; a difference is excused when a list_changed notification of that list arrived between the two answers (one notification excusing one difference per page). Order is judged by stateless-tools-order-stable.",
+        explain: "2026-07-28 removed sessions (SEP-2567): what a list method returns does not vary per connection, nor change as a side effect of other requests, so that clients and caches can share one list. Every page of every list method answered on a 2026-07-28 connection is put in the order it was answered and compared with the answer for the same cursor (none: the first page) before it; a difference is excused by a list_changed notification of that list that arrived after the earlier answer (one notification excusing one difference per page). Order is judged by stateless-tools-order-stable.",
         idle: Some("no page of a list was asked for twice at 2026-07-28"),
         judge: stateless_list_not_per_connection,
     },
@@ -270,6 +270,10 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                         ),
                     ))
                 }
+                // Other tools (judged elsewhere): later answers are compared with this list.
+                Some(before) if !same_set(before, &names) => {
+                    first.insert(cursor, names);
+                }
                 Some(_) => {}
             }
         }
@@ -375,7 +379,7 @@ fn stateless_list_not_per_connection(
                     .map(|f| t.started() + std::time::Duration::from_millis(f.at_ms))
             })
             .collect();
-        // A list_changed that arrived between two answers excuses their difference; each one
+        // A list_changed that arrived after the earlier answer excuses the difference; each one
         // excuses one difference per page, as one change makes each page differ once.
         let mut used: Vec<(usize, Option<String>)> = Vec::new();
         for (before, after) in pairs {
@@ -383,10 +387,12 @@ fn stateless_list_not_per_connection(
             if before.names == after.names {
                 continue;
             }
+            // Any unused list_changed that came after the earlier answer (it may reach mcpcheck
+            // after the later answer already shows the change).
             let excuse = announced
                 .iter()
-                .position(|t| *t >= before.at && *t <= after.at)
-                .filter(|n| !used.contains(&(*n, after.cursor.clone())));
+                .enumerate()
+                .position(|(n, t)| *t >= before.at && !used.contains(&(n, after.cursor.clone())));
             if let Some(n) = excuse {
                 used.push((n, after.cursor.clone()));
                 continue;

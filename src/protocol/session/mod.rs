@@ -106,8 +106,12 @@ impl SendOptions {
         !self.omit_meta.is_empty()
             || !self.omit_headers.is_empty()
             || self.headers.iter().any(|(name, _)| {
+                // An Mcp-Param-* header mirrors an argument: a request that carries one is an
+                // ordinary call (a wrong one is judged by its own check).
                 let name = name.to_ascii_lowercase();
-                name.starts_with("mcp-") || name == "origin" || name == "content-type"
+                (name.starts_with("mcp-") && !name.starts_with("mcp-param-"))
+                    || name == "origin"
+                    || name == "content-type"
             })
     }
 }

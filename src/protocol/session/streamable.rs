@@ -384,9 +384,9 @@ impl Session {
                 // such a body carries).
                 let refused = facts.as_ref().is_some_and(|(f, _)| f.status >= 400);
                 match message.get("id") {
-                    // An error about what the request asked (its method, its params, its
-                    // headers against its body, its version) was made after the request was
-                    // read, its id with it: without the id it answers no request.
+                    // An error about the body (its params, its headers against it) was made
+                    // after the body was read, its id with it: without the id it answers no
+                    // request.
                     Some(Value::Null) | None if refused && answers_what_was_read(message) => {
                         transcript.refusal_id_pairs.push((id.clone(), Value::Null))
                     }
@@ -639,13 +639,14 @@ pub(super) fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Whether an error body's code says the server read the request it refuses: method not found,
-/// invalid params, resource not found, a header contradicting the body, a missing client
-/// capability, an unsupported version. (A parse error, an invalid request or a server-defined
-/// code may come before the request was read.)
+/// Whether an error body's code says the server read the request's body: invalid params,
+/// resource not found, a header contradicting the body, a missing client capability (declared
+/// in the body's `_meta`). A parse error, an invalid request or a server-defined code may come
+/// before the body was read, and method not found (-32601) or an unsupported version (-32022)
+/// can be told from the `Mcp-Method` and `MCP-Protocol-Version` headers alone.
 fn answers_what_was_read(message: &Value) -> bool {
     message
         .pointer("/error/code")
         .and_then(Value::as_i64)
-        .is_some_and(|code| [-32601, -32602, -32002, -32020, -32021, -32022].contains(&code))
+        .is_some_and(|code| [-32602, -32002, -32020, -32021].contains(&code))
 }

@@ -87,7 +87,11 @@ fn captures(
                     not_applicable,
                 )
             }
-            _ => return Err(bad("a query, or `{ from = QUERY, absent = \"…\" }`".into())),
+            _ => {
+                return Err(bad(
+                    "a query, or `{ from = QUERY, absent = \"…\", not_applicable = true }`".into(),
+                ))
+            }
         };
         let query = query::parse_query(&text, None).map_err(bad)?;
         let absent = absent.unwrap_or_else(|| {
