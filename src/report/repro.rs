@@ -336,12 +336,12 @@ mod tests {
         assert!(!was_cut("short"));
     }
 
-    #[test]
-    fn a_replay_of_a_served_http_run_starts_the_server_again_and_stops_it() {
+    /// A report on `target` at `version`, and a failed check whose evidence is one ping.
+    fn fixture(target: serde_json::Value, version: &str) -> (Report, CheckResult) {
         let report: Report = serde_json::from_value(serde_json::json!({
             "schemaVersion": 2, "mcpcheckVersion": "0", "startedAt": "", "durationMs": 0,
-            "target": {"transport": "http", "url": "http://127.0.0.1:4321/mcp", "command": ["./server", "--port", "4321"]},
-            "protocol": {"era": "handshake", "version": "2025-11-25", "detection": ""},
+            "target": target,
+            "protocol": {"era": "handshake", "version": version, "detection": ""},
             "summary": {"total": 0, "pass": 0, "fail": 0, "warn": 0, "info": 0, "skip": 0, "notTestable": 0, "error": 0},
             "checks": []
         }))
@@ -352,6 +352,15 @@ mod tests {
             "evidence": [{"label": "l", "sent": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}]
         }))
         .unwrap();
+        (report, check)
+    }
+
+    #[test]
+    fn a_replay_of_a_served_http_run_starts_the_server_again_and_stops_it() {
+        let (report, check) = fixture(
+            serde_json::json!({"transport": "http", "url": "http://127.0.0.1:4321/mcp", "command": ["./server", "--port", "4321"]}),
+            "2025-11-25",
+        );
         let script = script(&report, &check, Start::Handshake).unwrap();
         let started = script
             .find("setsid ./server --port 4321 &")
@@ -363,20 +372,10 @@ mod tests {
 
     #[test]
     fn a_version_the_server_made_up_never_reaches_the_script() {
-        let report: Report = serde_json::from_value(serde_json::json!({
-            "schemaVersion": 2, "mcpcheckVersion": "0", "startedAt": "", "durationMs": 0,
-            "target": {"transport": "stdio", "command": ["./server"]},
-            "protocol": {"era": "handshake", "version": "x'; touch /tmp/owned; '\n", "detection": ""},
-            "summary": {"total": 0, "pass": 0, "fail": 0, "warn": 0, "info": 0, "skip": 0, "notTestable": 0, "error": 0},
-            "checks": []
-        }))
-        .unwrap();
-        let check: CheckResult = serde_json::from_value(serde_json::json!({
-            "id": "c", "title": "t", "area": "a", "status": "fail", "level": "MUST", "derived": false,
-            "spec": [], "message": "m", "expected": "e", "source": "s",
-            "evidence": [{"label": "l", "sent": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}]
-        }))
-        .unwrap();
+        let (report, check) = fixture(
+            serde_json::json!({"transport": "stdio", "command": ["./server"]}),
+            "x'; touch /tmp/owned; '\n",
+        );
         let script = script(&report, &check, Start::Handshake).unwrap();
         assert!(!script.contains("owned"), "{script}");
         assert!(script.contains(LATEST_HANDSHAKE), "{script}");
