@@ -141,6 +141,29 @@ impl RunConfig {
     }
 }
 
+/// What a stdio server that could not be spoken to wrote on stdout that is no JSON-RPC message
+/// (a banner, a log line), said so that the author sees why: stdout is the protocol channel.
+fn stray_stdout(main: &Session, kind: TransportKind) -> Option<String> {
+    if kind != TransportKind::Stdio {
+        return None;
+    }
+    let transcript = main.transcript.lock().expect("transcript lock");
+    let stray: Vec<String> = transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == crate::record::Direction::Received && f.message.is_none())
+        .filter(|f| !f.text.trim().is_empty())
+        .take(2)
+        .map(|f| format!("`{}`", crate::record::cut(f.text.trim(), 120)))
+        .collect();
+    (!stray.is_empty()).then(|| {
+        format!(
+            "; the server wrote on stdout what is no JSON-RPC message: {} (stdout is the protocol channel: log to stderr)",
+            stray.join(", ")
+        )
+    })
+}
+
 /// What every scenario may consult.
 struct Context {
     main: Arc<Session>,
@@ -374,7 +397,10 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
             config.run_timeout.as_secs()
         )),
     };
-    if let Some(fatal) = failure {
+    if let Some(mut fatal) = failure {
+        if let Some(stray) = stray_stdout(&main, config.target.kind()) {
+            fatal.push_str(&stray);
+        }
         let exit = main.close().await;
         // What the HTTP+SSE stream showed before the run ended (an endpoint at another origin
         // ends it) is judged even so: the report says why the server could not be tested.

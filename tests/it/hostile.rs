@@ -23,6 +23,22 @@ fn marker(offset: u32) -> u32 {
 }
 
 #[test]
+fn a_server_that_prints_a_banner_on_stdout_is_told_where_it_went_wrong() {
+    let (code, report, stderr) = run_json(&[
+        "--stdio",
+        "sh -c 'echo Server starting on stdio; sleep 30'",
+        "--startup-timeout",
+        "1",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(code, 3, "{stderr}");
+    let fatal = report["fatal"].as_str().unwrap();
+    assert!(fatal.contains("`Server starting on stdio`"), "{fatal}");
+    assert!(fatal.contains("log to stderr"), "{fatal}");
+}
+
+#[test]
 fn a_server_that_exits_at_once_is_untestable_with_its_stderr() {
     let started = Instant::now();
     let (code, report, stderr) = run_json(&[
