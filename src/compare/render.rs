@@ -108,6 +108,16 @@ pub fn terminal(matrix: &Matrix, width: usize) -> String {
         }
     }));
     table.add_row(scores);
+    // Failures apart from warnings: a MUST broken never reads like a SHOULD missed.
+    let mut counts = vec!["failed / warnings".to_string()];
+    counts.extend(matrix.servers.iter().map(|s| {
+        if s.fatal.is_some() {
+            String::new()
+        } else {
+            format!("{} / {}", s.fail, s.warn)
+        }
+    }));
+    table.add_row(counts);
     let mut out = String::new();
     for (i, server) in matrix.servers.iter().enumerate() {
         let about = server.fatal.clone().unwrap_or_else(|| {
@@ -275,10 +285,13 @@ pub fn html(matrix: &Matrix) -> String {
             escape(&server.name),
             escape(&server.target),
             escape(&server.fatal.clone().unwrap_or_else(|| format!(
-                "{} · protocol {} · {:.0}%",
+                "{} · protocol {} · {:.0}% ({} passed, {} failed, {} warnings)",
                 server.server.clone().unwrap_or_default(),
                 server.version.clone().unwrap_or_default(),
-                server.score
+                server.score,
+                server.pass,
+                server.fail,
+                server.warn
             )))
         );
     }

@@ -42,8 +42,16 @@ fn a_matrix_over_servers_puts_disagreements_first_with_what_was_observed() {
         html.to_str().unwrap(),
     ]);
     // One server failed a MUST (-32603 for a missing resource): the comparison exits as `run`
-    // would for it.
+    // would for it, and failures are counted apart from warnings.
     assert_eq!(code, 1);
+    let counts = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("failed / warnings"))
+        .unwrap_or_else(|| panic!("no failed / warnings row:\n{table}"));
+    assert!(
+        counts.contains("0 / 0") && counts.contains("0 / 1") && counts.contains("1 / 0"),
+        "{counts}"
+    );
     let names: Vec<&str> = matrix["servers"]
         .as_array()
         .unwrap()
