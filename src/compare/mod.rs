@@ -182,9 +182,10 @@ pub fn exit_code(reports: &[Report]) -> u8 {
         .unwrap_or(exit::SUCCESS)
 }
 
-/// What a check observed, in a few characters.
-pub fn observed(evidence: &[Evidence]) -> Option<String> {
-    let first = evidence.iter().find(|e| e.sent.is_some() && !e.context)?;
+/// What a check observed, in a few characters, from the first piece of its judged evidence that
+/// sent something.
+pub fn observed<'a>(mut evidence: impl Iterator<Item = &'a Evidence>) -> Option<String> {
+    let first = evidence.find(|e| e.sent.is_some())?;
     let http = first.http_status.map(|s| format!("HTTP {s} "));
     let message = first
         .received
@@ -311,16 +312,10 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             });
             row.cells[column] = Cell {
                 status: Some(check.status),
-                observed: observed(&check.evidence),
+                observed: observed(check.judged_evidence()),
                 message: Some(check.message.clone()),
                 note: check.note.clone(),
-                evidence: check
-                    .evidence
-                    .iter()
-                    .filter(|e| !e.context)
-                    .take(3)
-                    .cloned()
-                    .collect(),
+                evidence: check.judged_evidence().take(3).cloned().collect(),
             };
         }
     }
@@ -371,7 +366,7 @@ mod tests {
             received: Some(cut.into()),
             ..Evidence::default()
         };
-        assert_eq!(observed(&[evidence]).as_deref(), Some("-32603"));
+        assert_eq!(observed([evidence].iter()).as_deref(), Some("-32603"));
     }
 
     #[test]

@@ -231,6 +231,12 @@ impl CheckResult {
         }
     }
 
+    /// The evidence of the steps the check judges, without the ones it only turns on (a bare
+    /// connection's own `initialize`, marked `context`).
+    pub fn judged_evidence(&self) -> impl Iterator<Item = &Evidence> {
+        self.evidence.iter().filter(|e| !e.context)
+    }
+
     /// The name the check goes by in this report: its id, or `id@version` when the run judged
     /// it in more than one era.
     pub fn name(&self) -> String {

@@ -218,6 +218,9 @@ fn problems(report: &Report, color: bool, full: bool) -> String {
 /// The longest a line of server text gets in a brief problem (the reports keep it whole).
 const BRIEF_TEXT: usize = 160;
 
+/// The longest a line of server text gets in a problem shown in full (`-v`).
+const FULL_TEXT: usize = 300;
+
 /// One problem (or the same problem in several eras) in at most five lines: the header, then of
 /// why, expected, actual, the frame sent and where, the four that say most, in that order.
 fn brief(group: &[&CheckResult], color: bool, derived_warn: bool) -> String {
@@ -246,25 +249,27 @@ fn brief(group: &[&CheckResult], color: bool, derived_warn: bool) -> String {
     }
     lines.push((2, format!("    expected: {}", check.expected)));
     match &check.actual {
-        Some(actual) => lines.push((1, format!("    actual:   {}", cut_line(actual)))),
+        Some(actual) => lines.push((
+            1,
+            format!("    actual:   {}", first_line(actual, BRIEF_TEXT)),
+        )),
         None => {
-            if let Some(remark) = check
-                .evidence
-                .iter()
-                .filter(|e| !e.context)
-                .find_map(|e| e.remark.as_ref())
-            {
-                lines.push((1, format!("    observed: {}", cut_line(remark))));
+            if let Some(remark) = check.judged_evidence().find_map(|e| e.remark.as_ref()) {
+                lines.push((
+                    1,
+                    format!("    observed: {}", first_line(remark, BRIEF_TEXT)),
+                ));
             }
         }
     }
     if let Some((label, sent)) = check
-        .evidence
-        .iter()
-        .filter(|e| !e.context)
+        .judged_evidence()
         .find_map(|e| e.sent.as_ref().map(|s| (&e.label, s)))
     {
-        lines.push((5, format!("    → {label}: {}", cut_line(sent))));
+        lines.push((
+            5,
+            format!("    → {label}: {}", first_line(sent, BRIEF_TEXT)),
+        ));
     }
     let spec = check
         .spec
@@ -310,17 +315,6 @@ fn level_label(check: &CheckResult, derived_warn: bool) -> String {
         label.push_str(" — a warning in this case");
     }
     label
-}
-
-/// The first line of a text, cut for a brief problem with its size said.
-fn cut_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("");
-    let cut = crate::record::transcript::cut(line, BRIEF_TEXT);
-    if text.lines().nth(1).is_some() {
-        format!("{cut} …")
-    } else {
-        cut
-    }
 }
 
 /// The last lines of a server's stderr for the terminal: decoration (ANSI colours) dropped, other
@@ -679,17 +673,21 @@ fn problem(check: &CheckResult, color: bool) -> String {
     }
     text.push_str(&format!("    source:   {}\n", check.source));
     // The steps judged, and the ones they turn on before them (a connection's own initialize).
-    let judged = check.evidence.iter().filter(|e| !e.context).take(3);
+    let judged = check.judged_evidence().take(3);
     let context = check.evidence.iter().filter(|e| e.context);
     for evidence in context.chain(judged) {
         if let Some(sent) = &evidence.sent {
-            text.push_str(&format!("    → {}: {}\n", evidence.label, first_line(sent)));
+            text.push_str(&format!(
+                "    → {}: {}\n",
+                evidence.label,
+                first_line(sent, FULL_TEXT)
+            ));
         }
         // Over HTTP, what the request carried besides its body (a check may turn on a header).
         if !evidence.sent_headers.is_empty() {
             text.push_str(&format!(
                 "      headers: {}\n",
-                first_line(&evidence.sent_headers.join("; "))
+                first_line(&evidence.sent_headers.join("; "), FULL_TEXT)
             ));
         }
         if let Some(received) = &evidence.received {
@@ -697,7 +695,10 @@ fn problem(check: &CheckResult, color: bool) -> String {
                 .http_status
                 .map(|s| format!("HTTP {s} "))
                 .unwrap_or_default();
-            text.push_str(&format!("    ← {status}{}\n", first_line(received)));
+            text.push_str(&format!(
+                "    ← {status}{}\n",
+                first_line(received, FULL_TEXT)
+            ));
         }
         if let Some(remark) = &evidence.remark {
             text.push_str(&format!("    · {}: {remark}\n", evidence.label));
@@ -706,11 +707,12 @@ fn problem(check: &CheckResult, color: bool) -> String {
     text
 }
 
-fn first_line(text: &str) -> String {
+/// The first line of a text, cut at `max` bytes with its size said, and `…` when more lines
+/// followed.
+fn first_line(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or("");
-    let more = text.lines().count() > 1;
-    let cut = crate::record::transcript::cut(line, 300);
-    if more {
+    let cut = crate::record::transcript::cut(line, max);
+    if text.lines().nth(1).is_some() {
         format!("{cut} …")
     } else {
         cut
