@@ -192,6 +192,10 @@ struct Context {
     /// The probe connection, taken by one probe scenario at a time (`None` before the first
     /// probe, and after a probe ended it).
     probe_connection: Arc<tokio::sync::Mutex<Option<Arc<Session>>>>,
+    /// Whose turn it is at the probe connection: the probe scenarios take it in the library's
+    /// order (the rank of each among them), whatever order their tasks happen to start in, so
+    /// that a probe that ends the connection always ends it for the same probes after it.
+    probe_turn: tokio::sync::watch::Sender<usize>,
     /// The probe connections that a probe ended: their transcripts, and which probe ended each
     /// and how.
     probes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
@@ -497,6 +501,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         fixtures: config.fixtures.clone(),
         starts: Starts::for_machine(),
         probe_connection: Arc::default(),
+        probe_turn: tokio::sync::watch::Sender::new(0),
         probes_ended: std::sync::Mutex::default(),
     });
 
@@ -506,21 +511,36 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         });
     }
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
+    let mut probe_ranks: Vec<usize> = scenarios
+        .iter()
+        .filter(|(_, s)| s.session == SessionKind::Probe)
+        .map(|(index, _)| *index)
+        .collect();
+    probe_ranks.sort_unstable();
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
         let (context, semaphore, observer) =
             (context.clone(), semaphore.clone(), config.observer.clone());
+        let rank = probe_ranks.binary_search(&index).ok();
         tasks.spawn(async move {
-            // Probe scenarios take the probe connection one after another, waiting for it
-            // before they take a place among the jobs.
-            let probe = match scenario.session {
-                SessionKind::Probe => Some(context.probe_connection.clone().lock_owned().await),
+            // Probe scenarios take the probe connection one after another, in the library's
+            // order, waiting for their turn before they take a place among the jobs.
+            let probe = match (scenario.session, rank) {
+                (SessionKind::Probe, Some(rank)) => {
+                    let mut turn = context.probe_turn.subscribe();
+                    // The sender lives in the context, which this task holds.
+                    let _ = turn.wait_for(|now| *now == rank).await;
+                    Some(context.probe_connection.clone().lock_owned().await)
+                }
                 _ => None,
             };
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
                 Box::pin(run_scenario(&context, &scenario, index, probe)).await;
+            if rank.is_some() {
+                context.probe_turn.send_modify(|now| *now += 1);
+            }
             if let Some(observer) = observer {
                 let worst = results
                     .iter()

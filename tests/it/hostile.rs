@@ -1,6 +1,8 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
 use crate::support::{mcpcheck, reference_server, run_json, statuses};
 
 /// Whether a process runs whose whole command line is `command`.
@@ -440,4 +442,81 @@ fn a_server_with_nothing_listed_gets_no_hollow_pass() {
         examined_nothing.contains("lists no resources"),
         "{examined_nothing}"
     );
+}
+
+/// A stdio server that serves initialize and ping, answers other requests -32601 and what is no
+/// request with the JSON-RPC error for it, and exits at the third frame it reads that is not a
+/// request with an id (a notification, a response, a batch, a malformed frame): which probe
+/// meets the exit hangs on the order the probes come in.
+const EXITS_AT_THE_THIRD_ODD_FRAME: &str = r#"
+import json, sys
+odd = 0
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        m = None
+    if isinstance(m, dict) and isinstance(m.get("method"), str) and isinstance(m.get("id"), (str, int)):
+        if m["method"] == "initialize":
+            result = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {}, "serverInfo": {"name": "odd", "version": "1"}}
+            send({"jsonrpc": "2.0", "id": m["id"], "result": result})
+        elif m["method"] == "ping":
+            send({"jsonrpc": "2.0", "id": m["id"], "result": {}})
+        else:
+            send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32601, "message": "Method not found"}})
+        continue
+    if isinstance(m, dict) and m.get("method") == "notifications/initialized":
+        continue
+    odd += 1
+    if odd == 3:
+        sys.exit(1)
+    if m is None:
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+    elif not (isinstance(m, dict) and "method" in m and "id" not in m) and not (isinstance(m, dict) and ("result" in m or "error" in m)):
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+"#;
+
+/// A check's verdict: its id, version and status.
+type Verdict = (String, String, String);
+
+#[test]
+fn probes_take_the_probe_connection_in_the_library_order_whatever_the_scheduling() {
+    // Which probe ends a probe connection, and so every probe's verdict, must not hang on the
+    // order the probe tasks happened to start in: three runs, the same verdicts.
+    let script = std::env::temp_dir().join(format!("mcpcheck-odd-{}.py", std::process::id()));
+    std::fs::write(&script, EXITS_AT_THE_THIRD_ODD_FRAME).unwrap();
+    let command = format!("python3 {}", script.display());
+    let runs: Vec<(Value, Vec<Verdict>)> = (0..3)
+        .map(|_| {
+            let (_, report, _) = run_json(&[
+                "--stdio",
+                &command,
+                "--no-builtin",
+                "--scenarios",
+                "scenarios/jsonrpc",
+                "--scenarios",
+                "scenarios/cancellation",
+            ]);
+            let verdicts = report["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    let field = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                    (field("id"), field("version"), field("status"))
+                })
+                .collect();
+            (report["probesEnded"].clone(), verdicts)
+        })
+        .collect();
+    let _ = std::fs::remove_file(&script);
+    let ended = runs[0].0.as_array().expect("probesEnded");
+    assert!(!ended.is_empty(), "{:?}", runs[0].1);
+    for run in &runs[1..] {
+        assert_eq!(run.0, runs[0].0);
+        assert_eq!(run.1, runs[0].1);
+    }
 }
