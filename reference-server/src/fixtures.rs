@@ -29,6 +29,11 @@ pub fn task_support(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The schema of the fixture task's `workMs` argument: how long the task works.
+fn work_ms() -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": 10000})
+}
+
 /// The tool definitions as seen at `version`.
 ///
 /// Long by design: data: the fixture tools' definitions.
@@ -89,7 +94,7 @@ pub fn tools(version: &str) -> Vec<Value> {
             tools.push(json!({
                 "name": name,
                 "description": description,
-                "inputSchema": {"type": "object", "properties": {}},
+                "inputSchema": {"type": "object", "properties": {"workMs": work_ms()}},
                 "execution": {"taskSupport": task_support(name)}
             }));
         }
@@ -98,11 +103,14 @@ pub fn tools(version: &str) -> Vec<Value> {
         // The tasks extension: a task for a request that declares it; the outcome is chosen.
         let outcome = json!({
             "type": "object",
-            "properties": {"outcome": {"enum": ["done", "tool-error", "protocol-error", "input"]}}
+            "properties": {
+                "outcome": {"enum": ["done", "tool-error", "protocol-error", "input"]},
+                "workMs": work_ms()
+            }
         });
         tools.push(json!({
             "name": "mcpcheck_task",
-            "description": "Does a little work: as a task for a client that declares the tasks extension, at once otherwise. outcome: done (default), tool-error (isError), protocol-error (a JSON-RPC error) or input (as a task, it first asks for the client's roots under the key `roots`).",
+            "description": "Does a little work: as a task for a client that declares the tasks extension, at once otherwise. outcome: done (default), tool-error (isError), protocol-error (a JSON-RPC error) or input (as a task, it first asks for the client's roots under the key `roots`); workMs: how long the task works (1000 by default).",
             "inputSchema": outcome
         }));
         tools.push(json!({
@@ -331,6 +339,14 @@ pub fn ext_task_outcome(args: &Value) -> Result<Value, (i64, String, Option<Valu
         Some("protocol-error") => Err((-32603, "Internal error: the work broke down".into(), None)),
         _ => Ok(text("The work is done.")),
     }
+}
+
+/// How long the fixture task works, by its `workMs` argument (0 to 10,000 ms), when the call
+/// says: a client that only waits for the task's end asks for a short one.
+pub fn task_work(args: &Value) -> Option<std::time::Duration> {
+    args.get("workMs")
+        .and_then(Value::as_u64)
+        .map(|ms| std::time::Duration::from_millis(ms.min(10_000)))
 }
 
 /// Runs a tool (all but the slow one, which needs the transport to report progress).

@@ -131,22 +131,24 @@ pub struct Tasks {
 impl Tasks {
     /// Starts a task whose outcome is already known; returns the `CreateTaskResult`.
     /// `progress_token` is the token the task-augmented request carried, if any.
+    /// `work` is how long the task works, when the call said (`workMs`).
     pub fn create(
         &self,
         quirks: &Quirks,
         outcome: Outcome,
         progress_token: Option<Value>,
+        work: Option<Duration>,
     ) -> Value {
         let mut tasks = self.tasks.lock().expect("tasks lock");
         let task = Task {
             id: format!("mcpcheck-task-{}-{}", std::process::id(), tasks.len() + 1),
             created: SystemTime::now(),
             started: Instant::now(),
-            work: if progress_token.is_some() {
+            work: work.unwrap_or(if progress_token.is_some() {
                 PROGRESS_WORK
             } else {
                 WORK
-            },
+            }),
             cancelled: None,
             outcome,
             progress_token,
@@ -412,7 +414,14 @@ impl ExtTasks {
     /// Starts a task whose outcome is already known; returns its handle (a `CreateTaskResult`),
     /// once `tasks/get` knows the task. A task that `asks_roots` first waits for the client's
     /// roots (input request [`ROOTS_KEY`]); its outcome is then how many came.
-    pub fn create(&self, quirks: &Quirks, outcome: Outcome, asks_roots: bool) -> Value {
+    /// `work` is how long the task works, when the call said (`workMs`).
+    pub fn create(
+        &self,
+        quirks: &Quirks,
+        outcome: Outcome,
+        asks_roots: bool,
+        work: Option<Duration>,
+    ) -> Value {
         let mut tasks = self.tasks.lock().expect("tasks lock");
         let task = Task {
             id: format!(
@@ -422,7 +431,7 @@ impl ExtTasks {
             ),
             created: SystemTime::now(),
             started: Instant::now(),
-            work: WORK,
+            work: work.unwrap_or(WORK),
             cancelled: None,
             outcome,
             progress_token: None,

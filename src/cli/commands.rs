@@ -326,9 +326,10 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
                     })
                     .unwrap_or_default();
                 text.push_str(&format!(
-                    "  {}: {}{polled}{judged}\n",
+                    "  {}: {}{polled}{}{judged}\n",
                     step.name,
-                    what.trim_end()
+                    what.trim_end(),
+                    window(step)
                 ));
             }
         }
@@ -338,6 +339,30 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
     }
     emit(&text);
     ExitCode::SUCCESS
+}
+
+/// How long a step waits, for `explain`: the "nothing more comes" window of a hold or of a frame
+/// that should get no answer, and a response timeout of the step's own.
+fn window(step: &crate::scenario::Step) -> String {
+    let ms = |d: std::time::Duration| d.as_millis();
+    let mut parts = Vec::new();
+    if let Some(hold) = step.hold {
+        parts.push(format!(
+            "then watches {} ms that nothing more comes",
+            ms(hold)
+        ));
+    }
+    if let Some(wait) = step.wait {
+        parts.push(format!("waits {} ms for an answer", ms(wait)));
+    }
+    if let Some(timeout) = step.timeout {
+        parts.push(format!("waits up to {} ms for its answer", ms(timeout)));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
 }
 
 fn baseline(args: &cli::BaselineArgs) -> ExitCode {

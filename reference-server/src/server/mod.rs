@@ -209,7 +209,7 @@ fn official(item: &Value) -> bool {
 }
 
 /// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.
-const LISTEN_LIFETIME: Duration = Duration::from_secs(2);
+const LISTEN_LIFETIME: Duration = Duration::from_secs(1);
 
 /// The version the stateless mode speaks.
 pub const STATELESS_VERSION: &str = "2026-07-28";

@@ -60,7 +60,12 @@ impl Server {
                         _ => Ok(json!({"content": [{"type": "text", "text": "done"}]})),
                     };
                     let token = params.pointer("/_meta/progressToken").cloned();
-                    return Ok(session.tasks.create(&self.quirks, outcome, token));
+                    return Ok(session.tasks.create(
+                        &self.quirks,
+                        outcome,
+                        token,
+                        fixtures::task_work(&args),
+                    ));
                 }
                 _ => {}
             }
@@ -78,7 +83,12 @@ impl Server {
                 return mrtr::missing_capability("roots");
             }
             if declared || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
-                return Ok(self.ext_tasks.create(&self.quirks, outcome, asks_roots));
+                return Ok(self.ext_tasks.create(
+                    &self.quirks,
+                    outcome,
+                    asks_roots,
+                    fixtures::task_work(&args),
+                ));
             }
             if asks_roots {
                 return Err(crate::tasks::missing_extension(
