@@ -39,9 +39,6 @@ pub const TASK_AUGMENTED: &str = "(task-augmented request)";
 /// `CreateTaskResult` in lieu of the request's own result, whatever the request's method.
 pub const TASK_HANDLE: &str = "(task handle)";
 
-/// The identifier of the tasks extension (2026-07-28, SEP-2663).
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
 /// The methods the tasks extension adds to 2026-07-28, and what a result of each is called.
 pub const EXTENSION_METHODS: &[(&str, &str)] = &[
     ("tasks/get", "GetTaskResult"),

@@ -493,7 +493,11 @@ impl RunArgs {
             request_timeout: seconds(args.timeout.unwrap_or(5.0), "--timeout")?,
             max_frame_bytes: args.max_frame_bytes.unwrap_or(4 << 20).max(1024),
             exit_grace: seconds(args.exit_grace.unwrap_or(2.0), "--exit-grace")?,
-            startup_timeout: seconds(args.startup_timeout.unwrap_or(20.0), "--startup-timeout")?,
+            startup_timeout: seconds(
+                args.startup_timeout
+                    .unwrap_or(crate::transport::STARTUP_TIMEOUT.as_secs_f64()),
+                "--startup-timeout",
+            )?,
             ..Limits::default()
         };
         let jobs = args.jobs.unwrap_or_else(|| {

@@ -98,6 +98,10 @@ pub struct Limits {
     pub starts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// How long a server may take to start (to answer its first request) unless told otherwise:
+/// the library's default and `--startup-timeout`'s.
+pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(20);
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
@@ -105,7 +109,7 @@ impl Default for Limits {
             max_frame_bytes: 4 << 20,
             stderr_bytes: 16 << 10,
             exit_grace: Duration::from_secs(2),
-            startup_timeout: Duration::from_secs(5),
+            startup_timeout: STARTUP_TIMEOUT,
             tap: None,
             evidence: Budget::new(EVIDENCE_BYTES),
             starts: std::sync::Arc::default(),
