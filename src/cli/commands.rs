@@ -656,6 +656,9 @@ fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar
     );
     let shown = bar.clone();
     let passes = std::sync::atomic::AtomicUsize::new(0);
+    // Scenarios finish on several threads at once: each takes its number here, so no two lines
+    // share one (the bar's position, read after its increment, could be another's).
+    let finished = std::sync::atomic::AtomicUsize::new(0);
     let observer = Observer(Arc::new(move |event| match event {
         RunEvent::Started { scenarios } => {
             shown.set_length(shown.length().unwrap_or(0) + scenarios as u64);
@@ -669,10 +672,10 @@ fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar
         RunEvent::ScenarioFinished { id, worst } => {
             shown.inc(1);
             shown.set_message(id.clone());
+            let number = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if !tty && each {
                 eprintln!(
-                    "mcpcheck: [{}/{}] {id}: {worst}",
-                    shown.position(),
+                    "mcpcheck: [{number}/{}] {id}: {worst}",
                     shown.length().unwrap_or(0)
                 );
             }
