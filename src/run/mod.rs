@@ -201,6 +201,15 @@ struct Context {
     probes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
 }
 
+/// Hands the probe connection's turn to the next probe when dropped.
+struct NextTurn<'a>(&'a tokio::sync::watch::Sender<usize>);
+
+impl Drop for NextTurn<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|now| *now += 1);
+    }
+}
+
 /// The probe connection as a probe scenario holds it: the others wait.
 type ProbeSlot = tokio::sync::OwnedMutexGuard<Option<Arc<Session>>>;
 
@@ -525,22 +534,21 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         tasks.spawn(async move {
             // Probe scenarios take the probe connection one after another, in the library's
             // order, waiting for their turn before they take a place among the jobs.
-            let probe = match (scenario.session, rank) {
-                (SessionKind::Probe, Some(rank)) => {
+            let probe = match rank {
+                Some(rank) => {
                     let mut turn = context.probe_turn.subscribe();
                     // The sender lives in the context, which this task holds.
                     let _ = turn.wait_for(|now| *now == rank).await;
                     Some(context.probe_connection.clone().lock_owned().await)
                 }
-                _ => None,
+                None => None,
             };
+            // The next probe's turn comes when this one is done, even if it panicked.
+            let _turn = rank.map(|_| NextTurn(&context.probe_turn));
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
                 Box::pin(run_scenario(&context, &scenario, index, probe)).await;
-            if rank.is_some() {
-                context.probe_turn.send_modify(|now| *now += 1);
-            }
             if let Some(observer) = observer {
                 let worst = results
                     .iter()
