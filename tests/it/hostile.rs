@@ -520,3 +520,62 @@ fn probes_take_the_probe_connection_in_the_library_order_whatever_the_scheduling
         assert_eq!(run.1, runs[0].1);
     }
 }
+
+/// A 2026-07-28 stdio server whose subscription sends, right after its acknowledgement, an
+/// untagged tool list change and then a tagged one, before anything has changed the list.
+const UNTAGGED_THEN_TAGGED: &str = r#"
+import json, sys, threading
+lock = threading.Lock()
+def send(message):
+    with lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if not isinstance(m, dict) or not isinstance(m.get("method"), str) or "id" not in m:
+        continue
+    method, id = m["method"], m["id"]
+    if method == "server/discover":
+        send({"jsonrpc": "2.0", "id": id, "result": {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "untagged", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "test_trigger_tool_change", "inputSchema": {"type": "object"}}]}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "changed"}]}})
+    elif method == "subscriptions/listen":
+        tag = {"io.modelcontextprotocol/subscriptionId": id}
+        send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": {"toolsListChanged": True}, "_meta": tag}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": tag}})
+        threading.Timer(0.5, send, [{"jsonrpc": "2.0", "id": id, "result": {"_meta": tag}}]).start()
+    else:
+        send({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}})
+"#;
+
+#[test]
+fn a_wait_for_a_notification_keeps_what_came_up_to_it_and_not_what_came_while_it_woke() {
+    // The listen step waits for the first tool list change, which is untagged: the tagged one
+    // right behind it belongs to no wait, however late the waiting task is scheduled (it was
+    // kept, and the check passed, when both had arrived by the time the wait noticed).
+    let script = std::env::temp_dir().join(format!("mcpcheck-untagged-{}.py", std::process::id()));
+    std::fs::write(&script, UNTAGGED_THEN_TAGGED).unwrap();
+    let command = format!("python3 {}", script.display());
+    for _ in 0..3 {
+        let (code, report, _) = run_json(&[
+            "--stdio",
+            &command,
+            "--fixtures",
+            "everything",
+            "--no-builtin",
+            "--scenarios",
+            "scenarios/everything/listen-tool-change.toml",
+        ]);
+        let check = &report["checks"][0];
+        assert_eq!(check["id"], "stateless-listen-tool-change", "{report}");
+        assert_eq!(check["status"], "fail", "{check}");
+        assert_eq!(code, 1);
+    }
+    let _ = std::fs::remove_file(&script);
+}

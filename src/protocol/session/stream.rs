@@ -51,6 +51,9 @@ impl Session {
             link.sent_ids.lock().expect("sent ids lock").insert(id);
         }
         let notes_before = link.notifications.lock().expect("notifications lock").len();
+        // A wait that ends at a notification (`until_notified`) keeps the notifications up to it:
+        // what came after, while this task was waiting to be scheduled, is not the step's.
+        let mut notes_until: Option<usize> = None;
         let requests_before = link
             .server_requests
             .lock()
@@ -119,7 +122,7 @@ impl Session {
                         .then_some(self.limits.startup_timeout);
                     let awaited = async {
                         match options.until_notified.as_deref() {
-                            None => {
+                            None => (
                                 self.await_response(
                                     link,
                                     rx,
@@ -127,15 +130,16 @@ impl Session {
                                     allowance,
                                     options.accept_unmatched,
                                 )
-                                .await
-                            }
+                                .await,
+                                None,
+                            ),
                             Some(until) => {
                                 let started = Instant::now();
                                 tokio::select! {
-                                    reply = self.await_response(link, rx, timeout, allowance, options.accept_unmatched) => reply,
-                                    () = notified_since(link, notes_before, until) => Reply::Nothing {
+                                    reply = self.await_response(link, rx, timeout, allowance, options.accept_unmatched) => (reply, None),
+                                    at = notified_since(link, notes_before, until) => (Reply::Nothing {
                                         waited_ms: started.elapsed().as_millis() as u64,
-                                    },
+                                    }, Some(at + 1)),
                                 }
                             }
                         }
@@ -149,10 +153,11 @@ impl Session {
                         notify.notify_one();
                         std::future::pending::<()>().await
                     };
-                    let reply = tokio::select! {
-                        reply = awaited => reply,
+                    let (reply, cut) = tokio::select! {
+                        awaited = awaited => awaited,
                         () = ready => unreachable!("the ready signal never ends"),
                     };
+                    notes_until = cut;
                     link.pending
                         .lock()
                         .expect("pending lock")
@@ -194,7 +199,10 @@ impl Session {
             .expect("notifications lock")
             .get(notes_before..)
             .unwrap_or_default()
-            .to_vec();
+            .iter()
+            .take(notes_until.map_or(usize::MAX, |end| end.saturating_sub(notes_before)))
+            .cloned()
+            .collect();
         let server_requests = link
             .server_requests
             .lock()
@@ -459,9 +467,9 @@ impl Session {
     }
 }
 
-/// stdio and HTTP+SSE: returns once a notification of `method` has arrived on the link, counting from its
-/// `from`-th notification.
-pub(super) async fn notified_since(link: &StreamLink, from: usize, method: &str) {
+/// stdio and HTTP+SSE: returns once a notification of `method` has arrived on the link, counting
+/// from its `from`-th notification, with the position of the first such one.
+pub(super) async fn notified_since(link: &StreamLink, from: usize, method: &str) -> usize {
     let arrived = || {
         link.notifications
             .lock()
@@ -469,9 +477,13 @@ pub(super) async fn notified_since(link: &StreamLink, from: usize, method: &str)
             .get(from..)
             .unwrap_or_default()
             .iter()
-            .any(|n| n.get("method").and_then(Value::as_str) == Some(method))
+            .position(|n| n.get("method").and_then(Value::as_str) == Some(method))
+            .map(|at| from + at)
     };
-    while !arrived() {
+    loop {
+        if let Some(at) = arrived() {
+            return at;
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
