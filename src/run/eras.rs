@@ -12,10 +12,11 @@ const MIN_PASS: Duration = Duration::from_secs(5);
 /// Runs one pass per era (or per pinned version) and joins them.
 pub(super) async fn run_eras(config: RunConfig) -> Report {
     let clock = Instant::now();
+    let shared = Shared::new();
     let mut reports = Vec::new();
     let mut note = None;
     if config.versions.is_empty() {
-        let first = run_started(config.clone(), None).await;
+        let first = run_started(config.clone(), None, &shared).await;
         let stateless = first.fatal.is_none() && first.protocol.era.as_deref() == Some("stateless");
         reports.push(first);
         if stateless {
@@ -37,7 +38,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
                         pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
                         // What is left once the handshake probe is done.
                         pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
-                        let mut second = run_started(pass, Some(session)).await;
+                        let mut second = run_started(pass, Some(session), &shared).await;
                         match second.fatal.take() {
                             // What the first era judged stands: the run is not untestable.
                             Some(fatal) => {
@@ -59,7 +60,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
             let mut pass = config.clone();
             pass.spec_version = Some(version.clone());
             pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
-            let report = run_started(pass, None).await;
+            let report = run_started(pass, None, &shared).await;
             let fatal = report.fatal.is_some();
             reports.push(report);
             if fatal {

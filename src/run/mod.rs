@@ -189,19 +189,73 @@ struct Context {
     fixtures: Option<String>,
     /// Paces the starts of the connections of their own that scenarios need.
     starts: Starts,
-    /// The probe connection, taken by one probe scenario at a time (`None` before the first
-    /// probe, and after a probe ended it).
-    probe_connection: Arc<tokio::sync::Mutex<Option<Arc<Session>>>>,
-    /// Whose turn it is at the probe connection: the probe scenarios take it in the library's
-    /// order (the rank of each among them), whatever order their tasks happen to start in, so
-    /// that a probe that ends the connection always ends it for the same probes after it.
-    probe_turn: tokio::sync::watch::Sender<usize>,
-    /// The probe connections that a probe ended: their transcripts, and which probe ended each
-    /// and how.
+    /// The connections that scenarios take one after another ([`Lane`], placed by [`lanes`]).
+    lanes: Vec<Lane>,
+    /// The lane connections that a scenario ended (a probe, mostly): their transcripts, and which
+    /// scenario ended each and how.
     probes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
 }
 
-/// Hands the probe connection's turn to the next probe when dropped.
+/// A connection that scenarios take one after another, in an order fixed by the library (the
+/// rank of each in the lane), whatever order their tasks happen to start in: a scenario that
+/// ends the connection always ends it for the same scenarios after it, and a new one is started
+/// only then (a barrier after each scenario tells). The probe scenarios (frames that get no
+/// answer of their own, fixed ids) share one; over stdio, where every connection is a server
+/// process started, they and the scenarios that need a connection after the handshake share
+/// [`OWN_LANES`]: a server that takes seconds of CPU to start is started a few times, not once
+/// per scenario.
+#[derive(Default)]
+struct Lane {
+    /// The connection (`None` before the lane's first scenario, and after one ended it).
+    connection: Arc<tokio::sync::Mutex<Option<Arc<Session>>>>,
+    /// Whose turn it is.
+    turn: tokio::sync::watch::Sender<usize>,
+}
+
+/// How many lanes the probes and the scenarios with a connection of their own share over stdio.
+/// Scenarios in a lane run one after another: more lanes, more process starts, less waiting.
+const OWN_LANES: usize = 2;
+
+/// Which lane a scenario runs in, and its rank there; `None`: on the main connection, or on a
+/// connection of its own. Over HTTP only the probes share one (a connection of a scenario's
+/// own is a session, not a process); over stdio the probes and the scenarios that need a
+/// connection after the handshake share [`OWN_LANES`], the longest known waits first, each to
+/// the lane with the least waiting so far (a scenario counts a tenth of a second at least): the
+/// lanes end at about the same time, and the placing follows the library alone, never the
+/// run's timing.
+fn lanes(scenarios: &[(usize, Arc<Scenario>)], target: &Target) -> HashMap<usize, (usize, usize)> {
+    let mut ordered: Vec<&(usize, Arc<Scenario>)> = scenarios.iter().collect();
+    ordered.sort_by_key(|(index, _)| *index);
+    if !matches!(target, Target::Stdio(_)) {
+        return ordered
+            .iter()
+            .filter(|(_, s)| s.session == SessionKind::Probe)
+            .enumerate()
+            .map(|(rank, (index, _))| (*index, (0, rank)))
+            .collect();
+    }
+    let mut shared: Vec<&&(usize, Arc<Scenario>)> = ordered
+        .iter()
+        .filter(|(_, s)| match s.session {
+            SessionKind::Probe => true,
+            SessionKind::Fresh => !s.starts_a_connection(),
+            SessionKind::Shared | SessionKind::Bare => false,
+        })
+        .collect();
+    shared.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
+    let mut waits = [Duration::ZERO; OWN_LANES];
+    let mut taken = [0; OWN_LANES];
+    let mut placed = HashMap::new();
+    for (index, scenario) in shared {
+        let lane = (0..OWN_LANES).min_by_key(|&l| waits[l]).unwrap_or(0);
+        placed.insert(*index, (lane, taken[lane]));
+        waits[lane] += known_wait(scenario).max(Duration::from_millis(100));
+        taken[lane] += 1;
+    }
+    placed
+}
+
+/// Hands a lane's turn to its next scenario when dropped.
 struct NextTurn<'a>(&'a tokio::sync::watch::Sender<usize>);
 
 impl Drop for NextTurn<'_> {
@@ -210,14 +264,14 @@ impl Drop for NextTurn<'_> {
     }
 }
 
-/// The probe connection as a probe scenario holds it: the others wait.
-type ProbeSlot = tokio::sync::OwnedMutexGuard<Option<Arc<Session>>>;
+/// A lane's connection as its scenario holds it: the others wait.
+type LaneSlot = tokio::sync::OwnedMutexGuard<Option<Arc<Session>>>;
 
 impl Context {
-    /// Gives the probe connection back after a probe scenario: for the next probe if it still
-    /// answers a barrier with a result, else closed and kept with the reason (the next probe
-    /// starts a new one).
-    async fn release_probe(&self, mut slot: ProbeSlot, session: Arc<Session>, probe: &str) {
+    /// Gives a lane's connection back after a scenario: for the next one if it still answers a
+    /// barrier with a result, else closed and kept with the reason (the next one starts a new
+    /// connection).
+    async fn release_lane(&self, mut slot: LaneSlot, session: Arc<Session>, probe: &str) {
         match session.still_serving().await {
             Ok(()) => *slot = Some(session),
             Err(why) => {
@@ -363,7 +417,7 @@ fn known_wait(scenario: &Scenario) -> Duration {
 /// the bookkeeping that ties them together under one deadline.
 /// `ready` is a connection already past its handshake at the pass's version, to go on with
 /// instead of starting the server once more.
-async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
+async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared) -> Report {
     let clock = Instant::now();
     let mut report = empty_report(&config);
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
@@ -508,9 +562,8 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         resources,
         token: token(),
         fixtures: config.fixtures.clone(),
-        starts: Starts::for_machine(),
-        probe_connection: Arc::default(),
-        probe_turn: tokio::sync::watch::Sender::new(0),
+        starts: shared.starts.clone(),
+        lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
         probes_ended: std::sync::Mutex::default(),
     });
 
@@ -519,32 +572,30 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
             scenarios: scenarios.len(),
         });
     }
+    shared
+        .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
+        .await;
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
-    let mut probe_ranks: Vec<usize> = scenarios
-        .iter()
-        .filter(|(_, s)| s.session == SessionKind::Probe)
-        .map(|(index, _)| *index)
-        .collect();
-    probe_ranks.sort_unstable();
+    let lanes = lanes(&scenarios, &context.target);
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
         let (context, semaphore, observer) =
             (context.clone(), semaphore.clone(), config.observer.clone());
-        let rank = probe_ranks.binary_search(&index).ok();
+        let lane = lanes.get(&index).copied();
         tasks.spawn(async move {
-            // Probe scenarios take the probe connection one after another, in the library's
+            // The scenarios of a lane take its connection one after another, in the library's
             // order, waiting for their turn before they take a place among the jobs.
-            let probe = match rank {
-                Some(rank) => {
-                    let mut turn = context.probe_turn.subscribe();
+            let probe = match lane {
+                Some((lane, rank)) => {
+                    let mut turn = context.lanes[lane].turn.subscribe();
                     // The sender lives in the context, which this task holds.
                     let _ = turn.wait_for(|now| *now == rank).await;
-                    Some(context.probe_connection.clone().lock_owned().await)
+                    Some(context.lanes[lane].connection.clone().lock_owned().await)
                 }
                 None => None,
             };
-            // The next probe's turn comes when this one is done, even if it panicked.
-            let _turn = rank.map(|_| NextTurn(&context.probe_turn));
+            // The next scenario's turn comes when this one is done, even if it panicked.
+            let _turn = lane.map(|(lane, _)| NextTurn(&context.lanes[lane].turn));
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
@@ -598,19 +649,25 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
         });
         report.checks.extend(results);
     }
-    if let Some(probe) = context.probe_connection.lock().await.take() {
-        probe.close().await;
-        transcripts.push(take_transcript(&probe));
+    for lane in &context.lanes {
+        if let Some(connection) = lane.connection.lock().await.take() {
+            connection.close().await;
+            transcripts.push(take_transcript(&connection));
+        }
     }
-    for (transcript, ended) in
-        std::mem::take(&mut *context.probes_ended.lock().expect("probes lock"))
-    {
+    // Lanes end their connections at the same time: the report lists them by scenario, never
+    // in the order they happened to end in.
+    let mut ended = std::mem::take(&mut *context.probes_ended.lock().expect("probes lock"));
+    ended.sort_by(|a, b| a.1.cmp(&b.1));
+    for (transcript, ended) in ended {
         transcripts.push(transcript);
         report.probes_ended.push(ended);
     }
     let exit = main.close().await;
     transcripts.push(take_transcript(&main));
-    let early_exit = early_exit(&context, &config, clock).await;
+    let early_exit = shared
+        .early_exit(config.run_timeout.saturating_sub(clock.elapsed()))
+        .await;
     let input = wire::WireInput {
         transport: config.target.kind(),
         transcripts: &transcripts,
@@ -636,34 +693,95 @@ async fn run_started(config: RunConfig, ready: Option<Session>) -> Report {
 /// A step's frames, one per copy, each with its headers (or why it could not be built).
 type Built = Vec<Result<(Outgoing, Vec<(String, String)>), NotSent>>;
 
-/// Starts the stdio server once more and closes its stdin before sending anything, within what
-/// is left of the run's bound; how it ended is what `stdio-exit-before-initialize` judges.
-async fn early_exit(
-    context: &Context,
-    config: &RunConfig,
-    clock: Instant,
-) -> Option<crate::record::exchange::EarlyExit> {
-    const CHECK: &str = "stdio-exit-before-initialize";
-    if config.target.kind() != TransportKind::Stdio || !config.builtin_selected(CHECK) {
-        return None;
+/// What the passes of one run (one per era or pinned version) share: the pacing of the
+/// server's starts, and the early-exit probe, started once for them all.
+pub(super) struct Shared {
+    /// Paces every start of the run.
+    starts: Starts,
+    /// The early-exit probe: started by the first pass whose scenarios begin, judged by each.
+    early_exit: tokio::sync::Mutex<Option<EarlyExitProbe>>,
+}
+
+/// The early-exit probe running in the background, or what it found.
+enum EarlyExitProbe {
+    /// Still running.
+    Running(tokio::task::JoinHandle<Option<crate::record::exchange::EarlyExit>>),
+    /// Ended, with what it found.
+    Ended(Option<crate::record::exchange::EarlyExit>),
+}
+
+impl Shared {
+    /// Nothing started yet; starts paced to the machine's cores.
+    pub(super) fn new() -> Shared {
+        Shared {
+            starts: Starts::for_machine(),
+            early_exit: tokio::sync::Mutex::new(None),
+        }
     }
-    let remaining = config.run_timeout.checked_sub(clock.elapsed())?;
-    // A server told to stop while it is still starting (an interpreter importing, `npx`
-    // resolving) notices only once it has started: it gets the startup bound on top of the
-    // exit grace, so that a slow start is not taken for a server that ignores EOF.
-    let limits = crate::transport::Limits {
-        exit_grace: context.limits.exit_grace + context.limits.startup_timeout,
-        ..context.limits.clone()
-    };
-    tokio::time::timeout(remaining, async {
-        let session = Session::open(&context.target, &limits).ok()?;
-        let exit = session.close().await?;
-        Some(crate::record::exchange::EarlyExit {
-            exit,
-            stderr_tail: session.stderr_tail(),
-        })
-    })
-    .await
-    .ok()
-    .flatten()
+
+    /// Starts the early-exit probe in the background, once per run (a pass after the first
+    /// finds it started): the stdio server started once more and its stdin closed before
+    /// anything is sent, within `bound`; how it ended is what `stdio-exit-before-initialize`
+    /// judges. It waits for a core like every start, and overlaps the scenarios.
+    async fn start_early_exit(&self, config: &RunConfig, bound: Duration) {
+        const CHECK: &str = "stdio-exit-before-initialize";
+        if config.target.kind() != TransportKind::Stdio || !config.builtin_selected(CHECK) {
+            return;
+        }
+        let mut probe = self.early_exit.lock().await;
+        if probe.is_some() {
+            return;
+        }
+        // A server told to stop while it is still starting (an interpreter importing, `npx`
+        // resolving) notices only once it has started: it gets the startup bound on top of the
+        // exit grace, so that a slow start is not taken for a server that ignores EOF.
+        let limits = crate::transport::Limits {
+            exit_grace: config.limits.exit_grace + config.limits.startup_timeout,
+            ..config.limits.clone()
+        };
+        let (starts, target) = (self.starts.clone(), config.target.clone());
+        let grace = config.limits.exit_grace;
+        *probe = Some(EarlyExitProbe::Running(tokio::spawn(async move {
+            tokio::time::timeout(bound, async {
+                let permit = starts.acquire(&target).await;
+                let session = Session::open(&target, &limits).ok()?;
+                // The core is its while it starts and ends, up to the usual exit grace: a
+                // server that ignores the end of its stdin idles on, and holds none.
+                let closing = session.close();
+                tokio::pin!(closing);
+                let exit = tokio::select! {
+                    exit = &mut closing => exit,
+                    () = tokio::time::sleep(grace) => {
+                        drop(permit);
+                        closing.await
+                    }
+                }?;
+                Some(crate::record::exchange::EarlyExit {
+                    exit,
+                    stderr_tail: session.stderr_tail(),
+                })
+            })
+            .await
+            .ok()
+            .flatten()
+        })));
+    }
+
+    /// What the early-exit probe found, waiting for it at most `bound` (`None`: not started,
+    /// or no answer in time).
+    async fn early_exit(&self, bound: Duration) -> Option<crate::record::exchange::EarlyExit> {
+        let mut probe = self.early_exit.lock().await;
+        if let Some(EarlyExitProbe::Running(handle)) = probe.as_mut() {
+            let found = tokio::time::timeout(bound, handle)
+                .await
+                .ok()?
+                .ok()
+                .flatten();
+            *probe = Some(EarlyExitProbe::Ended(found));
+        }
+        match probe.as_ref() {
+            Some(EarlyExitProbe::Ended(found)) => found.clone(),
+            _ => None,
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
-/// A probe scenario comes holding the probe connection (`probe`), and gives it back.
+/// A scenario of a lane comes holding the lane's connection (`probe`), and gives it back.
 ///
 /// Long by design: a scenario's life in order (connect or share, version window, the steps with
 /// their background step, judging), each stage short and tied to the next by the captures.
@@ -12,7 +12,7 @@ pub(super) async fn run_scenario(
     context: &Context,
     scenario: &Scenario,
     index: usize,
-    mut probe: Option<ProbeSlot>,
+    mut probe: Option<LaneSlot>,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
     if let Some(why) = not_applicable(context, scenario) {
         let results = scenario
@@ -25,7 +25,8 @@ pub(super) async fn run_scenario(
     let open = async {
         match scenario.session {
             SessionKind::Shared => Ok(context.main.clone()),
-            SessionKind::Probe => match probe.as_mut().and_then(|slot| slot.take()) {
+            // A lane's scenario goes on with the lane's connection, or starts it.
+            _ if probe.is_some() => match probe.as_mut().and_then(|slot| slot.take()) {
                 Some(session) => Ok(session),
                 None => open_isolated(context, SessionKind::Fresh)
                     .await
@@ -204,19 +205,19 @@ pub(super) async fn run_scenario(
     (results, transcript)
 }
 
-/// Done with a scenario's connection: the main one stays open, the probe connection goes back
-/// for the next probe (or is retired, if this probe ended it), one of the scenario's own is
+/// Done with a scenario's connection: the main one stays open, a lane's goes back for the
+/// lane's next scenario (or is retired, if this one ended it), one of the scenario's own is
 /// closed and its transcript returned.
 async fn finish(
     context: &Context,
     scenario: &Scenario,
     session: Arc<Session>,
-    probe: Option<ProbeSlot>,
+    probe: Option<LaneSlot>,
 ) -> Option<Transcript> {
     match (scenario.session, probe) {
         (SessionKind::Shared, _) => None,
-        (SessionKind::Probe, Some(slot)) => {
-            context.release_probe(slot, session, &scenario.id).await;
+        (_, Some(slot)) => {
+            context.release_lane(slot, session, &scenario.id).await;
             None
         }
         _ => {

@@ -30,6 +30,17 @@ pub struct Scenario {
     pub checks: Vec<ScenarioCheck>,
 }
 
+impl Scenario {
+    /// Whether its first step opens the connection's protocol itself (an `initialize`): such a
+    /// scenario needs a connection no one has spoken on, and shares none.
+    pub fn starts_a_connection(&self) -> bool {
+        matches!(
+            self.steps.first().map(|s| &s.send),
+            Some(StepSend::Request { method, .. }) if method == "initialize"
+        )
+    }
+}
+
 /// Which session a scenario's steps run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SessionKind {

@@ -172,3 +172,26 @@ fn a_pinned_version_the_server_refuses_leaves_what_the_others_judged_standing() 
         "{note}"
     );
 }
+
+#[test]
+fn a_dual_era_run_over_stdio_starts_few_processes_and_counts_them() {
+    // Per era: the main connection, two lanes that the probes and the scenarios with a
+    // connection of their own share, and what needs a connection no one has spoken on (the
+    // scenarios without a handshake, the legacy initialize); once per run, the early-exit
+    // start. Every other start is a lane connection a scenario ended, which none does here.
+    let (code, report, stderr) = run_json(&["--stdio", &dual(&[])]);
+    assert_eq!(code, 0, "{stderr}");
+    let starts = report["processStarts"].as_u64().expect("processStarts");
+    assert!(starts <= 13, "{starts} starts");
+    assert!(report["probesEnded"].is_null(), "{}", report["probesEnded"]);
+    let early: Vec<String> = statuses(&report)
+        .into_iter()
+        .filter(|(id, _)| id.starts_with("stdio-exit-before-initialize"))
+        .map(|(_, status)| status)
+        .collect();
+    assert_eq!(
+        early,
+        ["pass", "pass"],
+        "judged in each era, from the one start"
+    );
+}
