@@ -423,7 +423,7 @@ fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
         .into_iter()
         .find(|c| which(c))
     else {
-        eprintln!("SKIPPED: no chromium on PATH (.ci/run installs Debian's `chromium`); the HTML is still checked by snapshot");
+        crate::support::fixture_missing("chromium", "no chromium on PATH (.ci/run installs Debian's `chromium`); the HTML is still checked by snapshot");
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -324,7 +324,10 @@ fn known_difference(method: &str, version: &str, what: &str) -> Option<&'static 
 #[test]
 fn known_differences_are_still_differences() {
     let Some(dir) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     // If a schema file is fixed, the exception must go.
@@ -342,7 +345,10 @@ fn known_differences_are_still_differences() {
 #[test]
 fn own_schemas_agree_with_the_official_ones() {
     let Some(dir) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     let mut disagreements = Vec::new();
@@ -409,7 +415,10 @@ fn the_corpus_has_valid_and_invalid_messages() {
 fn official_schemas_from_a_folder_are_used_at_run_time() {
     use crate::support::{reference_server, run_json, statuses};
     let Some(dir) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     let server = reference_server().display().to_string();
@@ -540,7 +549,10 @@ fn notification_mutants(method: &str, version: &str, valid: &Value) -> Vec<(Stri
 #[test]
 fn own_notification_schemas_agree_with_the_official_ones() {
     let Some(dir) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     let mut disagreements = Vec::new();
@@ -633,7 +645,10 @@ fn mirror(
 #[test]
 fn schemas_fetch_downloads_the_pinned_files_once_and_checks_them() {
     let Some(official) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     let (base, served) = mirror(official.clone(), None);
@@ -678,7 +693,10 @@ fn schemas_fetch_downloads_the_pinned_files_once_and_checks_them() {
 #[test]
 fn schemas_fetch_refuses_a_file_with_another_checksum() {
     let Some(official) = official_dir() else {
-        eprintln!("SKIPPED: ../shared/spec/schema is not beside the checkout");
+        crate::support::fixture_missing(
+            "schemas",
+            "../shared/spec/schema is not beside the checkout",
+        );
         return;
     };
     let (base, _) = mirror(official, Some("2025-11-25"));

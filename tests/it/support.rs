@@ -216,3 +216,15 @@ pub const SNAPSHOT_LIBRARY: &[&str] = &[
     "--check",
     "snap-*",
 ];
+
+/// A test's outside fixture (`schemas`: ../shared/spec/schema; `chromium`) is missing: the test
+/// fails where it is required (`MCPCHECK_REQUIRE_FIXTURES`, a comma-separated list of names,
+/// which CI sets), and elsewhere says it was skipped and why; the caller then returns.
+pub fn fixture_missing(name: &str, why: &str) {
+    let required = std::env::var("MCPCHECK_REQUIRE_FIXTURES").unwrap_or_default();
+    assert!(
+        !required.split(',').any(|r| r.trim() == name),
+        "{why}, and MCPCHECK_REQUIRE_FIXTURES={required} requires it"
+    );
+    eprintln!("SKIPPED: {why}");
+}
