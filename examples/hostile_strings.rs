@@ -66,8 +66,19 @@ fn stdio(wedged: bool) {
                 continue;
             };
             if message["method"] == "initialize" {
+                // A version it knows is echoed, any other answered with the newest: its
+                // handshakes are right, so nothing but its silence is left to judge.
+                let asked = message["params"]["protocolVersion"]
+                    .as_str()
+                    .unwrap_or_default();
+                let version =
+                    if ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"].contains(&asked) {
+                        asked
+                    } else {
+                        "2025-11-25"
+                    };
                 let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                    "protocolVersion": message["params"]["protocolVersion"],
+                    "protocolVersion": version,
                     "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
                     "serverInfo": {"name": "wedged", "version": "1"}}});
                 println!("{reply}");
