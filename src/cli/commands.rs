@@ -283,11 +283,11 @@ fn explain(args: &cli::ExplainArgs) -> ExitCode {
             let session = match scenario.session {
                 crate::scenario::SessionKind::Shared => "the run's main session",
                 crate::scenario::SessionKind::Fresh => {
-                    "a connection of its own, after the handshake"
+                    "a connection apart from the main one, after the handshake (over stdio shared in turn with other such scenarios)"
                 }
                 crate::scenario::SessionKind::Bare => "a connection of its own, with no handshake",
                 crate::scenario::SessionKind::Probe => {
-                    "the probe connection (after the handshake; probes take it one after another)"
+                    "the probe connection (after the handshake; taken in turn, over stdio with the fresh scenarios)"
                 }
             };
             text.push_str(&format!(

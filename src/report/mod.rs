@@ -50,8 +50,9 @@ pub struct Report {
     /// stdio: how many server processes the run started, every pass together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_starts: Option<usize>,
-    /// Each probe scenario that ended the probe connection (it closed, or stopped answering a
-    /// barrier with a result), and how; the probes after it went on on a new connection.
+    /// Each scenario that ended the shared connection it ran on, the probe connection or (over
+    /// stdio) a lane (it closed, or stopped answering a barrier with a result), and how; the
+    /// scenarios after it went on on a new connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes_ended: Vec<String>,
     /// How the stdio server behaved as a process.

@@ -193,7 +193,7 @@ struct Context {
     lanes: Vec<Lane>,
     /// The lane connections that a scenario ended (a probe, mostly): their transcripts, and which
     /// scenario ended each and how.
-    probes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
+    lanes_ended: std::sync::Mutex<Vec<(Transcript, String)>>,
 }
 
 /// A connection that scenarios take one after another, in an order fixed by the library (the
@@ -271,16 +271,16 @@ impl Context {
     /// Gives a lane's connection back after a scenario: for the next one if it still answers a
     /// barrier with a result, else closed and kept with the reason (the next one starts a new
     /// connection).
-    async fn release_lane(&self, mut slot: LaneSlot, session: Arc<Session>, probe: &str) {
+    async fn release_lane(&self, mut slot: LaneSlot, session: Arc<Session>, scenario: &str) {
         match session.still_serving().await {
             Ok(()) => *slot = Some(session),
             Err(why) => {
                 drop(slot);
                 session.close().await;
-                self.probes_ended
+                self.lanes_ended
                     .lock()
-                    .expect("probes lock")
-                    .push((take_transcript(&session), format!("{probe}: {why}")));
+                    .expect("lanes lock")
+                    .push((take_transcript(&session), format!("{scenario}: {why}")));
             }
         }
     }
@@ -564,7 +564,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
         fixtures: config.fixtures.clone(),
         starts: shared.starts.clone(),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
-        probes_ended: std::sync::Mutex::default(),
+        lanes_ended: std::sync::Mutex::default(),
     });
 
     if let Some(observer) = &config.observer {
@@ -583,9 +583,9 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
             (context.clone(), semaphore.clone(), config.observer.clone());
         let lane = lanes.get(&index).copied();
         tasks.spawn(async move {
-            // The scenarios of a lane take its connection one after another, in the library's
-            // order, waiting for their turn before they take a place among the jobs.
-            let probe = match lane {
+            // The scenarios of a lane take its connection one after another, in the order
+            // `lanes` fixed, waiting for their turn before they take a place among the jobs.
+            let slot = match lane {
                 Some((lane, rank)) => {
                     let mut turn = context.lanes[lane].turn.subscribe();
                     // The sender lives in the context, which this task holds.
@@ -599,7 +599,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
-                Box::pin(run_scenario(&context, &scenario, index, probe)).await;
+                Box::pin(run_scenario(&context, &scenario, index, slot)).await;
             if let Some(observer) = observer {
                 let worst = results
                     .iter()
@@ -657,7 +657,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
     }
     // Lanes end their connections at the same time: the report lists them by scenario, never
     // in the order they happened to end in.
-    let mut ended = std::mem::take(&mut *context.probes_ended.lock().expect("probes lock"));
+    let mut ended = std::mem::take(&mut *context.lanes_ended.lock().expect("lanes lock"));
     ended.sort_by(|a, b| a.1.cmp(&b.1));
     for (transcript, ended) in ended {
         transcripts.push(transcript);
@@ -700,6 +700,16 @@ pub(super) struct Shared {
     starts: Starts,
     /// The early-exit probe: started by the first pass whose scenarios begin, judged by each.
     early_exit: tokio::sync::Mutex<Option<EarlyExitProbe>>,
+}
+
+impl Drop for Shared {
+    /// A probe still running when the run is over (its pass never came to judge it) is stopped,
+    /// and its server with it: nothing is left running.
+    fn drop(&mut self) {
+        if let Some(EarlyExitProbe::Running(handle)) = self.early_exit.get_mut() {
+            handle.abort();
+        }
+    }
 }
 
 /// The early-exit probe running in the background, or what it found.

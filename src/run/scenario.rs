@@ -4,7 +4,7 @@
 use super::*;
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
-/// A scenario of a lane comes holding the lane's connection (`probe`), and gives it back.
+/// A scenario of a lane comes holding the lane's connection (`lane`), and gives it back.
 ///
 /// Long by design: a scenario's life in order (connect or share, version window, the steps with
 /// their background step, judging), each stage short and tied to the next by the captures.
@@ -12,7 +12,7 @@ pub(super) async fn run_scenario(
     context: &Context,
     scenario: &Scenario,
     index: usize,
-    mut probe: Option<LaneSlot>,
+    mut lane: Option<LaneSlot>,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
     if let Some(why) = not_applicable(context, scenario) {
         let results = scenario
@@ -26,7 +26,7 @@ pub(super) async fn run_scenario(
         match scenario.session {
             SessionKind::Shared => Ok(context.main.clone()),
             // A lane's scenario goes on with the lane's connection, or starts it.
-            _ if probe.is_some() => match probe.as_mut().and_then(|slot| slot.take()) {
+            _ if lane.is_some() => match lane.as_mut().and_then(|slot| slot.take()) {
                 Some(session) => Ok(session),
                 None => open_isolated(context, SessionKind::Fresh)
                     .await
@@ -66,7 +66,7 @@ pub(super) async fn run_scenario(
         main_version.clone()
     };
     if version != main_version && !scenario.requires.versions.contains(&version) {
-        let transcript = finish(context, scenario, session, probe).await;
+        let transcript = finish(context, scenario, session, lane).await;
         let why = format!(
             "applies to protocol versions {}; a new connection negotiated {version} (the main one {main_version})",
             scenario.requires.versions
@@ -201,7 +201,7 @@ pub(super) async fn run_scenario(
         }
         results.push(result);
     }
-    let transcript = finish(context, scenario, session, probe).await;
+    let transcript = finish(context, scenario, session, lane).await;
     (results, transcript)
 }
 
@@ -212,9 +212,9 @@ async fn finish(
     context: &Context,
     scenario: &Scenario,
     session: Arc<Session>,
-    probe: Option<LaneSlot>,
+    lane: Option<LaneSlot>,
 ) -> Option<Transcript> {
-    match (scenario.session, probe) {
+    match (scenario.session, lane) {
         (SessionKind::Shared, _) => None,
         (_, Some(slot)) => {
             context.release_lane(slot, session, &scenario.id).await;

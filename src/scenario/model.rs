@@ -46,7 +46,9 @@ impl Scenario {
 pub enum SessionKind {
     /// The run's main session, concurrently with other shared scenarios.
     Shared,
-    /// A connection of its own, after the handshake.
+    /// A connection apart from the main one, after the handshake: over stdio a lane that such
+    /// scenarios and the probes take in turn (a new one only when one ended it), over HTTP a
+    /// session of its own.
     Fresh,
     /// A connection of its own, with no handshake.
     Bare,

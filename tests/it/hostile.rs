@@ -444,16 +444,37 @@ fn a_server_with_nothing_listed_gets_no_hollow_pass() {
     );
 }
 
+/// What the small Python stdio servers below start with: the imports, and `send`, which writes
+/// one message as a line (under a lock: a timer thread may send too).
+const PYTHON_PRELUDE: &str = r#"
+import json, sys, threading
+lock = threading.Lock()
+def send(message):
+    with lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+"#;
+
+/// Writes a small Python stdio server (the prelude, then `body`) to a file that is removed when
+/// the returned path is dropped; the command that runs it.
+fn python_server(body: &str) -> (tempfile::TempPath, String) {
+    let mut file = tempfile::Builder::new()
+        .prefix("mcpcheck-server-")
+        .suffix(".py")
+        .tempfile()
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{PYTHON_PRELUDE}{body}").as_bytes()).unwrap();
+    let path = file.into_temp_path();
+    let command = format!("python3 {}", path.display());
+    (path, command)
+}
+
 /// A stdio server that serves initialize and ping, answers other requests -32601 and what is no
 /// request with the JSON-RPC error for it, and exits at the third frame it reads that is not a
 /// request with an id (a notification, a response, a batch, a malformed frame): which probe
 /// meets the exit hangs on the order the probes come in.
 const EXITS_AT_THE_THIRD_ODD_FRAME: &str = r#"
-import json, sys
 odd = 0
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
 for line in sys.stdin:
     try:
         m = json.loads(line)
@@ -486,9 +507,7 @@ type Verdict = (String, String, String);
 fn probes_take_the_probe_connection_in_the_library_order_whatever_the_scheduling() {
     // Which probe ends a probe connection, and so every probe's verdict, must not hang on the
     // order the probe tasks happened to start in: three runs, the same verdicts.
-    let script = std::env::temp_dir().join(format!("mcpcheck-odd-{}.py", std::process::id()));
-    std::fs::write(&script, EXITS_AT_THE_THIRD_ODD_FRAME).unwrap();
-    let command = format!("python3 {}", script.display());
+    let (_script, command) = python_server(EXITS_AT_THE_THIRD_ODD_FRAME);
     let runs: Vec<(Value, Vec<Verdict>)> = (0..3)
         .map(|_| {
             let (_, report, _) = run_json(&[
@@ -512,7 +531,6 @@ fn probes_take_the_probe_connection_in_the_library_order_whatever_the_scheduling
             (report["probesEnded"].clone(), verdicts)
         })
         .collect();
-    let _ = std::fs::remove_file(&script);
     let ended = runs[0].0.as_array().expect("probesEnded");
     assert!(!ended.is_empty(), "{:?}", runs[0].1);
     for run in &runs[1..] {
@@ -524,12 +542,6 @@ fn probes_take_the_probe_connection_in_the_library_order_whatever_the_scheduling
 /// A 2026-07-28 stdio server whose subscription sends, right after its acknowledgement, an
 /// untagged tool list change and then a tagged one, before anything has changed the list.
 const UNTAGGED_THEN_TAGGED: &str = r#"
-import json, sys, threading
-lock = threading.Lock()
-def send(message):
-    with lock:
-        sys.stdout.write(json.dumps(message) + "\n")
-        sys.stdout.flush()
 for line in sys.stdin:
     try:
         m = json.loads(line)
@@ -559,9 +571,7 @@ fn a_wait_for_a_notification_keeps_what_came_up_to_it_and_not_what_came_while_it
     // The listen step waits for the first tool list change, which is untagged: the tagged one
     // right behind it belongs to no wait, however late the waiting task is scheduled (it was
     // kept, and the check passed, when both had arrived by the time the wait noticed).
-    let script = std::env::temp_dir().join(format!("mcpcheck-untagged-{}.py", std::process::id()));
-    std::fs::write(&script, UNTAGGED_THEN_TAGGED).unwrap();
-    let command = format!("python3 {}", script.display());
+    let (_script, command) = python_server(UNTAGGED_THEN_TAGGED);
     for _ in 0..3 {
         let (code, report, _) = run_json(&[
             "--stdio",
@@ -577,5 +587,4 @@ fn a_wait_for_a_notification_keeps_what_came_up_to_it_and_not_what_came_while_it
         assert_eq!(check["status"], "fail", "{check}");
         assert_eq!(code, 1);
     }
-    let _ = std::fs::remove_file(&script);
 }
