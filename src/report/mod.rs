@@ -55,7 +55,7 @@ pub struct Report {
     /// scenarios after it went on on a new connection.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub probes_ended: Vec<String>,
-    /// How the stdio server behaved as a process.
+    /// How the stdio server (or the `--serve` command) behaved as a process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerProcess>,
     /// Set when the server could not be tested at all.
@@ -106,7 +106,7 @@ pub struct ProtocolInfo {
     pub capabilities: Option<Value>,
 }
 
-/// How the stdio server behaved as a process.
+/// How the stdio server (or the `--serve` command) behaved as a process.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerProcess {

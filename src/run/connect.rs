@@ -16,6 +16,8 @@ pub(super) async fn connect(
 ) -> Result<Option<Transcript>, String> {
     let forced = config.spec_version.as_deref();
     let mut retired = None;
+    // Said when the handshake fails too: the wait it followed.
+    let mut unanswered = None;
     if main.info().era.is_some() {
         // Connected before the pass began (the era probe's own connection).
         protocol.detection = "connected before the pass".into();
@@ -60,10 +62,12 @@ pub(super) async fn connect(
                     // probe late: initialize goes to a fresh process, where a late discover
                     // answer cannot pose as its reply. (One that spoke and left the probe
                     // unanswered ignores it; initialize follows on the same connection.)
-                    if matches!(probe.reply, Reply::Nothing { .. })
-                        && main.is_stream()
-                        && !main.heard()
+                    if let (Reply::Nothing { waited_ms }, true, false) =
+                        (&probe.reply, main.is_stream(), main.heard())
                     {
+                        unanswered = Some(format!(
+                            "; before it, server/discover went unanswered for {waited_ms} ms on another start of the server"
+                        ));
                         protocol.detection.push_str(" on a fresh connection");
                         // The old one is stopped first: the fresh one's start is its own.
                         main.close().await;
@@ -110,7 +114,10 @@ pub(super) async fn connect(
                         && supported(m).contains(&LATEST_STATELESS)
                 });
                 if forced.is_some() || !refused_modern {
-                    return Err(format!("no handshake: {why}"));
+                    return Err(format!(
+                        "no handshake: {why}{}",
+                        unanswered.unwrap_or_default()
+                    ));
                 }
                 let (discovered, _) = session.discover().await;
                 match discovered {

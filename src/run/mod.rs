@@ -343,9 +343,13 @@ pub async fn run(config: RunConfig) -> Report {
             served.stop().await;
             report
         }
-        Err(e) => {
+        Err(failure) => {
             let mut report = empty_report(&config);
-            report.fatal = Some(e);
+            report.fatal = Some(failure.why);
+            report.server = (!failure.stderr_tail.trim().is_empty()).then_some(ServerProcess {
+                exit: None,
+                stderr_tail: failure.stderr_tail,
+            });
             report.duration_ms = clock.elapsed().as_millis() as u64;
             report
         }

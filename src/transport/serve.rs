@@ -43,8 +43,12 @@ impl Served {
         host: &str,
         port: u16,
         limits: &Limits,
-    ) -> Result<Served, String> {
-        let (process, mut stdout) = StdioProcess::spawn(&spec.command, limits)?;
+    ) -> Result<Served, ServeFailure> {
+        let (process, mut stdout) =
+            StdioProcess::spawn(&spec.command, limits).map_err(|why| ServeFailure {
+                why,
+                stderr_tail: String::new(),
+            })?;
         tokio::spawn(async move {
             while let Some(events) = stdout.next().await {
                 if events.iter().any(|e| matches!(e, Inbound::Closed)) {
@@ -58,23 +62,25 @@ impl Served {
         loop {
             if let Some(status) = served.process.try_status().await {
                 served.stop().await;
-                let stderr = served.process.stderr_tail();
-                return Err(format!(
-                    "the --serve command exited ({status}) before listening on {address}{}",
-                    tail_note(&stderr)
-                ));
+                return Err(ServeFailure {
+                    why: format!(
+                        "the --serve command exited ({status}) before listening on {address}"
+                    ),
+                    stderr_tail: served.process.stderr_tail(),
+                });
             }
             if tokio::net::TcpStream::connect(&address).await.is_ok() {
                 return Ok(served);
             }
             if started.elapsed() >= spec.startup_timeout {
                 served.stop().await;
-                let stderr = served.process.stderr_tail();
-                return Err(format!(
-                    "the --serve command did not listen on {address} within {:.1} s{}",
-                    spec.startup_timeout.as_secs_f64(),
-                    tail_note(&stderr)
-                ));
+                return Err(ServeFailure {
+                    why: format!(
+                        "the --serve command did not listen on {address} within {:.1} s (--serve-timeout)",
+                        spec.startup_timeout.as_secs_f64(),
+                    ),
+                    stderr_tail: served.process.stderr_tail(),
+                });
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
@@ -86,12 +92,12 @@ impl Served {
     }
 }
 
-fn tail_note(stderr: &str) -> String {
-    let tail: Vec<&str> = stderr.trim_end().lines().rev().take(12).collect();
-    if tail.is_empty() {
-        String::new()
-    } else {
-        let lines: Vec<&str> = tail.into_iter().rev().collect();
-        format!("; its stderr ends with:\n{}", lines.join("\n"))
-    }
+/// Why a `--serve` command could not be used, and the end of what it wrote on stderr (shown
+/// as the stdio server's is).
+#[derive(Debug)]
+pub struct ServeFailure {
+    /// What happened.
+    pub why: String,
+    /// The end of its stderr; empty when it wrote none.
+    pub stderr_tail: String,
 }

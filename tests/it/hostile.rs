@@ -95,7 +95,7 @@ fn a_server_that_hangs_times_out_and_its_group_is_killed() {
         report["fatal"]
             .as_str()
             .unwrap()
-            .contains("no answer to initialize within 1000 ms"),
+            .contains("no answer to initialize within 1000 ms, the start-up bound (--startup-timeout); before it, server/discover went unanswered for 1000 ms"),
         "{}",
         report["fatal"]
     );
@@ -279,17 +279,23 @@ fn serve_starts_an_http_server_on_a_free_port_and_stops_it() {
 #[test]
 fn a_serve_command_that_never_listens_is_untestable_with_its_stderr() {
     let started = Instant::now();
-    let (code, report, _) = run_json(&[
+    let (code, report, stderr) = run_json(&[
         "--url",
         "http://127.0.0.1:{port}/mcp",
         "--serve",
-        "sh -c 'echo cannot-bind >&2; exit 4'",
+        "sh -c 'echo cannot-bind >&2; echo second-line >&2; exit 4'",
     ]);
     assert_eq!(code, 3);
     let fatal = report["fatal"].as_str().unwrap();
+    assert!(fatal.contains("exit 4"), "{fatal}");
+    assert_eq!(
+        report["server"]["stderrTail"], "cannot-bind\nsecond-line\n",
+        "{report}"
+    );
+    // Shown as a stdio server's stderr is: a block of indented lines.
     assert!(
-        fatal.contains("exit 4") && fatal.contains("cannot-bind"),
-        "{fatal}"
+        stderr.contains("server stderr (tail):\n  cannot-bind\n  second-line\n"),
+        "{stderr}"
     );
     // A sleep of its own (its fraction is this test's marker), so that no other leaves a match.
     let sleeper = format!("sleep 30.{}", marker(15));
@@ -302,7 +308,14 @@ fn a_serve_command_that_never_listens_is_untestable_with_its_stderr() {
         "0.5",
     ]);
     assert_eq!(code, 3);
-    assert!(report["fatal"].as_str().unwrap().contains("did not listen"));
+    assert!(report["fatal"]
+        .as_str()
+        .unwrap()
+        .contains("did not listen on 127.0.0.1:"));
+    assert!(report["fatal"]
+        .as_str()
+        .unwrap()
+        .contains("within 0.5 s (--serve-timeout)"));
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(!running(&sleeper), "the --serve command was left running");
 }

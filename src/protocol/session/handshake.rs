@@ -135,7 +135,10 @@ impl Session {
                     .map(|s| format!(" ({s} came, without the answer)"))
                     .unwrap_or_default();
                 return Err((
-                    format!("no answer to initialize within {waited_ms} ms{came}"),
+                    format!(
+                        "no answer to initialize within {waited_ms} ms, {}{came}",
+                        self.bound_named()
+                    ),
                     exchange,
                 ));
             }
@@ -204,6 +207,20 @@ impl Session {
                 ..SendOptions::default()
             };
             self.send(self.barrier_request(id), &options).await;
+        }
+    }
+
+    /// Which bound a request left unanswered ran out, named with the flag that sets it: a
+    /// stream server not heard from yet waits up to the start-up bound (or the per-request one
+    /// if longer), any other request the per-request one.
+    pub fn bound_named(&self) -> &'static str {
+        if self.is_stream()
+            && !self.heard()
+            && self.limits.startup_timeout >= self.limits.request_timeout
+        {
+            "the start-up bound (--startup-timeout)"
+        } else {
+            "the per-request bound (--timeout)"
         }
     }
 }
