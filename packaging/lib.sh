@@ -40,17 +40,23 @@ npm_packages() {
     -e "s/@OS@/${platform%-*}/g" -e "s/@CPU@/${platform#*-}/g" \
     "$ROOT/packaging/npm/platform/package.json.in" > "$stage/package.json"
   cp "$ROOT/packaging/npm/platform/README.md" "$stage/README.md"
+  cp "$ROOT/LICENSE" "$stage/LICENSE"
   (cd "$stage" && npm pack --silent --pack-destination "$out" >/dev/null)
-  (cd "$ROOT/packaging/npm/mcpcheck" && npm pack --silent --pack-destination "$out" >/dev/null)
+  # The launcher is packed from a copy, with the licence beside it (one LICENSE, at the root).
+  rm -rf "$out/stage/launcher" && cp -r "$ROOT/packaging/npm/mcpcheck" "$out/stage/launcher"
+  cp "$ROOT/LICENSE" "$out/stage/launcher/LICENSE"
+  (cd "$out/stage/launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
 }
 
 # archive BINARY OUT: the release archive `cargo binstall` downloads (see the binstall metadata in
-# Cargo.toml): mcpcheck-<target>.tar.gz holding mcpcheck-<target>/mcpcheck.
+# Cargo.toml): mcpcheck-<target>.tar.gz holding mcpcheck-<target>/mcpcheck, with the README and
+# the LICENSE beside it.
 archive() {
   local binary=$1 out=$2 target
   target=$(rustc -vV | sed -n 's/^host: //p')
   mkdir -p "$out/mcpcheck-$target"
   strip -o "$out/mcpcheck-$target/mcpcheck" "$binary" 2>/dev/null || cp "$binary" "$out/mcpcheck-$target/mcpcheck"
+  cp "$ROOT/README.md" "$ROOT/LICENSE" "$out/mcpcheck-$target/"
   tar -czf "$out/mcpcheck-$target.tar.gz" -C "$out" "mcpcheck-$target"
   rm -rf "${out:?}/mcpcheck-$target"
   echo "$out/mcpcheck-$target.tar.gz"

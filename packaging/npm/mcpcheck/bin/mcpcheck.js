@@ -32,7 +32,7 @@ function binary() {
   try {
     return require.resolve(`${pkg}/bin/${exe}`);
   } catch {
-    fail(`${pkg} is not installed: it is an optional dependency of mcpcheck for ${key}; reinstall without --omit=optional (or --no-optional)`);
+    fail(`${pkg} is not installed. It is the optional dependency of mcpcheck that carries the binary for ${key}; npm leaves it out when it could not fetch it (a registry or network error, a mirror without it) or when optional dependencies were omitted (--omit=optional, --no-optional). Reinstall mcpcheck with optional dependencies from a registry that has ${pkg}, or set MCPCHECK_BINARY to an mcpcheck binary (cargo install mcpcheck, or the release archive).`);
   }
 }
 
