@@ -257,10 +257,9 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             let judged = r.summary.pass + r.summary.fail + r.summary.warn;
             Column {
                 name: name.clone(),
-                target: match (&r.target.command, &r.target.url) {
-                    (Some(c), _) => c.join(" "),
-                    (_, Some(u)) => u.clone(),
-                    _ => r.target.transport.clone(),
+                target: match r.target.shown() {
+                    shown if shown.is_empty() => r.target.transport.clone(),
+                    shown => shown,
                 },
                 version: r.protocol.version.as_ref().map(|_| r.versions_label()),
                 server: r.protocol.server_info.as_ref().map(|i| {

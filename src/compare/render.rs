@@ -7,7 +7,8 @@ use comfy_table::{ContentArrangement, Table};
 
 use super::{Cell, Matrix, Row};
 use crate::check::Status;
-use crate::report::html::escape;
+use crate::report::counted;
+use crate::report::html::{escape, with_code};
 use crate::report::safe::{self, md_code, md_text};
 
 fn symbol(status: Option<Status>) -> &'static str {
@@ -60,7 +61,10 @@ const LEGEND: &str = "✓ pass  ✓* pass with a note  ✗ fail  ! warn  E error
 
 /// The line that stands for the rows no server was judged on.
 fn nowhere_line(count: usize) -> String {
-    format!("{count} checks applied to none of these servers")
+    format!(
+        "{} to none of these servers",
+        counted(count, "check applied", "checks applied")
+    )
 }
 
 /// The terminal table, at most `width` columns wide; server text has its control characters
@@ -145,9 +149,10 @@ pub fn terminal(matrix: &Matrix, width: usize) -> String {
     let disagreements = matrix.rows.iter().filter(|r| r.disagree).count();
     let _ = writeln!(
         out,
-        "{} checks, {} servers, {disagreements} checks where the servers disagree",
-        matrix.rows.len(),
-        matrix.servers.len()
+        "{}, {}, {} where the servers disagree",
+        counted(matrix.rows.len(), "check", "checks"),
+        counted(matrix.servers.len(), "server", "servers"),
+        counted(disagreements, "check", "checks")
     );
     out
 }
@@ -162,13 +167,13 @@ pub fn markdown(matrix: &Matrix) -> String {
             md_text(&server.name),
             md_code(&server.target),
             md_text(&server.fatal.clone().unwrap_or_else(|| format!(
-                "{} · protocol {} · {:.0}% ({} passed, {} failed, {} warnings)",
+                "{} · protocol {} · {:.0}% ({} passed, {} failed, {})",
                 server.server.clone().unwrap_or_default(),
                 server.version.clone().unwrap_or_default(),
                 server.score,
                 server.pass,
                 server.fail,
-                server.warn
+                counted(server.warn, "warning", "warnings")
             )))
         );
     }
@@ -235,8 +240,8 @@ pub fn markdown(matrix: &Matrix) -> String {
     if !notes.is_empty() {
         let _ = writeln!(
             out,
-            "\n<details><summary>{} passes with a note (✓*)</summary>\n\n{}\n\n</details>",
-            notes.len(),
+            "\n<details><summary>{} with a note (✓*)</summary>\n\n{}\n\n</details>",
+            counted(notes.len(), "pass", "passes"),
             notes.join("\n")
         );
     }
@@ -285,13 +290,13 @@ pub fn html(matrix: &Matrix) -> String {
             escape(&server.name),
             escape(&server.target),
             escape(&server.fatal.clone().unwrap_or_else(|| format!(
-                "{} · protocol {} · {:.0}% ({} passed, {} failed, {} warnings)",
+                "{} · protocol {} · {:.0}% ({} passed, {} failed, {})",
                 server.server.clone().unwrap_or_default(),
                 server.version.clone().unwrap_or_default(),
                 server.score,
                 server.pass,
                 server.fail,
-                server.warn
+                counted(server.warn, "warning", "warnings")
             )))
         );
     }
@@ -337,7 +342,7 @@ fn html_row(out: &mut String, row: &Row) {
         "<tr class=\"{}\"><td><code>{}</code><br><small>{}</small></td><td>{}</td>",
         if row.disagree { "disagree" } else { "agree" },
         escape(&row.id),
-        escape(&row.title),
+        with_code(&row.title),
         row.level
     );
     for cell in &row.cells {

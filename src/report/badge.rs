@@ -15,10 +15,10 @@ pub fn render(report: &Report) -> String {
     } else if s.warn > 0 {
         (
             format!(
-                "{}/{} passed, {} warnings",
+                "{}/{} passed, {}",
                 s.pass,
                 s.pass + s.fail + s.warn,
-                s.warn
+                super::counted(s.warn, "warning", "warnings")
             ),
             "yellow",
         )

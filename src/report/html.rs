@@ -25,6 +25,30 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Escapes `text` for HTML and sets its Markdown code spans (`` `name` ``, as the library's
+/// titles write them) as `<code>`; an unpaired backtick stays as it is.
+pub fn with_code(text: &str) -> String {
+    let escaped = escape(text);
+    let pieces: Vec<&str> = escaped.split('`').collect();
+    let mut out = String::with_capacity(escaped.len() + 16);
+    for (n, piece) in pieces.iter().enumerate() {
+        // A piece after an odd count of backticks is inside a span, if a backtick closes it.
+        match (n % 2 == 1, n + 1 < pieces.len()) {
+            (true, true) => {
+                out.push_str("<code>");
+                out.push_str(piece);
+                out.push_str("</code>");
+            }
+            (true, false) => {
+                out.push('`');
+                out.push_str(piece);
+            }
+            (false, _) => out.push_str(piece),
+        }
+    }
+    out
+}
+
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1b1f24}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d0d7de}
@@ -160,13 +184,13 @@ fn check_block(
         escape(&check.name()),
         check.level,
         if check.derived { "*" } else { "" },
-        escape(&check.title)
+        with_code(&check.title)
     );
     let _ = writeln!(
         out,
         "<dl><dt>verdict</dt><dd>{}</dd><dt>expected</dt><dd>{}</dd>",
         escape(&check.message),
-        escape(&check.expected)
+        with_code(&check.expected)
     );
     if let Some(actual) = &check.actual {
         let _ = writeln!(
@@ -246,4 +270,25 @@ fn evidence_block(out: &mut String, evidence: &Evidence) {
         let _ = writeln!(wire, "· {remark}");
     }
     let _ = writeln!(out, "<pre>{}</pre>", escape(wire.trim_end()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_spans_become_code_and_everything_is_escaped() {
+        assert_eq!(
+            with_code("without the `completions` capability"),
+            "without the <code>completions</code> capability"
+        );
+        assert_eq!(
+            with_code("`a<b>` and `c`"),
+            "<code>a&lt;b&gt;</code> and <code>c</code>"
+        );
+        // An unpaired backtick stays.
+        assert_eq!(with_code("it's `open"), "it&#39;s `open");
+        assert_eq!(with_code("`x` then `y"), "<code>x</code> then `y");
+        assert_eq!(with_code("plain"), "plain");
+    }
 }

@@ -42,10 +42,9 @@ pub fn render(report: &Report) -> String {
     }
     heading.fatal = heading.fatal.as_deref().map(md_text);
     let _ = writeln!(out, "## {icon} mcpcheck: {}\n", heading.verdict_line());
-    let target = match (&report.target.command, &report.target.url) {
-        (Some(command), _) => format!("stdio {}", md_code(&command.join(" "))),
-        (_, Some(url)) => format!("{} {}", report.target.transport, md_code(url)),
-        _ => report.target.transport.clone(),
+    let target = match report.target.shown() {
+        shown if shown.is_empty() => report.target.transport.clone(),
+        shown => format!("{} {}", report.target.transport, md_code(&shown)),
     };
     let server = report.protocol.server_info.as_ref().map(|i| {
         format!(

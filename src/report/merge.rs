@@ -34,8 +34,8 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         if target_of(&report) != target {
             return Err(format!(
                 "the reports are of different targets ({} and {}); merge joins the shards of one run",
-                describe(&target),
-                describe(&target_of(&report))
+                merged.target.label(),
+                report.target.label()
             ));
         }
         if merged.fatal.is_none() {
@@ -61,14 +61,6 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
     merged.summary = Summary::of(&merged.checks);
     merged.grading = None;
     Ok(merged)
-}
-
-fn describe(target: &(String, Option<Vec<String>>, Option<String>)) -> String {
-    match target {
-        (_, Some(command), _) => format!("stdio `{}`", command.join(" ")),
-        (_, _, Some(url)) => format!("http `{url}`"),
-        (transport, _, _) => transport.clone(),
-    }
 }
 
 /// The worse verdict wins, except that a skip (nothing to judge in that shard) never hides a

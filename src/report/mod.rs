@@ -88,6 +88,26 @@ pub struct TargetInfo {
     pub url: Option<String>,
 }
 
+impl TargetInfo {
+    /// What the server is: its URL for HTTP (a `--serve` command is not named), else its
+    /// command line quoted so that it can be pasted back into a shell.
+    pub fn shown(&self) -> String {
+        match (&self.url, &self.command) {
+            (Some(url), _) => url.clone(),
+            (None, Some(command)) => shell_words::join(command),
+            _ => String::new(),
+        }
+    }
+
+    /// `stdio: COMMAND`, `http: URL` or `sse: URL`: the one label every report gives a target.
+    pub fn label(&self) -> String {
+        match self.shown() {
+            shown if shown.is_empty() => self.transport.clone(),
+            shown => format!("{}: {shown}", self.transport),
+        }
+    }
+}
+
 /// What was negotiated, and how.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -252,11 +272,7 @@ impl Report {
     /// `stdio: COMMAND`, `http: URL` or `sse: URL` (an HTTP server's `--serve` command is not
     /// named).
     pub fn target_label(&self) -> String {
-        match (&self.target.url, &self.target.command) {
-            (Some(url), _) => format!("{}: {url}", self.target.transport),
-            (None, Some(command)) => format!("stdio: {}", command.join(" ")),
-            _ => self.target.transport.clone(),
-        }
+        self.target.label()
     }
 
     /// The server's name and version from `serverInfo`, or `unknown server`.
@@ -361,7 +377,7 @@ impl Report {
             (s.skip, "not applicable", "not applicable"),
         ] {
             if n > 0 {
-                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+                parts.push(counted(n, one, many));
             }
         }
         let (failing, errors) = match &self.grading {
@@ -428,9 +444,43 @@ pub fn rfc3339(time: std::time::SystemTime) -> String {
     )
 }
 
+/// `n` and the noun that goes with it: "1 warning", "2 warnings".
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_is_labelled_as_it_can_be_pasted_back() {
+        let stdio = TargetInfo {
+            transport: "stdio".into(),
+            command: Some(vec![
+                "sh".into(),
+                "-c".into(),
+                "echo hi >&2; exec server".into(),
+            ]),
+            url: None,
+        };
+        assert_eq!(stdio.label(), "stdio: sh -c 'echo hi >&2; exec server'");
+        // A --serve command is the run's, not the target's name.
+        let served = TargetInfo {
+            transport: "http".into(),
+            command: Some(vec!["node".into(), "server.js".into()]),
+            url: Some("http://127.0.0.1:3000/mcp".into()),
+        };
+        assert_eq!(served.label(), "http: http://127.0.0.1:3000/mcp");
+        assert_eq!(served.shown(), "http://127.0.0.1:3000/mcp");
+    }
+
+    #[test]
+    fn counts_take_the_noun_their_number_takes() {
+        assert_eq!(counted(1, "warning", "warnings"), "1 warning");
+        assert_eq!(counted(0, "warning", "warnings"), "0 warnings");
+        assert_eq!(counted(2, "pass", "passes"), "2 passes");
+    }
 
     #[test]
     fn compact_cuts_long_strings_and_keeps_the_shape() {

@@ -423,7 +423,7 @@ fn area_lines(areas: &[(&str, Vec<&CheckResult>)], color: bool, width: u16) -> S
         .filter(|(status, ..)| count(*status) > 0)
         .map(|(status, one, many)| {
             let n = count(status);
-            let text = format!("{n} {}", if n == 1 { one } else { many });
+            let text = super::counted(n, one, many);
             match status {
                 Status::Pass | Status::Skip => text,
                 Status::Fail

@@ -57,6 +57,11 @@ fn a_server_that_exits_at_once_is_untestable_with_its_stderr() {
         .unwrap()
         .contains("boom-on-stderr"));
     assert!(stderr.contains("could not be tested"), "{stderr}");
+    // The command as it can be pasted back into a shell.
+    assert!(
+        stderr.contains("stdio: sh -c 'echo boom-on-stderr >&2; exit 7'"),
+        "{stderr}"
+    );
     assert!(started.elapsed() < Duration::from_secs(10));
 }
 
