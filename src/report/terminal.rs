@@ -504,7 +504,12 @@ fn not_applicable(report: &Report, each: bool) -> String {
         all - total
     );
     // The commonest reasons; with `each`, all of them.
-    let shown = if each { reasons.len() } else { REASONS_SHOWN };
+    // A last line that would stand for one reason names it instead.
+    let shown = if each || reasons.len() == REASONS_SHOWN + 1 {
+        reasons.len()
+    } else {
+        REASONS_SHOWN
+    };
     let (reasons, rest) = reasons.split_at(shown.min(reasons.len()));
     for (reason, checks) in reasons {
         let reason = if checks.len() == 1 {

@@ -381,3 +381,49 @@ fn a_probe_through_a_method_the_server_lacks_or_removed_says_so_or_does_not_appl
         "{stateless}"
     );
 }
+
+/// The README's sample output is this run's (the reference server failing a MUST and warning a
+/// SHOULD), shown as if it were `python -m my_server`: it cannot drift from what mcpcheck prints.
+/// `MCPCHECK_UPDATE_README=1` rewrites the sample from the run.
+#[test]
+fn the_readme_sample_output_is_a_real_run() {
+    const PROMPT: &str = "$ mcpcheck run --stdio \"python -m my_server\"\n";
+    let out = output(&["run", "--stdio", &stdio_command(FAIL_AND_WARN)]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = as_my_server(&stdout(&out));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let start = readme.find(PROMPT).expect("the README shows a run") + PROMPT.len();
+    let end = start
+        + readme[start..]
+            .find("```")
+            .expect("the sample's block ends");
+    if std::env::var_os("MCPCHECK_UPDATE_README").is_some() {
+        let updated = format!("{}{shown}{}", &readme[..start], &readme[end..]);
+        std::fs::write(path, updated).unwrap();
+        return;
+    }
+    assert_eq!(
+        masked(&readme[start..end]),
+        masked(&shown),
+        "the README's sample output is not what the run prints; MCPCHECK_UPDATE_README=1 rewrites it"
+    );
+}
+
+/// The run's terminal output as the README shows it: another server's command and name.
+fn as_my_server(text: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let stdio = lines[0].find("· stdio: ").expect("the target line") + "· stdio: ".len();
+    lines[0].replace_range(stdio.., "python -m my_server");
+    lines[1] = lines[1].replace("mcpcheck-reference-server 0.1.0", "my-server 1.2.0");
+    lines.join("\n") + "\n"
+}
+
+/// The run's duration, which no two runs share.
+fn masked(text: &str) -> String {
+    let Some(at) = text.rfind(" ms)") else {
+        return text.to_string();
+    };
+    let digits = text[..at].rfind(' ').map_or(at, |s| s + 1);
+    format!("{}N{}", &text[..digits], &text[at..])
+}
