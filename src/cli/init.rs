@@ -1,8 +1,9 @@
 //! `mcpcheck init`: the first CI run one commit away. Looks at the project in a folder (a
 //! `package.json`, a `pyproject.toml`, a `Cargo.toml`), works out how its MCP server starts, and
-//! writes an `mcpcheck.toml` and a GitHub workflow that builds the project and runs mcpcheck.
-//! Nothing is overwritten unless asked; when nothing can be detected the user is asked (on a
-//! terminal) or told which flag to give.
+//! writes an `mcpcheck.toml` and a GitHub workflow that builds the project and runs mcpcheck
+//! once per change, adds the reports' folder to `.gitignore`, and prints the next steps as
+//! commands to paste (install, build, `mcpcheck run`). Nothing is overwritten unless asked; when
+//! nothing can be detected the user is asked (on a terminal) or told which flag to give.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, IsTerminal, Write};
@@ -33,7 +34,31 @@ pub struct Plan {
     /// The workflow's steps before mcpcheck runs (set up the toolchain, install, build), as
     /// YAML step blocks.
     pub setup: Vec<String>,
+    /// What to run on this machine before `mcpcheck run` can start the server (install the
+    /// project, build it), each with why; printed as the next steps.
+    pub prepare: Vec<Prepare>,
 }
+
+/// A command the user runs before `mcpcheck run`, and why it is needed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prepare {
+    /// The shell command.
+    pub command: String,
+    /// Why, in a few words.
+    pub why: String,
+}
+
+impl Prepare {
+    fn new(command: impl Into<String>, why: impl Into<String>) -> Prepare {
+        Prepare {
+            command: command.into(),
+            why: why.into(),
+        }
+    }
+}
+
+/// The folder the written configuration puts its reports in, which `init` adds to `.gitignore`.
+pub const REPORT_FOLDER: &str = "mcpcheck/";
 
 /// The files `init` writes, relative to the project folder.
 pub const CONFIG_FILE: &str = "mcpcheck.toml";
@@ -130,13 +155,19 @@ fn node(dir: &Path) -> Result<Option<Plan>, String> {
             .to_string(),
         format!("      - run: {install}"),
     ];
+    let mut prepare = vec![Prepare::new(install, "the project's dependencies")];
     if scripts["build"].is_string() {
         setup.push("      - run: npm run build".to_string());
+        prepare.push(Prepare::new(
+            "npm run build",
+            "what the server runs is built",
+        ));
     }
     Ok(Some(Plan {
         found: format!("a Node project ({how})"),
         target: Target::Stdio(command),
         setup,
+        prepare,
     }))
 }
 
@@ -166,20 +197,38 @@ fn python(dir: &Path) -> Result<Option<Plan>, String> {
             .cloned()
     });
     let uv = dir.join("uv.lock").exists();
-    let (command, how) = if let Some(script) = script {
+    // `uv run` installs the project itself; pip's projects are installed first (a script exists
+    // only once its project is, and a module needs its dependencies).
+    let prepare = |what: String| {
+        if uv {
+            Vec::new()
+        } else {
+            vec![Prepare::new(
+                "pip install -e .",
+                format!("{what}, in the Python environment you work in (a virtual environment)"),
+            )]
+        }
+    };
+    let (command, how, prepare) = if let Some(script) = script {
         let command = if uv {
             format!("uv run {script}")
         } else {
             script.clone()
         };
-        (command, format!("pyproject.toml script {script}"))
+        let why = format!("the script {script} exists once the project is installed");
+        (
+            command,
+            format!("pyproject.toml script {script}"),
+            prepare(why),
+        )
     } else if let Some(module) = main_module(dir) {
         let command = if uv {
             format!("uv run python -m {module}")
         } else {
             format!("python -m {module}")
         };
-        (command, format!("{module}/__main__.py"))
+        let why = "the server's dependencies".to_string();
+        (command, format!("{module}/__main__.py"), prepare(why))
     } else {
         return Ok(None);
     };
@@ -197,6 +246,7 @@ fn python(dir: &Path) -> Result<Option<Plan>, String> {
         found: format!("a Python project ({how})"),
         target: Target::Stdio(command),
         setup,
+        prepare,
     }))
 }
 
@@ -243,6 +293,10 @@ fn rust(dir: &Path) -> Result<Option<Plan>, String> {
         found: format!("a Rust project (Cargo.toml binary {bin})"),
         target: Target::Stdio(format!("./target/release/{bin}")),
         setup: vec![format!("      - run: cargo build --release --bin {bin}")],
+        prepare: vec![Prepare::new(
+            format!("cargo build --release --bin {bin}"),
+            "the binary mcpcheck starts",
+        )],
     }))
 }
 
@@ -272,9 +326,10 @@ pub fn config_text(plan: &Plan, profile: &str) -> String {
 }
 
 /// The GitHub workflow for a plan.
-pub fn workflow_text(plan: &Plan, action: &str) -> String {
-    let mut out = String::from(
-        "# Written by `mcpcheck init`: checks the MCP server against the specification on every push\n# and pull request. Failures and warnings show as annotations; the report is in the job summary\n# and the run's artifacts.\nname: MCP conformance\n\non:\n  push:\n  pull_request:\n\njobs:\n  mcpcheck:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n",
+pub fn workflow_text(plan: &Plan, action: &str, branch: &str) -> String {
+    let mut out = format!(
+        "# Written by `mcpcheck init`: checks the MCP server against the specification once per change:\n# on a push to {branch} and on every pull request. Failures and warnings show as annotations; the\n# report is in the job summary and the run's artifacts.\nname: MCP conformance\n\non:\n  push:\n    branches: [{branch}]\n  pull_request:\n\njobs:\n  mcpcheck:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n",
+        branch = yaml_word(branch)
     );
     for step in &plan.setup {
         let _ = writeln!(out, "{step}");
@@ -288,6 +343,64 @@ pub fn workflow_text(plan: &Plan, action: &str) -> String {
     );
     out
 }
+
+/// A branch name as a YAML flow-sequence item: as it is when plain, else single-quoted.
+fn yaml_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "''"))
+    }
+}
+
+/// The branch a repository's changes land on: the remote's default branch when the clone knows
+/// it, else the branch checked out, else `main`. Read from the `.git` folder (no git needed).
+pub fn default_branch(dir: &Path) -> String {
+    let git = dir.join(".git");
+    let named = |file: &str, prefix: &str| -> Option<String> {
+        let text = std::fs::read_to_string(git.join(file)).ok()?;
+        let name = text.trim().strip_prefix("ref: ")?.strip_prefix(prefix)?;
+        (!name.is_empty()).then(|| name.to_string())
+    };
+    named("refs/remotes/origin/HEAD", "refs/remotes/origin/")
+        .or_else(|| named("HEAD", "refs/heads/"))
+        .unwrap_or_else(|| "main".to_string())
+}
+
+/// Adds the reports' folder to the project's `.gitignore` (made if absent) unless a line
+/// already names it; whether it was added.
+fn ignore_reports(dir: &Path) -> Result<bool, String> {
+    let path = dir.join(".gitignore");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let folder = REPORT_FOLDER.trim_end_matches('/');
+    let named = text.lines().map(str::trim).any(|line| {
+        let line = line.trim_start_matches('/').trim_end_matches('/');
+        line == folder || line == format!("{folder}/*") || line == format!("{folder}/**")
+    });
+    if named {
+        return Ok(false);
+    }
+    let mut added = text;
+    if !added.is_empty() && !added.ends_with('\n') {
+        added.push('\n');
+    }
+    added.push_str(&format!(
+        "# mcpcheck's reports (mcpcheck.toml [output])\n/{REPORT_FOLDER}\n"
+    ));
+    std::fs::write(&path, added).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(true)
+}
+
+/// The last of the next steps.
+const MCPCHECK_RUN: &str = "mcpcheck run";
 
 /// What `mcpcheck init` was asked.
 pub struct Request<'a> {
@@ -317,14 +430,22 @@ pub fn init(request: &Request) -> Result<String, String> {
                 .as_ref()
                 .map_or("a server started with --stdio".into(), |p| p.found.clone()),
             target: Target::Stdio(command.to_string()),
-            setup: detected.map(|p| p.setup).unwrap_or_default(),
+            setup: detected
+                .as_ref()
+                .map(|p| p.setup.clone())
+                .unwrap_or_default(),
+            prepare: detected.map(|p| p.prepare).unwrap_or_default(),
         },
         (None, Some(url), detected) => Plan {
             found: detected
                 .as_ref()
                 .map_or("a server at --url".into(), |p| p.found.clone()),
             target: Target::Url(url.to_string()),
-            setup: detected.map(|p| p.setup).unwrap_or_default(),
+            setup: detected
+                .as_ref()
+                .map(|p| p.setup.clone())
+                .unwrap_or_default(),
+            prepare: detected.map(|p| p.prepare).unwrap_or_default(),
         },
         (None, None, Some(plan)) => plan,
         (None, None, None) => ask()?,
@@ -341,7 +462,7 @@ pub fn init(request: &Request) -> Result<String, String> {
         ),
         (
             request.dir.join(WORKFLOW_FILE),
-            workflow_text(&plan, request.action),
+            workflow_text(&plan, request.action, &default_branch(request.dir)),
         ),
     ];
     if !request.force {
@@ -364,19 +485,50 @@ pub fn init(request: &Request) -> Result<String, String> {
         }
         std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    let ignored = ignore_reports(request.dir)?;
     let target = match &plan.target {
         Target::Stdio(command) => format!("stdio = {command}"),
         Target::Url(url) => format!("url = {url}"),
     };
-    Ok(format!(
-        "found {}\nwrote {CONFIG_FILE} ({target})\nwrote {WORKFLOW_FILE} (on push and pull request: {}mcpcheck)\nnext: `mcpcheck run` here to see the verdict, then commit both files\n",
+    let mut out = format!(
+        "found {}\nwrote {CONFIG_FILE} ({target})\nwrote {WORKFLOW_FILE} (on a push to {} and on pull requests: {}mcpcheck)\n",
         plan.found,
+        default_branch(request.dir),
         if plan.setup.is_empty() {
             String::new()
         } else {
             "set up and build, then ".to_string()
         }
-    ))
+    );
+    if ignored {
+        let _ = writeln!(
+            out,
+            "added /{REPORT_FOLDER} to .gitignore (the reports' folder)"
+        );
+    }
+    // The steps, one per line, as they can be pasted into a shell in the project folder.
+    out.push_str("next, here:\n");
+    let width = plan
+        .prepare
+        .iter()
+        .map(|p| p.command.chars().count())
+        .chain([MCPCHECK_RUN.len()])
+        .max()
+        .unwrap_or(0);
+    for step in &plan.prepare {
+        let _ = writeln!(out, "  {:width$}   # {}", step.command, step.why);
+    }
+    if let Target::Url(_) = plan.target {
+        out.push_str("  # start the server at that URL (or set `serve` in mcpcheck.toml)\n");
+    }
+    let _ = writeln!(out, "  {MCPCHECK_RUN:width$}   # the verdict");
+    let files = if ignored {
+        format!("{CONFIG_FILE}, {WORKFLOW_FILE} and .gitignore")
+    } else {
+        format!("{CONFIG_FILE} and {WORKFLOW_FILE}")
+    };
+    let _ = writeln!(out, "then commit {files}");
+    Ok(out)
 }
 
 /// Asks on the terminal how the server starts; outside a terminal, says which flag to give.
@@ -405,6 +557,7 @@ fn ask() -> Result<Plan, String> {
         found: "a server named at the prompt".into(),
         target,
         setup: Vec::new(),
+        prepare: Vec::new(),
     })
 }
 
@@ -451,6 +604,8 @@ mod tests {
         let plan = detect(dir.path()).unwrap().unwrap();
         assert_eq!(plan.target, Target::Stdio("uv run weather".into()));
         assert!(plan.setup.iter().any(|s| s.contains("uv sync")));
+        // `uv run` installs the project itself: nothing to do first.
+        assert_eq!(plan.prepare, Vec::new());
     }
 
     #[test]
@@ -463,6 +618,10 @@ mod tests {
         assert_eq!(
             plan.target,
             Target::Stdio("./target/release/my-server".into())
+        );
+        assert_eq!(
+            plan.prepare[0].command,
+            "cargo build --release --bin my-server"
         );
     }
 
@@ -478,9 +637,28 @@ mod tests {
             found: "x".into(),
             target: Target::Stdio(r#"node "my server.js""#.into()),
             setup: Vec::new(),
+            prepare: Vec::new(),
         };
         let text = config_text(&plan, "2026.11");
         let parsed: toml::Table = toml::from_str(&text).unwrap();
         assert_eq!(parsed["stdio"].as_str(), Some(r#"node "my server.js""#));
+    }
+
+    #[test]
+    fn the_default_branch_is_the_remote_s_then_the_checked_out_one_then_main() {
+        let dir = project(&[("README.md", "hi")]);
+        assert_eq!(default_branch(dir.path()), "main");
+        let dir = project(&[(".git/HEAD", "ref: refs/heads/develop\n")]);
+        assert_eq!(default_branch(dir.path()), "develop");
+        let dir = project(&[
+            (".git/HEAD", "ref: refs/heads/feature/x\n"),
+            (
+                ".git/refs/remotes/origin/HEAD",
+                "ref: refs/remotes/origin/master\n",
+            ),
+        ]);
+        assert_eq!(default_branch(dir.path()), "master");
+        assert_eq!(yaml_word("feature/x"), "feature/x");
+        assert_eq!(yaml_word("it's"), "'it''s'");
     }
 }

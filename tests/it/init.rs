@@ -1,7 +1,9 @@
-//! `mcpcheck init` on sample Node and Python projects (tests/init): it finds how the server
-//! starts, writes an mcpcheck.toml and a GitHub workflow, and the config it wrote runs: `mcpcheck
-//! run` in the project folder checks the sample's server with no flag at all.
+//! `mcpcheck init` on sample Node, Python and Rust projects (tests/init), followed as a new
+//! user follows it: it finds how the server starts, writes an mcpcheck.toml and a GitHub
+//! workflow, and prints the next steps; each step is run as printed, in the project folder, and
+//! the last, `mcpcheck run`, reaches a verdict with no flag at all.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::support::{mcpcheck, reference_server};
@@ -46,31 +48,92 @@ fn init(dir: &Path, args: &[&str]) -> std::process::Output {
         .expect("mcpcheck runs")
 }
 
-/// `mcpcheck run` in the project with only what init wrote, against a few checks.
-fn run_there(dir: &Path) -> std::process::Output {
-    mcpcheck()
-        .args(["run", "--check", "lifecycle-*", "--check", "tools-list-*"])
-        .current_dir(dir)
-        .env("MCPCHECK_SAMPLE_SERVER", reference_server())
-        .output()
-        .expect("mcpcheck runs")
-}
-
-#[test]
-fn a_node_project_gets_its_bin_as_the_server_and_a_workflow_that_builds_it() {
-    let project = sample("node");
-    let out = init(project.path(), &[]);
-    let said = String::from_utf8_lossy(&out.stdout);
+/// Runs `mcpcheck init` in the project, then every step it printed under "next", as printed,
+/// in a shell in the project folder, with `mcpcheck` (and `bin`, a virtual environment's, say)
+/// on the PATH. Returns what init said and what the last step (`mcpcheck run`) printed.
+fn init_and_follow(dir: &Path, bin: Option<&Path>) -> (String, String) {
+    let out = init(dir, &[]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert_eq!(
         out.status.code(),
         Some(0),
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let steps: Vec<&str> = said
+        .lines()
+        .skip_while(|l| *l != "next, here:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.split("   # ").next().unwrap().trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(steps.last(), Some(&"mcpcheck run"), "{said}");
+    let mcpcheck_dir = PathBuf::from(env!("CARGO_BIN_EXE_mcpcheck"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let mut path: Vec<PathBuf> = bin.into_iter().map(Path::to_path_buf).collect();
+    path.push(mcpcheck_dir);
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path: OsString = std::env::join_paths(path).unwrap();
+    let mut last = String::new();
+    for step in steps {
+        let out = std::process::Command::new("sh")
+            .args(["-c", step])
+            .current_dir(dir)
+            .env("PATH", &path)
+            .env("MCPCHECK_SAMPLE_SERVER", reference_server())
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("NO_COLOR")
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+            .output()
+            .expect("sh runs");
+        last = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "the printed step `{step}` failed:\n{last}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(
+        last.contains("conforms to MCP"),
+        "no verdict from `mcpcheck run`:\n{last}"
+    );
+    assert!(
+        dir.join("mcpcheck/report.json").is_file(),
+        "the [output] of the written config"
+    );
+    // The reports' folder is ignored, so that a run leaves nothing to commit by mistake.
+    let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "/mcpcheck/"), "{ignore}");
+    (said, last)
+}
+
+/// A fresh virtual environment's bin folder, as an activated one puts on the PATH.
+fn virtual_environment(dir: &Path) -> PathBuf {
+    let status = std::process::Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(dir)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success());
+    dir.join("bin")
+}
+
+#[test]
+fn a_node_project_is_installed_built_and_run_by_its_bin() {
+    let project = sample("node");
+    let (said, verdict) = init_and_follow(project.path(), None);
     assert!(
         said.contains("found a Node project (package.json \"bin\" sample-node-server)"),
         "{said}"
     );
+    assert!(said.contains("\n  npm ci "), "{said}");
+    assert!(said.contains("\n  npm run build "), "{said}");
     let config = std::fs::read_to_string(project.path().join("mcpcheck.toml")).unwrap();
     assert!(
         config.contains("\nstdio = \"node server.js\"\n"),
@@ -79,31 +142,16 @@ fn a_node_project_gets_its_bin_as_the_server_and_a_workflow_that_builds_it() {
     let workflow =
         std::fs::read_to_string(project.path().join(".github/workflows/mcpcheck.yml")).unwrap();
     snapshot("init-node-workflow", &workflow);
-    let out = run_there(project.path());
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("node server.js"), "{stdout}");
-    assert!(
-        project.path().join("mcpcheck/report.json").is_file(),
-        "the [output] of the written config"
-    );
+    assert!(verdict.contains("node server.js"), "{verdict}");
 }
 
 #[test]
-fn a_python_project_gets_python_m_and_a_workflow_that_installs_it() {
+fn a_python_module_is_installed_then_run_with_python_m() {
     let project = sample("python");
-    let out = init(project.path(), &[]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let venv = tempfile::tempdir().unwrap();
+    let bin = virtual_environment(venv.path());
+    let (said, _) = init_and_follow(project.path(), Some(&bin));
+    assert!(said.contains("\n  pip install -e . "), "{said}");
     let config = std::fs::read_to_string(project.path().join("mcpcheck.toml")).unwrap();
     assert!(
         config.contains("\nstdio = \"python -m sample_server\"\n"),
@@ -112,14 +160,77 @@ fn a_python_project_gets_python_m_and_a_workflow_that_installs_it() {
     let workflow =
         std::fs::read_to_string(project.path().join(".github/workflows/mcpcheck.yml")).unwrap();
     snapshot("init-python-workflow", &workflow);
-    let out = run_there(project.path());
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+}
+
+#[test]
+fn a_python_console_script_is_installed_before_it_is_run() {
+    // The script exists only once the project is installed: init says so first.
+    let project = sample("python-script");
+    let venv = tempfile::tempdir().unwrap();
+    let bin = virtual_environment(venv.path());
+    let (said, _) = init_and_follow(project.path(), Some(&bin));
+    assert!(
+        said.contains("the script weather-mcp exists once the project is installed"),
+        "{said}"
     );
+    let config = std::fs::read_to_string(project.path().join("mcpcheck.toml")).unwrap();
+    assert!(config.contains("\nstdio = \"weather-mcp\"\n"), "{config}");
+}
+
+#[test]
+fn a_rust_project_is_built_then_its_binary_run() {
+    let project = sample("rust");
+    let (said, _) = init_and_follow(project.path(), None);
+    assert!(
+        said.contains("\n  cargo build --release --bin sample-rust-server "),
+        "{said}"
+    );
+    let workflow =
+        std::fs::read_to_string(project.path().join(".github/workflows/mcpcheck.yml")).unwrap();
+    snapshot("init-rust-workflow", &workflow);
+}
+
+#[test]
+fn the_workflow_runs_once_per_change_on_the_branch_the_clone_names() {
+    let project = sample("node");
+    std::fs::create_dir_all(project.path().join(".git")).unwrap();
+    std::fs::write(project.path().join(".git/HEAD"), "ref: refs/heads/trunk\n").unwrap();
+    std::fs::write(project.path().join(".gitignore"), "node_modules").unwrap();
+    let out = init(project.path(), &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let workflow =
+        std::fs::read_to_string(project.path().join(".github/workflows/mcpcheck.yml")).unwrap();
+    assert!(
+        workflow.contains("on:\n  push:\n    branches: [trunk]\n  pull_request:\n"),
+        "{workflow}"
+    );
+    // An existing .gitignore is added to, once.
+    assert_eq!(
+        std::fs::read_to_string(project.path().join(".gitignore")).unwrap(),
+        "node_modules\n# mcpcheck's reports (mcpcheck.toml [output])\n/mcpcheck/\n"
+    );
+    assert_eq!(init(project.path(), &["--force"]).status.code(), Some(0));
+    let ignore = std::fs::read_to_string(project.path().join(".gitignore")).unwrap();
+    assert_eq!(ignore.matches("/mcpcheck/").count(), 1, "{ignore}");
+}
+
+#[test]
+fn the_action_is_named_alike_by_init_the_readme_and_the_ci_guide() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let named = mcpcheck::cli::init::DEFAULT_ACTION;
+    for doc in ["README.md", "docs/ci.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let uses: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("- uses: "))
+            .map(|u| u.split_whitespace().next().unwrap())
+            .filter(|u| u.contains("/mcpcheck@"))
+            .collect();
+        assert!(!uses.is_empty(), "{doc} shows no workflow using the Action");
+        for used in uses {
+            assert_eq!(used, named, "{doc} names the Action otherwise than init");
+        }
+    }
 }
 
 #[test]
