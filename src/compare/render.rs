@@ -278,10 +278,12 @@ fn markdown_row(out: &mut String, row: &Row) {
     out.push('\n');
 }
 
-/// The HTML page; every cell expands to its exchange.
+/// The HTML page; every cell expands to its exchange. The legend comes first; the header row
+/// (server names, then each one's score) stays in view while the table scrolls; the rows where
+/// the servers disagree come in a section of their own, above those where they agree.
 pub fn html(matrix: &Matrix) -> String {
     let mut out = String::from(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck compare</title>\n<style>\nbody{font:14px/1.4 system-ui,sans-serif;margin:2em}\ntable{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2em .4em;vertical-align:top}\n.pass{background:#dafbe1}.fail,.error{background:#ffebe9}.warn{background:#fff8c5}.skip,.none{background:#f6f8fa}.info,.not-testable{background:#ddf4ff}\ntr.disagree td:first-child{font-weight:600}\npre{white-space:pre-wrap;word-break:break-all;max-width:40em;font-size:12px}\n</style>\n</head>\n<body>\n<h1>mcpcheck compare</h1>\n<ul>\n",
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck compare</title>\n<style>\nbody{font:14px/1.4 system-ui,sans-serif;margin:2em}\ntable{border-collapse:separate;border-spacing:0}td,th{border:1px solid #d0d7de;padding:.2em .4em;vertical-align:top}\nthead th{position:sticky;background:#fff;z-index:1}thead tr.names th{top:0}thead tr.score th{top:1.9em;font-weight:400;font-size:.9em}\n.pass{background:#dafbe1}.fail,.error{background:#ffebe9}.warn{background:#fff8c5}.skip,.none{background:#f6f8fa}.info,.not-testable{background:#ddf4ff}\ntr.disagree td:first-child{font-weight:600}\ntr.group th{text-align:left;background:#24292f;color:#fff;font-size:1.05em;padding:.4em}tbody.agree tr.group th{background:#57606a}\ntbody.disagree tr:last-child td{border-bottom:4px solid #24292f}\ntr.area th{text-align:left;background:#eaeef2}\n.legend{font-size:.9em;color:#57606a;white-space:pre-line}\npre{white-space:pre-wrap;word-break:break-all;max-width:40em;font-size:12px}\n</style>\n</head>\n<body>\n<h1>mcpcheck compare</h1>\n<ul>\n",
     );
     for server in &matrix.servers {
         let _ = writeln!(
@@ -290,33 +292,64 @@ pub fn html(matrix: &Matrix) -> String {
             escape(&server.name),
             escape(&server.target),
             escape(&server.fatal.clone().unwrap_or_else(|| format!(
-                "{} · protocol {} · {:.0}% ({} passed, {} failed, {})",
+                "{} · protocol {}",
                 server.server.clone().unwrap_or_default(),
                 server.version.clone().unwrap_or_default(),
+            )))
+        );
+    }
+    let _ = writeln!(out, "</ul>\n<p class=\"legend\">{}</p>", escape(LEGEND));
+    out.push_str("<table>\n<thead>\n<tr class=\"names\"><th>check</th><th>level</th>");
+    for server in &matrix.servers {
+        let _ = write!(out, "<th>{}</th>", escape(&server.name));
+    }
+    out.push_str("</tr>\n<tr class=\"score\"><th>score</th><th></th>");
+    for server in &matrix.servers {
+        let score = match &server.fatal {
+            Some(_) => "could not be tested".to_string(),
+            None => format!(
+                "{:.0}% · {} passed, {} failed, {}",
                 server.score,
                 server.pass,
                 server.fail,
                 counted(server.warn, "warning", "warnings")
-            )))
-        );
+            ),
+        };
+        let _ = write!(out, "<th>{}</th>", escape(&score));
     }
-    out.push_str("</ul>\n<table>\n<tr><th>check</th><th>level</th>");
-    for server in &matrix.servers {
-        let _ = write!(out, "<th>{}</th>", escape(&server.name));
-    }
-    out.push_str("</tr>\n");
+    out.push_str("</tr>\n</thead>\n");
     let columns = matrix.servers.len() + 2;
-    let mut area = None;
-    for row in matrix.rows.iter().filter(|r| !r.applies_nowhere()) {
-        if area != Some((&row.area, row.disagree)) {
-            area = Some((&row.area, row.disagree));
-            let _ = writeln!(
-                out,
-                "<tr class=\"area\"><th colspan=\"{columns}\">{}</th></tr>",
-                escape(&row.area)
-            );
+    let shown: Vec<&Row> = matrix
+        .rows
+        .iter()
+        .filter(|r| !r.applies_nowhere())
+        .collect();
+    for (disagree, class, heading) in [
+        (true, "disagree", "where the servers disagree"),
+        (false, "agree", "where the servers agree"),
+    ] {
+        let rows: Vec<&&Row> = shown.iter().filter(|r| r.disagree == disagree).collect();
+        if rows.is_empty() {
+            continue;
         }
-        html_row(&mut out, row);
+        let _ = writeln!(
+            out,
+            "<tbody class=\"{class}\">\n<tr class=\"group\"><th colspan=\"{columns}\">{} {heading}</th></tr>",
+            counted(rows.len(), "check", "checks")
+        );
+        let mut area = None;
+        for row in rows {
+            if area != Some(&row.area) {
+                area = Some(&row.area);
+                let _ = writeln!(
+                    out,
+                    "<tr class=\"area\"><th colspan=\"{columns}\">{}</th></tr>",
+                    escape(&row.area)
+                );
+            }
+            html_row(&mut out, row);
+        }
+        out.push_str("</tbody>\n");
     }
     out.push_str("</table>\n");
     let nowhere: Vec<&Row> = matrix.rows.iter().filter(|r| r.applies_nowhere()).collect();
@@ -331,7 +364,7 @@ pub fn html(matrix: &Matrix) -> String {
         }
         out.push_str("</table>\n</details>\n");
     }
-    let _ = writeln!(out, "<p>{}</p>\n</body>\n</html>", escape(LEGEND));
+    out.push_str("</body>\n</html>\n");
     out
 }
 
@@ -435,14 +468,14 @@ mod tests {
         let text = terminal(&matrix(), 120);
         assert!(!text.contains("nowhere-check"), "{text}");
         assert!(
-            text.contains("1 checks applied to none of these servers"),
+            text.contains("1 check applied to none of these servers"),
             "{text}"
         );
         assert!(text.contains("— jsonrpc —"), "{text}");
         let md = markdown(&matrix());
         assert!(md.contains("| **jsonrpc** |"), "{md}");
         assert!(
-            md.contains("<details><summary>1 checks applied to none"),
+            md.contains("<details><summary>1 check applied to none"),
             "{md}"
         );
         // Still a row of the table inside the collapsed block, so that nothing is lost.
@@ -451,6 +484,33 @@ mod tests {
         assert!(
             html.contains("<tr class=\"area\"><th colspan=\"4\">jsonrpc</th></tr>"),
             "{html}"
+        );
+    }
+
+    #[test]
+    fn the_html_table_keeps_its_header_in_view_and_sets_disagreements_apart() {
+        let mut matrix = matrix();
+        matrix.rows[0].disagree = true;
+        matrix.servers[1].fatal = Some("no handshake".into());
+        let html = html(&matrix);
+        // The legend before the table, the header (names, then scores) sticky.
+        let legend = html.find("<p class=\"legend\">").unwrap();
+        assert!(legend < html.find("<table>").unwrap(), "{html}");
+        assert!(html.contains("thead th{position:sticky"), "{html}");
+        assert!(
+            html.contains("<tr class=\"score\"><th>score</th><th></th><th>100% · 1 passed, 0 failed, 0 warnings</th><th>could not be tested</th></tr>"),
+            "{html}"
+        );
+        // A section per side of the boundary, disagreements first.
+        let disagree = html
+            .find("<tbody class=\"disagree\">\n<tr class=\"group\"><th colspan=\"4\">1 check where the servers disagree</th></tr>")
+            .expect(&html);
+        assert!(html[disagree..].contains("judged-check"), "{html}");
+        assert!(!html.contains("<tbody class=\"agree\">"), "{html}");
+        let agreeing = super::html(&super::tests::matrix());
+        assert!(
+            agreeing.contains("<tbody class=\"agree\">\n<tr class=\"group\"><th colspan=\"4\">1 check where the servers agree</th></tr>"),
+            "{agreeing}"
         );
     }
 

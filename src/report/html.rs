@@ -1,12 +1,14 @@
-//! One self-contained HTML file (no scripts, no network): the verdict, counts, the problems first
-//! and open, then every check by area, each expandable to its evidence — the bytes sent and
-//! received, headers, timing — and the server's stderr tail.
+//! One self-contained HTML file (no scripts, no network) that reads as the terminal report does:
+//! the verdict (marked), counts, the problems first and open, a line per area, the checks judged
+//! by area, each expandable to its evidence — the bytes sent and received, headers, timing — then
+//! the checks that did not apply counted by reason, and the server's stderr tail.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use super::grade::Mark;
 use super::{CheckResult, Evidence, Report};
+use crate::check::Status;
 
 /// Escapes text for HTML; control characters are written out visibly ([`super::safe::visible`]).
 pub fn escape(text: &str) -> String {
@@ -51,10 +53,13 @@ pub fn with_code(text: &str) -> String {
 
 const STYLE: &str = "
 body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1b1f24}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d0d7de}
-table.counts td,table.counts th{padding:.2em .8em;text-align:center;border:1px solid #d0d7de}
+h1{font-size:1.4em;padding:.4em .6em;border-radius:6px}h2{font-size:1.15em;margin-top:2em;border-bottom:1px solid #d0d7de}
+h1.conforms{background:#dafbe1;color:#116329}h1.fails{background:#ffebe9;color:#a40e26}h1.untested{background:#eaeef2;color:#24292f}
+h1 .mark{font-weight:700;margin-right:.4em}
+table.counts td,table.counts th,table.areas td,table.areas th{padding:.2em .8em;text-align:center;border:1px solid #d0d7de}
+table.areas td:first-child{text-align:left}table{border-collapse:collapse}
 details.check{border:1px solid #d0d7de;border-radius:6px;margin:.3em 0;padding:.3em .6em}
-details.check>summary{cursor:pointer}
+details.check>summary,details.reason>summary{cursor:pointer}
 .status{display:inline-block;min-width:7em;font-weight:600}
 .status.pass,th.pass{color:#1a7f37}.status.fail,.status.error,th.fail,th.error,p.fail{color:#cf222e}.status.warn,th.warn{color:#9a6700}
 .status.info,.status.not-testable,th.info,th.not-testable{color:#0969da}.status.skip,th.skip{color:#6e7781}
@@ -62,10 +67,37 @@ details.check.fail,details.check.error{border-left:4px solid #cf222e}details.che
 details.check.pass{border-left:4px solid #1a7f37}details.check.info,details.check.not-testable{border-left:4px solid #0969da}
 pre{background:#f6f8fa;padding:.5em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
 dl{display:grid;grid-template-columns:8em 1fr;gap:.2em 1em}dt{color:#57606a}dd{margin:0}
-.tag{font-size:.85em;color:#57606a}
+.tag,.legend{font-size:.85em;color:#57606a}abbr{text-decoration:underline dotted;cursor:help}
 ";
 
-/// Renders the report as a self-contained HTML page.
+/// A status as a column of counts says it ("warnings", "not applicable").
+fn column_label(status: Status) -> &'static str {
+    match status {
+        Status::Pass => "passed",
+        Status::Fail => "failed",
+        Status::Warn => "warnings",
+        Status::Error => "errors",
+        Status::NotTestable => "not testable",
+        Status::Info => "info",
+        Status::Skip => "not applicable",
+    }
+}
+
+/// What a derived level's star means, where it appears and in the legend.
+const DERIVED: &str = "derived: a requirement MCP states only through JSON-RPC 2.0 (or its schema), graded at JSON-RPC's level";
+
+/// A status as the report's words say it ("not applicable", not "skip").
+fn status_label(status: Status) -> &'static str {
+    match status {
+        Status::Skip => "not applicable",
+        Status::NotTestable => "not testable",
+        other => other.as_str(),
+    }
+}
+
+/// Renders the report as a self-contained HTML page, read as the terminal report reads: the
+/// verdict, the problems, a line per area, the checks judged by area, then the checks that did
+/// not apply counted by reason.
 pub fn render(report: &Report) -> String {
     let marks = report
         .grading
@@ -74,9 +106,14 @@ pub fn render(report: &Report) -> String {
         .unwrap_or_default();
     let mut out = String::new();
     let _ = write!(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n", escape(&report.verdict_line()));
+    let (class, mark) = match report.exit_code() {
+        crate::exit::SUCCESS => ("conforms", "✓"),
+        crate::exit::FAILURES => ("fails", "✗"),
+        _ => ("untested", "?"),
+    };
     let _ = writeln!(
         out,
-        "<h1 id=\"verdict\">{}</h1>",
+        "<h1 id=\"verdict\" class=\"{class}\"><span class=\"mark\">{mark}</span>{}</h1>",
         escape(&report.verdict_line())
     );
     let target = report.target_label();
@@ -104,8 +141,35 @@ pub fn render(report: &Report) -> String {
         report.duration_ms
     );
     let s = &report.summary;
-    let _ = writeln!(out, "<table class=\"counts\"><tr><th class=\"pass\">pass</th><th class=\"fail\">fail</th><th class=\"warn\">warn</th><th class=\"error\">error</th><th class=\"not-testable\">not testable</th><th class=\"info\">info</th><th class=\"skip\">not applicable</th></tr>");
-    let _ = writeln!(out, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>", s.pass, s.fail, s.warn, s.error, s.not_testable, s.info, s.skip);
+    out.push_str("<table class=\"counts\"><tr>");
+    let counts = [
+        (Status::Pass, s.pass),
+        (Status::Fail, s.fail),
+        (Status::Warn, s.warn),
+        (Status::Error, s.error),
+        (Status::NotTestable, s.not_testable),
+        (Status::Info, s.info),
+        (Status::Skip, s.skip),
+    ];
+    for (status, _) in counts {
+        let _ = write!(
+            out,
+            "<th class=\"{}\">{}</th>",
+            status.as_str(),
+            column_label(status)
+        );
+    }
+    out.push_str("</tr>\n<tr>");
+    for (_, n) in counts {
+        let _ = write!(out, "<td>{n}</td>");
+    }
+    out.push_str("</tr></table>\n");
+    if report.checks.iter().any(|c| c.derived) {
+        let _ = writeln!(
+            out,
+            "<p class=\"legend\">A level with a star (MUST*, SHOULD*) is {DERIVED}.</p>"
+        );
+    }
     if let Some(note) = &report.eras_note {
         let _ = writeln!(out, "<p>{}</p>", escape(note));
     }
@@ -123,22 +187,8 @@ pub fn render(report: &Report) -> String {
             check_block(&mut out, report, &marks, check, true);
         }
     }
-    let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
-    for check in &report.checks {
-        areas.entry(&check.area).or_default().push(check);
-    }
-    for (area, mut checks) in areas {
-        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
-        let _ = writeln!(
-            out,
-            "<h2 id=\"area-{}\">{}</h2>",
-            escape(area),
-            escape(area)
-        );
-        for check in checks {
-            check_block(&mut out, report, &marks, check, false);
-        }
-    }
+    area_sections(&mut out, report, &marks);
+    not_applicable(&mut out, report);
     if let Some(server) = &report.server {
         let _ = writeln!(out, "<h2 id=\"server\">Server process</h2>");
         if let Some(exit) = &server.exit {
@@ -154,12 +204,152 @@ pub fn render(report: &Report) -> String {
         }
         let _ = writeln!(
             out,
-            "<details><summary>stderr (tail)</summary><pre>{}</pre></details>",
+            "<details{}><summary>stderr (tail)</summary><pre>{}</pre></details>",
+            if report.fatal.is_some() { " open" } else { "" },
             escape(&server.stderr_tail)
         );
     }
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// A table with a line per area (its counts, worst areas first), then a section per area with
+/// the checks judged there; the checks that did not apply are counted, not listed.
+fn area_sections(out: &mut String, report: &Report, marks: &HashMap<&str, Mark>) {
+    let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
+    for check in &report.checks {
+        areas.entry(&check.area).or_default().push(check);
+    }
+    if areas.is_empty() {
+        return;
+    }
+    let mut areas: Vec<(&str, Vec<&CheckResult>)> = areas.into_iter().collect();
+    for (_, checks) in &mut areas {
+        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
+    }
+    // Worst areas first; an area where nothing applied comes last.
+    areas.sort_by_key(|(name, checks)| {
+        let worst = checks
+            .iter()
+            .map(|c| c.status)
+            .filter(|s| *s != Status::Skip)
+            .min()
+            .unwrap_or(Status::Skip);
+        (worst == Status::Skip, worst, *name)
+    });
+    const COLUMNS: [Status; 7] = [
+        Status::Fail,
+        Status::Warn,
+        Status::Error,
+        Status::NotTestable,
+        Status::Info,
+        Status::Pass,
+        Status::Skip,
+    ];
+    let _ = writeln!(out, "<h2 id=\"areas\">Areas</h2>\n<table class=\"areas\">");
+    out.push_str("<tr><th>area</th>");
+    for status in COLUMNS {
+        let _ = write!(
+            out,
+            "<th class=\"{}\">{}</th>",
+            status.as_str(),
+            column_label(status)
+        );
+    }
+    out.push_str("</tr>\n");
+    for (area, checks) in &areas {
+        let judged = checks.iter().any(|c| c.status != Status::Skip);
+        let name = if judged {
+            format!("<a href=\"#area-{0}\">{0}</a>", escape(area))
+        } else {
+            escape(area)
+        };
+        let _ = write!(out, "<tr><td>{name}</td>");
+        for status in COLUMNS {
+            match checks.iter().filter(|c| c.status == status).count() {
+                0 => out.push_str("<td></td>"),
+                n => {
+                    let _ = write!(out, "<td>{n}</td>");
+                }
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    for (area, checks) in &areas {
+        let judged: Vec<&&CheckResult> =
+            checks.iter().filter(|c| c.status != Status::Skip).collect();
+        if judged.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<h2 id=\"area-{}\">{}</h2>",
+            escape(area),
+            escape(area)
+        );
+        for check in judged {
+            check_block(out, report, marks, check, false);
+        }
+    }
+}
+
+/// The checks that did not apply, counted by reason as the terminal counts them, each reason
+/// expanding to its checks.
+fn not_applicable(out: &mut String, report: &Report) {
+    let mut reasons: BTreeMap<String, Vec<&CheckResult>> = BTreeMap::new();
+    for check in report.checks.iter().filter(|c| c.status == Status::Skip) {
+        reasons
+            .entry(super::terminal::reason(&check.message))
+            .or_default()
+            .push(check);
+    }
+    if reasons.is_empty() {
+        return;
+    }
+    let total: usize = reasons.values().map(Vec::len).sum();
+    let mut reasons: Vec<(String, Vec<&CheckResult>)> = reasons.into_iter().collect();
+    reasons.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    let _ = writeln!(
+        out,
+        "<h2 id=\"not-applicable\">Not applicable ({total} of {}; {} were judged)</h2>",
+        report.checks.len(),
+        report.checks.len() - total
+    );
+    for (reason, checks) in reasons {
+        let reason = if checks.len() == 1 {
+            super::terminal::singular(&reason)
+        } else {
+            reason
+        };
+        let _ = writeln!(
+            out,
+            "<details class=\"reason\"><summary>{} {}</summary><ul>",
+            checks.len(),
+            with_code(&reason)
+        );
+        for check in checks {
+            let _ = writeln!(
+                out,
+                "<li><code>{}</code> {}{} — {}: {}</li>",
+                escape(&check.name()),
+                check.level,
+                level_star(check),
+                with_code(&check.title),
+                with_code(&check.message)
+            );
+        }
+        out.push_str("</ul></details>\n");
+    }
+}
+
+/// The star after a derived check's level, explained where it appears.
+fn level_star(check: &CheckResult) -> String {
+    if check.derived {
+        format!("<abbr title=\"{}\">*</abbr>", escape(DERIVED))
+    } else {
+        String::new()
+    }
 }
 
 fn check_block(
@@ -179,17 +369,18 @@ fn check_block(
     let status = check.status.as_str();
     let _ = writeln!(
         out,
-        "<details class=\"check {status}\"{}><summary><span class=\"status {status}\">{status}</span> <code>{}</code> {}{} — {}{tag}</summary>",
+        "<details class=\"check {status}\"{}><summary><span class=\"status {status}\">{}</span> <code>{}</code> {}{} — {}{tag}</summary>",
         if open { " open" } else { "" },
+        status_label(check.status),
         escape(&check.name()),
         check.level,
-        if check.derived { "*" } else { "" },
+        level_star(check),
         with_code(&check.title)
     );
     let _ = writeln!(
         out,
         "<dl><dt>verdict</dt><dd>{}</dd><dt>expected</dt><dd>{}</dd>",
-        escape(&check.message),
+        with_code(&check.message),
         with_code(&check.expected)
     );
     if let Some(actual) = &check.actual {

@@ -540,7 +540,7 @@ fn not_applicable(report: &Report, each: bool) -> String {
 }
 
 /// A reason's verb for one check ("needs", not "need").
-fn singular(reason: &str) -> String {
+pub fn singular(reason: &str) -> String {
     for (many, one) in [
         ("need ", "needs "),
         ("are ", "is "),

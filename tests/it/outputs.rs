@@ -418,7 +418,7 @@ fn markdown_and_html_snapshots() {
 }
 
 #[test]
-fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
+fn the_html_reports_render_in_headless_chromium_and_read_like_the_terminal() {
     let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|c| which(c))
@@ -428,8 +428,68 @@ fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
     };
     let dir = tempfile::tempdir().unwrap();
     run_all_formats(dir.path(), FAIL_AND_WARN);
-    let page = format!("file://{}", dir.path().join("report.html").display());
-    let profile = dir.path().join("chromium-profile");
+    let dom = render_in(chromium, dir.path(), &dir.path().join("report.html"));
+    assert!(
+        dom.contains("<h2 id=\"problems\">Problems</h2>"),
+        "chromium did not render the report"
+    );
+    assert!(dom.contains("resources-read-missing-error"));
+    // The verdict is marked in the heading.
+    assert!(
+        dom.contains("<h1 id=\"verdict\" class=\"fails\"><span class=\"mark\">✗</span>does not conform to MCP 2025-11-25"),
+        "{dom}"
+    );
+    // Problems, then a line per area, the checks judged by area, then what did not apply by
+    // reason; one word for it everywhere.
+    let at = |needle: &str| dom.find(needle).unwrap_or_else(|| panic!("no {needle}"));
+    assert!(at("id=\"problems\"") < at("id=\"areas\""));
+    assert!(at("id=\"areas\"") < at("id=\"area-resources\""));
+    assert!(at("id=\"area-resources\"") < at("id=\"not-applicable\""));
+    assert!(
+        dom.contains("<details class=\"reason\"><summary>42 are for the stateless era</summary>"),
+        "{dom}"
+    );
+    assert!(!dom.contains(">skip<"), "the word is not applicable");
+    // A derived level's star is explained where it appears, and in the legend.
+    assert!(dom.contains("MUST<abbr title=\"derived: "), "{dom}");
+    assert!(dom.contains("A level with a star (MUST*, SHOULD*) is derived"));
+    // Code spans in titles are code (a server's own text keeps its backticks).
+    let raw: Vec<&str> = dom
+        .lines()
+        .filter(|l| l.contains("<summary>") && l.contains('`'))
+        .collect();
+    assert!(raw.is_empty(), "raw backticks in titles: {raw:#?}");
+    assert!(dom.contains("<code>completions</code>"), "{dom}");
+
+    // The comparison: the legend above the table, a header that stays, disagreements apart.
+    let compare = dir.path().join("compare.html");
+    let out = mcpcheck()
+        .args(["compare", "--stdio", &stdio_command(&[]), "--stdio"])
+        .arg(stdio_command(&["unknown-tool-is-error"]))
+        .args(["--check", "tools-*", "--html"])
+        .arg(&compare)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = render_in(chromium, dir.path(), &compare);
+    let at = |needle: &str| {
+        dom.find(needle)
+            .unwrap_or_else(|| panic!("no {needle} in {dom}"))
+    };
+    assert!(at("<p class=\"legend\">") < at("<table>"));
+    assert!(at("<tr class=\"score\"><th>score</th>") < at("<tbody class=\"disagree\">"));
+    assert!(at("1 check where the servers disagree") < at("where the servers agree"));
+    assert!(at("tools-call-unknown-tool") < at("<tbody class=\"agree\">"));
+}
+
+/// The DOM headless Chromium builds from a page.
+fn render_in(chromium: &str, dir: &Path, page: &Path) -> String {
+    let profile = dir.join("chromium-profile");
     let output = std::process::Command::new(chromium)
         .args([
             "--headless",
@@ -441,17 +501,18 @@ fn the_html_report_renders_in_headless_chromium_and_shows_the_failures() {
             "--no-first-run",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--virtual-time-budget=2000", "--dump-dom", &page])
+        .args(["--virtual-time-budget=2000", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&output.stdout);
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
-        dom.contains("<h2 id=\"problems\">Problems</h2>"),
-        "chromium did not render the report: {}",
+        dom.contains("</body>"),
+        "chromium did not render {}: {}",
+        page.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(dom.contains("resources-read-missing-error"));
-    assert!(dom.contains("does not conform to MCP 2025-11-25"));
+    dom
 }
 
 fn which(program: &str) -> bool {
