@@ -1,6 +1,7 @@
 //! Judging every era a server speaks. A server that answers `server/discover` is judged at
 //! 2026-07-28; when it also completes the initialize handshake (many SDKs speak both), it is
-//! judged again in the handshake era, the one most clients in the field use. Versions pinned
+//! judged again in the handshake era, the one most clients in the field use: over stdio that
+//! pass runs beside the first, from the moment the first knows its era. Versions pinned
 //! with `--spec-version` are judged one pass each instead. The passes are joined into one
 //! report in which every check names the version it was judged at.
 
@@ -16,43 +17,33 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
     let mut reports = Vec::new();
     let mut note = None;
     if config.versions.is_empty() {
-        let first = run_started(config.clone(), None, &shared).await;
+        // Over stdio every era's connections are processes of their own, so the handshake era
+        // starts as soon as the first pass knows it is in the stateless one, while that pass
+        // goes on (a server slow to start pays its starts once, not twice in a row). Over HTTP
+        // both eras would speak to one server whose state they share: one after the other.
+        let concurrent = matches!(config.target, Target::Stdio(_));
+        let (known, era) = tokio::sync::oneshot::channel();
+        let first = run_started(config.clone(), None, &shared, concurrent.then_some(known));
+        let handshake = async {
+            match era.await {
+                Ok(true) => Some(handshake_pass(&config, clock, &shared).await),
+                _ => None,
+            }
+        };
+        let (first, second) = tokio::join!(first, handshake);
         let stateless = first.fatal.is_none() && first.protocol.era.as_deref() == Some("stateless");
         reports.push(first);
-        if stateless {
-            let left = config.run_timeout.saturating_sub(clock.elapsed());
-            if left < MIN_PASS {
-                note = Some(format!(
-                    "the handshake era was not tried: the run bound of {} s was used up",
-                    config.run_timeout.as_secs()
-                ));
-            } else {
-                match completes_handshake(&config, left).await {
-                    Err(why) => {
-                        note = Some(format!(
-                            "the handshake era was not judged: the server does not complete initialize ({why})"
-                        ));
-                    }
-                    Ok(session) => {
-                        let mut pass = config.clone();
-                        pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
-                        // What is left once the handshake probe is done.
-                        pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
-                        let mut second = run_started(pass, Some(session), &shared).await;
-                        match second.fatal.take() {
-                            // What the first era judged stands: the run is not untestable.
-                            Some(fatal) => {
-                                note = Some(format!("the handshake era was not judged: {fatal}"));
-                            }
-                            None => {
-                                second.protocol.detection = format!(
-                                    "the server also completed initialize (asked for {LATEST_HANDSHAKE})"
-                                );
-                                reports.push(second);
-                            }
-                        }
-                    }
-                }
+        // A first pass that could not be completed stands alone, as if the other era had not
+        // been tried.
+        let second = match second {
+            Some(second) => Some(second),
+            None if stateless && !concurrent => Some(handshake_pass(&config, clock, &shared).await),
+            None => None,
+        };
+        if let (true, Some(second)) = (stateless, second) {
+            match second {
+                Ok(second) => reports.push(second),
+                Err(why) => note = Some(why),
             }
         }
     } else {
@@ -60,7 +51,7 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
             let mut pass = config.clone();
             pass.spec_version = Some(version.clone());
             pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
-            let report = run_started(pass, None, &shared).await;
+            let report = run_started(pass, None, &shared, None).await;
             let fatal = report.fatal.is_some();
             reports.push(report);
             if fatal {
@@ -82,6 +73,38 @@ pub(super) async fn run_eras(config: RunConfig) -> Report {
     }
     report.duration_ms = clock.elapsed().as_millis() as u64;
     report
+}
+
+/// The handshake-era pass of a server found in the stateless era: on a connection of its own
+/// that completes the initialize handshake, under what is left of the run bound. The report, or
+/// why the era was not judged.
+async fn handshake_pass(
+    config: &RunConfig,
+    clock: Instant,
+    shared: &Shared,
+) -> Result<Report, String> {
+    let left = config.run_timeout.saturating_sub(clock.elapsed());
+    if left < MIN_PASS {
+        return Err(format!(
+            "the handshake era was not tried: the run bound of {} s was used up",
+            config.run_timeout.as_secs()
+        ));
+    }
+    let session = completes_handshake(config, left).await.map_err(|why| {
+        format!("the handshake era was not judged: the server does not complete initialize ({why})")
+    })?;
+    let mut pass = config.clone();
+    pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
+    // What is left once the handshake probe is done.
+    pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
+    let mut second = run_started(pass, Some(session), shared, None).await;
+    // What the first era judged stands: the run is not untestable.
+    if let Some(fatal) = second.fatal.take() {
+        return Err(format!("the handshake era was not judged: {fatal}"));
+    }
+    second.protocol.detection =
+        format!("the server also completed initialize (asked for {LATEST_HANDSHAKE})");
+    Ok(second)
 }
 
 /// Whether the server completes an initialize handshake on a connection of its own: the

@@ -223,7 +223,11 @@ const OWN_LANES: usize = 2;
 /// the lane with the least waiting so far (a scenario counts a tenth of a second at least): the
 /// lanes end at about the same time, and the placing follows the library alone, never the
 /// run's timing.
-fn lanes(scenarios: &[(usize, Arc<Scenario>)], target: &Target) -> HashMap<usize, (usize, usize)> {
+fn lanes(
+    scenarios: &[(usize, Arc<Scenario>)],
+    target: &Target,
+    count: usize,
+) -> HashMap<usize, (usize, usize)> {
     let mut ordered: Vec<&(usize, Arc<Scenario>)> = scenarios.iter().collect();
     ordered.sort_by_key(|(index, _)| *index);
     if !matches!(target, Target::Stdio(_)) {
@@ -243,11 +247,11 @@ fn lanes(scenarios: &[(usize, Arc<Scenario>)], target: &Target) -> HashMap<usize
         })
         .collect();
     shared.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
-    let mut waits = [Duration::ZERO; OWN_LANES];
-    let mut taken = [0; OWN_LANES];
+    let mut waits = vec![Duration::ZERO; count.max(1)];
+    let mut taken = vec![0; count.max(1)];
     let mut placed = HashMap::new();
     for (index, scenario) in shared {
-        let lane = (0..OWN_LANES).min_by_key(|&l| waits[l]).unwrap_or(0);
+        let lane = (0..waits.len()).min_by_key(|&l| waits[l]).unwrap_or(0);
         placed.insert(*index, (lane, taken[lane]));
         waits[lane] += known_wait(scenario).max(Duration::from_millis(100));
         taken[lane] += 1;
@@ -421,7 +425,12 @@ fn known_wait(scenario: &Scenario) -> Duration {
 /// the bookkeeping that ties them together under one deadline.
 /// `ready` is a connection already past its handshake at the pass's version, to go on with
 /// instead of starting the server once more.
-async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared) -> Report {
+async fn run_started(
+    config: RunConfig,
+    ready: Option<Session>,
+    shared: &Shared,
+    era_known: Option<tokio::sync::oneshot::Sender<bool>>,
+) -> Report {
     let clock = Instant::now();
     let mut report = empty_report(&config);
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
@@ -460,6 +469,11 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
     let failure = match connected {
         Ok(Ok(retired)) => {
             transcripts.extend(retired);
+            // Whoever waits to know whether this pass is in the stateless era learns it now
+            // (a pass that could not connect drops the sender: not known).
+            if let Some(known) = era_known {
+                let _ = known.send(report.protocol.era.as_deref() == Some("stateless"));
+            }
             None
         }
         Ok(Err(e)) => Some(e),
@@ -580,7 +594,7 @@ async fn run_started(config: RunConfig, ready: Option<Session>, shared: &Shared)
         .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
-    let lanes = lanes(&scenarios, &context.target);
+    let lanes = lanes(&scenarios, &context.target, context.lanes.len());
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
         let (context, semaphore, observer) =
