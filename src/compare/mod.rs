@@ -257,9 +257,12 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             let judged = r.summary.pass + r.summary.fail + r.summary.warn;
             Column {
                 name: name.clone(),
-                target: match r.target.shown() {
-                    shown if shown.is_empty() => r.target.transport.clone(),
-                    shown => shown,
+                // The command that starts the server (a served HTTP server's too: it says
+                // which server the column is), quoted as a shell reads it; else the URL.
+                target: match (&r.target.command, &r.target.url) {
+                    (Some(command), _) => crate::report::command_line(command),
+                    (None, Some(url)) => url.clone(),
+                    _ => r.target.transport.clone(),
                 },
                 version: r.protocol.version.as_ref().map(|_| r.versions_label()),
                 server: r.protocol.server_info.as_ref().map(|i| {

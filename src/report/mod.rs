@@ -94,7 +94,7 @@ impl TargetInfo {
     pub fn shown(&self) -> String {
         match (&self.url, &self.command) {
             (Some(url), _) => url.clone(),
-            (None, Some(command)) => shell_words::join(command),
+            (None, Some(command)) => command_line(command),
             _ => String::new(),
         }
     }
@@ -444,6 +444,27 @@ pub fn rfc3339(time: std::time::SystemTime) -> String {
     )
 }
 
+/// A command's words as a shell line that gives them back: a word with nothing a shell reads
+/// specially stays as it is (`PORT=3000`, `./server`), any other is quoted.
+pub fn command_line(argv: &[String]) -> String {
+    let plain = |word: &str| {
+        !word.is_empty()
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c))
+    };
+    argv.iter()
+        .map(|word| {
+            if plain(word) {
+                word.clone()
+            } else {
+                shell_words::quote(word).into_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// `n` and the noun that goes with it: "1 warning", "2 warnings".
 pub fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -465,6 +486,8 @@ mod tests {
             url: None,
         };
         assert_eq!(stdio.label(), "stdio: sh -c 'echo hi >&2; exec server'");
+        let env = ["env", "PORT=3000", "node", "a b.js", ""].map(String::from);
+        assert_eq!(command_line(&env), "env PORT=3000 node 'a b.js' ''");
         // A --serve command is the run's, not the target's name.
         let served = TargetInfo {
             transport: "http".into(),
