@@ -140,6 +140,7 @@ pub async fn fetch_one(
         body: Vec::new(),
         drop_after_events: None,
         stream_for: None,
+        reuse: None,
     };
     let response = tokio::time::timeout(
         timeout,

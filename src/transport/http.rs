@@ -1,6 +1,7 @@
-//! The HTTP client under the Streamable HTTP transport: one hyper connection per request, so the
+//! The HTTP client under the Streamable HTTP transport: hyper's HTTP/1.1 connection API, so the
 //! headers sent are exactly the ones set (nothing added, nothing normalised away), with TLS for
-//! https targets. Bodies are read as JSON or as an SSE stream.
+//! https targets. A session's POSTs take turns on its keep-alive connections ([`Pool`]); every
+//! other request has a connection of its own. Bodies are read as JSON or as an SSE stream.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -35,7 +36,68 @@ pub struct HttpRequest {
     /// A POST answered with an SSE stream is dropped (the connection closed) after this many
     /// events, as a client that lost its connection would.
     pub drop_after_events: Option<usize>,
+    /// Keep-alive connections this request may be sent on, and its connection left in for the
+    /// next once its response has been read to the end; `None`: a connection of its own.
+    pub reuse: Option<Pool>,
 }
+
+/// Idle keep-alive connections, by origin, that the requests of one session take turns on: a
+/// TCP connection (and a TLS handshake) per session instead of per request. A connection is
+/// taken back only after a response read to its end without `Connection: close`, and not when
+/// it has been idle longer than [`IDLE_REUSE`] (servers close idle connections after a few
+/// seconds).
+#[derive(Clone, Default)]
+pub struct Pool(Arc<std::sync::Mutex<Vec<Idle>>>);
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let idle = self.0.lock().map(|p| p.len()).unwrap_or(0);
+        write!(f, "Pool({idle} idle)")
+    }
+}
+
+/// A connection waiting in a [`Pool`].
+struct Idle {
+    origin: String,
+    since: tokio::time::Instant,
+    sender: SendRequest,
+    driver: Driver,
+}
+
+/// How long an idle connection is still taken for a request (Node's and uvicorn's servers close
+/// theirs after 5 s).
+const IDLE_REUSE: Duration = Duration::from_secs(2);
+
+impl Pool {
+    /// Takes an idle connection to `origin` that is ready for a request.
+    fn take(&self, origin: &str) -> Option<Idle> {
+        let mut idle = self.0.lock().expect("pool lock");
+        let now = tokio::time::Instant::now();
+        // The stale and the closed are let go (their drivers stop with them).
+        idle.retain(|c| now.duration_since(c.since) < IDLE_REUSE && !c.sender.is_closed());
+        let at = idle
+            .iter()
+            .position(|c| c.origin == origin && c.sender.is_ready())?;
+        Some(idle.swap_remove(at))
+    }
+
+    /// Keeps a connection whose response was read to its end for the next request.
+    fn give_back(&self, origin: String, sender: SendRequest, driver: Driver) {
+        let mut idle = self.0.lock().expect("pool lock");
+        // A session has few requests in flight at once: a handful of idle connections is enough.
+        if idle.len() < MAX_IDLE {
+            idle.push(Idle {
+                origin,
+                since: tokio::time::Instant::now(),
+                sender,
+                driver,
+            });
+        }
+    }
+}
+
+/// The idle connections a pool keeps at most.
+const MAX_IDLE: usize = 8;
 
 /// How much of an SSE event's data the event itself keeps (its message is kept apart).
 const EVENT_DATA_KEPT: usize = 1024;
@@ -68,6 +130,8 @@ pub struct HttpResponse {
     pub ended_after_response: Option<bool>,
     /// Whether mcpcheck dropped the stream on purpose (`drop_after_events`).
     pub dropped: bool,
+    /// Whether the body was read to its end (so its connection can serve another request).
+    pub body_ended: bool,
     /// The share of [`IN_FLIGHT_BYTES`] this response holds while it lives.
     pub held: Option<Arc<tokio::sync::OwnedSemaphorePermit>>,
     /// For SSE bodies: how many events came (those past [`EVENTS_KEPT`] are counted, not kept).
@@ -166,7 +230,11 @@ async fn ends_within(
     let mut read = 0usize;
     loop {
         match tokio::time::timeout_at(deadline, body.frame()).await {
-            Ok(None) | Ok(Some(Err(_))) => return true,
+            Ok(None) => {
+                result.body_ended = true;
+                return true;
+            }
+            Ok(Some(Err(_))) => return true,
             Ok(Some(Ok(frame))) => {
                 // What the server sends after the response on the same stream (a late progress
                 // notification, say) is kept for the checks, a few events and bytes at most;
@@ -222,8 +290,23 @@ pub async fn send(
         .stream_for
         .filter(|_| request.method == "POST")
         .map(|d| tokio::time::Instant::now() + d.saturating_sub(Duration::from_millis(100)));
-    let Opened { head, body, driver } = open(request, connect_timeout).await?;
+    let Opened {
+        head,
+        body,
+        driver,
+        keep,
+    } = open(request, connect_timeout).await?;
     let response = read_body(head, body, request, max_body, on_message, done, read_on_by).await;
+    // A response read to its end leaves its connection free for the session's next request.
+    if let (Some(pool), Some((origin, sender)), Ok(answer)) = (&request.reuse, keep, &response) {
+        let close = answer
+            .header("connection")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("close"));
+        if answer.body_ended && !answer.dropped && !close {
+            pool.give_back(origin, sender, driver);
+            return response;
+        }
+    }
     drop(driver);
     response
 }
@@ -259,7 +342,13 @@ pub struct Opened {
     pub body: hyper::body::Incoming,
     /// Drives the connection; stops it when dropped.
     pub driver: Driver,
+    /// For a request that may reuse connections: its origin and the connection's handle, to
+    /// give back to the pool once the response has been read.
+    keep: Option<(String, SendRequest)>,
 }
+
+/// The handle a request is sent on.
+type SendRequest = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
 /// The task that drives one HTTP connection, stopped (the connection closed) when dropped.
 pub struct Driver(tokio::task::JoinHandle<()>);
@@ -270,7 +359,8 @@ impl Drop for Driver {
     }
 }
 
-/// Sends one request and returns once the response head has come.
+/// Sends one request and returns once the response head has come: on an idle connection of
+/// its pool when there is one, else on a new connection.
 pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Opened, String> {
     let uri = parse_url(&request.url)?;
     let host = uri
@@ -281,11 +371,25 @@ pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Op
         .to_string();
     let https = uri.scheme_str() == Some("https");
     let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let origin = format!("{}://{host}:{port}", if https { "https" } else { "http" });
+    if let Some(pool) = &request.reuse {
+        while let Some(mut idle) = pool.take(&origin) {
+            match send_on(&mut idle.sender, &uri, request).await {
+                Ok(response) => {
+                    return Ok(opened(response, idle.driver, Some((origin, idle.sender))));
+                }
+                // Not sent (the connection closed as it was taken): another, or a new one.
+                Err(Some(e)) if e.is_canceled() => continue,
+                Err(e) => return Err(send_failed(e, request)),
+            }
+        }
+    }
     let tcp = tokio::time::timeout(connect_timeout, TcpStream::connect((host.as_str(), port)))
         .await
         .map_err(|_| format!("connecting to {host}:{port} timed out"))?
         .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
     let _ = tcp.set_nodelay(true);
+    let keep = request.reuse.is_some().then_some(origin);
     if https {
         let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone())
             .map_err(|e| format!("invalid TLS server name `{host}`: {e}"))?;
@@ -293,13 +397,19 @@ pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Op
             .connect(name, tcp)
             .await
             .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
-        start(tls, &uri, request).await
+        start(tls, &uri, request, keep).await
     } else {
-        start(tcp, &uri, request).await
+        start(tcp, &uri, request, keep).await
     }
 }
 
-async fn start<S>(stream: S, uri: &Uri, request: &HttpRequest) -> Result<Opened, String>
+/// Opens an HTTP/1.1 connection on `stream` and sends the request on it.
+async fn start<S>(
+    stream: S,
+    uri: &Uri,
+    request: &HttpRequest,
+    keep: Option<String>,
+) -> Result<Opened, String>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -309,6 +419,23 @@ where
     let driver = Driver(tokio::spawn(async move {
         let _ = connection.await;
     }));
+    let response = send_on(&mut sender, uri, request)
+        .await
+        .map_err(|e| send_failed(e, request))?;
+    Ok(opened(
+        response,
+        driver,
+        keep.map(|origin| (origin, sender)),
+    ))
+}
+
+/// Sends the request, exactly as it is, on a connection: `Err(None)` when no such request can
+/// be made (a header value no request may carry), else hyper's error.
+async fn send_on(
+    sender: &mut SendRequest,
+    uri: &Uri,
+    request: &HttpRequest,
+) -> Result<hyper::Response<hyper::body::Incoming>, Option<hyper::Error>> {
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut builder = hyper::Request::builder()
         .method(request.method.as_str())
@@ -318,11 +445,34 @@ where
     }
     let outgoing = builder
         .body(Full::new(Bytes::from(request.body.clone())))
-        .map_err(|e| format!("invalid request: {e}"))?;
-    let response = match sender.send_request(outgoing).await {
-        Ok(response) => response,
-        Err(e) => return Err(format!("the request failed: {e}")),
-    };
+        .map_err(|_| None)?;
+    sender.send_request(outgoing).await.map_err(Some)
+}
+
+/// What a failed send says.
+fn send_failed(error: Option<hyper::Error>, request: &HttpRequest) -> String {
+    match error {
+        Some(e) => format!("the request failed: {e}"),
+        None => {
+            // What the builder refused, said the way it says it.
+            let mut builder = hyper::Request::builder().method(request.method.as_str());
+            for (name, value) in &request.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            match builder.body(()) {
+                Err(e) => format!("invalid request: {e}"),
+                Ok(_) => "invalid request".to_string(),
+            }
+        }
+    }
+}
+
+/// The response head as read, with the body still to read.
+fn opened(
+    response: hyper::Response<hyper::body::Incoming>,
+    driver: Driver,
+    keep: Option<(String, SendRequest)>,
+) -> Opened {
     let head = HttpResponse {
         status: response.status().as_u16(),
         headers: response
@@ -337,11 +487,12 @@ where
             .collect(),
         ..HttpResponse::default()
     };
-    Ok(Opened {
+    Opened {
         head,
         body: response.into_body(),
         driver,
-    })
+        keep,
+    }
 }
 
 /// Reads a response's body: JSON (cut at `max_body`) or an SSE stream.
@@ -386,6 +537,7 @@ async fn read_body(
             None => body.frame().await,
         };
         let Some(frame) = next else {
+            result.body_ended = true;
             break;
         };
         let frame = match frame {

@@ -90,6 +90,7 @@ impl LegacySse {
             body: Vec::new(),
             stream_for: None,
             drop_after_events: None,
+            reuse: None,
         };
         let index = transcript
             .lock()
@@ -167,6 +168,7 @@ impl LegacySse {
             body: text.as_bytes().to_vec(),
             stream_for: None,
             drop_after_events: None,
+            reuse: None,
         };
         // The answer comes on the stream: the POST itself only has to be accepted, in time.
         let (outcome, index) = self.send_recorded(&request, carried, Duration::ZERO).await;
@@ -219,6 +221,7 @@ impl LegacySse {
             body: Vec::new(),
             stream_for: Some(hold),
             drop_after_events: None,
+            reuse: None,
         };
         self.send_recorded(&request, "probe", hold).await.0
     }
@@ -332,6 +335,7 @@ async fn read_stream(stream: Stream) {
         head,
         mut body,
         driver,
+        ..
     } = opened;
     stream.record(|r| r.record_response(&head));
     if head.status != 200 || !head.is_sse() {

@@ -283,6 +283,8 @@ struct HttpLink {
     cancelled: Mutex<std::collections::HashSet<String>>,
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
+    /// The keep-alive connections its requests take turns on.
+    pool: crate::transport::http::Pool,
 }
 
 /// How many notifications (and, apart, server requests) a connection keeps.
@@ -332,6 +334,7 @@ impl Session {
                     spec: spec.clone(),
                     cancelled: Mutex::new(std::collections::HashSet::new()),
                     declared: Mutex::new(client_capabilities()),
+                    pool: crate::transport::http::Pool::default(),
                 }))
             }
         };
@@ -720,6 +723,7 @@ impl Session {
                     body: Vec::new(),
                     stream_for: None,
                     drop_after_events: None,
+                    reuse: None,
                 };
                 let outcome = self.send_bounded(&request).await;
                 let mut record = HttpRecord {

@@ -136,6 +136,10 @@ impl Session {
             body,
             stream_for: options.hold.filter(|_| method == "GET"),
             drop_after_events: options.drop_after_events.filter(|_| method == "POST"),
+            // The session's POSTs take turns on its keep-alive connections; a GET stream, and a
+            // POST whose stream mcpcheck drops on purpose, have connections of their own.
+            reuse: (method == "POST" && options.drop_after_events.is_none())
+                .then(|| link.pool.clone()),
         };
         let awaited = match &outgoing {
             Outgoing::Request { id, .. } => Some(id_key(id)),
@@ -209,6 +213,7 @@ impl Session {
                     body: body.into_bytes(),
                     stream_for: None,
                     drop_after_events: None,
+                    reuse: None,
                 };
                 // A server that never answers the POST of mcpcheck's answer holds it no longer
                 // than a request.
@@ -468,6 +473,7 @@ impl Session {
                 body: Vec::new(),
                 stream_for: Some(left),
                 drop_after_events: None,
+                reuse: None,
             };
             let began = Instant::now();
             let got = tokio::time::timeout(
