@@ -408,32 +408,49 @@ fn a_server_that_takes_two_seconds_of_cpu_to_start_is_judged_in_both_eras_with_a
 }
 
 #[test]
-fn a_server_that_stops_answering_is_an_error_of_the_run_never_a_failure() {
-    // The server writes N lines, then nothing more, while it keeps reading and running: a
-    // check resting on silence after that holds only if a later request is answered, so none
-    // fails, wherever in the run the server stopped (before the handshake's end, in the middle
-    // of the shared session, on either era).
-    for (era, n) in [("", 3), ("", 12), ("--stateless", 5), ("--stateless", 30)] {
-        let command = format!(
-            "{} {era} --stop-answering-after {n}",
-            reference_server().display()
-        );
-        let (code, report, stderr) = run_json(&["--stdio", &command, "--timeout", "1"]);
-        assert_eq!(code, 4, "{era} {n}: {stderr}\n{}", report["summary"]);
-        assert_eq!(report["summary"]["fail"], 0, "{era} {n}");
-        assert_eq!(report["summary"]["warn"], 0, "{era} {n}");
-        let stopped = report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["status"] == "error")
-            .filter(|c| {
-                let message = c["message"].as_str().unwrap();
-                message.contains("stopped answering") || message.contains("no response within")
-            })
-            .count();
-        assert!(stopped > 0, "{era} {n}: {}", report["summary"]);
-    }
+fn a_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() {
+    stops_answering("", 3);
+}
+
+#[test]
+fn a_server_that_stops_answering_mid_session_is_an_error_of_the_run_never_a_failure() {
+    stops_answering("", 12);
+}
+
+#[test]
+fn a_stateless_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() {
+    stops_answering("--stateless", 5);
+}
+
+#[test]
+fn a_stateless_server_that_stops_answering_mid_run_is_an_error_of_the_run_never_a_failure() {
+    stops_answering("--stateless", 30);
+}
+
+/// The server writes `n` lines, then nothing more, while it keeps reading and running: a check
+/// resting on silence after that holds only if a later request is answered, so none fails,
+/// wherever in the run the server stopped (before the handshake's end, in the middle of the
+/// shared session, on either era). Four tests, so that the test runner runs them side by side.
+fn stops_answering(era: &str, n: usize) {
+    let command = format!(
+        "{} {era} --stop-answering-after {n}",
+        reference_server().display()
+    );
+    let (code, report, stderr) = run_json(&["--stdio", &command, "--timeout", "1"]);
+    assert_eq!(code, 4, "{era} {n}: {stderr}\n{}", report["summary"]);
+    assert_eq!(report["summary"]["fail"], 0, "{era} {n}");
+    assert_eq!(report["summary"]["warn"], 0, "{era} {n}");
+    let stopped = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "error")
+        .filter(|c| {
+            let message = c["message"].as_str().unwrap();
+            message.contains("stopped answering") || message.contains("no response within")
+        })
+        .count();
+    assert!(stopped > 0, "{era} {n}: {}", report["summary"]);
 }
 
 #[test]
