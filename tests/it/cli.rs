@@ -19,6 +19,25 @@ fn a_bad_scenario_file_is_reported_with_file_line_and_column() {
 }
 
 #[test]
+fn every_bad_scenario_file_of_a_run_is_reported_at_once() {
+    // Three mistakes in three files: one run names them all, each at its line and column.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.toml"), "id = \"a\"\nbogus = 1\n").unwrap();
+    std::fs::write(dir.path().join("b.toml"), "id = = \"b\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("c.toml"),
+        "id = \"c\"\narea = \"tools\"\ntitle = \"t\"\n[[step]]\nname = \"s\"\nrequest = { method = \"ping\" }\nwat = 2\n",
+    )
+    .unwrap();
+    let out = output(&["list", "--scenarios", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for at in ["a.toml:2:1", "b.toml:1:6", "c.toml:7:1"] {
+        assert!(stderr.contains(at), "{at} missing:\n{stderr}");
+    }
+}
+
+#[test]
 fn scenarios_takes_one_file_and_refuses_a_folder_without_any() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("broken.toml");
