@@ -358,6 +358,10 @@ pub struct OutputArgs {
     /// Write a shields.io endpoint badge (JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub badge: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 log to FILE (GitHub code scanning: one result per failed or warned
+    /// check).
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
     /// Write the official conformance suite's checks.json shape into DIR.
     #[arg(long, value_name = "DIR")]
     pub official_json: Option<PathBuf>,

@@ -713,6 +713,9 @@ fn write_outputs(report: &Report, outputs: &cli::OutputArgs) -> Result<(), Strin
     if let Some(path) = &outputs.badge {
         write_file(path, &report::badge::render(report))?;
     }
+    if let Some(path) = &outputs.sarif {
+        write_file(path, &report::sarif::render(report))?;
+    }
     if let Some(dir) = &outputs.official_json {
         write_file(&dir.join("checks.json"), &report::official::render(report))?;
     }

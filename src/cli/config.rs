@@ -129,6 +129,8 @@ pub struct OutputFile {
     pub html: Option<PathBuf>,
     /// `--badge`.
     pub badge: Option<PathBuf>,
+    /// `--sarif`.
+    pub sarif: Option<PathBuf>,
     /// `--official-json`.
     pub official_json: Option<PathBuf>,
 }
@@ -164,6 +166,7 @@ impl ConfigFile {
             &mut o.markdown,
             &mut o.html,
             &mut o.badge,
+            &mut o.sarif,
             &mut o.official_json,
         ]
         .into_iter()

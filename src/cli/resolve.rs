@@ -360,6 +360,7 @@ impl RunArgs {
         out.markdown = out.markdown.take().or(o.markdown);
         out.html = out.html.take().or(o.html);
         out.badge = out.badge.take().or(o.badge);
+        out.sarif = out.sarif.take().or(o.sarif);
         out.official_json = out.official_json.take().or(o.official_json);
         Ok(self)
     }

@@ -13,6 +13,7 @@ pub mod official;
 pub mod redact;
 pub mod repro;
 pub mod safe;
+pub mod sarif;
 pub mod terminal;
 
 use serde::{Deserialize, Serialize};

@@ -562,3 +562,105 @@ fn a_clean_run_writes_every_format_too() {
     );
     assert!(Path::new(&official).join("checks.json").exists());
 }
+
+/// The SARIF 2.1.0 schema as the serde-sarif crate ships it (its source, unpacked into cargo's
+/// registry; .ci/run fetches it with `cargo info serde-sarif@0.8.0`, nothing compiles it).
+fn sarif_schema() -> Option<Value> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let registries = std::fs::read_dir(home.join("registry/src")).ok()?;
+    registries
+        .flatten()
+        .map(|r| r.path().join("serde-sarif-0.8.0/src/schema.json"))
+        .find(|p| p.is_file())
+        .and_then(|p| serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok())
+}
+
+#[test]
+fn the_sarif_log_validates_and_carries_one_result_per_failure_or_warning() {
+    let Some(schema) = sarif_schema() else {
+        crate::support::fixture_missing(
+            "sarif",
+            "no SARIF 2.1.0 schema (cargo info serde-sarif@0.8.0 fetches it)",
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let sarif = dir.path().join("results.sarif");
+    let out = mcpcheck()
+        .args(["run", "--stdio", &stdio_command(FAIL_AND_WARN), "--sarif"])
+        .arg(&sarif)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    // The published schema's `language` patterns have a stray `]` (an erratum of the schema:
+    // `^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`), which the check of the schema's own regexes
+    // refuses; they are read as meant. mcpcheck's log sets no `language`.
+    let mut schema = schema;
+    let patched = erratum(&mut schema);
+    assert!(patched > 0, "the erratum is gone: drop this patch");
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The validation has teeth: a level SARIF does not know is refused.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(!validator.is_valid(&broken));
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "mcpcheck");
+    let results = run["results"].as_array().unwrap();
+    let levels: Vec<(&str, &str)> = results
+        .iter()
+        .map(|r| (r["ruleId"].as_str().unwrap(), r["level"].as_str().unwrap()))
+        .collect();
+    assert!(
+        levels.contains(&("resources-read-missing-error", "error")),
+        "{levels:?}"
+    );
+    assert!(
+        levels.contains(&("tools-call-unknown-tool", "warning")),
+        "{levels:?}"
+    );
+    assert_eq!(
+        results.len(),
+        2,
+        "one per failed or warned check: {levels:?}"
+    );
+    // Each points at the scenario line that defines it, in mcpcheck's repository; each rule
+    // index names its rule.
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    for result in results {
+        let location = &result["locations"][0]["physicalLocation"];
+        assert_eq!(location["artifactLocation"]["uriBaseId"], "MCPCHECK");
+        assert!(location["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("scenarios/"));
+        assert!(location["region"]["startLine"].as_u64().unwrap() > 0);
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+    }
+    assert!(run["originalUriBaseIds"]["MCPCHECK"]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://github.com/mcpcheck/mcpcheck/blob/v"));
+}
+
+/// Replaces the SARIF schema's broken `language` pattern wherever it appears; how many times.
+fn erratum(value: &mut Value) -> usize {
+    const BROKEN: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match value {
+        Value::String(s) if s == BROKEN => {
+            *s = "^[a-zA-Z]{2}(-[a-zA-Z]{2})?$".into();
+            1
+        }
+        Value::Array(items) => items.iter_mut().map(erratum).sum(),
+        Value::Object(map) => map.values_mut().map(erratum).sum(),
+        _ => 0,
+    }
+}
