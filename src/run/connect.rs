@@ -348,24 +348,15 @@ pub(super) fn take_transcript(session: &Session) -> Transcript {
 
 /// Opens a session of a scenario's own: `fresh` does the handshake (or adopts the stateless
 /// era), `bare` sends nothing. The start waits for a core ([`Starts`]) and holds it until the
-/// server has written its first byte (its start is over), it went away, or the start-up bound
-/// ran out, whichever comes first; the scenario goes on meanwhile.
+/// server has written its first byte (its start is over), it went away, it is starting without
+/// using its core (see [`hold_while_starting`]), or the start-up bound ran out, whichever comes
+/// first; the scenario goes on meanwhile.
 pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, String> {
     let permit = context.starts.acquire(&context.target).await;
     let session = Session::open(&context.target, &context.limits)?;
     if let (Some(permit), Some(heard)) = (permit, session.heard_flag()) {
-        let bound = context.limits.startup_timeout;
-        tokio::spawn(async move {
-            let started = Instant::now();
-            // The reader holds the other reference while the server's stdout is open.
-            while !heard.load(std::sync::atomic::Ordering::Relaxed)
-                && std::sync::Arc::strong_count(&heard) > 1
-                && started.elapsed() < bound
-            {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            drop(permit);
-        });
+        let (bound, group) = (context.limits.startup_timeout, session.process_group());
+        tokio::spawn(hold_while_starting(permit, heard, group, bound));
     }
     if kind == SessionKind::Fresh {
         match context.info.era {
@@ -388,4 +379,54 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
         }
     }
     Ok(session)
+}
+
+/// How often a start's CPU use is sampled, and the window it is judged over.
+const CPU_SAMPLE: Duration = Duration::from_millis(100);
+/// A start whose processes used less CPU than this over the last [`CPU_WINDOWS`] sample
+/// intervals is waiting, not computing (a sleep, a network fetch, a database it connects to):
+/// its core is given to the next start. In clock ticks of 10 ms: a tenth of a core over 0.3 s.
+const IDLE_TICKS: u64 = 3;
+/// The sample intervals an idle window spans.
+const CPU_WINDOWS: usize = 3;
+
+/// Holds a start's core permit until the server has written its first byte, its stdout closed,
+/// the start-up bound ran out, or its process group has been all but idle for 0.3 s:
+/// the permits pace starts that compute (an interpreter importing its packages), and a start
+/// that only waits holds no core from the others.
+pub(super) async fn hold_while_starting(
+    permit: tokio::sync::OwnedSemaphorePermit,
+    heard: Arc<std::sync::atomic::AtomicBool>,
+    group: Option<i32>,
+    bound: Duration,
+) {
+    let started = Instant::now();
+    let mut samples: std::collections::VecDeque<u64> = std::collections::VecDeque::new();
+    let mut next_sample = started;
+    // The reader holds the other reference while the server's stdout is open.
+    while !heard.load(std::sync::atomic::Ordering::Relaxed)
+        && Arc::strong_count(&heard) > 1
+        && started.elapsed() < bound
+    {
+        if let Some(group) = group.filter(|_| Instant::now() >= next_sample) {
+            next_sample += CPU_SAMPLE;
+            if let Some(ticks) = crate::transport::stdio::group_cpu_ticks(group) {
+                samples.push_back(ticks);
+                if samples.len() > CPU_WINDOWS {
+                    samples.pop_front();
+                    // A process that exited takes its ticks with it: never below zero.
+                    let used = samples
+                        .back()
+                        .copied()
+                        .unwrap_or(0)
+                        .saturating_sub(samples.front().copied().unwrap_or(0));
+                    if used < IDLE_TICKS {
+                        break;
+                    }
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    drop(permit);
 }

@@ -614,7 +614,16 @@ async fn run_started(
             };
             // The next scenario's turn comes when this one is done, even if it panicked.
             let _turn = lane.map(|(lane, _)| NextTurn(&context.lanes[lane].turn));
-            let _permit = semaphore.acquire_owned().await.expect("semaphore open");
+            // `--jobs` bounds what runs at once on the server's main connection. Over stdio a
+            // scenario with a connection of its own (a lane's, or its own process) puts no load
+            // there, and waiting for its process to start must not hold a place the main
+            // connection's scenarios could use: it takes none.
+            let own_process = matches!(context.target, Target::Stdio(_))
+                && scenario.session != SessionKind::Shared;
+            let _permit = match own_process {
+                true => None,
+                false => Some(semaphore.acquire_owned().await.expect("semaphore open")),
+            };
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
                 Box::pin(run_scenario(&context, &scenario, index, slot)).await;

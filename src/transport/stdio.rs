@@ -255,6 +255,11 @@ impl StdioProcess {
         Some(status)
     }
 
+    /// The server's process group (every process it started is in it).
+    pub fn process_group(&self) -> i32 {
+        self.pgid
+    }
+
     /// The last bytes the server wrote to stderr.
     pub fn stderr_tail(&self) -> String {
         let buffer = self.stderr.lock().expect("stderr lock");
@@ -612,6 +617,42 @@ fn classify(value: Value, text: String, issue: Option<String>) -> Inbound {
     }
 }
 
+/// The CPU time (user and system, in clock ticks) the processes of a process group have used so
+/// far, read from `/proc`; `None` where there is no `/proc` (or it cannot be read).
+pub fn group_cpu_ticks(pgid: i32) -> Option<u64> {
+    let entries = std::fs::read_dir("/proc").ok()?;
+    let mut total = 0u64;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command (in parentheses, which may hold spaces): state, ppid, pgrp, …, utime
+        // and stime are the 12th and 13th fields.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<i32>().ok()) != Some(pgid) {
+            continue;
+        }
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|t| t.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        total += ticks(11) + ticks(12);
+    }
+    Some(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -770,5 +811,18 @@ mod tests {
             LineRead::Line
         ));
         assert_eq!(line, b"{}\n");
+    }
+
+    #[test]
+    fn a_process_group_s_cpu_time_is_read_from_proc() {
+        if !std::path::Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        // This test's own process group has used some CPU by now; a group that does not
+        // exist has used none.
+        // SAFETY: getpgrp only reads the calling process's group id.
+        let own = unsafe { libc::getpgrp() };
+        assert!(group_cpu_ticks(own).is_some());
+        assert_eq!(group_cpu_ticks(i32::MAX), Some(0));
     }
 }

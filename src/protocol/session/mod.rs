@@ -505,6 +505,17 @@ impl Session {
         }
     }
 
+    /// stdio: the server's process group. `None` for other links.
+    pub fn process_group(&self) -> Option<i32> {
+        match &self.link {
+            Link::Stream(link) => match &link.pipe {
+                Pipe::Process(process, _) => Some(process.process_group()),
+                Pipe::Sse(_) => None,
+            },
+            Link::Http(_) => None,
+        }
+    }
+
     /// Takes the connection for one step of a session shared by concurrent scenarios. Over
     /// stdio and HTTP+SSE, replies are told apart by their id alone, and a reply without a
     /// usable one can only be tied to a step that was alone on the connection. Steps share it
