@@ -46,7 +46,7 @@ pub fn render(report: &Report) -> String {
         .filter(|c| matches!(c.status, Status::Fail | Status::Warn))
         .map(|check| {
             let mark = super::grade::mark_of(&marks, &check.name());
-            result(report, check, rule_index[&check.id].clone(), mark)
+            result(check, rule_index[&check.id].clone(), mark)
         })
         .collect();
     let mut invocation = json!({ "executionSuccessful": report.fatal.is_none() });
@@ -115,7 +115,7 @@ fn default_level(check: &CheckResult) -> &'static str {
 }
 
 /// One failed or warned check.
-fn result(report: &Report, check: &CheckResult, rule_index: Value, mark: Mark) -> Value {
+fn result(check: &CheckResult, rule_index: Value, mark: Mark) -> Value {
     let level = match check.status {
         Status::Fail => "error",
         _ => "warning",
@@ -138,8 +138,9 @@ fn result(report: &Report, check: &CheckResult, rule_index: Value, mark: Mark) -
         "message": { "text": text(&message) },
         "locations": [location(&check.source)],
         "partialFingerprints": {
-            // Stable across runs: the check (and era) against the target.
-            "mcpcheck/v1": format!("{}|{}", check.name(), report.target.label()),
+            // Stable across runs and commands (a new server version, a flag): the check and the
+            // protocol version it was judged at.
+            "mcpcheck/v1": format!("{}|{}", check.id, check.version.as_deref().unwrap_or("")),
         },
         "properties": {
             "status": check.status.as_str(),

@@ -381,19 +381,19 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
     Ok(session)
 }
 
-/// How often a start's CPU use is sampled, and the window it is judged over.
+/// How often a start's CPU use is sampled.
 const CPU_SAMPLE: Duration = Duration::from_millis(100);
-/// A start whose processes used less CPU than this over the last [`CPU_WINDOWS`] sample
-/// intervals is waiting, not computing (a sleep, a network fetch, a database it connects to):
-/// its core is given to the next start. In clock ticks of 10 ms: a tenth of a core over 0.3 s.
+/// The span a start is judged idle over: it used less than [`IDLE_TICKS`] of CPU in it, and no
+/// process of its group was running or waiting for a core at any sample.
+const IDLE_SPAN: Duration = Duration::from_millis(300);
+/// A tenth of a core over [`IDLE_SPAN`], in clock ticks of 10 ms.
 const IDLE_TICKS: u64 = 3;
-/// The sample intervals an idle window spans.
-const CPU_WINDOWS: usize = 3;
 
 /// Holds a start's core permit until the server has written its first byte, its stdout closed,
-/// the start-up bound ran out, or its process group has been all but idle for 0.3 s:
-/// the permits pace starts that compute (an interpreter importing its packages), and a start
-/// that only waits holds no core from the others.
+/// the start-up bound ran out, or its process group has been all but idle for 0.3 s (a sleep, a
+/// network fetch, a database it connects to): the permits pace starts that compute (an
+/// interpreter importing its packages), and a start that only waits holds no core from the
+/// others.
 pub(super) async fn hold_while_starting(
     permit: tokio::sync::OwnedSemaphorePermit,
     heard: Arc<std::sync::atomic::AtomicBool>,
@@ -401,27 +401,29 @@ pub(super) async fn hold_while_starting(
     bound: Duration,
 ) {
     let started = Instant::now();
-    let mut samples: std::collections::VecDeque<u64> = std::collections::VecDeque::new();
+    // Samples (when, ticks so far) since the group was last seen running.
+    let mut quiet: std::collections::VecDeque<(Instant, u64)> = std::collections::VecDeque::new();
     let mut next_sample = started;
     // The reader holds the other reference while the server's stdout is open.
     while !heard.load(std::sync::atomic::Ordering::Relaxed)
         && Arc::strong_count(&heard) > 1
         && started.elapsed() < bound
     {
-        if let Some(group) = group.filter(|_| Instant::now() >= next_sample) {
-            next_sample += CPU_SAMPLE;
-            if let Some(ticks) = crate::transport::stdio::group_cpu_ticks(group) {
-                samples.push_back(ticks);
-                if samples.len() > CPU_WINDOWS {
-                    samples.pop_front();
-                    // A process that exited takes its ticks with it: never below zero.
-                    let used = samples
-                        .back()
-                        .copied()
-                        .unwrap_or(0)
-                        .saturating_sub(samples.front().copied().unwrap_or(0));
-                    if used < IDLE_TICKS {
-                        break;
+        let now = Instant::now();
+        if let Some(group) = group.filter(|_| now >= next_sample) {
+            // A late wake-up does not make up the missed samples: the next is a period away.
+            next_sample = now + CPU_SAMPLE;
+            match crate::transport::stdio::group_cpu_ticks(group) {
+                Some((_, true)) | None => quiet.clear(),
+                Some((ticks, false)) => {
+                    quiet.push_back((now, ticks));
+                    let (first, first_ticks) = quiet[0];
+                    if now.duration_since(first) >= IDLE_SPAN {
+                        // A process that exited takes its ticks with it: never below zero.
+                        if ticks.saturating_sub(first_ticks) < IDLE_TICKS {
+                            break;
+                        }
+                        quiet.pop_front();
                     }
                 }
             }

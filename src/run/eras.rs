@@ -90,9 +90,13 @@ async fn handshake_pass(
             config.run_timeout.as_secs()
         ));
     }
-    let session = completes_handshake(config, left).await.map_err(|why| {
-        format!("the handshake era was not judged: the server does not complete initialize ({why})")
-    })?;
+    let session = completes_handshake(config, left, shared)
+        .await
+        .map_err(|why| {
+            format!(
+                "the handshake era was not judged: the server does not complete initialize ({why})"
+            )
+        })?;
     let mut pass = config.clone();
     pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
     // What is left once the handshake probe is done.
@@ -109,8 +113,23 @@ async fn handshake_pass(
 
 /// Whether the server completes an initialize handshake on a connection of its own: the
 /// connection, handshake done, on which the handshake-era pass then goes on (one start fewer).
-async fn completes_handshake(config: &RunConfig, left: Duration) -> Result<Session, String> {
+async fn completes_handshake(
+    config: &RunConfig,
+    left: Duration,
+    shared: &Shared,
+) -> Result<Session, String> {
+    // Its start waits for a core like every other (it may run beside the first pass's).
+    let permit = shared.starts.acquire(&config.target).await;
     let session = Session::open(&config.target, &config.limits)?;
+    if let (Some(permit), Some(heard)) = (permit, session.heard_flag()) {
+        let group = session.process_group();
+        tokio::spawn(connect::hold_while_starting(
+            permit,
+            heard,
+            group,
+            config.limits.startup_timeout,
+        ));
+    }
     // Under what is left of the run bound, too.
     let bound = (config.limits.startup_timeout + config.limits.request_timeout).min(left);
     let outcome = tokio::time::timeout(bound, session.handshake(LATEST_HANDSHAKE)).await;

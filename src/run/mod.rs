@@ -594,11 +594,20 @@ async fn run_started(
         .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
+    // Over stdio the scenarios with a process of their own take turns apart, as many at once
+    // as `--jobs` allows too: waiting for a process to start, they hold no place from the main
+    // connection's scenarios.
+    let own = Arc::new(Semaphore::new(config.jobs.max(1)));
     let lanes = lanes(&scenarios, &context.target, context.lanes.len());
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
-        let (context, semaphore, observer) =
-            (context.clone(), semaphore.clone(), config.observer.clone());
+        let (context, observer) = (context.clone(), config.observer.clone());
+        let own_process =
+            matches!(context.target, Target::Stdio(_)) && scenario.session != SessionKind::Shared;
+        let semaphore = match own_process {
+            true => own.clone(),
+            false => semaphore.clone(),
+        };
         let lane = lanes.get(&index).copied();
         tasks.spawn(async move {
             // The scenarios of a lane take its connection one after another, in the order
@@ -614,16 +623,7 @@ async fn run_started(
             };
             // The next scenario's turn comes when this one is done, even if it panicked.
             let _turn = lane.map(|(lane, _)| NextTurn(&context.lanes[lane].turn));
-            // `--jobs` bounds what runs at once on the server's main connection. Over stdio a
-            // scenario with a connection of its own (a lane's, or its own process) puts no load
-            // there, and waiting for its process to start must not hold a place the main
-            // connection's scenarios could use: it takes none.
-            let own_process = matches!(context.target, Target::Stdio(_))
-                && scenario.session != SessionKind::Shared;
-            let _permit = match own_process {
-                true => None,
-                false => Some(semaphore.acquire_owned().await.expect("semaphore open")),
-            };
+            let _permit = semaphore.acquire_owned().await.expect("semaphore open");
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
                 Box::pin(run_scenario(&context, &scenario, index, slot)).await;
@@ -765,7 +765,11 @@ impl Shared {
         if config.target.kind() != TransportKind::Stdio || !config.builtin_selected(CHECK) {
             return;
         }
-        let mut probe = self.early_exit.lock().await;
+        // Held by a pass that is starting the probe, or waiting for what it found: either way
+        // it has been started, and this pass does not wait.
+        let Ok(mut probe) = self.early_exit.try_lock() else {
+            return;
+        };
         if probe.is_some() {
             return;
         }

@@ -617,11 +617,13 @@ fn classify(value: Value, text: String, issue: Option<String>) -> Inbound {
     }
 }
 
-/// The CPU time (user and system, in clock ticks) the processes of a process group have used so
-/// far, read from `/proc`; `None` where there is no `/proc` (or it cannot be read).
-pub fn group_cpu_ticks(pgid: i32) -> Option<u64> {
+/// The CPU time (user and system, its own and its waited-for children's, in clock ticks) the
+/// processes of a process group have used so far, and whether one of them is running or
+/// waiting for a core right now; read from `/proc`, `None` where there is none.
+pub fn group_cpu_ticks(pgid: i32) -> Option<(u64, bool)> {
     let entries = std::fs::read_dir("/proc").ok()?;
     let mut total = 0u64;
+    let mut running = false;
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name
@@ -633,8 +635,8 @@ pub fn group_cpu_ticks(pgid: i32) -> Option<u64> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        // After the command (in parentheses, which may hold spaces): state, ppid, pgrp, …, utime
-        // and stime are the 12th and 13th fields.
+        // After the command (in parentheses, which may hold spaces): state, ppid, pgrp, …; utime,
+        // stime, cutime and cstime are the 12th to 15th fields.
         let Some((_, rest)) = stat.rsplit_once(')') else {
             continue;
         };
@@ -648,9 +650,10 @@ pub fn group_cpu_ticks(pgid: i32) -> Option<u64> {
                 .and_then(|t| t.parse::<u64>().ok())
                 .unwrap_or(0)
         };
-        total += ticks(11) + ticks(12);
+        total += ticks(11) + ticks(12) + ticks(13) + ticks(14);
+        running |= fields.first() == Some(&"R");
     }
-    Some(total)
+    Some((total, running))
 }
 
 #[cfg(test)]
@@ -823,6 +826,6 @@ mod tests {
         // SAFETY: getpgrp only reads the calling process's group id.
         let own = unsafe { libc::getpgrp() };
         assert!(group_cpu_ticks(own).is_some());
-        assert_eq!(group_cpu_ticks(i32::MAX), Some(0));
+        assert_eq!(group_cpu_ticks(i32::MAX), Some((0, false)));
     }
 }
