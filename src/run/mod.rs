@@ -594,20 +594,11 @@ async fn run_started(
         .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
     let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
-    // Over stdio the scenarios with a process of their own take turns apart, as many at once
-    // as `--jobs` allows too: waiting for a process to start, they hold no place from the main
-    // connection's scenarios.
-    let own = Arc::new(Semaphore::new(config.jobs.max(1)));
     let lanes = lanes(&scenarios, &context.target, context.lanes.len());
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
-        let (context, observer) = (context.clone(), config.observer.clone());
-        let own_process =
-            matches!(context.target, Target::Stdio(_)) && scenario.session != SessionKind::Shared;
-        let semaphore = match own_process {
-            true => own.clone(),
-            false => semaphore.clone(),
-        };
+        let (context, semaphore, observer) =
+            (context.clone(), semaphore.clone(), config.observer.clone());
         let lane = lanes.get(&index).copied();
         tasks.spawn(async move {
             // The scenarios of a lane take its connection one after another, in the order
