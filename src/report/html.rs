@@ -216,27 +216,10 @@ pub fn render(report: &Report) -> String {
 /// A table with a line per area (its counts, worst areas first), then a section per area with
 /// the checks judged there; the checks that did not apply are counted, not listed.
 fn area_sections(out: &mut String, report: &Report, marks: &HashMap<&str, Mark>) {
-    let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
-    for check in &report.checks {
-        areas.entry(&check.area).or_default().push(check);
-    }
+    let areas = report.areas_worst_first();
     if areas.is_empty() {
         return;
     }
-    let mut areas: Vec<(&str, Vec<&CheckResult>)> = areas.into_iter().collect();
-    for (_, checks) in &mut areas {
-        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
-    }
-    // Worst areas first; an area where nothing applied comes last.
-    areas.sort_by_key(|(name, checks)| {
-        let worst = checks
-            .iter()
-            .map(|c| c.status)
-            .filter(|s| *s != Status::Skip)
-            .min()
-            .unwrap_or(Status::Skip);
-        (worst == Status::Skip, worst, *name)
-    });
     const COLUMNS: [Status; 7] = [
         Status::Fail,
         Status::Warn,

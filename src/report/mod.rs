@@ -270,6 +270,30 @@ impl CheckResult {
 }
 
 impl Report {
+    /// The checks by area, each area's worst first (then by name), the worst areas first and the
+    /// areas where nothing applied last: the order the terminal and HTML reports show them in.
+    pub fn areas_worst_first(&self) -> Vec<(&str, Vec<&CheckResult>)> {
+        let mut areas: std::collections::BTreeMap<&str, Vec<&CheckResult>> =
+            std::collections::BTreeMap::new();
+        for check in &self.checks {
+            areas.entry(check.area.as_str()).or_default().push(check);
+        }
+        let mut areas: Vec<(&str, Vec<&CheckResult>)> = areas.into_iter().collect();
+        for (_, checks) in &mut areas {
+            checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
+        }
+        areas.sort_by_key(|(name, checks)| {
+            let worst = checks
+                .iter()
+                .map(|c| c.status)
+                .filter(|s| *s != Status::Skip)
+                .min()
+                .unwrap_or(Status::Skip);
+            (worst == Status::Skip, worst, *name)
+        });
+        areas
+    }
+
     /// `stdio: COMMAND`, `http: URL` or `sse: URL` (an HTTP server's `--serve` command is not
     /// named).
     pub fn target_label(&self) -> String {

@@ -75,24 +75,7 @@ pub fn render(report: &Report, style: Style) -> String {
         out.push_str(&format!("note: {note}\n"));
     }
     out.push('\n');
-    let mut areas: BTreeMap<&str, Vec<&CheckResult>> = BTreeMap::new();
-    for check in &report.checks {
-        areas.entry(check.area.as_str()).or_default().push(check);
-    }
-    let mut areas: Vec<(&str, Vec<&CheckResult>)> = areas.into_iter().collect();
-    for (_, checks) in &mut areas {
-        checks.sort_by(|a, b| a.status.cmp(&b.status).then(a.name().cmp(&b.name())));
-    }
-    // Worst areas first; an area where nothing applied comes last.
-    areas.sort_by_key(|(name, checks)| {
-        let worst = checks
-            .iter()
-            .map(|c| c.status)
-            .filter(|s| *s != Status::Skip)
-            .min()
-            .unwrap_or(Status::Skip);
-        (worst == Status::Skip, worst, *name)
-    });
+    let areas = report.areas_worst_first();
     match show {
         Show::All => {
             out.push_str(&tables(&areas, color, width));
