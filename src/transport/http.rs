@@ -44,8 +44,8 @@ pub struct HttpRequest {
 /// Idle keep-alive connections, by origin, that the requests of one session take turns on: a
 /// TCP connection (and a TLS handshake) per session instead of per request. A connection is
 /// taken back only after a response read to its end without `Connection: close`, and not when
-/// it has been idle longer than [`IDLE_REUSE`] (servers close idle connections after a few
-/// seconds).
+/// it has been idle longer than [`IDLE_REUSE`] (servers close idle connections after a second or
+/// a few).
 #[derive(Clone, Default)]
 pub struct Pool(Arc<std::sync::Mutex<Vec<Idle>>>);
 
@@ -64,9 +64,10 @@ struct Idle {
     driver: Driver,
 }
 
-/// How long an idle connection is still taken for a request (Node's and uvicorn's servers close
-/// theirs after 5 s).
-const IDLE_REUSE: Duration = Duration::from_secs(2);
+/// How long an idle connection is still taken for a request: well inside the idle timeouts of
+/// the servers and proxies in front of them (Node's and uvicorn's 5 s, gunicorn's 2 s, some
+/// proxies' 1 s), so that a connection is not taken as the server closes it.
+const IDLE_REUSE: Duration = Duration::from_millis(750);
 
 impl Pool {
     /// Takes an idle connection to `origin` that is ready for a request.
