@@ -99,11 +99,7 @@ fn status_label(status: Status) -> &'static str {
 /// verdict, the problems, a line per area, the checks judged by area, then the checks that did
 /// not apply counted by reason.
 pub fn render(report: &Report) -> String {
-    let marks = report
-        .grading
-        .as_ref()
-        .map(|g| g.marks())
-        .unwrap_or_default();
+    let marks = report.marks();
     let mut out = String::new();
     let _ = write!(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>mcpcheck: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n", escape(&report.verdict_line()));
     let (class, mark) = match report.exit_code() {

@@ -21,11 +21,7 @@ fn cell(text: &str) -> String {
 /// Long by design: the document top to bottom (heading, counts, problems by kind, the table),
 /// each section a few lines writing into the same buffer.
 pub fn render(report: &Report) -> String {
-    let marks = report
-        .grading
-        .as_ref()
-        .map(|g| g.marks())
-        .unwrap_or_default();
+    let marks = report.marks();
     let mut out = String::new();
     let failing = report.exit_code() == crate::exit::FAILURES || report.fatal.is_some();
     let icon = if failing {

@@ -270,6 +270,11 @@ impl CheckResult {
 }
 
 impl Report {
+    /// Each check's mark in the grading, by name (none when the report was not graded).
+    pub fn marks(&self) -> std::collections::HashMap<&str, grade::Mark> {
+        self.grading.as_ref().map(|g| g.marks()).unwrap_or_default()
+    }
+
     /// The checks by area, each area's worst first (then by name), the worst areas first and the
     /// areas where nothing applied last: the order the terminal and HTML reports show them in.
     pub fn areas_worst_first(&self) -> Vec<(&str, Vec<&CheckResult>)> {

@@ -21,11 +21,7 @@ const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 pub fn render(report: &Report) -> String {
     // Server text has its control characters written out first, as in every other report.
     let report = &safe::map_report(report, &safe::visible);
-    let marks = report
-        .grading
-        .as_ref()
-        .map(|g| g.marks())
-        .unwrap_or_default();
+    let marks = report.marks();
     let judged: Vec<&CheckResult> = report
         .checks
         .iter()

@@ -380,8 +380,8 @@ pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Op
                     return Ok(opened(response, idle.driver, Some((origin, idle.sender))));
                 }
                 // Not sent (the connection closed as it was taken): another, or a new one.
-                Err(Some(e)) if e.is_canceled() => continue,
-                Err(e) => return Err(send_failed(e, request)),
+                Err(e) if e.unsent() => continue,
+                Err(e) => return Err(e.to_string()),
             }
         }
     }
@@ -422,7 +422,7 @@ where
     }));
     let response = send_on(&mut sender, uri, request)
         .await
-        .map_err(|e| send_failed(e, request))?;
+        .map_err(|e| e.to_string())?;
     Ok(opened(
         response,
         driver,
@@ -430,13 +430,37 @@ where
     ))
 }
 
-/// Sends the request, exactly as it is, on a connection: `Err(None)` when no such request can
-/// be made (a header value no request may carry), else hyper's error.
+/// Why a request was not answered on a connection.
+enum SendError {
+    /// No such request can be made (a header value no request may carry): the builder's words.
+    Invalid(String),
+    /// hyper's error: the connection, or the exchange on it.
+    Http(hyper::Error),
+}
+
+impl SendError {
+    /// Whether the request never left (the connection closed as it was taken): it may go on
+    /// another connection.
+    fn unsent(&self) -> bool {
+        matches!(self, SendError::Http(e) if e.is_canceled())
+    }
+}
+
+impl std::fmt::Display for SendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SendError::Invalid(why) => write!(f, "invalid request: {why}"),
+            SendError::Http(e) => write!(f, "the request failed: {e}"),
+        }
+    }
+}
+
+/// Sends the request, exactly as it is, on a connection.
 async fn send_on(
     sender: &mut SendRequest,
     uri: &Uri,
     request: &HttpRequest,
-) -> Result<hyper::Response<hyper::body::Incoming>, Option<hyper::Error>> {
+) -> Result<hyper::Response<hyper::body::Incoming>, SendError> {
     let path = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
     let mut builder = hyper::Request::builder()
         .method(request.method.as_str())
@@ -446,26 +470,8 @@ async fn send_on(
     }
     let outgoing = builder
         .body(Full::new(Bytes::from(request.body.clone())))
-        .map_err(|_| None)?;
-    sender.send_request(outgoing).await.map_err(Some)
-}
-
-/// What a failed send says.
-fn send_failed(error: Option<hyper::Error>, request: &HttpRequest) -> String {
-    match error {
-        Some(e) => format!("the request failed: {e}"),
-        None => {
-            // What the builder refused, said the way it says it.
-            let mut builder = hyper::Request::builder().method(request.method.as_str());
-            for (name, value) in &request.headers {
-                builder = builder.header(name.as_str(), value.as_str());
-            }
-            match builder.body(()) {
-                Err(e) => format!("invalid request: {e}"),
-                Ok(_) => "invalid request".to_string(),
-            }
-        }
-    }
+        .map_err(|e| SendError::Invalid(e.to_string()))?;
+    sender.send_request(outgoing).await.map_err(SendError::Http)
 }
 
 /// The response head as read, with the body still to read.

@@ -384,7 +384,8 @@ impl Session {
     }
 
     /// Why the connection is known to be closed (stdio: stdout ended, with how the server
-    /// exited; HTTP+SSE: the stream ended), if it is. HTTP opens a connection per request: never.
+    /// exited; HTTP+SSE: the stream ended), if it is. Streamable HTTP has no one connection to
+    /// lose: never.
     pub async fn gone(&self) -> Option<String> {
         match &self.link {
             Link::Stream(link) if *link.closed.borrow() => {
@@ -494,26 +495,25 @@ impl Session {
         &self.limits
     }
 
-    /// The server's stderr so far (stdio).
-    pub fn stderr_tail(&self) -> Option<String> {
+    /// The server process of a stdio session (`None` for other links).
+    fn process(&self) -> Option<&StdioProcess> {
         match &self.link {
             Link::Stream(link) => match &link.pipe {
-                Pipe::Process(process, _) => Some(process.stderr_tail()),
+                Pipe::Process(process, _) => Some(process),
                 Pipe::Sse(_) => None,
             },
             Link::Http(_) => None,
         }
     }
 
+    /// The server's stderr so far (stdio).
+    pub fn stderr_tail(&self) -> Option<String> {
+        self.process().map(StdioProcess::stderr_tail)
+    }
+
     /// stdio: the server's process group. `None` for other links.
     pub fn process_group(&self) -> Option<i32> {
-        match &self.link {
-            Link::Stream(link) => match &link.pipe {
-                Pipe::Process(process, _) => Some(process.process_group()),
-                Pipe::Sse(_) => None,
-            },
-            Link::Http(_) => None,
-        }
+        self.process().map(StdioProcess::process_group)
     }
 
     /// Takes the connection for one step of a session shared by concurrent scenarios. Over
