@@ -51,7 +51,8 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
                    stdio: write N lines, then nothing more, while still reading and
                    running: a server that stopped answering (a wedged one)
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
-  --list-quirks    print every quirk and the rule it breaks";
+  --list-quirks    print every quirk, the runs it shows in (handshake: stdio and HTTP;
+                   stateless: the same with --stateless; legacy-sse) and the rule it breaks";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -67,8 +68,8 @@ fn main() -> ExitCode {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
-                for (_, name, breaks) in quirks::all() {
-                    println!("{name:32} {breaks}");
+                for (quirk, name, breaks) in quirks::all() {
+                    println!("{name:44} {:10} {breaks}", quirk.modes().as_str());
                 }
                 return ExitCode::SUCCESS;
             }

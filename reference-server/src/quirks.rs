@@ -12,12 +12,13 @@ use serde_json::{Map, Value};
 /// instead of a branch in the handlers.
 type Rewrite = fn(&mut Map<String, Value>);
 
-/// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks and,
-/// for a quirk that only changes responses, the rewrite that does it (`; rewrites f`). The
-/// command-line name is derived from the variant (`InitMissingServerInfo` is
-/// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
+/// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
+/// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
+/// given) and, for a quirk that only changes responses, the rewrite that does it
+/// (`; rewrites f`). The command-line name is derived from the variant (`InitMissingServerInfo`
+/// is `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
-    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? => $rule:literal $(; rewrites $rewrite:path)?,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; rewrites $rewrite:path)?,)*) => {
         /// One deliberate deviation from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Quirk {
@@ -25,18 +26,46 @@ macro_rules! quirks {
         }
 
         /// Every quirk, in declaration order, with the rule it breaks, its name if the variant's
-        /// does not give it, and its rewrite of responses, if that is all it does.
-        const DECLARED: &[(Quirk, &str, Option<&str>, Option<Rewrite>)] = &[$((
+        /// does not give it, the runs it shows in, and its rewrite of responses, if that is all
+        /// it does.
+        const DECLARED: &[(Quirk, &str, Option<&str>, Modes, Option<Rewrite>)] = &[$((
             Quirk::$variant,
             $rule,
             quirks!(@name $($name)?),
+            quirks!(@modes $($modes)?),
             quirks!(@rewrite $($rewrite)?),
         ),)*];
     };
     (@name) => { None };
     (@name $name:literal) => { Some($name) };
+    (@modes) => { Modes::Handshake };
+    (@modes stateless) => { Modes::Stateless };
+    (@modes legacy_sse) => { Modes::LegacySse };
     (@rewrite) => { None };
     (@rewrite $rewrite:path) => { Some($rewrite) };
+}
+
+/// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
+/// The self-test runs the whole library once per run a quirk names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Modes {
+    /// The handshake era, over stdio and over Streamable HTTP.
+    Handshake,
+    /// The 2026-07-28 stateless era (`--stateless`), over stdio and over Streamable HTTP.
+    Stateless,
+    /// The 2024-11-05 HTTP+SSE transport only.
+    LegacySse,
+}
+
+impl Modes {
+    /// The name `--list-quirks` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Modes::Handshake => "handshake",
+            Modes::Stateless => "stateless",
+            Modes::LegacySse => "legacy-sse",
+        }
+    }
 }
 
 quirks! {
@@ -59,7 +88,7 @@ quirks! {
     /// The not-found error for an unknown resource carries no `data.uri`.
     MissingResourceNoDataUri => "the not-found error SHOULD carry data.uri (SEP-2164; before 2026-07-28 only an example shows it)",
     /// 2026-07-28: the not-found error for an unknown resource carries no `data.uri`.
-    StatelessMissingResourceNoDataUri => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)",
+    StatelessMissingResourceNoDataUri in stateless => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)",
     /// Calling an unknown tool gives a result with `isError: true` instead of a protocol error.
     UnknownToolIsError => "an unknown tool SHOULD be a protocol error, not isError",
     /// Calling an unknown tool gives a plain success.
@@ -89,7 +118,7 @@ quirks! {
     StdoutBanner => "stdout MUST carry only MCP messages (stdio)",
     /// stdio, 2026-07-28: every response is pretty-printed over several lines, server/discover's
     /// too (a client must still tell the era, then flag the framing).
-    StatelessPrettyPrint => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too",
+    StatelessPrettyPrint in stateless => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too",
     /// stdio: the response to `ping` is pretty-printed over several lines.
     PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)",
     /// Error responses lack the `"jsonrpc": "2.0"` member.
@@ -98,7 +127,7 @@ quirks! {
     HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// 2026-07-28 HTTP: an error sent with a 4xx status (-32602, -32601, -32020, …, each
     /// answering a request that was read) leaves out its `id`.
-    StatelessRefusalsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning",
+    StatelessRefusalsWithoutId in stateless => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning",
     /// stdio: an error response leaves out its `id` (a parse error's id null included).
     StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
@@ -172,35 +201,35 @@ quirks! {
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
     ContentTypeTextPlain => "a response MUST be application/json or text/event-stream (Streamable HTTP)",
     /// Stateless: results (other than `server/discover`'s) carry no `resultType`.
-    StatelessNoResultType => "2026-07-28: every result MUST carry resultType",
+    StatelessNoResultType in stateless => "2026-07-28: every result MUST carry resultType",
     /// Stateless: the `server/discover` result's `_meta` has no serverInfo.
-    StatelessNoServerInfo => "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
+    StatelessNoServerInfo in stateless => "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
     /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
-    StatelessDiscoverNoCacheHints => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
+    StatelessDiscoverNoCacheHints in stateless => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
     /// 2026-07-28: the discover result carries no `supportedVersions`.
-    StatelessDiscoverNoSupportedVersions => "2026-07-28: the discover result MUST list supportedVersions (schema); a client judges such a server in its era rather than falling back to initialize",
+    StatelessDiscoverNoSupportedVersions in stateless => "2026-07-28: the discover result MUST list supportedVersions (schema); a client judges such a server in its era rather than falling back to initialize",
     /// 2026-07-28: server/discover is refused with -32021, as if it needed a client capability.
-    StatelessDiscoverRequiresCapability => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server",
+    StatelessDiscoverRequiresCapability in stateless => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server",
     /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
-    StatelessNoCacheHints => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
+    StatelessNoCacheHints in stateless => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
-    StatelessMetaOptional => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
+    StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
-    StatelessRequireClientInfo => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served",
+    StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served",
     /// Stateless: -32022 for an unsupported version carries no `data`.
-    StatelessUnsupportedVersionNoData => "2026-07-28: -32022 MUST carry data.supported and data.requested",
+    StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested",
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
-    StatelessAnswerRemoved => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601",
+    StatelessAnswerRemoved in stateless => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601",
     /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
-    StatelessMethodHeaderAnyCase => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
+    StatelessMethodHeaderAnyCase in stateless => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
     /// 2026-07-28: server/discover is answered without `_meta`.
-    StatelessDiscoverMetaOptional => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
+    StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
-    StatelessAnswerSubscribe => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601",
+    StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601",
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
-    StatelessHttpErrors200 => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
+    StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
-    StatelessIgnoreHeaders => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
+    StatelessIgnoreHeaders in stateless => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
     /// The official fixtures `test_image_content` and `test_prompt_with_image` return an image
     /// block without `mimeType`.
     EverythingImageWithoutMimeType => "an image content block MUST carry data and mimeType (schema)",
@@ -215,9 +244,9 @@ quirks! {
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed => "a missing required prompt argument SHOULD get -32602",
     /// Stateless, HTTP: GET is answered 200 instead of 405.
-    StatelessGetAllowed => "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)",
+    StatelessGetAllowed in stateless => "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)",
     /// Stateless, HTTP: responses carry an `Mcp-Session-Id` header.
-    StatelessSessionId => "2026-07-28 HTTP: responses SHOULD carry no Mcp-Session-Id",
+    StatelessSessionId in stateless => "2026-07-28 HTTP: responses SHOULD carry no Mcp-Session-Id",
     /// Tool calls log at info whatever level the client set.
     LogLevelIgnored => "after logging/setLevel the server SHOULD send only messages at or above that level",
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
@@ -247,11 +276,11 @@ quirks! {
     /// roots/list is asked twice with the same request id.
     ServerRequestIdReused => "a request id MUST NOT be reused within a session",
     /// 2026-07-28: a missing resource gets the retired -32002.
-    StatelessLegacyNotFoundCode => "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
+    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     IgnoreCancel => "a cancelled request SHOULD get no response",
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
-    StatelessIgnoreCancel => "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request",
+    StatelessIgnoreCancel in stateless => "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request",
     /// Cancelling an unknown request id is answered with an error.
     CancelUnknownError => "cancelling an unknown id SHOULD be ignored",
     /// resources/subscribe and resources/unsubscribe fail although `subscribe` is declared.
@@ -261,43 +290,43 @@ quirks! {
     /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
     ResourceTraversal => "resource URIs MUST be validated; traversal MUST be refused",
     /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
-    StatelessIgnoreMcpName => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020",
+    StatelessIgnoreMcpName in stateless => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020",
     /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
     /// not decoded.
-    StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
+    StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" in stateless => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
     /// 2026-07-28 HTTP: an Mcp-Name sentinel with invalid Base64 is decoded leniently (characters
     /// outside the alphabet skipped, length not checked) instead of refused.
-    StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020",
+    StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" in stateless => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020",
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)",
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
-    StatelessLogWithoutLevel => "2026-07-28: no notifications/message for a request without _meta logLevel",
+    StatelessLogWithoutLevel in stateless => "2026-07-28: no notifications/message for a request without _meta logLevel",
     /// 2026-07-28: an unknown `_meta` logLevel is accepted.
-    StatelessLogLevelUnchecked => "2026-07-28: an invalid _meta logLevel SHOULD get -32602",
+    StatelessLogLevelUnchecked in stateless => "2026-07-28: an invalid _meta logLevel SHOULD get -32602",
     /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
     /// ClientCapabilities object.
-    StatelessRequiredCapabilitiesArray => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object",
+    StatelessRequiredCapabilitiesArray in stateless => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object",
     /// 2026-07-28: every page of tools/list after the first lists its tools in another order
     /// on each answer (the first page stays the same).
-    StatelessToolsLaterPageUnstable => "2026-07-28: tools/list SHOULD be deterministic, on every page",
+    StatelessToolsLaterPageUnstable in stateless => "2026-07-28: tools/list SHOULD be deterministic, on every page",
     /// 2026-07-28 (stdio): a connection whose first message was server/discover (as mcpcheck's
     /// main connection's is) is listed one resource fewer than any other, as with a list kept
     /// per connection.
-    StatelessResourcesPerConnection => "2026-07-28: list results MUST NOT vary per connection",
+    StatelessResourcesPerConnection in stateless => "2026-07-28: list results MUST NOT vary per connection",
     /// 2026-07-28: once a request declared the `roots` capability, a later read of
     /// `mcpcheck://roots` that does not declare it asks for the roots anyway.
-    StatelessRootsCarryover => "2026-07-28: a capability is declared per request; one declared earlier MUST NOT be assumed",
+    StatelessRootsCarryover in stateless => "2026-07-28: a capability is declared per request; one declared earlier MUST NOT be assumed",
     /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
-    StatelessToolsOrderUnstable => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
+    StatelessToolsOrderUnstable in stateless => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
-    StatelessXMcpHeaderOnNumber => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties",
+    StatelessXMcpHeaderOnNumber in stateless => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties",
     /// SSE event ids restart at 0 on every stream, so streams of one session share them.
     SseEventIdsPerStream => "SSE event ids MUST be unique across all streams of a session",
     /// HTTP: a call of the slow fixture tool while another is in progress on the same session
     /// gets 409 Conflict.
     OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered",
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
-    StatelessListenUntagged => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
     TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)",
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
@@ -327,63 +356,63 @@ quirks! {
     /// A task that is over sends one more progress notification, with the next request about it.
     TaskProgressAfterTerminal => "2025-11-25 tasks: progress for a task MUST stop once the task is terminal",
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
-    StatelessListChangeSilent => "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
+    StatelessListChangeSilent in stateless => "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
     /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
-    ExtTaskNested => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
+    ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
-    ExtTaskGetResultTypeTask => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
+    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
-    ExtTaskResultNotInlined => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
+    ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
-    ExtTaskUndeclaredHandle => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
+    ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
-    ExtTaskRequiredWrongError => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension",
+    ExtTaskRequiredWrongError in stateless => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension",
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
-    ExtTaskServesUndeclared => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
+    ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
-    ExtTaskUnknownInternal => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602",
+    ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602",
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
-    ExtTaskCancelReturnsTask => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
+    ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
-    ExtTaskUpdateUnknownKeyRefused => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
+    ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
-    ExtTaskToolErrorFailed => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
+    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
-    ExtTaskFailedWithoutError => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error",
+    ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error",
     /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
-    ExtTaskListenUndeclared => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
+    ExtTaskListenUndeclared in stateless => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: tasks/get of a task that waits for input leaves out inputRequests.
-    ExtTaskInputRequestsMissing => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests",
+    ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests",
     /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
-    ExtTaskUpdateIgnored => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
+    ExtTaskUpdateIgnored in stateless => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
     /// 2026-07-28, tasks extension: a task id once asked about by a request that declared the
     /// extension is served to requests that do not.
-    ExtTaskCapabilityRemembered => "2026-07-28 tasks extension: a capability declared by one request MUST NOT carry over to the next",
+    ExtTaskCapabilityRemembered in stateless => "2026-07-28 tasks extension: a capability declared by one request MUST NOT carry over to the next",
     /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
     /// closes; stdio: nothing is sent).
-    StatelessListenEndUnannounced => "2026-07-28: a subscription the server ends SHOULD get a final result",
+    StatelessListenEndUnannounced in stateless => "2026-07-28: a subscription the server ends SHOULD get a final result",
     /// 2026-07-28: a tools/list_changed goes out on a listen stream before its acknowledgement.
-    StatelessListenNotifyBeforeAck => "2026-07-28: the acknowledgement MUST be a subscription's first message",
+    StatelessListenNotifyBeforeAck in stateless => "2026-07-28: the acknowledgement MUST be a subscription's first message",
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
-    StatelessListenAckUnrequested => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
+    StatelessListenAckUnrequested in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
     /// 2026-07-28: right after the acknowledgement, a resources/list_changed nobody asked for
     /// goes out on the listen stream, tagged.
-    StatelessListenExtraAfterAck => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)",
+    StatelessListenExtraAfterAck in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)",
     /// 2026-07-28: right after the acknowledgement, a tools/list_changed goes out on the listen
     /// stream without the subscription's id.
-    StatelessListenChangeUntagged => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    StatelessListenChangeUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
     /// 2026-07-28: right after the acknowledgement, a roots/list request goes out on the listen
     /// stream.
-    StatelessListenServerRequest => "2026-07-28: a server sends no requests of its own (not on a listen stream either)",
+    StatelessListenServerRequest in stateless => "2026-07-28: a server sends no requests of its own (not on a listen stream either)",
     /// 2026-07-28: the final result of a subscription the server ends leaves out the
     /// subscription's id.
-    StatelessListenFinalUntagged => "2026-07-28: the final result of a subscription MUST carry its subscriptionId",
+    StatelessListenFinalUntagged in stateless => "2026-07-28: the final result of a subscription MUST carry its subscriptionId",
     /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
-    StatelessMrtrStateUnchecked => "2026-07-28: a requestState that fails verification MUST be rejected",
+    StatelessMrtrStateUnchecked in stateless => "2026-07-28: a requestState that fails verification MUST be rejected",
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
-    StatelessMrtrRetryAsksAgain => "2026-07-28: a retry carrying every input asked for completes the request",
+    StatelessMrtrRetryAsksAgain in stateless => "2026-07-28: a retry carrying every input asked for completes the request",
     /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
-    StatelessMrtrUndeclaredRequest => "2026-07-28: input requests MUST only use capabilities the request declared",
+    StatelessMrtrUndeclaredRequest in stateless => "2026-07-28: input requests MUST only use capabilities the request declared",
     /// Batches are refused on 2025-03-26 sessions too.
     BatchesRefused20250326 as "batches-refused-2025-03-26" => "2025-03-26: implementations MUST support receiving JSON-RPC batches",
     /// completion/complete is served although `completions` is not declared.
@@ -392,16 +421,16 @@ quirks! {
     /// message).
     LoggingServedUndeclared => "a server MUST declare the logging capability to serve logging/setLevel",
     /// 2026-07-28 HTTP: the Origin header is not validated.
-    StatelessNoOriginCheck => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)",
+    StatelessNoOriginCheck in stateless => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)",
     /// 2026-07-28: completion/complete is served although server/discover does not declare
     /// `completions`.
-    StatelessCompletionsServedUndeclared => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601",
+    StatelessCompletionsServedUndeclared in stateless => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601",
     /// 2026-07-28: a JSON-RPC batch is processed.
-    StatelessAcceptBatches => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused",
+    StatelessAcceptBatches in stateless => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused",
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
-    StatelessCapabilityCarryover => "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
+    StatelessCapabilityCarryover in stateless => "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
     /// 2026-07-28 HTTP: Mcp-Param-* headers are not compared with the arguments they mirror.
-    StatelessIgnoreParamHeaders => "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header",
+    StatelessIgnoreParamHeaders in stateless => "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header",
     /// A GET with Last-Event-ID replays the events of every stream of the session after it.
     ResumeReplaysOtherStreams => "a resumed stream MUST NOT replay messages of another stream",
     /// A GET with Last-Event-ID first sends a ping under the id of an earlier request of the
@@ -413,9 +442,9 @@ quirks! {
     /// `mcpcheck_structured` returns structuredContent without its JSON in a text block.
     StructuredContentNotMirrored => "structuredContent SHOULD also be returned as JSON text",
     /// 2026-07-28: only the discover result names the server in `_meta`.
-    StatelessServerInfoDiscoverOnly => "2026-07-28: every result SHOULD name the server in _meta",
+    StatelessServerInfoDiscoverOnly in stateless => "2026-07-28: every result SHOULD name the server in _meta",
     /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
-    StatelessSseBuffered => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
+    StatelessSseBuffered in stateless => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
     /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
     /// a log line after the handshake (on stdio the instructions would break the handshake).
     NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)",
@@ -426,7 +455,7 @@ quirks! {
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
     ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)",
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
-    StatelessCacheScopePerPage => "2026-07-28: every page of one list MUST have the same cacheScope",
+    StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope",
     /// Tool annotations carry `readOnlyHint` as the string "true".
     ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)",
     /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
@@ -438,11 +467,11 @@ quirks! {
     /// A request without `MCP-Protocol-Version` gets 400, although 2025-03-26 is supported.
     ProtocolHeaderRequired => "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported",
     /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
-    StatelessProtocolHeaderOptional => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020",
+    StatelessProtocolHeaderOptional in stateless => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020",
     /// 2026-07-28: a legacy `initialize` gets an error that names no version.
-    StatelessLegacyInitializeUnnamed => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
+    StatelessLegacyInitializeUnnamed in stateless => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
-    StatelessPostLastEventIdRefused => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
+    StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
     /// logging/setLevel with a valid level gets -32603.
     SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared",
     /// HTTP: an SSE stream stays open for three seconds after its response.
@@ -462,37 +491,37 @@ quirks! {
     /// The SEP-1034 fixture's integer field has the default "30", a string.
     ElicitationDefaultMistyped => "an elicitation field's default MUST have the field's type (SEP-1034)",
     /// 2026-07-28: a retry with the requestState but no inputResponses gets -32602.
-    StatelessMrtrMissingError => "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused",
+    StatelessMrtrMissingError in stateless => "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused",
     /// 2026-07-28: an unknown key in inputResponses gets -32602.
-    StatelessMrtrExtraRefused => "2026-07-28: unknown keys in inputResponses SHOULD be ignored",
+    StatelessMrtrExtraRefused in stateless => "2026-07-28: unknown keys in inputResponses SHOULD be ignored",
     /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
-    StatelessMrtrMalformedAccepted => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
+    StatelessMrtrMalformedAccepted in stateless => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
     /// 2026-07-28: the multi-round fixture's first round carries no requestState.
-    StatelessMrtrFirstRoundNoState => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes",
+    StatelessMrtrFirstRoundNoState in stateless => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes",
     /// 2026-07-28: the multi-round fixture completes after the first round.
-    StatelessMrtrOneRound => "2026-07-28: the multi-round fixture asks in a second round before it completes",
+    StatelessMrtrOneRound in stateless => "2026-07-28: the multi-round fixture asks in a second round before it completes",
     /// 2026-07-28: the multi-round fixture refuses the state of its own second round.
-    StatelessMrtrLastRoundRefused => "2026-07-28: a retry with every input asked for and the echoed state completes",
+    StatelessMrtrLastRoundRefused in stateless => "2026-07-28: a retry with every input asked for and the echoed state completes",
     /// 2026-07-28: the fixture prompt that needs context is produced without asking for it.
-    StatelessMrtrPromptNeverAsks => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
+    StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
     /// 2026-07-28: the fixture prompt refuses the retry that carries the context.
-    StatelessMrtrPromptRetryRefused => "2026-07-28: a prompts/get retry with the input asked for completes",
+    StatelessMrtrPromptRetryRefused in stateless => "2026-07-28: a prompts/get retry with the input asked for completes",
     /// 2026-07-28: reading `mcpcheck://roots` asks again although the retry has the roots.
-    StatelessMrtrResourceAsksAgain => "2026-07-28: a resources/read retry with the input asked for completes",
+    StatelessMrtrResourceAsksAgain in stateless => "2026-07-28: a resources/read retry with the input asked for completes",
     /// 2026-07-28: reading `mcpcheck://roots` asks without the requestState it needs back.
-    StatelessMrtrResourceWithoutState => "2026-07-28: mcpcheck://roots sends the requestState its retry must echo",
+    StatelessMrtrResourceWithoutState in stateless => "2026-07-28: mcpcheck://roots sends the requestState its retry must echo",
     /// 2026-07-28 HTTP: Mcp-Param-Region is required even for a null or absent argument.
-    StatelessParamHeaderAlwaysRequired => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header",
+    StatelessParamHeaderAlwaysRequired in stateless => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header",
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
-    StatelessParamIntegerTextual => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
+    StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
-    LegacySseEndpointUnnamed => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
+    LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
-    LegacySseAnswerInPost => "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
+    LegacySseAnswerInPost in legacy_sse => "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
     /// HTTP+SSE: the stream and message endpoints accept any Origin.
-    LegacySseNoOriginCheck => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
+    LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
-    LegacySseEndpointCrossOrigin => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
     /// stdio and HTTP+SSE: every response is sent twice.
     DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)",
 }
@@ -500,7 +529,7 @@ quirks! {
 impl Quirk {
     /// The command-line name: given with `as`, or the variant's words in kebab case.
     pub fn name(self) -> String {
-        if let Some((_, _, Some(name), _)) = DECLARED.iter().find(|(q, ..)| *q == self) {
+        if let Some((_, _, Some(name), ..)) = DECLARED.iter().find(|(q, ..)| *q == self) {
             return (*name).to_string();
         }
         let variant = format!("{self:?}");
@@ -522,6 +551,16 @@ impl Quirk {
 /// Every quirk with its name and the rule it breaks, in declaration order.
 pub fn all() -> impl Iterator<Item = (Quirk, String, &'static str)> {
     DECLARED.iter().map(|(q, rule, ..)| (*q, q.name(), *rule))
+}
+
+impl Quirk {
+    /// The runs this quirk shows in.
+    pub fn modes(self) -> Modes {
+        DECLARED
+            .iter()
+            .find(|(q, ..)| *q == self)
+            .map_or(Modes::Handshake, |(.., modes, _)| *modes)
+    }
 }
 
 /// Looks a quirk up by its command-line name.
@@ -546,7 +585,7 @@ impl Quirks {
     /// Applies the rewrites of the quirks that are on to a response about to be sent.
     pub fn rewrite(&self, mut response: Value) -> Value {
         if let Value::Object(members) = &mut response {
-            for (quirk, _, _, rewrite) in DECLARED {
+            for (quirk, _, _, _, rewrite) in DECLARED {
                 if let (true, Some(rewrite)) = (self.has(*quirk), rewrite) {
                     rewrite(members);
                 }

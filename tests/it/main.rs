@@ -1,10 +1,11 @@
-//! mcpcheck's integration tests, in one binary to keep link time down.
+//! mcpcheck's integration tests, in one binary to keep link time down. The quirk self-test is
+//! a binary of its own (`tests/selftest`), one test per quirk and run.
 
 /// Starting mcpcheck and the reference server, reading reports.
 mod support;
 
-/// The whole library against the reference server, clean and with every quirk.
-mod selftest;
+/// Over HTTP, responses sent as SSE streams and the notifications in them are read.
+mod sse;
 
 /// Servers that exit at once, hang, flood, or leave children behind; Ctrl-C.
 mod hostile;

@@ -1,9 +1,28 @@
+//! The self-test: the whole library against the reference server, clean and with every quirk,
+//! one test per quirk and run, so that the test runner spreads them, a failure names its quirk,
+//! and `cargo test --test selftest QUIRK` runs one quirk's runs alone.
+//!
+//! `tests/quirks.toml` says which checks each quirk changes in each run; every other check must
+//! keep the status it has against the clean server of that run, whose report every quirk's test
+//! of that run shares. The reference server says which runs a quirk shows in
+//! (`--list-quirks`). The tests mostly wait on the library's own waits, not on the CPU, so more
+//! run at once than a 2-core machine has cores (`--test-threads` sets how many).
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
+use std::sync::OnceLock;
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 
-use crate::support::{mcpcheck, reference_server, run_json, statuses, HttpServer};
+#[allow(dead_code)]
+#[path = "../it/support.rs"]
+mod support;
+
+use support::{mcpcheck, reference_server, run_json, statuses, HttpServer};
+
+/// How many tests run at once unless `--test-threads` says otherwise.
+const RUNS_AT_ONCE: usize = 8;
 
 /// How the reference server runs: the transport, and the era it speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,8 +36,13 @@ enum Transport {
 }
 
 impl Transport {
-    const HANDSHAKE: [Transport; 2] = [Transport::Stdio, Transport::Http];
-    const STATELESS: [Transport; 2] = [Transport::StatelessStdio, Transport::StatelessHttp];
+    const ALL: [Transport; 5] = [
+        Transport::Stdio,
+        Transport::Http,
+        Transport::StatelessStdio,
+        Transport::StatelessHttp,
+        Transport::LegacySse,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -30,16 +54,13 @@ impl Transport {
         }
     }
 
-    /// The modes a quirk runs in: `stateless-*` quirks (and `ext-task-*`, the 2026-07-28 tasks
-    /// extension's) change only the stateless era, `legacy-sse-*` ones only the HTTP+SSE
-    /// transport.
-    fn for_quirk(quirk: &str) -> &'static [Transport] {
-        if quirk.starts_with("stateless-") || quirk.starts_with("ext-task-") {
-            &Transport::STATELESS
-        } else if quirk.starts_with("legacy-sse-") {
-            &[Transport::LegacySse]
-        } else {
-            &Transport::HANDSHAKE
+    /// The runs of a quirk that shows in these modes, as `--list-quirks` names them.
+    fn for_modes(modes: &str) -> &'static [Transport] {
+        match modes {
+            "handshake" => &[Transport::Stdio, Transport::Http],
+            "stateless" => &[Transport::StatelessStdio, Transport::StatelessHttp],
+            "legacy-sse" => &[Transport::LegacySse],
+            other => panic!("--list-quirks names unknown modes `{other}`"),
         }
     }
 }
@@ -90,9 +111,19 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
     }
 }
 
+/// The report of the whole library against the clean server of this run, made once and shared
+/// by every test of that run.
+fn clean(transport: Transport) -> &'static (i32, Value) {
+    static CLEAN: [OnceLock<(i32, Value)>; 5] = [const { OnceLock::new() }; 5];
+    let slot = Transport::ALL.iter().position(|t| *t == transport).unwrap();
+    CLEAN[slot].get_or_init(|| run(transport, &[]))
+}
+
+/// The clean server over a handshake-era transport: every check that applies passes.
 fn assert_clean(transport: Transport) {
-    let (code, report) = run(transport, &[]);
-    assert_eq!(wiring_words(&report), Vec::<String>::new());
+    let (code, report) = clean(transport);
+    let code = *code;
+    assert_eq!(wiring_words(report), Vec::<String>::new());
     assert_eq!(
         code,
         0,
@@ -139,22 +170,6 @@ fn assert_clean(transport: Transport) {
     }
 }
 
-#[test]
-fn clean_stdio_server_passes_every_check() {
-    assert_clean(Transport::Stdio);
-}
-
-#[test]
-fn clean_http_server_passes_every_check() {
-    assert_clean(Transport::Http);
-}
-
-#[test]
-fn clean_legacy_sse_server_passes_every_check() {
-    assert_clean(Transport::LegacySse);
-}
-
-/// tests/quirks.toml: quirk → transport → check → status (collateral skips left out).
 fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, String>>> {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/quirks.toml")).unwrap();
@@ -186,7 +201,8 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
     out
 }
 
-fn server_quirks() -> BTreeSet<String> {
+/// Every quirk of the reference server with the runs it shows in.
+fn server_quirks() -> BTreeMap<String, &'static [Transport]> {
     let output = Command::new(reference_server())
         .arg("--list-quirks")
         .output()
@@ -194,7 +210,11 @@ fn server_quirks() -> BTreeSet<String> {
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()
-        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            let name = words.next().unwrap().to_string();
+            (name, Transport::for_modes(words.next().unwrap()))
+        })
         .collect()
 }
 
@@ -242,114 +262,106 @@ fn collateral_skips(report: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-/// How many quirked runs the self-test has going at once.
-const QUIRK_RUNS_AT_ONCE: usize = 8;
-
-#[test]
-fn every_quirk_flips_exactly_its_checks_and_every_check_has_a_quirk() {
-    let expected = expectations();
-    let quirks = server_quirks();
-    assert_eq!(
-        quirks,
-        expected.keys().cloned().collect::<BTreeSet<_>>(),
-        "tests/quirks.toml and --list-quirks must name the same quirks"
-    );
-    for (quirk, per) in &expected {
-        let modes: Vec<&str> = Transport::for_quirk(quirk)
-            .iter()
-            .map(|t| t.name())
-            .collect();
-        for mode in per.keys() {
-            assert!(
-                modes.contains(mode),
-                "tests/quirks.toml [{quirk}] names {mode}, but the quirk runs in {modes:?}"
-            );
-        }
-    }
-    let clean: BTreeMap<&str, BTreeMap<String, String>> = Transport::HANDSHAKE
-        .iter()
-        .chain(&Transport::STATELESS)
-        .chain(&[Transport::LegacySse])
-        .map(|t| (t.name(), statuses(&run(*t, &[]).1)))
-        .collect();
-    let jobs: Vec<(String, Transport)> = quirks
-        .iter()
-        .flat_map(|q| Transport::for_quirk(q).iter().map(|t| (q.clone(), *t)))
-        .collect();
-    let results = std::sync::Mutex::new(Vec::new());
-    let wiring = std::sync::Mutex::new(Vec::new());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        // A run against the reference server mostly waits (fixed waits of the library), so more
-        // runs at once than cores keep the machine busy.
-        for _ in 0..QUIRK_RUNS_AT_ONCE {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((quirk, transport)) = jobs.get(i) else {
-                    break;
-                };
-                let (_, report) = run(*transport, &[quirk]);
-                for words in wiring_words(&report) {
-                    wiring
-                        .lock()
-                        .unwrap()
-                        .push(format!("--quirk {quirk}: {words}"));
-                }
-                results.lock().unwrap().push((
-                    quirk.clone(),
-                    *transport,
-                    statuses(&report),
-                    collateral_skips(&report),
-                ));
-            });
-        }
-    });
-    let mut problems = Vec::new();
-    let mut flipped: BTreeSet<String> = BTreeSet::new();
-    for (quirk, transport, got, collateral) in results.into_inner().unwrap() {
-        let baseline = &clean[transport.name()];
-        let want = expected[&quirk]
-            .get(transport.name())
-            .cloned()
-            .unwrap_or_default();
-        for (id, status) in &want {
-            if status == "skip" && collateral.contains(id) {
-                problems.push(format!(
-                    "tests/quirks.toml [{quirk}] lists {id} = \"skip\" over {}, a collateral skip the self-test derives: leave it out",
-                    transport.name()
-                ));
-            }
-        }
-        let changed: BTreeMap<String, String> = got
-            .iter()
-            .filter(|(id, s)| baseline.get(*id) != Some(s) && !collateral.contains(*id))
-            .map(|(id, s)| (id.clone(), s.clone()))
-            .collect();
-        if changed != want {
+/// One quirk in one run: exactly the checks tests/quirks.toml lists change, to the listed status.
+fn quirk_changes_its_checks(
+    quirk: &str,
+    transport: Transport,
+    want: &BTreeMap<String, String>,
+) -> Result<(), Failed> {
+    let (_, report) = run(transport, &[quirk]);
+    let baseline = statuses(&clean(transport).1);
+    let got = statuses(&report);
+    let collateral = collateral_skips(&report);
+    let mut problems: Vec<String> = wiring_words(&report);
+    for (id, status) in want {
+        if status == "skip" && collateral.contains(id) {
             problems.push(format!(
-                "--quirk {quirk} over {}: expected changes {want:?}, got {changed:?}",
+                "tests/quirks.toml [{quirk}] lists {id} = \"skip\" over {}, a collateral skip the self-test derives: leave it out",
                 transport.name()
             ));
         }
-        flipped.extend(
-            changed
-                .into_iter()
-                .filter(|(_, s)| s == "fail" || s == "warn")
-                .map(|(id, _)| id),
-        );
     }
-    let every_check: BTreeSet<String> = clean.values().flat_map(|m| m.keys().cloned()).collect();
-    let unproven: Vec<&String> = every_check.difference(&flipped).collect();
-    problems.extend(wiring.into_inner().unwrap());
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    assert!(
-        unproven.is_empty(),
-        "checks that no quirk makes fail or warn: {unproven:?}"
-    );
+    let changed: BTreeMap<String, String> = got
+        .iter()
+        .filter(|(id, s)| baseline.get(*id) != Some(s) && !collateral.contains(*id))
+        .map(|(id, s)| (id.clone(), s.clone()))
+        .collect();
+    if &changed != want {
+        let messages: Vec<String> = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                let id = c["id"].as_str().unwrap_or_default();
+                changed.contains_key(id) != want.contains_key(id)
+            })
+            .map(|c| format!("  {} {}: {}", c["id"], c["status"], c["message"]))
+            .collect();
+        problems.push(format!(
+            "--quirk {quirk} over {}: expected changes {want:?}, got {changed:?}\n{}",
+            transport.name(),
+            messages.join("\n")
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n").into())
+    }
 }
 
-#[test]
-fn list_names_every_check_that_runs() {
+/// tests/quirks.toml and `--list-quirks` name the same quirks, each in runs the quirk shows in.
+fn quirks_toml_names_every_quirk() -> Result<(), Failed> {
+    let quirks = server_quirks();
+    let expected = expectations();
+    if quirks.keys().ne(expected.keys()) {
+        let listed: BTreeSet<&String> = quirks.keys().collect();
+        let written: BTreeSet<&String> = expected.keys().collect();
+        return Err(format!(
+            "tests/quirks.toml and --list-quirks must name the same quirks; only the server has {:?}, only the file {:?}",
+            listed.difference(&written).collect::<Vec<_>>(),
+            written.difference(&listed).collect::<Vec<_>>()
+        )
+        .into());
+    }
+    for (quirk, per) in &expected {
+        let modes: Vec<&str> = quirks[quirk].iter().map(|t| t.name()).collect();
+        for mode in per.keys() {
+            if !modes.contains(mode) {
+                return Err(format!(
+                    "tests/quirks.toml [{quirk}] names {mode}, but the quirk runs in {modes:?}"
+                )
+                .into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every check of the library is made to fail or warn by some quirk (each quirk's test holds
+/// that its listed changes happen).
+fn every_check_has_a_quirk() -> Result<(), Failed> {
+    let flipped: BTreeSet<String> = expectations()
+        .values()
+        .flat_map(|per| per.values())
+        .flat_map(|checks| checks.iter())
+        .filter(|(_, s)| *s == "fail" || *s == "warn")
+        .map(|(id, _)| id.clone())
+        .collect();
+    let every_check: BTreeSet<String> = Transport::ALL
+        .iter()
+        .flat_map(|t| statuses(&clean(*t).1).into_keys())
+        .collect();
+    let unproven: Vec<&String> = every_check.difference(&flipped).collect();
+    if unproven.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("checks that no quirk makes fail or warn: {unproven:?}").into())
+    }
+}
+
+/// `mcpcheck list` names exactly the checks a run reports.
+fn list_names_every_check_that_runs() -> Result<(), Failed> {
     let output = mcpcheck().args(["list", "--json"]).output().unwrap();
     let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
     let listed: BTreeSet<&str> = listed
@@ -358,16 +370,70 @@ fn list_names_every_check_that_runs() {
         .iter()
         .map(|c| c["id"].as_str().unwrap())
         .collect();
-    let (_, report) = run(Transport::Stdio, &[]);
-    let ran: BTreeSet<String> = statuses(&report).into_keys().collect();
+    let ran: BTreeSet<String> = statuses(&clean(Transport::Stdio).1).into_keys().collect();
     assert_eq!(listed, ran.iter().map(String::as_str).collect());
+    Ok(())
 }
 
-#[test]
-fn a_stateless_server_is_detected_and_judged_at_2026_07_28() {
-    for transport in Transport::STATELESS {
-        let (code, report) = run(transport, &[]);
-        assert_eq!(code, 0, "{}", transport.name());
+fn main() {
+    let mut args = Arguments::from_args();
+    args.test_threads.get_or_insert(RUNS_AT_ONCE);
+    let expected = expectations();
+    let mut trials = Vec::new();
+    // The clean runs first: every quirk's test of a run waits for its baseline.
+    for transport in [Transport::Stdio, Transport::Http, Transport::LegacySse] {
+        trials.push(Trial::test(
+            format!("clean::{}", transport.name()),
+            move || {
+                assert_clean(transport);
+                Ok(())
+            },
+        ));
+    }
+    for transport in [Transport::StatelessStdio, Transport::StatelessHttp] {
+        trials.push(Trial::test(
+            format!("clean::{}", transport.name()),
+            move || {
+                a_stateless_server_is_detected_and_judged_at_2026_07_28(transport);
+                Ok(())
+            },
+        ));
+    }
+    trials.push(Trial::test(
+        "quirks_toml_names_every_quirk",
+        quirks_toml_names_every_quirk,
+    ));
+    trials.push(Trial::test(
+        "every_check_has_a_quirk",
+        every_check_has_a_quirk,
+    ));
+    trials.push(Trial::test(
+        "list_names_every_check_that_runs",
+        list_names_every_check_that_runs,
+    ));
+    for (quirk, transports) in server_quirks() {
+        for transport in transports {
+            let want = expected
+                .get(&quirk)
+                .and_then(|per| per.get(transport.name()))
+                .cloned()
+                .unwrap_or_default();
+            let name = quirk.clone();
+            trials.push(Trial::test(
+                format!("quirk::{quirk}::{}", transport.name()),
+                move || quirk_changes_its_checks(&name, *transport, &want),
+            ));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// The clean server in the stateless era: detected, judged at 2026-07-28, and passing every
+/// check that applies.
+fn a_stateless_server_is_detected_and_judged_at_2026_07_28(transport: Transport) {
+    {
+        let (code, report) = clean(transport);
+        assert_eq!(*code, 0, "{}", transport.name());
         assert_eq!(report["protocol"]["era"], "stateless");
         assert_eq!(report["protocol"]["version"], "2026-07-28");
         assert_eq!(report["protocol"]["detection"], "server/discover answered");
@@ -410,71 +476,4 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28() {
             "{sent}"
         );
     }
-}
-
-#[test]
-fn sse_responses_and_their_notifications_are_read_over_http() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("slow.toml"),
-        r#"
-id = "slow-progress"
-area = "it"
-title = "a slow tool reports progress"
-
-[requires]
-tools = ["mcpcheck_slow"]
-
-[[step]]
-name = "slow"
-request = { method = "tools/call", params = { name = "mcpcheck_slow", arguments = { steps = 3, delayMs = 10 }, _meta = { progressToken = "tok-1" } } }
-
-[[check]]
-id = "slow-progress-result"
-title = "the call completes"
-level = "MUST"
-spec = [{ version = "2025-11-25", section = "basic/utilities/progress" }]
-step = "slow"
-expect = "a result"
-rule = [{ when = { reply = "result" }, verdict = "pass" }]
-"#,
-    )
-    .unwrap();
-    let server = HttpServer::start(&[]);
-    let (code, report, _) = run_json(&[
-        "--url",
-        &server.url,
-        "--scenarios",
-        dir.path().to_str().unwrap(),
-        "--no-builtin",
-        "-q",
-    ]);
-    assert_eq!(code, 0);
-    let check = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "slow-progress-result")
-        .unwrap();
-    assert_eq!(check["status"], "pass", "{check}");
-    let evidence = &check["evidence"][0];
-    assert!(
-        evidence["responseHeaders"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|h| h
-                .as_str()
-                .unwrap()
-                .eq_ignore_ascii_case("content-type: text/event-stream")),
-        "{evidence}"
-    );
-    let progress: Vec<&Value> = evidence["notifications"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["method"] == "notifications/progress")
-        .collect();
-    assert_eq!(progress.len(), 3, "{evidence}");
-    assert_eq!(progress[2]["params"]["progress"], 3);
 }
