@@ -164,12 +164,11 @@ fn evaluate_step(
             why,
             not_applicable,
         }) => {
-            let status = if *not_applicable {
-                Status::Skip
+            return if *not_applicable {
+                Verdict::skip(crate::record::SkipReason::Absent { text: why.clone() })
             } else {
-                Status::NotTestable
+                Verdict::new(Status::NotTestable, why.clone())
             };
-            return Verdict::new(status, why.clone());
         }
     };
     let actual = describe(exchange, record.is_request);

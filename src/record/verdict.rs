@@ -226,6 +226,196 @@ impl fmt::Display for Status {
     }
 }
 
+/// Why a check did not apply (a skip): what reports group skips by and what every reader matches
+/// on, never the words of the message, which [`fmt::Display`] writes from it. In the JSON report
+/// it is `reason: {kind, …}` beside the message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum SkipReason {
+    /// The check is for other transports.
+    Transport {
+        /// The transports it is for.
+        transports: Vec<TransportKind>,
+    },
+    /// The check belongs to a set of fixtures the run was not told to use (`--fixtures SET`).
+    FixtureSet {
+        /// The set.
+        set: String,
+    },
+    /// The check is for the other era.
+    Era {
+        /// The era it is for.
+        era: String,
+        /// The era the server speaks.
+        server: String,
+    },
+    /// The check is for protocol versions other than the one negotiated.
+    Version {
+        /// The versions it is for.
+        versions: String,
+        /// The version negotiated.
+        negotiated: String,
+        /// The main connection's version, when a connection of the scenario's own negotiated
+        /// another.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        main: Option<String>,
+    },
+    /// The server does not declare a capability the check needs.
+    Capability {
+        /// The capability, as a path (`tools.listChanged`).
+        capability: String,
+    },
+    /// The server does not declare an extension the check needs.
+    Extension {
+        /// The extension's name.
+        extension: String,
+    },
+    /// The check is about a capability left undeclared, and the server declares it.
+    Declared {
+        /// The capability.
+        capability: String,
+    },
+    /// The check is about what the server leaves undeclared, and its capabilities are unknown.
+    CapabilitiesUnknown,
+    /// The check calls a tool the server lists, which the user did not allow (`--call-tools`).
+    CallTools,
+    /// The check calls a listed tool with a wrong argument, and none has one to get wrong.
+    NoToolToProbe {
+        /// Whether only tools annotated read-only were allowed.
+        read_only: bool,
+    },
+    /// A fixture the check's scenario uses (a tool, prompt or resource) is not listed.
+    Fixture {
+        /// `tool`, `prompt` or `resource`.
+        fixture: String,
+        /// Its name.
+        name: String,
+        /// The list request that got no list, and why, when that is why it was not found.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        list_failed: Option<(String, String)>,
+    },
+    /// A step was not sent because the server has nothing of its kind; the scenario says what
+    /// (`absent`, `for_each.none`).
+    Absent {
+        /// The scenario's words.
+        #[serde(skip)]
+        text: String,
+    },
+    /// The check's own rule (a scenario file's `verdict = "skip"`) says it does not apply.
+    Rule {
+        /// The rule's message.
+        #[serde(skip)]
+        text: String,
+    },
+    /// A built-in check over the whole run found nothing of its kind on the wire.
+    NothingOnTheWire {
+        /// What it looked for, in words.
+        #[serde(skip)]
+        text: String,
+    },
+}
+
+impl SkipReason {
+    /// Whether the check does not apply because of what the server is (its era, its version,
+    /// its capabilities, its fixtures) or how it is reached, rather than by the check's own
+    /// finding or the user's choice.
+    pub fn is_requirement(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::Transport { .. }
+                | SkipReason::Era { .. }
+                | SkipReason::Version { .. }
+                | SkipReason::Capability { .. }
+                | SkipReason::Extension { .. }
+                | SkipReason::Declared { .. }
+                | SkipReason::CapabilitiesUnknown
+                | SkipReason::Fixture { .. }
+        )
+    }
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::Transport { transports } => {
+                write!(f, "applies to {} only", super::describe(transports))
+            }
+            SkipReason::FixtureSet { set } => write!(
+                f,
+                "a fixture check of the `{set}` fixtures (run with --fixtures {set} against a server that has them)"
+            ),
+            SkipReason::Era { era, server } => write!(
+                f,
+                "applies to the {era} era only; the server speaks the {server} era"
+            ),
+            SkipReason::Version {
+                versions,
+                negotiated,
+                main: None,
+            } => write!(
+                f,
+                "applies to protocol versions {versions}; the server negotiated {negotiated}"
+            ),
+            SkipReason::Version {
+                versions,
+                negotiated,
+                main: Some(main),
+            } => write!(
+                f,
+                "applies to protocol versions {versions}; a new connection negotiated {negotiated} (the main one {main})"
+            ),
+            SkipReason::Capability { capability } => {
+                write!(f, "the server does not declare the `{capability}` capability")
+            }
+            SkipReason::Extension { extension } => {
+                write!(f, "the server does not declare the `{extension}` extension")
+            }
+            SkipReason::Declared { capability } => write!(
+                f,
+                "the server declares the `{capability}` capability (this checks an undeclared one)"
+            ),
+            SkipReason::CapabilitiesUnknown => f.write_str(
+                "the server's capabilities are unknown (its server/discover answer gave none), so what it leaves undeclared cannot be told",
+            ),
+            SkipReason::CallTools => f.write_str(
+                "calls a tool the server lists, which mcpcheck only does with --call-tools read-only|all",
+            ),
+            SkipReason::NoToolToProbe { read_only } => write!(
+                f,
+                "no listed tool{} has a required or typed argument to get wrong",
+                if *read_only {
+                    " annotated readOnlyHint: true"
+                } else {
+                    ""
+                }
+            ),
+            SkipReason::Fixture {
+                name,
+                list_failed: Some((method, why)),
+                ..
+            } => write!(
+                f,
+                "the run's {method} got no list ({why}), so the fixture `{name}` cannot be found"
+            ),
+            SkipReason::Fixture { fixture, name, .. } if fixture == "tool" => write!(
+                f,
+                "the server lists no tool named `{name}`, the fixture this scenario calls"
+            ),
+            SkipReason::Fixture { fixture, name, .. } => write!(
+                f,
+                "the server lists no {fixture} `{name}`, the fixture this scenario uses"
+            ),
+            SkipReason::Absent { text }
+            | SkipReason::Rule { text }
+            | SkipReason::NothingOnTheWire { text } => f.write_str(text),
+        }
+    }
+}
+
 /// A check's conclusion: the status, and the words that go with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verdict {
@@ -233,6 +423,8 @@ pub struct Verdict {
     pub status: Status,
     /// Why, in one sentence.
     pub message: String,
+    /// Why the check did not apply, for a skip.
+    pub skip: Option<SkipReason>,
     /// What was observed, in short.
     pub actual: Option<String>,
     /// A remark that does not change the status (e.g. a tolerated legacy behaviour).
@@ -241,12 +433,26 @@ pub struct Verdict {
 
 impl Verdict {
     /// A verdict with a status and a message.
+    /// A skip made this way is one its check's own rule gives ([`SkipReason::Rule`]); every
+    /// other skip is made by [`Verdict::skip`].
     pub fn new(status: Status, message: impl Into<String>) -> Verdict {
+        let message = message.into();
         Verdict {
             status,
-            message: message.into(),
+            skip: (status == Status::Skip).then(|| SkipReason::Rule {
+                text: message.clone(),
+            }),
+            message,
             actual: None,
             note: None,
+        }
+    }
+
+    /// A skip, its message written from its reason.
+    pub fn skip(reason: SkipReason) -> Verdict {
+        Verdict {
+            skip: Some(reason.clone()),
+            ..Verdict::new(Status::Skip, reason.to_string())
         }
     }
 
@@ -260,6 +466,45 @@ impl Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skip_carries_its_reason_as_data_and_says_it_in_words() {
+        let verdict = Verdict::skip(SkipReason::Fixture {
+            fixture: "prompt".into(),
+            name: "mcpcheck_simple".into(),
+            list_failed: Some(("prompts/list".into(), "a timeout".into())),
+        });
+        assert_eq!(
+            verdict.message,
+            "the run's prompts/list got no list (a timeout), so the fixture `mcpcheck_simple` cannot be found"
+        );
+        assert_eq!(
+            serde_json::to_value(verdict.skip.as_ref().unwrap()).unwrap(),
+            serde_json::json!({
+                "kind": "fixture",
+                "fixture": "prompt",
+                "name": "mcpcheck_simple",
+                "listFailed": ["prompts/list", "a timeout"]
+            })
+        );
+        let transport = SkipReason::Transport {
+            transports: vec![TransportKind::Stdio, TransportKind::LegacySse],
+        };
+        assert_eq!(
+            transport.to_string(),
+            "applies to the stdio and sse transports only"
+        );
+        let back: SkipReason =
+            serde_json::from_value(serde_json::to_value(&transport).unwrap()).unwrap();
+        assert_eq!(back, transport);
+        // A skip its check's own rule gives keeps the rule's words; the kind says whose they are.
+        let rule = Verdict::new(Status::Skip, "no page to ask for");
+        assert_eq!(
+            serde_json::to_value(rule.skip.unwrap()).unwrap(),
+            serde_json::json!({"kind": "rule"})
+        );
+        assert_eq!(Verdict::new(Status::Pass, "fine").skip, None);
+    }
 
     #[test]
     fn a_citation_follows_the_version_judged_where_its_page_lives_on() {

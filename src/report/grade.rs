@@ -225,6 +225,7 @@ mod tests {
                 derived: false,
                 spec: Vec::new(),
                 message: String::new(),
+                reason: None,
                 expected: String::new(),
                 actual: None,
                 note: None,

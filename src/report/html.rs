@@ -279,7 +279,7 @@ fn not_applicable(out: &mut String, report: &Report) {
     let mut reasons: BTreeMap<String, Vec<&CheckResult>> = BTreeMap::new();
     for check in report.checks.iter().filter(|c| c.status == Status::Skip) {
         reasons
-            .entry(super::terminal::reason(&check.message))
+            .entry(super::terminal::reason(check))
             .or_default()
             .push(check);
     }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::{CheckDef, Level, SpecRef, Status, Verdict};
-use crate::record::ExitReport;
+use crate::record::{ExitReport, SkipReason};
 
 pub use crate::record::{compact, Evidence};
 
@@ -205,6 +205,9 @@ pub struct CheckResult {
     pub spec: Vec<SpecRef>,
     /// Why, in one sentence.
     pub message: String,
+    /// Why the check did not apply, for a skip: what readers match on (`reason: {kind, …}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<SkipReason>,
     /// What a conforming server does.
     pub expected: String,
     /// What was observed.
@@ -242,6 +245,7 @@ impl CheckResult {
             derived: def.derived,
             spec: def.spec.clone(),
             message: verdict.message,
+            reason: verdict.skip,
             expected: def.expect.clone(),
             actual: verdict.actual,
             note: verdict.note,

@@ -237,6 +237,7 @@ mod tests {
             derived: false,
             spec: Vec::new(),
             message: "the call did not fail".into(),
+            reason: None,
             expected: "an error".into(),
             actual: Some("error -32602".into()),
             note: None,

@@ -13,7 +13,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use super::{safe, CheckResult, Report};
 use crate::check::Status;
-use crate::record::Level;
+use crate::record::{Level, SkipReason};
 
 /// How much of the run the terminal shows besides the problems and the verdict.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -469,10 +469,7 @@ const REASONS_SHOWN: usize = 6;
 fn not_applicable(report: &Report, each: bool) -> String {
     let mut reasons: BTreeMap<String, Vec<&CheckResult>> = BTreeMap::new();
     for check in report.checks.iter().filter(|c| c.status == Status::Skip) {
-        reasons
-            .entry(reason(&check.message))
-            .or_default()
-            .push(check);
+        reasons.entry(reason(check)).or_default().push(check);
     }
     if reasons.is_empty() {
         return String::new();
@@ -537,71 +534,37 @@ pub fn singular(reason: &str) -> String {
     reason.to_string()
 }
 
-/// A skip reason in a few words, so that the checks that did not apply for the same reason
-/// count together ("need the http transport", "are for the 2026-07-28 era").
-pub fn reason(message: &str) -> String {
-    if let Some(transports) = message
-        .strip_prefix("applies to the ")
-        .and_then(|m| m.strip_suffix(" only"))
-        .filter(|m| m.contains("transport"))
-    {
-        return format!("need the {transports}");
+/// A skip's reason in a few words, so that the checks that did not apply for the same reason
+/// count together ("need the http transport", "are for the 2026-07-28 era"). A skip its check's
+/// own words explain (a scenario's rule, a step not sent for want of anything of its kind), or
+/// one of a report without reasons, is counted under its message.
+pub fn reason(check: &CheckResult) -> String {
+    let Some(reason) = &check.reason else {
+        return check.message.clone();
+    };
+    match reason {
+        SkipReason::Transport { transports } => {
+            format!("need {}", crate::record::describe(transports))
+        }
+        SkipReason::Era { era, .. } => format!("are for the {era} era"),
+        SkipReason::Version { versions, .. } => format!("are for protocol versions {versions}"),
+        SkipReason::FixtureSet { set } => format!("need the `{set}` fixtures (--fixtures {set})"),
+        SkipReason::Capability { capability } => format!("need the `{capability}` capability"),
+        SkipReason::Extension { extension } => format!("need the `{extension}` extension"),
+        SkipReason::Declared { .. } => {
+            "check a server without a capability (this one declares it)".into()
+        }
+        SkipReason::CapabilitiesUnknown => "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into(),
+        SkipReason::CallTools => "call a listed tool (--call-tools)".into(),
+        SkipReason::NoToolToProbe { .. } => {
+            "call a listed tool with an argument to get wrong (none has one)".into()
+        }
+        SkipReason::Fixture { .. } => "need fixtures the server does not list".into(),
+        SkipReason::NothingOnTheWire { .. } => {
+            "found nothing of their kind in the run (no such message crossed the wire)".into()
+        }
+        SkipReason::Absent { .. } | SkipReason::Rule { .. } => check.message.clone(),
     }
-    if let Some(era) = message
-        .strip_prefix("applies to the ")
-        .and_then(|m| m.split_once(" era only"))
-        .map(|(era, _)| era)
-    {
-        return format!("are for the {era} era");
-    }
-    if message.starts_with("applies to 2026-07-28 ") {
-        return "are for the stateless era".into();
-    }
-    if let Some(window) = message
-        .strip_prefix("applies to protocol versions ")
-        .and_then(|m| m.split_once(';'))
-        .map(|(w, _)| w)
-    {
-        return format!("are for protocol versions {window}");
-    }
-    if let Some(set) = message
-        .strip_prefix("a fixture check of the `")
-        .and_then(|m| m.split_once('`'))
-        .map(|(set, _)| set)
-    {
-        return format!("need the `{set}` fixtures (--fixtures {set})");
-    }
-    if let Some(what) = message.strip_prefix("the server does not declare the ") {
-        return format!("need the {what}");
-    }
-    if message.starts_with("the server declares the ")
-        && message.ends_with("(this checks an undeclared one)")
-    {
-        return "check a server without a capability (this one declares it)".into();
-    }
-    if message.starts_with("the server's capabilities are unknown") {
-        return "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into();
-    }
-    if message.contains("--call-tools") {
-        return "call a listed tool (--call-tools)".into();
-    }
-    // A fixture is named in backticks ("the server lists no tool named `mcpcheck_slow`").
-    if message.starts_with("the server lists no ") && message.contains('`') {
-        return "need fixtures the server does not list".into();
-    }
-    // A scenario step not sent for want of anything of its kind ("the server lists no prompts,
-    // so none could be got"): the reason is what the server has.
-    if let Some((what, _)) = message.split_once(", so ") {
-        return what.to_string();
-    }
-    // A built-in check over the whole run that found nothing of its kind on the wire.
-    if ["no ", "the server asked for no ", "the server answered no "]
-        .iter()
-        .any(|p| message.starts_with(p))
-    {
-        return "found nothing of their kind in the run (no such message crossed the wire)".into();
-    }
-    message.to_string()
 }
 
 fn colour(status: Status) -> Color {

@@ -188,7 +188,7 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
             // "applies to the other era only".
             let reason = skips
                 .iter()
-                .position(|r| !applicable::era_skip(&r.message))
+                .position(|r| !matches!(r.reason, Some(SkipReason::Era { .. })))
                 .unwrap_or(0);
             kept.push(skips.swap_remove(reason));
         }
@@ -256,6 +256,7 @@ mod tests {
             derived: false,
             spec: Vec::new(),
             message: String::new(),
+            reason: None,
             expected: String::new(),
             actual: None,
             note: None,
@@ -326,6 +327,42 @@ mod tests {
         assert_eq!(joined.checks[2].version.as_deref(), Some("2025-11-25"));
         assert_eq!(joined.summary.fail, 1);
         assert_eq!(joined.other_eras.len(), 1);
+    }
+
+    #[test]
+    fn a_check_that_applied_in_neither_era_says_why_in_the_era_it_belongs_to() {
+        let skip = |reason: SkipReason| {
+            let mut result = result("stateless-only", Status::Skip);
+            result.message = reason.to_string();
+            result.reason = Some(reason);
+            result
+        };
+        let stateless = pass(
+            "2026-07-28",
+            vec![skip(SkipReason::Capability {
+                capability: "tools".into(),
+            })],
+        );
+        let handshake = pass(
+            "2025-11-25",
+            vec![skip(SkipReason::Era {
+                era: "stateless".into(),
+                server: "handshake".into(),
+            })],
+        );
+        // Whichever pass comes first.
+        for passes in [
+            vec![stateless.clone(), handshake.clone()],
+            vec![handshake, stateless],
+        ] {
+            let joined = join(passes, &[]);
+            assert_eq!(
+                joined.checks[0].reason,
+                Some(SkipReason::Capability {
+                    capability: "tools".into()
+                })
+            );
+        }
     }
 
     #[test]

@@ -29,6 +29,7 @@ use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
 use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};
 use crate::record::version::LATEST_HANDSHAKE;
+use crate::record::SkipReason;
 use crate::report::{
     rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo,
     SCHEMA_VERSION,
@@ -656,7 +657,7 @@ async fn run_started(
             // A scenario that does not apply is skipped whether or not its turn came: the
             // verdict follows the server, not how far the run got.
             if let Some(why) = not_applicable(&context, &scenario) {
-                return scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new())).collect();
+                return scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new())).collect();
             }
             let why = if finished && crashed {
                 "mcpcheck itself failed while running this scenario (an internal error; please report it)".to_string()

@@ -18,7 +18,7 @@ pub(super) async fn run_scenario(
         let results = scenario
             .checks
             .iter()
-            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new()))
             .collect();
         return (results, None);
     }
@@ -67,14 +67,15 @@ pub(super) async fn run_scenario(
     };
     if version != main_version && !scenario.requires.versions.contains(&version) {
         let transcript = finish(context, scenario, session, lane).await;
-        let why = format!(
-            "applies to protocol versions {}; a new connection negotiated {version} (the main one {main_version})",
-            scenario.requires.versions
-        );
+        let why = SkipReason::Version {
+            versions: scenario.requires.versions.to_string(),
+            negotiated: version.clone(),
+            main: Some(main_version.clone()),
+        };
         let results = scenario
             .checks
             .iter()
-            .map(|c| CheckResult::new(&c.def, Verdict::new(Status::Skip, why.clone()), Vec::new()))
+            .map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new()))
             .collect();
         return (results, transcript);
     }
@@ -160,13 +161,11 @@ pub(super) async fn run_scenario(
     let mut results = Vec::new();
     for check in &scenario.checks {
         let verdict = if !check.def.versions.contains(&version) {
-            Verdict::new(
-                Status::Skip,
-                format!(
-                    "applies to protocol versions {}; the server negotiated {version}",
-                    check.def.versions
-                ),
-            )
+            Verdict::skip(SkipReason::Version {
+                versions: check.def.versions.to_string(),
+                negotiated: version.clone(),
+                main: None,
+            })
         } else {
             rules::evaluate(check, &records, &env)
         };

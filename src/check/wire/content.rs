@@ -23,7 +23,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "once completed, failed or cancelled, a task to stay so (and on 2025-11-25 to begin in working), across every CreateTaskResult, tasks/get, tasks/cancel and tasks/list result of the run",
         transports: &[],
         explain: "From working or input_required a task may move anywhere, but completed, failed and cancelled are terminal and never change. On 2025-11-25 every task begins in working; the 2026-07-28 tasks extension lets a task handle's seed state be another. mcpcheck follows every task the run saw, in the order the results arrived on its connection, and judges each change of status.",
-        idle: Some("no task was created or reported during the run"),
+        idle: Some(Idle::Nothing("no task was created or reported during the run")),
         judge: tasks_status_transitions,
     },
     Builtin {
@@ -37,7 +37,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each notifications/message, progress, cancelled, resources/updated and list_changed notification to validate against its type at the negotiated version",
         transports: &[],
         explain: "The schema defines the params of every notification: a log message needs a level from the RFC 5424 list and data, progress a string or integer token and a number, resources/updated a uri. mcpcheck validates every notification of a method it knows, on every connection, against its own per-version description (and the official schema files with --official-schemas). Notifications of other methods are not judged here.",
-        idle: Some("the server sent no notification of a method mcpcheck knows"),
+        idle: Some(Idle::Nothing("the server sent no notification of a method mcpcheck knows")),
         judge: wire_notification_schema,
     },
     Builtin {
@@ -51,7 +51,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each uri in resources/list and resources/read results and in resource and resource_link content blocks to be scheme \":\" followed only by characters a URI may hold, with well-formed percent-escapes",
         transports: &[],
         explain: "Resources are identified by URIs per RFC 3986, custom schemes included. A space, a non-ASCII character, a malformed percent-escape or a missing scheme makes a string that clients cannot parse or compare reliably. Every URI of every such result of the run is examined.",
-        idle: Some("no resource URI crossed the wire during the run"),
+        idle: Some(Idle::Nothing("no resource URI crossed the wire during the run")),
         judge: wire_uri_rfc3986,
     },
     Builtin {
@@ -65,7 +65,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each resource blob and each image or audio block's data to be padded base64 in the standard alphabet (RFC 4648 §4)",
         transports: &[],
         explain: "Binary data MUST be properly encoded: the schema gives these members format `byte`, base64 as RFC 4648 §4 defines it — the standard alphabet (not the URL-safe one), padded with `=` to a multiple of four characters. Every blob and image or audio payload of the run's resources/read, tools/call and prompts/get results is examined.",
-        idle: Some("no blob, image or audio payload crossed the wire during the run"),
+        idle: Some(Idle::Nothing("no blob, image or audio payload crossed the wire during the run")),
         judge: wire_base64,
     },
     Builtin {
@@ -79,7 +79,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every tool name to appear once across the pages of each tools/list listing",
         transports: &[],
         explain: "Tool names SHOULD be unique within a server, since clients call tools by name; a duplicate makes one of them unreachable. The pages of one listing (a tools/list without a cursor, then the ones that follow its nextCursor) are taken together.",
-        idle: Some("no tools/list result of the run listed a tool"),
+        idle: Some(Idle::Nothing("no tools/list result of the run listed a tool")),
         judge: tools_name_unique,
     },
     Builtin {
@@ -93,7 +93,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every tools/call result with structuredContent to carry a text content block whose text parses to the same JSON",
         transports: &[],
         explain: "For backwards compatibility, a tool that returns structured content SHOULD also return its serialized JSON in a TextContent block, so that clients that do not read structuredContent still get the data. Every tool result of the run with structuredContent is examined.",
-        idle: Some("no tool result carried structuredContent"),
+        idle: Some(Idle::Nothing("no tool result carried structuredContent")),
         judge: tools_structured_content_mirrored,
     },
     Builtin {
@@ -107,7 +107,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each inputSchema (and outputSchema) in every tools/list result to be a valid JSON Schema of its dialect ($schema, else 2020-12 from 2025-11-25 on and draft-07 before)",
         transports: &[],
         explain: "Clients validate arguments and structured results with these schemas; a schema that does not compile (an unknown type name, a malformed keyword) makes the tool unusable. mcpcheck compiles every schema of every tools/list result of the run, by the dialect its $schema names, else the version's default: JSON Schema 2020-12 from 2025-11-25 on, draft-07 before.",
-        idle: Some("no tools/list result of the run listed a tool"),
+        idle: Some(Idle::Nothing("no tools/list result of the run listed a tool")),
         judge: tools_schemas_valid,
     },
     Builtin {
@@ -135,7 +135,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each key of every `_meta` object (from 2025-06-18) to be an optional prefix of dot-separated labels and a slash, then a name that begins and ends with a letter or digit; on 2026-07-28 each key of `capabilities.extensions` to be such a key with a prefix",
         transports: &[],
         explain: "From 2025-06-18 `_meta` keys have a grammar: an optional prefix (labels separated by dots, each starting with a letter and ending with a letter or digit, with letters, digits and hyphens between, followed by `/`) and a name (empty, or beginning and ending with a letter or digit, with letters, digits, `-`, `_` and `.` between). 2026-07-28 keys the `extensions` capability the same way, with the prefix mandatory. Every `_meta` object of every message the server sends is examined, except inside tool schemas, structured content and arguments, which are the tool's own data. Keys under a prefix MCP reserves are judged by the grammar only: official extensions use that prefix too.",
-        idle: Some("the server sent no `_meta` key on a 2025-06-18 or later connection"),
+        idle: Some(Idle::Nothing("the server sent no `_meta` key on a 2025-06-18 or later connection")),
         judge: wire_meta_key_format,
     },
     Builtin {
@@ -149,7 +149,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "a server whose tool results hold `resource` content blocks (from 2025-06-18) to declare the `resources` capability",
         transports: &[],
         explain: "Servers that use embedded resources SHOULD implement the resources capability, so that a client can read the resource again by its URI. Every tools/call result of the run is examined; each embedded resource counts once.",
-        idle: Some("no tool result of the run held an embedded resource"),
+        idle: Some(Idle::Nothing("no tool result of the run held an embedded resource")),
         judge: tools_embedded_resource_declared,
     },
     Builtin {
@@ -163,7 +163,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each form-mode elicitation/create to carry a requestedSchema of type object whose properties are strings (optionally with format, enum or titled oneOf), numbers, integers, booleans or (2025-11-25) multi-select arrays of such options, with defaults of the field's own type and among its options",
         transports: &[],
         explain: "A form elicitation's requestedSchema is a restricted subset of JSON Schema: a flat object whose properties are primitive fields, so that any client can render it as a form. 2025-11-25 adds titled single-select enums (oneOf of const and title), multi-select arrays (items with enum or anyOf) and defaults on every field type (SEP-1034, SEP-1330); a default must be of the field's type and, for an enum, one of its options. Every elicitation/create the server sent is examined; mcpcheck only receives them on connections that declare elicitation (the official fixtures').",
-        idle: Some("the server asked for no form elicitation"),
+        idle: Some(Idle::Nothing("the server asked for no form elicitation")),
         judge: server_elicitation_schema,
     },
 ];

@@ -19,7 +19,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each SSE stream the server ends before the response it was opened for (a request mcpcheck did not cancel) to have sent an SSE `retry` field first (2025-11-25 on)",
         transports: &[TransportKind::Http],
         explain: "From 2025-11-25 a server may close a request's SSE stream before the response, once the stream has an event id, to avoid holding a connection (SEP-1699); the client then resumes it with a GET and Last-Event-ID. The server SHOULD send an SSE event with a `retry` field before closing, so that the client knows when to come back. mcpcheck resumes such streams itself; this check looks at every stream that ended early, except those of requests mcpcheck had cancelled.",
-        idle: Some("no request's SSE stream was ended by the server before its response"),
+        idle: Some(Idle::Nothing("no request's SSE stream was ended by the server before its response")),
         judge: http_sse_retry_before_close,
     },
     Builtin {
@@ -33,7 +33,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each SSE stream that answers a POST to end within a second of carrying the response",
         transports: &[TransportKind::Http],
         explain: "A server that answers a POST with an SSE stream sends the notifications of that request and then its response; after the response it SHOULD terminate the stream, so that clients and proxies do not hold connections that will carry nothing more. For every such stream mcpcheck reads on for a second after the response and notes whether it ends. (A stream the server closes before the response, as 2025-11-25 allows for polling, is not this check's business.)",
-        idle: Some("no POST was answered with an SSE stream that carried its response"),
+        idle: Some(Idle::Nothing("no POST was answered with an SSE stream that carried its response")),
         judge: http_sse_ends_after_response,
     },
     Builtin {
@@ -47,7 +47,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "no SSE event id used twice within one session, on any of its streams (2025-03-26 to 2025-11-25)",
         transports: &[TransportKind::Http],
         explain: "If a server attaches ids to SSE events, they MUST be globally unique across all streams within the session, because a client resumes with Last-Event-ID and the server must know which stream and position that names. Every event id of every SSE response of each session is examined.",
-        idle: Some("no SSE event of a 2025-03-26 to 2025-11-25 session carried an id"),
+        idle: Some(Idle::Nothing("no SSE event of a 2025-03-26 to 2025-11-25 session carried an id")),
         judge: http_sse_event_id_unique,
     },
     Builtin {
@@ -61,7 +61,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every Mcp-Session-Id the server issues to consist of characters 0x21 to 0x7E only",
         transports: &[TransportKind::Http],
         explain: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E), so that it survives every HTTP stack and log unchanged. Every session id issued during the run is examined.",
-        idle: Some("the server issued no session id"),
+        idle: Some(Idle::Nothing("the server issued no session id")),
         judge: http_session_id_visible_ascii,
     },
     Builtin {
@@ -75,7 +75,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "on 2025-11-25, every text/event-stream response to a POST to begin with an event that has an id and empty data",
         transports: &[TransportKind::Http],
         explain: "From 2025-11-25 (SEP-1699) a server opening an SSE stream SHOULD immediately send an event with an event ID and an empty data field, so the client can reconnect with Last-Event-ID. 2026-07-28 dropped resumability, and earlier versions did not ask for it; only responses of connections on 2025-11-25 are examined, after the initialize POST that negotiates the version.",
-        idle: Some("no POST was answered with an SSE stream on a 2025-11-25 connection"),
+        idle: Some(Idle::Nothing("no POST was answered with an SSE stream on a 2025-11-25 connection")),
         judge: http_sse_priming,
     },
     Builtin {

@@ -20,7 +20,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each notifications/progress to carry the progressToken of a request mcpcheck sent that has not been answered yet",
         transports: &[],
         explain: "Progress notifications MUST only reference tokens that were provided in an active request; once the response is sent the request is over, and progress for it (or for a token never given) is a protocol error the client cannot attribute. Every progress notification of the run is examined, in the order it arrived; over HTTP, progress that arrives on another stream than its request's answer counts as late only if that stream was opened after the answer came (it may have been sent first and travelled slower). A request answered with a CreateTaskResult stays active as its task (see tasks-progress-stops).",
-        idle: Some("the server sent no progress notifications"),
+        idle: Some(Idle::Nothing("the server sent no progress notifications")),
         judge: progress_only_while_active,
     },
     Builtin {
@@ -34,7 +34,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "no notifications/progress with the token of a task-augmented request once the task was seen to be over: tasks/result answered, or tasks/get, tasks/cancel or notifications/tasks/status reported completed, failed or cancelled",
         transports: &[],
         explain: "For a task-augmented request the progressToken stays valid after the CreateTaskResult, for as long as the task works, and progress notifications for the task MUST stop once it reaches a terminal status. mcpcheck follows every task made by a request that carried a progress token and flags progress for it that the server sent after the client had learnt that the task was over: later on the same connection or stream, or on a stream opened after that. Progress sent before the end that travelled on another stream is not held against the server.",
-        idle: Some("no task made by a request with a progress token reported progress"),
+        idle: Some(Idle::Nothing("no task made by a request with a progress token reported progress")),
         judge: tasks_progress_stops,
     },
     Builtin {
@@ -48,7 +48,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "roots/list, sampling/createMessage and elicitation/create only on connections whose initialize declared `roots`, `sampling` and `elicitation` (URL-mode elicitation only with `elicitation.url`, sampling with tools only with `sampling.tools`), and on 2026-07-28 no request at all",
         transports: &[],
         explain: "Both parties MUST respect the negotiated capabilities. mcpcheck's main connection declares only `roots`, so a server may ask it for roots/list or ping but not for sampling or elicitation; the official sampling and elicitation fixtures run on connections that declare those too. From 2025-11-25 a URL-mode elicitation needs `elicitation.url` and a sampling request with tools needs `sampling.tools`. On 2026-07-28 a server sends no requests of its own: it asks for input by returning an InputRequiredResult. Every request the server sent during the run is judged against what its connection declared.",
-        idle: Some("the server sent no requests of its own"),
+        idle: Some(Idle::Nothing("the server sent no requests of its own")),
         judge: server_requests_allowed,
     },
     Builtin {
@@ -62,7 +62,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each request the server sends to have a string or integer id that it has not used before on the connection",
         transports: &[],
         explain: "Requests MUST include a string or integer ID, which MUST NOT be null and MUST NOT have been used before by the requestor within the same session; a reused id makes the client's answer ambiguous. Every request the server sent during the run is examined, those on streams resumed with Last-Event-ID too: there the very same request again is its redelivery, while another request under an id already used is a reuse (a server that numbers each stream's requests afresh, say).",
-        idle: Some("the server sent no requests of its own"),
+        idle: Some(Idle::Nothing("the server sent no requests of its own")),
         judge: server_request_id,
     },
     Builtin {
@@ -146,7 +146,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "one response to each request: no second response with the id of a request already answered",
         transports: &[TransportKind::Stdio, TransportKind::LegacySse],
         explain: "Responses are sent in reply to requests, one to each; a client matches a response to its request by id, and a second response with the same id would be taken for the answer to a later request (which mcpcheck does not do). Neither MCP nor JSON-RPC 2.0 says 'exactly once' in so many words, so this is derived and at most a warning. Over stdio and HTTP+SSE mcpcheck counts, per connection, the responses to every id it sent; over Streamable HTTP a response redelivered on a resumed stream is not a duplicate, so that transport is not judged here.",
-        idle: Some("mcpcheck got no response over a stream transport"),
+        idle: Some(Idle::Nothing("mcpcheck got no response over a stream transport")),
         judge: jsonrpc_response_once,
     },
     Builtin {
@@ -202,7 +202,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "no notifications/message from a server whose capabilities (initialize or server/discover) lack `logging`",
         transports: &[],
         explain: "Servers that emit log message notifications MUST declare the `logging` capability. Every notifications/message of the run is compared with the capabilities the server declared on that connection (or, on a connection that did not ask, in the run's discover or initialize result).",
-        idle: Some("the server sent no log message during the run"),
+        idle: Some(Idle::Nothing("the server sent no log message during the run")),
         judge: logging_capability_declared,
     },
     Builtin {
@@ -216,7 +216,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each notifications/cancelled from the server to name a request the server issued on that connection; on 2026-07-28 only a subscriptions/listen of mcpcheck's",
         transports: &[],
         explain: "Up to 2025-11-25 either side may cancel a request it issued that is still in progress: a server's notifications/cancelled MUST reference one of its own requests. A cancellation that crosses mcpcheck's answer is not held against the server (the spec expects such races); one that names an id the server never used, or one of mcpcheck's requests, is. On 2026-07-28 a server sends no requests, and it sends notifications/cancelled only to end a subscriptions/listen stream; any other requestId is a violation.",
-        idle: Some("the server sent no notifications/cancelled during the run"),
+        idle: Some(Idle::Nothing("the server sent no notifications/cancelled during the run")),
         judge: server_cancel_valid,
     },
     Builtin {
@@ -230,7 +230,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "between mcpcheck's initialize request and its notifications/initialized, no request from the server other than ping",
         transports: &[],
         explain: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification: until then the client may not be ready to answer them. Every connection on which mcpcheck sent initialize and then initialized is examined, the main one and the lifecycle scenarios' own (one of which puts a ping between the two).",
-        idle: Some("no connection of the run had an initialize followed by initialized"),
+        idle: Some(Idle::Nothing("no connection of the run had an initialize followed by initialized")),
         judge: lifecycle_quiet_before_initialized,
     },
 ];

@@ -18,7 +18,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "the first event of every stream the SSE endpoint opens to be an `endpoint` event whose data is a URI to POST messages to",
         transports: &[TransportKind::LegacySse],
         explain: "In the HTTP+SSE transport of 2024-11-05 (deprecated since 2025-03-26, still how many servers serve older clients) a client opens an SSE stream with GET; when it connects, the server MUST send an `endpoint` event whose data is the URI the client POSTs all its messages to. mcpcheck looks at the first event of every stream of the run. To keep going it also takes a first event of another name as the endpoint, if its data is not JSON, and fails this check.",
-        idle: Some("no HTTP+SSE stream was opened"),
+        idle: Some(Idle::Nothing("no HTTP+SSE stream was opened")),
         judge: legacy_sse_endpoint_event,
     },
     Builtin {
@@ -35,7 +35,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "the `endpoint` event of every stream to name a URI at the origin (scheme, host and port) the stream was opened at",
         transports: &[TransportKind::LegacySse],
         explain: "The `endpoint` event chooses where a client sends every message, and with them the credentials it was given for the server (an Authorization header, say). The 2024-11-05 text does not say where that URI may point, so this is derived, at most a warning: from the transport's security warning (a server's transport must not be a way to reach or abuse something else) and from the official SDKs, whose clients refuse an endpoint whose origin differs from the stream's. mcpcheck does the same: it never sends a message, or the user's headers, to another origin; the run ends there, and this check shows the endpoint named.",
-        idle: Some("no HTTP+SSE stream named an endpoint"),
+        idle: Some(Idle::Nothing("no HTTP+SSE stream named an endpoint")),
         judge: legacy_sse_endpoint_same_origin,
     },
     Builtin {
@@ -49,7 +49,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every message the server sends to come on the stream as an SSE `message` event holding one JSON-RPC message as JSON (none in the bodies of the POSTs)",
         transports: &[TransportKind::LegacySse],
         explain: "In the HTTP+SSE transport, server messages are sent as SSE `message` events with the message encoded as JSON in the event data; the POSTs that carry the client's messages only deliver them. mcpcheck examines every event after the endpoint and the body of every POST: an event of another name, data that is not JSON, or a message in a POST's body fails. (To keep the run going, such messages are still taken as the server's answers.)",
-        idle: Some("the server sent no message over HTTP+SSE"),
+        idle: Some(Idle::Nothing("the server sent no message over HTTP+SSE")),
         judge: legacy_sse_message_events,
     },
 ];

@@ -42,9 +42,19 @@ struct Builtin {
     transports: &'static [TransportKind],
     explain: &'static str,
     /// Why the check is skipped when the run gave it nothing to examine (`None`: not testable).
-    idle: Option<&'static str>,
+    idle: Option<Idle>,
     /// The function that judges it, written next to the area's definitions.
     judge: Judge,
+}
+
+/// Why a built-in check is skipped when the run gave it nothing to examine.
+#[derive(Clone, Copy, Debug)]
+enum Idle {
+    /// Nothing of its kind crossed the wire; the words say what.
+    Nothing(&'static str),
+    /// It examines messages of 2026-07-28 connections only; the words say which. In a run with
+    /// no such connection it is for the stateless era, and nothing was missing.
+    Stateless(&'static str),
 }
 
 /// How a built-in check is judged: a pure function of its definition and the run's record.
@@ -314,13 +324,9 @@ fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     if !crate::record::allows(&def.transports, input.transport) {
         return (
-            Verdict::new(
-                Status::Skip,
-                format!(
-                    "applies to {} only",
-                    crate::record::describe(&def.transports)
-                ),
-            ),
+            Verdict::skip(crate::record::SkipReason::Transport {
+                transports: def.transports.clone(),
+            }),
             Vec::new(),
         );
     }
@@ -328,6 +334,18 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         Some(builtin) => (builtin.judge)(def, input),
         None => unknown(&def.id),
     };
+    let stateless = |t: &Transcript| t.version.as_deref() == Some("2026-07-28");
+    if let (Status::Skip, Some(Idle::Stateless(_))) = (
+        verdict.status,
+        builtins().find(|b| b.id == def.id).and_then(|b| b.idle),
+    ) {
+        if !input.transcripts.iter().any(stateless) {
+            verdict = Verdict::skip(crate::record::SkipReason::Era {
+                era: "stateless".into(),
+                server: "handshake".into(),
+            });
+        }
+    }
     attach_requests(&mut evidence, input.transcripts);
     // A flood past the evidence bounds leaves frames unexamined: a pass says so.
     let dropped: usize = input.transcripts.iter().map(|t| t.dropped).sum();
@@ -371,7 +389,16 @@ fn tally(
         // What a check that found nothing to examine says: skip, where that means it does not
         // apply; otherwise not testable.
         match builtins().find(|b| b.id == def.id).and_then(|b| b.idle) {
-            Some(why) => Verdict::new(Status::Skip, why),
+            Some(Idle::Nothing(why)) => {
+                Verdict::skip(crate::record::SkipReason::NothingOnTheWire {
+                    text: why.to_string(),
+                })
+            }
+            Some(Idle::Stateless(what)) => {
+                Verdict::skip(crate::record::SkipReason::NothingOnTheWire {
+                    text: format!("applies to 2026-07-28 {what}"),
+                })
+            }
             None => Verdict::new(
                 Status::NotTestable,
                 "nothing this check examines crossed the wire during the run",

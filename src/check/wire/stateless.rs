@@ -19,7 +19,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every answer of tools/list (prompts/list, resources/list) for the same cursor (none: the first page), on any 2026-07-28 connection, to name the same tools (prompts, resources), unless the server announced a change (list_changed) between them",
         transports: &[],
         explain: "2026-07-28 removed sessions (SEP-2567): what a list method returns does not vary per connection, nor change as a side effect of other requests, so that clients and caches can share one list. Every page of every list method answered on a 2026-07-28 connection is put in the order it was answered and compared with the answer for the same cursor (none: the first page) before it; a difference is excused by a list_changed notification of that list that arrived after the earlier answer (one notification excusing one difference per page). Order is judged by stateless-tools-order-stable.",
-        idle: Some("no page of a list was asked for twice at 2026-07-28"),
+        idle: Some(Idle::Nothing("no page of a list was asked for twice at 2026-07-28")),
         judge: stateless_list_not_per_connection,
     },
     Builtin {
@@ -33,7 +33,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every answer of tools/list for the same cursor (or none: the first page) in the run that lists the same tools to list them in the same order",
         transports: &[],
         explain: "On 2026-07-28 tools/list SHOULD be deterministic, so that clients and caches (ttlMs, cacheScope) see one stable list and prompts built from it do not change between requests. Every page of every tools/list of every 2026-07-28 connection is compared with the first answer for the same cursor (the first page: no cursor), so a later page that changes between requests is seen too. A page that lists other tools is judged by stateless-list-not-per-connection, not here.",
-        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+        idle: Some(Idle::Stateless("tools/list results (with x-mcp-header, for the latter)")),
         judge: stateless_tools_order_stable,
     },
     Builtin {
@@ -47,7 +47,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each x-mcp-header a non-empty HTTP token, unique without regard to case, on an integer, string or boolean property reached through `properties` only",
         transports: &[],
         explain: "A tool may ask clients to mirror an argument into an Mcp-Param-<Name> header with x-mcp-header. The name must be an RFC 9110 token, unique per tool without regard to case, only on integer, string or boolean properties, and reachable through a chain of `properties` (not items, anyOf, $ref …); clients drop a tool that breaks these rules. Every inputSchema of every 2026-07-28 tools/list result is examined.",
-        idle: Some("applies to 2026-07-28 tools/list results (with x-mcp-header, for the latter)"),
+        idle: Some(Idle::Stateless("tools/list results (with x-mcp-header, for the latter)")),
         judge: stateless_x_mcp_header_valid,
     },
     Builtin {
@@ -61,7 +61,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "for every subscriptions/listen, the first notification tagged with its id to be notifications/subscriptions/acknowledged",
         transports: &[],
         explain: "The acknowledgement MUST be the first message the server sends carrying the subscription's id in io.modelcontextprotocol/subscriptionId, and no notification may go out on the subscription before it (on stdio the order is per subscription; others may interleave). Every listen request of the run is examined.",
-        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+        idle: Some(Idle::Nothing("no notification tagged with a subscriptions/listen id arrived")),
         judge: stateless_listen_ack_first,
     },
     Builtin {
@@ -75,7 +75,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "the acknowledgement to agree to a subset of the types asked for, and every tagged notification to be of a type asked for (never progress or log messages)",
         transports: &[],
         explain: "Each notification type is opt-in: the server MUST NOT send types the client did not request on a subscriptions/listen stream, and acknowledges only a subset of what was asked. Progress and log messages belong to a request's own response stream. Every notification tagged with a listen request's id is examined against that request's filter.",
-        idle: Some("no notification tagged with a subscriptions/listen id arrived"),
+        idle: Some(Idle::Nothing("no notification tagged with a subscriptions/listen id arrived")),
         judge: stateless_listen_filter,
     },
     Builtin {
@@ -89,7 +89,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "_meta io.modelcontextprotocol/subscriptionId = the listen request's id on every notification of a subscription (over HTTP: everything on the listen request's stream; on any transport: every acknowledgement, list change and resource update) and on the subscription's final result",
         transports: &[],
         explain: "A client tells its subscriptions apart by the id the server puts in _meta io.modelcontextprotocol/subscriptionId: the server MUST include it on every notification delivered on a subscriptions/listen stream, and the final result that ends a subscription carries it too (the schema requires it). On 2026-07-28 acknowledgements, list changes and resource updates travel only on subscriptions, so one of them without the id cannot be placed on any. Over HTTP mcpcheck reads a listen stream on for a second after its acknowledgement; every notification and final result of every 2026-07-28 connection is examined.",
-        idle: Some("no subscription delivered anything on a 2026-07-28 connection"),
+        idle: Some(Idle::Nothing("no subscription delivered anything on a 2026-07-28 connection")),
         judge: stateless_listen_tagged,
     },
     Builtin {
@@ -103,7 +103,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "every InputRequiredResult to answer tools/call, prompts/get or resources/read, to carry inputRequests or requestState, to ask only for elicitation/create, sampling/createMessage or roots/list of capabilities the request declared, and to carry no caching hints",
         transports: &[],
         explain: "With MRTR a server asks the client for input by returning resultType \"input_required\". Only tools/call, prompts/get and resources/read may do so; the result carries inputRequests and/or requestState; each input request is an elicitation, sampling or roots request, and only for a capability the request's clientCapabilities declared (MUST NOT otherwise); and such a result is not cacheable. Every InputRequiredResult of the run is examined, among them the answer to a read of the fixture resource mcpcheck://roots that declares no capability after reads that declared roots: a server that remembers a capability from an earlier request asks for roots there.",
-        idle: Some("the server answered no request with an InputRequiredResult"),
+        idle: Some(Idle::Nothing("the server answered no request with an InputRequiredResult")),
         judge: stateless_input_required_shape,
     },
     Builtin {
@@ -117,7 +117,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "_meta io.modelcontextprotocol/serverInfo with a name and a version on every result of a 2026-07-28 connection",
         transports: &[],
         explain: "Without a handshake, a 2026-07-28 client learns who answered from each result: servers SHOULD include io.modelcontextprotocol/serverInfo (an Implementation: name and version) in the _meta of every response. Every result of every 2026-07-28 connection is examined.",
-        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+        idle: Some(Idle::Stateless("connections (SSE responses, for the latter)")),
         judge: stateless_server_info_everywhere,
     },
     Builtin {
@@ -131,7 +131,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "the header X-Accel-Buffering: no on every text/event-stream response of a 2026-07-28 connection",
         transports: &[TransportKind::Http],
         explain: "A reverse proxy that buffers an SSE response delays every event until the stream ends, which defeats progress and long-lived subscriptions; 2026-07-28 servers SHOULD send X-Accel-Buffering: no on SSE responses. Every SSE response of every 2026-07-28 connection is examined.",
-        idle: Some("applies to 2026-07-28 connections (SSE responses, for the latter)"),
+        idle: Some(Idle::Stateless("connections (SSE responses, for the latter)")),
         judge: stateless_sse_unbuffered,
     },
     Builtin {
@@ -145,7 +145,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "no error with -32002, -32042, or a code in -32020..-32099 other than -32020, -32021 and -32022 on a 2026-07-28 connection",
         transports: &[],
         explain: "2026-07-28 reserves -32020 to -32099 for the specification and defines -32020, -32021 and -32022 in it; implementations MUST NOT emit an undefined code from the range. -32002 (resource not found, now -32602) and -32042 are retired. Every error response of a 2026-07-28 connection is examined.",
-        idle: Some("no error came back on a 2026-07-28 connection"),
+        idle: Some(Idle::Nothing("no error came back on a 2026-07-28 connection")),
         judge: stateless_error_codes,
     },
     Builtin {
@@ -159,7 +159,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "no Mcp-Session-Id header on any response of a connection on 2026-07-28",
         transports: &[TransportKind::Http],
         explain: "2026-07-28 has no sessions: every request stands alone, and a session id in a response suggests state a client must not rely on. Only connections on 2026-07-28 are examined.",
-        idle: Some("applies to connections on 2026-07-28 only"),
+        idle: Some(Idle::Nothing("applies to connections on 2026-07-28 only")),
         judge: stateless_http_no_session,
     },
     Builtin {
@@ -173,7 +173,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
         expect: "each page reached through nextCursor to carry the cacheScope of the page that named the cursor",
         transports: &[],
         explain: "2026-07-28 puts caching hints (ttlMs, cacheScope) on list results. A paginated list is one result cut into pages, and every page of it MUST carry the same cacheScope: a client cannot cache page one as public and page two as private. mcpcheck follows nextCursor in several scenarios; each page it asked for with a cursor is compared with the page that gave it.",
-        idle: Some("no list of the run had a second page on 2026-07-28"),
+        idle: Some(Idle::Nothing("no list of the run had a second page on 2026-07-28")),
         judge: stateless_cache_scope_pages,
     },
 ];
