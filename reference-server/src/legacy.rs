@@ -15,7 +15,7 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::http::{event_stream, plain, HttpBody, MAX_BODY};
+use crate::body::{event_stream, plain, HttpBody, MAX_BODY};
 use crate::quirks::Quirk;
 use crate::server::Server;
 

@@ -6,10 +6,12 @@
 
 #![warn(missing_docs)]
 
+mod body;
 mod fixtures;
 mod http;
 mod legacy;
 mod mrtr;
+mod outcome;
 mod quirks;
 mod server;
 mod stdio;

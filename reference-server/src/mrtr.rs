@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
+use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
-use crate::server::Outcome;
 
 /// The URI of the resource that asks for the client's roots before it can be read.
 pub const ROOTS_RESOURCE: &str = "mcpcheck://roots";

@@ -34,7 +34,7 @@ const RELATED: &str = "io.modelcontextprotocol/related-task";
 /// total is one more, which its completion reaches).
 const PROGRESS_STEPS: u32 = 3;
 
-use crate::server::{Outcome, Sink};
+use crate::outcome::{Outcome, Sink};
 
 /// One task.
 #[derive(Debug)]

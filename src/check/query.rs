@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::rules::{progress_ok, reply_message, StepRecord};
+use super::step::{progress_ok, reply_message, StepRecord};
 use crate::record::{Exchange, Reply, TransportKind};
 use crate::scenario::model::{Cond, Part, Pred, Query, Test};
 use crate::scenario::template;

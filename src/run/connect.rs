@@ -109,7 +109,7 @@ pub(super) async fn connect(
             if let Err((why, exchange)) = session.handshake(version).await {
                 // initialize refused with -32022 listing 2026-07-28: a modern server that
                 // speaks only that era (its discover answer was late or lost).
-                let refused_modern = rules::reply_message(&exchange).is_some_and(|m| {
+                let refused_modern = step::reply_message(&exchange).is_some_and(|m| {
                     m.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
                         && supported(m).contains(&LATEST_STATELESS)
                 });
@@ -163,7 +163,7 @@ pub(super) enum Modern {
 /// other answer, or none, means the handshake era (`None`), as does -32022 listing a handshake
 /// version the server also speaks.
 pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
-    let message = rules::reply_message(probe)?;
+    let message = step::reply_message(probe)?;
     if let Some(result) = message.get("result").filter(|r| r.is_object()) {
         return Some(Modern::Defective {
             why: "its result has no supportedVersions array".into(),
@@ -248,7 +248,7 @@ pub(super) async fn list_all(
     let mut names = HashMap::new();
     let mut cursor: Option<Value> = None;
     let mut seen_cursors = HashSet::new();
-    let listed = |e: &Exchange| rules::reply_message(e).is_some_and(|m| m.get("result").is_some());
+    let listed = |e: &Exchange| step::reply_message(e).is_some_and(|m| m.get("result").is_some());
     for page in 0..50 {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
         let mut exchange = session.request(method, params.clone()).await;

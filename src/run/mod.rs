@@ -24,7 +24,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::check::query::{self, Seen};
-use crate::check::rules::{self, Env, NotSent, StepRecord};
+use crate::check::rules::{self, Env};
+use crate::check::step::{self, NotSent, StepRecord};
 use crate::check::{wire, Status, Verdict};
 use crate::protocol::session::SendOptions;
 use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};

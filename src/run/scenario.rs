@@ -292,7 +292,7 @@ impl StepRunner<'_> {
         let answered = outcomes.iter().any(|o| {
             o.as_ref()
                 .ok()
-                .and_then(rules::reply_message)
+                .and_then(step::reply_message)
                 .is_some_and(|m| m.get("result").is_some())
         });
         if !answered {
@@ -594,7 +594,7 @@ impl StepRunner<'_> {
         let mut frame = first.clone();
         for page in 1..=step.pages {
             let exchange = self.session.send(frame.clone(), &options).await;
-            let cursor = rules::reply_message(&exchange)
+            let cursor = step::reply_message(&exchange)
                 .and_then(|reply| reply.pointer("/result/nextCursor"))
                 .filter(|c| c.is_string())
                 .cloned();
@@ -645,7 +645,7 @@ impl StepRunner<'_> {
                 }
             }
             let exchange = self.session.send(frame, &options).await;
-            let Some(reply) = rules::reply_message(&exchange) else {
+            let Some(reply) = step::reply_message(&exchange) else {
                 return Ok(exchange);
             };
             if query::holds(&poll.until, &exchange, self.seen(&[]), &|_| None) {

@@ -11,21 +11,17 @@ use headers::{
     zone_header_problem,
 };
 mod streams;
-pub(crate) use streams::event_stream;
 use streams::{empty_stream, get_stream, sse_response};
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::{Body, Frame, Incoming};
+use hyper::body::Incoming;
 use hyper::header::HeaderValue;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
@@ -33,13 +29,9 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use crate::body::{event_stream, plain, HttpBody, MAX_BODY};
 use crate::quirks::Quirk;
 use crate::server::{Server, Session, SUPPORTED};
-
-pub(crate) type HttpBody = BoxBody<Bytes, Infallible>;
-
-/// The largest POST body accepted.
-pub(crate) const MAX_BODY: usize = 4 << 20;
 
 struct State {
     server: Arc<Server>,
@@ -612,12 +604,6 @@ fn rpc_error(
     response
         .headers_mut()
         .insert("content-type", HeaderValue::from_static("application/json"));
-    response
-}
-
-pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
-    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
-    *response.status_mut() = status;
     response
 }
 

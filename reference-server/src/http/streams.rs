@@ -113,35 +113,6 @@ pub(super) fn sse_response(
     response
 }
 
-/// An SSE response (`text/event-stream`, not cached) whose events come from `rx`.
-pub(crate) fn event_stream(rx: mpsc::UnboundedReceiver<Bytes>) -> Response<HttpBody> {
-    let mut response = Response::new(ChannelBody(rx).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    response
-}
-
-/// A response body fed from a channel, for SSE streams.
-pub(super) struct ChannelBody(mpsc::UnboundedReceiver<Bytes>);
-
-impl Body for ChannelBody {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0
-            .poll_recv(cx)
-            .map(|chunk| chunk.map(|bytes| Ok(Frame::data(bytes))))
-    }
-}
-
 /// An SSE response that ends at once, carrying nothing (for a request cancelled before it said
 /// anything).
 pub(super) fn empty_stream() -> Response<HttpBody> {

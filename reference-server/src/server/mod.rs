@@ -13,10 +13,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Map, Value};
-use tokio::sync::mpsc::UnboundedSender;
 
 use crate::fixtures::{self, PromptError, ToolOutcome, PAGE_SIZE};
 use crate::mrtr;
+use crate::outcome::{Outcome, Sink};
 use crate::quirks::{Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
@@ -33,9 +33,6 @@ const LOG_LEVELS: [&str; 8] = [
     "alert",
     "emergency",
 ];
-
-/// Where notifications produced during a request go.
-pub type Sink = UnboundedSender<Value>;
 
 /// The per-connection (stdio) or per-session (HTTP) state.
 #[derive(Debug, Default)]
@@ -762,9 +759,6 @@ impl Server {
             .rewrite(json!({"jsonrpc": "2.0", "id": id, "error": error}))
     }
 }
-
-/// A request's outcome: a result, or a JSON-RPC error (code, message, data).
-pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
 
 fn is_request(message: &Value) -> bool {
     message.get("method").is_some() && message.get("id").is_some()
