@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::Semaphore;
 
 use crate::check::{Level, Status};
+use crate::record::evidence::Replied;
 use crate::record::version::Era;
 use crate::report::{CheckResult, Evidence, Report};
 use crate::run::{self, RunConfig};
@@ -208,17 +209,11 @@ pub fn observed<'a>(mut evidence: impl Iterator<Item = &'a Evidence>) -> Option<
         None => match first.received.as_deref().and_then(error_code_prefix) {
             Some(code) => code,
             None if first.received.is_some() => "body".into(),
-            None => first
-                .remark
-                .clone()
-                .map(|r| {
-                    if r.starts_with("no reply") {
-                        "none".to_string()
-                    } else {
-                        "closed".to_string()
-                    }
-                })
-                .unwrap_or_default(),
+            None => match first.reply {
+                Some(Replied::Nothing) => "none".into(),
+                Some(Replied::Closed) => "closed".into(),
+                _ => String::new(),
+            },
         },
     };
     Some(
@@ -262,7 +257,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
                 target: match (&r.target.command, &r.target.url) {
                     (Some(command), _) => crate::report::command_line(command),
                     (None, Some(url)) => url.clone(),
-                    _ => r.target.transport.clone(),
+                    _ => r.target.transport.to_string(),
                 },
                 version: r.protocol.version.as_ref().map(|_| r.versions_label()),
                 server: r.protocol.server_info.as_ref().map(|i| {

@@ -28,6 +28,21 @@ pub fn compact(value: &Value, max: usize) -> Value {
     }
 }
 
+/// What answered a request or notification, as a kind (what `received` and `remark` say in
+/// words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replied {
+    /// A JSON-RPC message.
+    Message,
+    /// An HTTP refusal (a status of 400 or more), with or without a body.
+    Rejected,
+    /// Nothing within the wait.
+    Nothing,
+    /// The connection closed (or its stream ended) first.
+    Closed,
+}
+
 /// One piece of evidence: an exchange, a frame, or a remark.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,6 +70,9 @@ pub struct Evidence {
     /// How long it took.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<u64>,
+    /// What answered, for an exchange.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reply: Option<Replied>,
     /// A remark.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remark: Option<String>,
@@ -106,6 +124,12 @@ impl Evidence {
                 .map(|n| compact(n, EVIDENCE_STRING))
                 .collect(),
             elapsed_ms: Some(exchange.elapsed_ms),
+            reply: Some(match &exchange.reply {
+                Reply::Message { .. } => Replied::Message,
+                Reply::Rejected { .. } => Replied::Rejected,
+                Reply::Nothing { .. } => Replied::Nothing,
+                Reply::Closed { .. } => Replied::Closed,
+            }),
             remark,
             context: false,
         }

@@ -92,12 +92,37 @@ impl Exchange {
     }
 }
 
+/// What ended a server process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StoppedBy {
+    /// It had exited before mcpcheck closed its stdin.
+    ExitedBeforeShutdown,
+    /// It exited once its stdin closed.
+    StdinEof,
+    /// It exited on SIGTERM, sent after the grace for stdin's end.
+    Sigterm,
+    /// It was killed.
+    Sigkill,
+}
+
+impl std::fmt::Display for StoppedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StoppedBy::ExitedBeforeShutdown => "exited-before-shutdown",
+            StoppedBy::StdinEof => "stdin-eof",
+            StoppedBy::Sigterm => "sigterm",
+            StoppedBy::Sigkill => "sigkill",
+        })
+    }
+}
+
 /// How a server process ended.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExitReport {
-    /// How it was stopped: `exited-before-shutdown`, `stdin-eof`, `sigterm` or `sigkill`.
-    pub stopped_by: String,
+    /// How it was stopped.
+    pub stopped_by: StoppedBy,
     /// Milliseconds from closing stdin to the process's exit.
     pub exit_ms: Option<u64>,
     /// The exit status as text (`exit 0`, `signal 15`).

@@ -1,6 +1,7 @@
 //! The transcript of one connection: every frame sent and received, with framing problems,
 //! bounded so that a flooding server cannot exhaust memory.
 
+use std::fmt;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -20,6 +21,102 @@ pub enum Direction {
     Received,
 }
 
+/// What is wrong with how a frame came: what checks match on; its [`fmt::Display`] is what
+/// reports say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameIssue {
+    /// A stdio line longer than the frame limit, discarded.
+    Oversize {
+        /// Its length.
+        bytes: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A stdio line that is not UTF-8.
+    NotUtf8,
+    /// A stdio message whose line ends with `\r\n`.
+    CrLf,
+    /// A stdio message spread over several lines.
+    MultiLine {
+        /// How many.
+        lines: usize,
+    },
+    /// A blank line on stdout.
+    Blank,
+    /// A line on stdout that is not JSON.
+    NotJson,
+    /// Lines on stdout that looked like the start of a message and never made one.
+    NotJsonRpc,
+    /// A JSON value on stdout that is neither an object nor an array.
+    JsonNotMessage,
+    /// HTTP+SSE: a message in a POST's body rather than on the stream.
+    InPostBody {
+        /// The POST's status.
+        status: u16,
+    },
+    /// HTTP+SSE: a message in an SSE event not named `message`.
+    EventName {
+        /// The event's name.
+        name: String,
+    },
+    /// HTTP+SSE: an event whose data is not JSON.
+    EventNotJson {
+        /// The event's name.
+        name: String,
+        /// The parser's complaint.
+        error: String,
+    },
+    /// HTTP+SSE: an event past the frame limit; the stream was closed.
+    EventOversize {
+        /// The limit.
+        max: usize,
+    },
+    /// Streamable HTTP: a problem with a response body, as the transport describes it.
+    Body(String),
+}
+
+impl fmt::Display for FrameIssue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameIssue::Oversize { bytes, max } => write!(
+                f,
+                "a frame of {bytes} bytes exceeds the limit of {max} bytes; it was discarded"
+            ),
+            FrameIssue::NotUtf8 => f.write_str("a line on stdout is not valid UTF-8"),
+            FrameIssue::CrLf => f.write_str("the line ends with \\r\\n rather than \\n"),
+            FrameIssue::MultiLine { lines } => write!(
+                f,
+                "one message spans {lines} lines; each message must be a single line"
+            ),
+            FrameIssue::Blank => {
+                f.write_str("a blank line on stdout; stdout must carry only MCP messages")
+            }
+            FrameIssue::NotJson => {
+                f.write_str("a line on stdout that is not JSON; stdout must carry only MCP messages")
+            }
+            FrameIssue::NotJsonRpc => f.write_str("a line on stdout that is not a JSON-RPC message"),
+            FrameIssue::JsonNotMessage => {
+                f.write_str("a JSON value on stdout that is not a JSON-RPC message")
+            }
+            FrameIssue::InPostBody { status } => write!(
+                f,
+                "came in the body of the POST (HTTP {status}), not as an SSE `message` event on the stream"
+            ),
+            FrameIssue::EventName { name } => {
+                write!(f, "came in an SSE event named `{name}`, not `message`")
+            }
+            FrameIssue::EventNotJson { name, error } => {
+                write!(f, "an SSE `{name}` event whose data is not JSON: {error}")
+            }
+            FrameIssue::EventOversize { max } => write!(
+                f,
+                "an SSE event exceeds the limit of {max} bytes; the stream was closed"
+            ),
+            FrameIssue::Body(text) => f.write_str(text),
+        }
+    }
+}
+
 /// One frame on the wire.
 #[derive(Clone, Debug)]
 pub struct WireFrame {
@@ -32,7 +129,7 @@ pub struct WireFrame {
     /// The JSON-RPC message, when the frame held exactly one parsable message.
     pub message: Option<Value>,
     /// A framing problem, when there was one.
-    pub issue: Option<String>,
+    pub issue: Option<FrameIssue>,
     /// For HTTP: the index of the POST (in [`Transcript::posts`]) this frame belongs to.
     pub post: Option<usize>,
 }
@@ -151,7 +248,7 @@ impl Transcript {
         direction: Direction,
         text: &str,
         message: Option<Value>,
-        issue: Option<String>,
+        issue: Option<FrameIssue>,
         post: Option<usize>,
     ) {
         if let Some(tap) = &self.tap {

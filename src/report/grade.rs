@@ -240,7 +240,7 @@ mod tests {
             schema_version: 1,
             mcpcheck_version: "0".into(),
             target: TargetInfo {
-                transport: "stdio".into(),
+                transport: crate::record::TransportKind::Stdio,
                 command: None,
                 url: None,
             },

@@ -191,7 +191,7 @@ pub fn render(report: &Report) -> String {
             let _ = writeln!(
                 out,
                 "<p>stopped by {}; {}{}</p>",
-                escape(&exit.stopped_by),
+                escape(&exit.stopped_by.to_string()),
                 escape(&exit.status),
                 exit.exit_ms
                     .map(|ms| format!(", {ms} ms after stdin closed"))

@@ -39,7 +39,7 @@ pub fn render(report: &Report) -> String {
     heading.fatal = heading.fatal.as_deref().map(md_text);
     let _ = writeln!(out, "## {icon} mcpcheck: {}\n", heading.verdict_line());
     let target = match report.target.shown() {
-        shown if shown.is_empty() => report.target.transport.clone(),
+        shown if shown.is_empty() => report.target.transport.to_string(),
         shown => format!("{} {}", report.target.transport, md_code(&shown)),
     };
     let server = report.protocol.server_info.as_ref().map(|i| {

@@ -18,7 +18,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
     let mut merged = reports.next().ok_or("no reports to merge")?;
     let target_of = |r: &Report| {
         (
-            r.target.transport.clone(),
+            r.target.transport,
             r.target.command.clone(),
             r.target.url.clone(),
         )

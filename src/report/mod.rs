@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::check::{CheckDef, Level, SpecRef, Status, Verdict};
-use crate::record::{ExitReport, SkipReason};
+use crate::record::{ExitReport, SkipReason, TransportKind};
 
 pub use crate::record::{compact, Evidence};
 
@@ -78,8 +78,8 @@ pub struct Report {
 /// What was tested.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TargetInfo {
-    /// `stdio`, `http` or `sse`.
-    pub transport: String,
+    /// The transport (`stdio`, `http` or `sse` in the JSON report).
+    pub transport: TransportKind,
     /// The command: the server's, for stdio; for HTTP the `--serve` command that started it,
     /// if mcpcheck did (a replay starts it again).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -103,7 +103,7 @@ impl TargetInfo {
     /// `stdio: COMMAND`, `http: URL` or `sse: URL`: the one label every report gives a target.
     pub fn label(&self) -> String {
         match self.shown() {
-            shown if shown.is_empty() => self.transport.clone(),
+            shown if shown.is_empty() => self.transport.to_string(),
             shown => format!("{}: {shown}", self.transport),
         }
     }
@@ -511,7 +511,7 @@ mod tests {
     #[test]
     fn a_target_is_labelled_as_it_can_be_pasted_back() {
         let stdio = TargetInfo {
-            transport: "stdio".into(),
+            transport: TransportKind::Stdio,
             command: Some(vec![
                 "sh".into(),
                 "-c".into(),
@@ -524,7 +524,7 @@ mod tests {
         assert_eq!(command_line(&env), "env PORT=3000 node 'a b.js' ''");
         // A --serve command is the run's, not the target's name.
         let served = TargetInfo {
-            transport: "http".into(),
+            transport: TransportKind::Http,
             command: Some(vec!["node".into(), "server.js".into()]),
             url: Some("http://127.0.0.1:3000/mcp".into()),
         };

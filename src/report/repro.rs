@@ -133,7 +133,7 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
         );
     }
     match (&report.target.url, &report.target.command) {
-        (Some(url), serve) if report.target.transport == "http" => {
+        (Some(url), serve) if report.target.transport == crate::record::TransportKind::Http => {
             http(&mut out, url, serve.as_deref(), &version, start, &frames);
         }
         (Some(_), _) => {

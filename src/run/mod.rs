@@ -377,12 +377,12 @@ fn empty_report(config: &RunConfig) -> Report {
         mcpcheck_version: env!("CARGO_PKG_VERSION").into(),
         target: match &config.target {
             Target::Stdio(spec) => TargetInfo {
-                transport: "stdio".into(),
+                transport: TransportKind::Stdio,
                 command: Some(spec.argv.clone()),
                 url: None,
             },
             Target::Http(spec) => TargetInfo {
-                transport: config.target.kind().to_string(),
+                transport: config.target.kind(),
                 command: spec.serve.as_ref().map(|s| s.command.argv.clone()),
                 url: Some(spec.url.clone()),
             },

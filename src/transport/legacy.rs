@@ -25,6 +25,7 @@ use super::stdio::Inbound;
 use super::{HttpSpec, Limits, Transcript};
 use crate::record::transcript::HttpRecord;
 use crate::record::url::{origin, resolve, same_origin};
+use crate::record::FrameIssue;
 
 /// What came in, with the index (in [`Transcript::posts`]) of the HTTP exchange that carried it.
 pub type Tagged = (Vec<Inbound>, Option<usize>);
@@ -184,10 +185,9 @@ impl LegacySse {
                 .map(|(value, text)| Inbound::Message {
                     value: value.clone(),
                     text: text.clone(),
-                    issue: Some(format!(
-                        "came in the body of the POST (HTTP {}), not as an SSE `message` event on the stream",
-                        response.status
-                    )),
+                    issue: Some(FrameIssue::InPostBody {
+                        status: response.status,
+                    }),
                 })
                 .collect();
             let _ = self.inbound.send((items, Some(index)));
@@ -394,12 +394,16 @@ async fn read_stream(stream: Stream) {
                 Ok(value) => Inbound::Message {
                     value,
                     text: event.data.clone(),
-                    issue: (name != "message")
-                        .then(|| format!("came in an SSE event named `{name}`, not `message`")),
+                    issue: (name != "message").then(|| FrameIssue::EventName {
+                        name: name.to_string(),
+                    }),
                 },
                 Err(e) => Inbound::Noise {
                     text: event.data.clone(),
-                    issue: format!("an SSE `{name}` event whose data is not JSON: {e}"),
+                    issue: FrameIssue::EventNotJson {
+                        name: name.to_string(),
+                        error: e.to_string(),
+                    },
                 },
             });
         }
@@ -416,10 +420,9 @@ async fn read_stream(stream: Stream) {
             let _ = stream.inbound.send((
                 vec![Inbound::Noise {
                     text: String::new(),
-                    issue: format!(
-                        "an SSE event exceeds the limit of {} bytes; the stream was closed",
-                        stream.limits.max_frame_bytes
-                    ),
+                    issue: FrameIssue::EventOversize {
+                        max: stream.limits.max_frame_bytes,
+                    },
                 }],
                 Some(stream.index),
             ));

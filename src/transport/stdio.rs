@@ -14,7 +14,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 
 use super::{Limits, StdioSpec};
-use crate::record::ExitReport;
+use crate::record::exchange::StoppedBy;
+use crate::record::{ExitReport, FrameIssue};
 
 /// Process groups started and not yet reaped, for emergency cleanup.
 fn groups() -> &'static Mutex<HashSet<i32>> {
@@ -109,14 +110,14 @@ pub enum Inbound {
         /// The text it was read from.
         text: String,
         /// What is wrong with how it was framed, if anything.
-        issue: Option<String>,
+        issue: Option<FrameIssue>,
     },
     /// Output that is not a JSON-RPC message: a banner, a log line, a blank line, an oversize frame.
     Noise {
         /// The text.
         text: String,
         /// What is wrong with it.
-        issue: String,
+        issue: FrameIssue,
     },
     /// stdout closed, or the SSE stream ended.
     Closed,
@@ -282,18 +283,18 @@ impl StdioProcess {
         let mut child = self.child.lock().await;
         let report = match (already, child.as_mut()) {
             (Some(status), _) => ExitReport {
-                stopped_by: "exited-before-shutdown".into(),
+                stopped_by: StoppedBy::ExitedBeforeShutdown,
                 exit_ms: None,
                 status,
             },
             (None, None) => ExitReport {
-                stopped_by: "exited-before-shutdown".into(),
+                stopped_by: StoppedBy::ExitedBeforeShutdown,
                 exit_ms: None,
                 status: "unknown".into(),
             },
             (None, Some(process)) => match tokio::time::timeout(grace, process.wait()).await {
                 Ok(status) => ExitReport {
-                    stopped_by: "stdin-eof".into(),
+                    stopped_by: StoppedBy::StdinEof,
                     exit_ms: Some(started.elapsed().as_millis() as u64),
                     status: status.map(describe).unwrap_or_else(|e| e.to_string()),
                 },
@@ -301,7 +302,7 @@ impl StdioProcess {
                     signal_group(self.pgid, libc::SIGTERM);
                     match tokio::time::timeout(Duration::from_secs(2), process.wait()).await {
                         Ok(status) => ExitReport {
-                            stopped_by: "sigterm".into(),
+                            stopped_by: StoppedBy::Sigterm,
                             exit_ms: Some(started.elapsed().as_millis() as u64),
                             status: status.map(describe).unwrap_or_else(|e| e.to_string()),
                         },
@@ -309,7 +310,7 @@ impl StdioProcess {
                             signal_group(self.pgid, libc::SIGKILL);
                             let status = process.wait().await;
                             ExitReport {
-                                stopped_by: "sigkill".into(),
+                                stopped_by: StoppedBy::Sigkill,
                                 exit_ms: Some(started.elapsed().as_millis() as u64),
                                 status: status.map(describe).unwrap_or_else(|e| e.to_string()),
                             }
@@ -396,19 +397,25 @@ impl StdoutReader {
         }
         self.line.clear();
         let max_frame = self.max_frame;
-        Some(match read_line_capped(&mut self.reader, &mut self.line, max_frame, &self.heard).await {
-            Ok(LineRead::Line) => self.framer.line(&self.line),
-            Ok(LineRead::Oversize(total)) => vec![Inbound::Noise {
-                text: String::from_utf8_lossy(&self.line[..self.line.len().min(256)]).into_owned(),
-                issue: format!("a frame of {total} bytes exceeds the limit of {max_frame} bytes; it was discarded"),
-            }],
-            Ok(LineRead::Eof) | Err(_) => {
-                self.closed = true;
-                let mut events = self.framer.flush();
-                events.push(Inbound::Closed);
-                events
-            }
-        })
+        Some(
+            match read_line_capped(&mut self.reader, &mut self.line, max_frame, &self.heard).await {
+                Ok(LineRead::Line) => self.framer.line(&self.line),
+                Ok(LineRead::Oversize(total)) => vec![Inbound::Noise {
+                    text: String::from_utf8_lossy(&self.line[..self.line.len().min(256)])
+                        .into_owned(),
+                    issue: FrameIssue::Oversize {
+                        bytes: total,
+                        max: max_frame,
+                    },
+                }],
+                Ok(LineRead::Eof) | Err(_) => {
+                    self.closed = true;
+                    let mut events = self.framer.flush();
+                    events.push(Inbound::Closed);
+                    events
+                }
+            },
+        )
     }
 }
 
@@ -530,7 +537,7 @@ impl Framer {
                 events.extend(self.flush());
                 events.push(Inbound::Noise {
                     text: String::from_utf8_lossy(body).into_owned(),
-                    issue: "a line on stdout is not valid UTF-8".into(),
+                    issue: FrameIssue::NotUtf8,
                 });
                 return events;
             }
@@ -546,11 +553,7 @@ impl Framer {
                     .is_some_and(|items| items.iter().any(|i| i.get("jsonrpc").is_some()));
             if starts_anew {
                 events.extend(self.flush());
-                events.push(classify(
-                    value,
-                    text,
-                    crlf.then(|| "the line ends with \\r\\n rather than \\n".to_string()),
-                ));
+                events.push(classify(value, text, crlf.then_some(FrameIssue::CrLf)));
                 return events;
             }
         }
@@ -575,9 +578,7 @@ impl Framer {
                 events.push(classify(
                     value,
                     joined,
-                    Some(format!(
-                        "one message spans {lines} lines; each message must be a single line"
-                    )),
+                    Some(FrameIssue::MultiLine { lines }),
                 ));
             } else {
                 events.extend(self.flush());
@@ -585,9 +586,9 @@ impl Framer {
             return events;
         }
         let issue = if text.trim().is_empty() {
-            "a blank line on stdout; stdout must carry only MCP messages".to_string()
+            FrameIssue::Blank
         } else {
-            "a line on stdout that is not JSON; stdout must carry only MCP messages".to_string()
+            FrameIssue::NotJson
         };
         events.push(Inbound::Noise { text, issue });
         events
@@ -600,19 +601,19 @@ impl Framer {
             .drain(..)
             .map(|text| Inbound::Noise {
                 text,
-                issue: "a line on stdout that is not a JSON-RPC message".into(),
+                issue: FrameIssue::NotJsonRpc,
             })
             .collect()
     }
 }
 
-fn classify(value: Value, text: String, issue: Option<String>) -> Inbound {
+fn classify(value: Value, text: String, issue: Option<FrameIssue>) -> Inbound {
     if value.is_object() || value.is_array() {
         Inbound::Message { value, text, issue }
     } else {
         Inbound::Noise {
             text,
-            issue: "a JSON value on stdout that is not a JSON-RPC message".into(),
+            issue: FrameIssue::JsonNotMessage,
         }
     }
 }
@@ -743,7 +744,7 @@ mod tests {
             unreachable!()
         };
         assert_eq!(value["id"], 1);
-        assert!(issue.as_deref().unwrap().contains("spans 5 lines"));
+        assert_eq!(issue, &Some(FrameIssue::MultiLine { lines: 5 }));
     }
 
     #[test]

@@ -7,6 +7,8 @@ use serde_json::Value;
 
 use super::progress::*;
 use super::*;
+use crate::record::exchange::StoppedBy;
+use crate::record::FrameIssue;
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -298,7 +300,7 @@ fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             .filter(|f| f.direction == Direction::Received && f.post.is_none())
         {
             seen += 1;
-            if frame.issue.as_deref().is_some_and(|i| i.contains("UTF-8")) {
+            if frame.issue == Some(FrameIssue::NotUtf8) {
                 bad.push(Evidence::frame(
                     &frame.text,
                     "a stdout line that is not UTF-8",
@@ -465,7 +467,7 @@ fn stdio_framing(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) 
     {
         seen += 1;
         if let Some(issue) = &frame.issue {
-            bad.push(Evidence::frame(&frame.text, issue));
+            bad.push(Evidence::frame(&frame.text, &issue.to_string()));
         }
     }
     tally(def, bad, seen, note)
@@ -483,8 +485,8 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
         );
     };
     let evidence = vec![shutdown_remark("shutdown", exit)];
-    match exit.stopped_by.as_str() {
-        "stdin-eof" => (
+    match exit.stopped_by {
+        StoppedBy::StdinEof => (
             Verdict::new(
                 Status::Pass,
                 format!(
@@ -495,7 +497,7 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
             ),
             evidence,
         ),
-        "exited-before-shutdown" => (
+        StoppedBy::ExitedBeforeShutdown => (
             Verdict::new(
                 Status::NotTestable,
                 format!(
@@ -505,7 +507,7 @@ fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
             ),
             evidence,
         ),
-        other => (
+        other @ (StoppedBy::Sigterm | StoppedBy::Sigkill) => (
             Verdict::new(
                 Status::Warn,
                 format!("the server did not exit after stdin closed; it was stopped by {other}"),
@@ -564,14 +566,14 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
             )
         })
         .unwrap_or_default();
-    match exit.stopped_by.as_str() {
-        "stdin-eof" | "exited-before-shutdown" => (
+    match exit.stopped_by {
+        StoppedBy::StdinEof | StoppedBy::ExitedBeforeShutdown => (
             Verdict::new(
                 Status::Pass,
                 format!(
                     "exited ({}) {}{said}",
                     exit.status,
-                    if exit.stopped_by == "stdin-eof" {
+                    if exit.stopped_by == StoppedBy::StdinEof {
                         format!("{} ms after stdin closed", exit.exit_ms.unwrap_or(0))
                     } else {
                         "before stdin was closed".to_string()
@@ -580,7 +582,7 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
             ),
             evidence,
         ),
-        other => (
+        other @ (StoppedBy::Sigterm | StoppedBy::Sigkill) => (
             Verdict::new(
                 Status::Warn,
                 format!("the server did not exit when stdin closed before initialize; it was stopped by {other}{said}"),

@@ -136,7 +136,7 @@ fn legacy_sse_message_events(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
         {
             seen += 1;
             if let Some(issue) = &frame.issue {
-                bad.push(Evidence::frame(&frame.text, issue));
+                bad.push(Evidence::frame(&frame.text, &issue.to_string()));
             }
         }
     }

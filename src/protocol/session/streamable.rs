@@ -3,7 +3,7 @@
 
 use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
 use crate::record::version::Era;
-use crate::record::{id_key, Exchange, HttpFacts, Reply};
+use crate::record::{id_key, Exchange, FrameIssue, HttpFacts, Reply};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
 use crate::transport::{Direction, HttpSpec};
 use serde_json::{json, Value};
@@ -363,7 +363,7 @@ impl Session {
                         Direction::Received,
                         &response.body,
                         None,
-                        Some(issue.clone()),
+                        Some(FrameIssue::Body(issue.clone())),
                         Some(post),
                     );
                 }
