@@ -13,7 +13,8 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, ListResourceTemplatesResult, ListResourcesResult,
     PaginatedRequestParams, ProgressNotificationParam, PromptMessage, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, RequestMetaObject, Role, ServerCapabilities,
+    ReadResourceResponse, ReadResourceResult, RequestMetaObject, ResourceContents, Role,
+    ServerCapabilities,
     ServerConfig,
 };
 use rmcp::service::RequestContext;
@@ -178,14 +179,16 @@ impl ServerHandler for Peer_ {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri.as_str();
+        // Built with the SDK's own constructors, which fill in what the SDK fills in
+        // (resultType, for one): the matrix then shows the SDK's behaviour, not this peer's.
         let contents = match uri {
             "ref://docs/readme" => {
-                json!({"uri": uri, "mimeType": "text/plain", "text": "mcpcheck reference server\n"})
+                ResourceContents::text("mcpcheck reference server\n", uri).with_mime_type("text/plain")
             }
-            "ref://images/pixel" => json!({"uri": uri, "mimeType": "image/png", "blob": PIXEL_PNG}),
+            "ref://images/pixel" => ResourceContents::blob(PIXEL_PNG, uri).with_mime_type("image/png"),
             _ => match uri.strip_prefix("ref://items/") {
                 Some(id) if !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric()) => {
-                    json!({"uri": uri, "mimeType": "text/plain", "text": format!("item {id}")})
+                    ResourceContents::text(format!("item {id}"), uri).with_mime_type("text/plain")
                 }
                 // What the SDK offers for a missing resource.
                 _ => {
@@ -196,10 +199,7 @@ impl ServerHandler for Peer_ {
                 }
             },
         };
-        Ok(ReadResourceResult::from(from_json::<ReadResourceResult>(
-            json!({"contents": [contents]}),
-        ))
-        .into())
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 
