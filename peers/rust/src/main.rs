@@ -14,8 +14,7 @@ use rmcp::model::{
     CallToolResult, ContentBlock, ListResourceTemplatesResult, ListResourcesResult,
     PaginatedRequestParams, ProgressNotificationParam, PromptMessage, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, RequestMetaObject, ResourceContents, Role,
-    ServerCapabilities,
-    ServerConfig,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -182,10 +181,11 @@ impl ServerHandler for Peer_ {
         // Built with the SDK's own constructors, which fill in what the SDK fills in
         // (resultType, for one): the matrix then shows the SDK's behaviour, not this peer's.
         let contents = match uri {
-            "ref://docs/readme" => {
-                ResourceContents::text("mcpcheck reference server\n", uri).with_mime_type("text/plain")
+            "ref://docs/readme" => ResourceContents::text("mcpcheck reference server\n", uri)
+                .with_mime_type("text/plain"),
+            "ref://images/pixel" => {
+                ResourceContents::blob(PIXEL_PNG, uri).with_mime_type("image/png")
             }
-            "ref://images/pixel" => ResourceContents::blob(PIXEL_PNG, uri).with_mime_type("image/png"),
             _ => match uri.strip_prefix("ref://items/") {
                 Some(id) if !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric()) => {
                     ResourceContents::text(format!("item {id}"), uri).with_mime_type("text/plain")
