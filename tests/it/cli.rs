@@ -598,3 +598,50 @@ fn completions_and_the_man_page_come_from_the_command_line_definitions() {
     );
     assert!(man.contains("repro") && man.contains("compare"), "{man}");
 }
+
+/// Every key of the scenario file's JSON Schema (`mcpcheck scenario-schema`) is documented in the
+/// README's "Writing a scenario", as a TOML key (`KEY =`, `[KEY]`, `[[KEY]]`) or in code (`` `KEY` ``).
+#[test]
+fn every_key_of_the_scenario_schema_is_documented_in_the_readme() {
+    fn keys(value: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            serde_json::Value::Object(members) => {
+                if let Some(serde_json::Value::Object(properties)) = members.get("properties") {
+                    out.extend(properties.keys().cloned());
+                }
+                members.values().for_each(|v| keys(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| keys(v, out)),
+            _ => {}
+        }
+    }
+    let printed = output(&["scenario-schema"]);
+    assert!(printed.status.success());
+    let schema: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+    let mut all = std::collections::BTreeSet::new();
+    keys(&schema, &mut all);
+    assert!(all.len() > 50, "{all:?}");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("## Writing a scenario").expect("the section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let undocumented: Vec<&String> = all
+        .iter()
+        .filter(|key| {
+            ![
+                format!("{key} ="),
+                format!("[{key}]"),
+                format!("[[{key}]]"),
+                format!("`{key}`"),
+                format!("{{ {key} ="),
+            ]
+            .iter()
+            .any(|form| section.contains(form.as_str()))
+        })
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "scenario keys the README's \"Writing a scenario\" does not document: {undocumented:?}"
+    );
+}
