@@ -108,12 +108,14 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         .iter()
         .flat_map(|s| s.capture.iter().map(|c| c.name.as_str()))
         .collect();
+    // Comments say what they like: only the file's values are filled in.
+    let text = without_comments(source.text);
     let mut from = 0;
-    while let Some(start) = source.text[from..].find("{{").map(|i| from + i) {
-        let Some(end) = source.text[start..].find("}}").map(|i| start + i) else {
+    while let Some(start) = text[from..].find("{{").map(|i| from + i) {
+        let Some(end) = text[start..].find("}}").map(|i| start + i) else {
             return Err(source.error(Some(start..start), "`{{` is not closed by `}}`"));
         };
-        let name = source.text[start + 2..end].trim();
+        let name = text[start + 2..end].trim();
         let name = name.strip_suffix('?').unwrap_or(name);
         if let Some(why) = template::unknown(name, &captured) {
             return Err(source.error(Some(start..end), why));
@@ -121,6 +123,70 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         from = end + 2;
     }
     Ok(())
+}
+
+/// The TOML text with every comment blanked out (each byte of it a space, so that offsets stay
+/// those of the file): a `#` outside a string starts a comment that runs to the end of the line.
+fn without_comments(text: &str) -> String {
+    #[derive(PartialEq)]
+    enum In {
+        Code,
+        Basic,
+        Literal,
+        MultiBasic,
+        MultiLiteral,
+    }
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut state = In::Code;
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        match state {
+            In::Code => match bytes[i] {
+                b'#' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        out[i] = b' ';
+                        i += 1;
+                    }
+                    continue;
+                }
+                b'"' if rest.starts_with(b"\"\"\"") => {
+                    state = In::MultiBasic;
+                    i += 3;
+                    continue;
+                }
+                b'\'' if rest.starts_with(b"'''") => {
+                    state = In::MultiLiteral;
+                    i += 3;
+                    continue;
+                }
+                b'"' => state = In::Basic,
+                b'\'' => state = In::Literal,
+                _ => {}
+            },
+            In::Basic | In::MultiBasic if bytes[i] == b'\\' => {
+                i += 2;
+                continue;
+            }
+            In::Basic if bytes[i] == b'"' || bytes[i] == b'\n' => state = In::Code,
+            In::Literal if bytes[i] == b'\'' || bytes[i] == b'\n' => state = In::Code,
+            In::MultiBasic if rest.starts_with(b"\"\"\"") => {
+                state = In::Code;
+                i += 3;
+                continue;
+            }
+            In::MultiLiteral if rest.starts_with(b"'''") => {
+                state = In::Code;
+                i += 3;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // A comment runs to a newline, so it is whole characters that became spaces.
+    String::from_utf8(out).expect("whole characters blanked")
 }
 
 fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {

@@ -645,3 +645,27 @@ fn every_key_of_the_scenario_schema_is_documented_in_the_readme() {
         "scenario keys the README's \"Writing a scenario\" does not document: {undocumented:?}"
     );
 }
+
+/// The README's example scenario loads as it is written, comments and all.
+#[test]
+fn the_readme_example_scenario_loads() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("## Writing a scenario").expect("the section")..];
+    let start = section.find("```toml\n").expect("an example") + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("my-search.toml"), example).unwrap();
+    let listed = output(&[
+        "list",
+        "--no-builtin",
+        "--scenarios",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("my-search-structured"));
+}

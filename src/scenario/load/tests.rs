@@ -22,6 +22,33 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
 "#;
 
 #[test]
+fn a_placeholder_in_a_comment_is_only_words() {
+    // As the README's example has it: a comment may speak of a placeholder no step fills.
+    let commented = MINIMAL.replace(
+        "request = { method = \"ping\" }",
+        "request = { method = \"ping\" } # later steps use \"{{capture.first}}\" — é\n# {{nothing}}",
+    );
+    assert!(parse("demo.toml", &commented).is_ok());
+    // A `#` inside a string starts no comment: the placeholder after it is still judged.
+    let in_string = MINIMAL.replace(
+        "request = { method = \"ping\" }",
+        "request = { method = \"ping\", params = { v = \"# {{capture.none}}\" } }",
+    );
+    let e = parse("demo.toml", &in_string).unwrap_err();
+    assert_eq!(e.line, 8, "{e}");
+    let literal = MINIMAL.replace(
+        "request = { method = \"ping\" }",
+        "request = { method = \"ping\", params = { v = '# \\' } } # {{fine}}",
+    );
+    assert!(parse("demo.toml", &literal).is_ok());
+    let multiline = MINIMAL.replace(
+        "title = \"ping\"",
+        "title = \"ping\"\ndescription = \"\"\"\n# {{capture.none}}\n\"\"\"",
+    );
+    assert!(parse("demo.toml", &multiline).is_err());
+}
+
+#[test]
 fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
     let typo = MINIMAL.replace(
         "request = { method = \"ping\" }",
