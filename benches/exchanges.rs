@@ -39,7 +39,7 @@ async fn measure(session: Arc<Session>, count: usize, in_flight: usize) -> f64 {
             for _ in 0..share {
                 let exchange = session.request("ping", None).await;
                 assert!(
-                    matches!(exchange.reply, mcpcheck::protocol::Reply::Message { .. }),
+                    matches!(exchange.reply, mcpcheck::record::Reply::Message { .. }),
                     "ping failed: {:?}",
                     exchange.reply
                 );

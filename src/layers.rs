@@ -68,6 +68,16 @@ fn no_module_imports_one_above_it() {
         let Some(own) = layer(top) else { continue };
         seen += 1;
         let text = std::fs::read_to_string(file).expect("a source file");
+        // A layer that passed a lower one's names on as its own would hide where they live.
+        for (n, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("pub use crate::") {
+                wrong.push(format!(
+                    "{}:{}: {top} re-exports another module's names; import them from there",
+                    relative.display(),
+                    n + 1
+                ));
+            }
+        }
         for (line, name) in named(&text) {
             if let Some(other) = layer(&name) {
                 if other > own {

@@ -1,5 +1,5 @@
 //! Judging: checks turn the record of a run into verdicts. The vocabulary (what a check is,
-//! what it can conclude) lives in [`crate::record::verdict`] and is re-exported here.
+//! what it can conclude) lives in [`crate::record::verdict`], where every layer takes it from.
 //!
 //! Checks are pure: [`rules`] evaluates a scenario check against the records of its steps
 //! ([`step`]), [`wire`]
@@ -10,5 +10,3 @@ pub mod query;
 pub mod rules;
 pub mod step;
 pub mod wire;
-
-pub use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status, Verdict};

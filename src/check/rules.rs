@@ -5,12 +5,12 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::step::{reply_message, NotSent, StepRecord};
-use super::{Status, Verdict};
 use crate::record::Reply;
+use crate::record::{Status, Verdict};
 use crate::scenario::template;
 use crate::scenario::ScenarioCheck;
 
-pub use crate::record::exchange::{describe, redirect};
+use crate::record::exchange::describe;
 use crate::record::TransportKind;
 
 /// What a check's evaluation may consult besides the exchange.

@@ -122,7 +122,7 @@ fn parse_known_version(value: &str) -> Result<String, String> {
     }
 }
 
-pub use crate::run::CallTools;
+use crate::run::CallTools;
 
 // The engine's own type, given its command-line spelling here so that `run` knows nothing of clap.
 impl clap::ValueEnum for CallTools {

@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use crate::cli::{self, Cli, Command};
 use crate::exit;
+use crate::record::{Direction, Tap};
 use crate::report::grade::{Baseline, Grading};
 use crate::report::{self, Report};
 use crate::run::{self, Observer, RunEvent};
-use crate::transport::{self, Direction, Tap};
+use crate::transport::{self};
 
 /// Runs a parsed command line and returns the exit code it ends with.
 pub fn execute(cli: Cli) -> ExitCode {
@@ -111,7 +112,7 @@ fn interrupted() -> ExitCode {
 /// `mcpcheck schemas fetch`: every file is tried; the worst outcome decides the exit code.
 fn fetch_schemas(args: &cli::FetchArgs) -> ExitCode {
     use crate::cli::schemas::{self as official, FetchError, Fetched};
-    if let Err(e) = crate::transport::http::parse_url(&args.from) {
+    if let Err(e) = crate::record::url::parse_url(&args.from) {
         return usage(format!("--from: {e}"));
     }
     let dir = args.dir.clone().unwrap_or_else(official::default_dir);
@@ -157,7 +158,7 @@ fn fetch_schemas(args: &cli::FetchArgs) -> ExitCode {
 
 /// Writes to stdout; a closed pipe (`mcpcheck list | head`) is not an error.
 /// The transports a check applies to, for `list` and `explain`.
-fn transports(kinds: &[crate::transport::TransportKind]) -> String {
+fn transports(kinds: &[crate::record::TransportKind]) -> String {
     if kinds.is_empty() {
         "any".into()
     } else {

@@ -418,7 +418,7 @@ impl RunArgs {
                     }
                 };
                 let url = &url;
-                crate::transport::http::parse_url(url)
+                crate::record::url::parse_url(url)
                     .map_err(|e| UsageError::Flag(format!("--url: {e}")))?;
                 let mut headers = Vec::new();
                 for header in &args.headers {

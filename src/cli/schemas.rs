@@ -121,7 +121,7 @@ pub async fn fetch_one(
         return Ok(Fetched::Present);
     }
     let url = url(base, version);
-    let authority = http::parse_url(&url)
+    let authority = crate::record::url::parse_url(&url)
         .map_err(FetchError::Download)?
         .authority()
         .map(|a| a.to_string())

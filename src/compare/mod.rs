@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
-use crate::check::{Level, Status};
 use crate::record::evidence::Replied;
 use crate::record::version::Era;
-use crate::report::{CheckResult, Evidence, Report};
+use crate::record::Evidence;
+use crate::record::{Level, Status};
+use crate::report::{CheckResult, Report};
 use crate::run::{self, RunConfig};
 
 /// One server to compare: a name and what `run` needs.
@@ -372,7 +373,7 @@ mod tests {
             let def = crate::check::wire::definitions()[0].clone();
             let mut result = CheckResult::new(
                 &def,
-                crate::check::Verdict::new(Status::Pass, String::new()),
+                crate::record::Verdict::new(Status::Pass, String::new()),
                 Vec::new(),
             );
             result.version = Some(version.into());

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use comfy_table::{ContentArrangement, Table};
 
 use super::{Cell, Matrix, Row};
-use crate::check::Status;
+use crate::record::Status;
 use crate::report::counted;
 use crate::report::html::{escape, with_code};
 use crate::report::safe::{self, md_code, md_text};
@@ -404,8 +404,8 @@ fn html_row(out: &mut String, row: &Row) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Level;
     use crate::compare::Column;
+    use crate::record::Level;
 
     fn cell(status: Option<Status>, note: Option<&str>) -> Cell {
         Cell {

@@ -2,6 +2,4 @@
 
 pub mod session;
 
-pub use crate::record::version;
-pub use crate::record::{Era, Exchange, Reply, VersionRange};
 pub use session::{Outgoing, Session, SessionInfo};

@@ -5,7 +5,7 @@
 //! server cannot end an annotation early or issue a workflow command of its own.
 
 use super::{safe, CheckResult, Report};
-use crate::check::Status;
+use crate::record::Status;
 
 /// The workflow commands for a report: one per failure, harness error and warning, in the
 /// report's order, each a line.

@@ -8,9 +8,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::Report;
-use crate::check::Status;
 use crate::exit;
 use crate::profile::Profile;
+use crate::record::Status;
 
 /// A baseline file: check ids known to fail for this server.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -210,7 +210,7 @@ pub fn mark_of(marks: &std::collections::HashMap<&str, Mark>, id: &str) -> Mark 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{Level, Status};
+    use crate::record::{Level, Status};
     use crate::report::{CheckResult, ProtocolInfo, Summary, TargetInfo};
 
     fn report(checks: &[(&str, Status, &str)]) -> Report {

@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use super::grade::Mark;
 use super::{CheckResult, Evidence, Report};
-use crate::check::Status;
+use crate::record::Status;
 
 /// Escapes text for HTML; control characters are written out visibly ([`super::safe::visible`]).
 pub fn escape(text: &str) -> String {

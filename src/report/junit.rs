@@ -9,7 +9,7 @@ use quick_junit::{NonSuccessKind, Report as JUnitReport, TestCase, TestCaseStatu
 
 use super::grade::Mark;
 use super::{safe, CheckResult, Report};
-use crate::check::Status;
+use crate::record::Status;
 
 /// Renders the report as JUnit XML. Server text has its control characters written out first
 /// ([`safe::visible`]), so the XML stays valid XML 1.0 whatever the server sent.

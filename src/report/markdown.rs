@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::grade::Mark;
 use super::safe::{md_code, md_fence, md_fence_as, md_text};
 use super::{CheckResult, Evidence, Report};
-use crate::check::Status;
+use crate::record::Status;
 
 /// mcpcheck's own text (a title, an expectation, from the scenario files) in a table cell: its
 /// Markdown is kept, only the table is protected.

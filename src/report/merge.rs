@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::{CheckResult, Report, Summary};
-use crate::check::Status;
+use crate::record::Status;
 
 /// How much evidence a merged check keeps.
 const MAX_EVIDENCE: usize = 10;

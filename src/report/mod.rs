@@ -19,10 +19,10 @@ pub mod terminal;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::check::{CheckDef, Level, SpecRef, Status, Verdict};
+use crate::record::{CheckDef, Level, SpecRef, Status, Verdict};
 use crate::record::{ExitReport, SkipReason, TransportKind};
 
-pub use crate::record::{compact, Evidence};
+use crate::record::Evidence;
 
 /// The version of the JSON report format (2: every check names the protocol version it was
 /// judged at, and a run may judge more than one era).
@@ -543,7 +543,7 @@ mod tests {
     fn compact_cuts_long_strings_and_keeps_the_shape() {
         let long = "x".repeat(600);
         let value = serde_json::json!({"a": [long, 1], "b": "short"});
-        let kept = compact(&value, 512);
+        let kept = crate::record::compact(&value, 512);
         assert_eq!(kept["b"], "short");
         assert_eq!(kept["a"][1], 1);
         assert!(kept["a"][0]

@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use super::Report;
-use crate::check::Status;
+use crate::record::Status;
 
 /// Renders the checks in the official suite's shape.
 pub fn render(report: &Report) -> String {

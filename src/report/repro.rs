@@ -50,7 +50,7 @@ pub fn find<'a>(report: &'a Report, name: &str) -> Result<&'a CheckResult, Strin
 pub fn command(check: &CheckResult) -> Option<String> {
     let problem = matches!(
         check.status,
-        crate::check::Status::Fail | crate::check::Status::Warn
+        crate::record::Status::Fail | crate::record::Status::Warn
     );
     let sent = check
         .evidence

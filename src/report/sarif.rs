@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use super::grade::Mark;
 use super::{safe, CheckResult, Report};
-use crate::check::Status;
+use crate::record::Status;
 
 /// Where mcpcheck's own files are published, for the locations of its library's checks.
 const HOME: &str = "https://github.com/mcpcheck/mcpcheck";
@@ -105,7 +105,7 @@ fn rule(check: &CheckResult) -> Value {
 /// A MUST is an error when broken, anything weaker a warning.
 fn default_level(check: &CheckResult) -> &'static str {
     match check.level {
-        crate::check::Level::Must if !check.derived => "error",
+        crate::record::Level::Must if !check.derived => "error",
         _ => "warning",
     }
 }

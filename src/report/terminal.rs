@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use super::{safe, CheckResult, Report};
-use crate::check::Status;
+use crate::record::Status;
 use crate::record::{Level, SkipReason};
 
 /// How much of the run the terminal shows besides the problems and the verdict.

@@ -11,7 +11,7 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
     let requires = &scenario.requires;
     let transport = context.target.kind();
     let version = context.info.version.as_deref().unwrap_or("");
-    if !transport::allows(&requires.transports, transport) {
+    if !crate::record::allows(&requires.transports, transport) {
         return Some(SkipReason::Transport {
             transports: requires.transports.clone(),
         });

@@ -53,7 +53,7 @@ pub(super) async fn connect(
                 (None, _) => {
                     protocol.detection = format!(
                         "server/discover not served ({}); initialize",
-                        rules::describe(&probe, true)
+                        crate::record::exchange::describe(&probe, true)
                     );
                     if let Reply::Closed { detail } = &probe.reply {
                         return Err(format!("{detail} (while probing server/discover)"));
@@ -92,7 +92,7 @@ pub(super) async fn connect(
                     (None, _) => {
                         return Err(format!(
                             "server/discover was not answered: {}",
-                            rules::describe(&probe, true)
+                            crate::record::exchange::describe(&probe, true)
                         ))
                     }
                 }
@@ -256,7 +256,10 @@ pub(super) async fn list_all(
             tokio::time::sleep(Duration::from_millis(500)).await;
             exchange = session.request(method, params).await;
             if !listed(&exchange) {
-                return (names, Some(rules::describe(&exchange, true)));
+                return (
+                    names,
+                    Some(crate::record::exchange::describe(&exchange, true)),
+                );
             }
         }
         let Reply::Message { message, .. } = &exchange.reply else {

@@ -244,7 +244,7 @@ fn wanted(result: &CheckResult, only: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::Level;
+    use crate::record::Level;
 
     fn result(id: &str, status: Status) -> CheckResult {
         CheckResult {

@@ -26,18 +26,21 @@ use tokio::task::JoinSet;
 use crate::check::query::{self, Seen};
 use crate::check::rules::{self, Env};
 use crate::check::step::{self, NotSent, StepRecord};
-use crate::check::{wire, Status, Verdict};
+use crate::check::wire;
 use crate::protocol::session::SendOptions;
-use crate::protocol::{Era, Exchange, Outgoing, Reply, Session, SessionInfo};
+use crate::protocol::{Outgoing, Session, SessionInfo};
 use crate::record::version::LATEST_HANDSHAKE;
+use crate::record::Evidence;
 use crate::record::SkipReason;
+use crate::record::{Era, Exchange, Reply};
+use crate::record::{Status, Verdict};
+use crate::record::{Transcript, TransportKind};
 use crate::report::{
-    rfc3339, CheckResult, Evidence, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo,
-    SCHEMA_VERSION,
+    rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
 };
 use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 use crate::transport::serve::Served;
-use crate::transport::{self, HttpSpec, Limits, Target, Transcript, TransportKind};
+use crate::transport::{HttpSpec, Limits, Target};
 
 /// Which discovered tools mcpcheck may call (`--call-tools`; never any unless asked).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -332,7 +335,7 @@ pub async fn run(config: RunConfig) -> Report {
         return eras::run_eras(config).await;
     };
     let clock = Instant::now();
-    let (host, port) = match crate::transport::http::parse_url(url) {
+    let (host, port) = match crate::record::url::parse_url(url) {
         Ok(uri) => (
             uri.host().unwrap_or("127.0.0.1").to_string(),
             uri.port_u16().unwrap_or(default_port(uri.scheme_str())),

@@ -15,8 +15,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::sse::{SseEvent, SseParser};
+use super::sse::SseParser;
 use crate::record::transcript::{cut, MAX_FRAME_TEXT};
+use crate::record::SseEvent;
 
 /// One HTTP request to send.
 #[derive(Clone, Debug)]
@@ -274,7 +275,7 @@ const LATE_EVENTS_KEPT: usize = 16;
 /// How many bytes after the response on a POST's stream are parsed for those events.
 const LATE_BYTES_KEPT: usize = 256 << 10;
 
-pub use crate::record::url::parse_url;
+use crate::record::url::parse_url;
 
 /// Sends one request. Messages are passed to `on_message` as they arrive (so that server requests
 /// on an SSE stream can be answered while it is open); reading an SSE stream stops once `done`

@@ -11,9 +11,7 @@ pub mod stdio;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::record::{
-    allows, describe, Budget, Direction, Tap, TapFn, Transcript, TransportKind, WireFrame,
-};
+use crate::record::{Budget, Tap, Transcript, TransportKind};
 
 /// What to start or where to connect.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! A strict, incremental parser for `text/event-stream` (the WHATWG event-stream rules): fields
 //! `data`, `id`, `event`, `retry`, comment lines, and CRLF, LF or CR line ends.
 
-pub use crate::record::SseEvent;
+use crate::record::SseEvent;
 
 /// Feeds bytes in, takes events out.
 #[derive(Debug, Default)]

@@ -8,11 +8,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{messages, CheckDef, Level, SpecRef, Status, Verdict};
+use super::messages;
 use crate::record::id_key;
 use crate::record::transcript::cut;
 use crate::record::ExitReport;
 use crate::record::VersionRange;
+use crate::record::{CheckDef, Level, SpecRef, Status, Verdict};
 use crate::record::{Direction, Transcript, TransportKind, WireFrame};
 use crate::record::{Evidence, EVIDENCE_TEXT};
 

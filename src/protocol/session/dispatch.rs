@@ -2,9 +2,9 @@
 //! routed to the request waiting for it, to the notification list, or to [`super::answer`].
 
 use crate::record::id_key;
+use crate::record::{Direction, Transcript};
 use crate::transport::legacy::Tagged;
 use crate::transport::stdio::{Inbound, StdoutReader};
-use crate::transport::{Direction, Transcript};
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, watch};

@@ -25,11 +25,12 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::record::exchange::{client_capabilities, client_info};
 use crate::record::transcript::HttpRecord;
 use crate::record::version::Era;
+use crate::record::Transcript;
 use crate::record::{Exchange, ExitReport, Reply};
-use crate::transport::http::{self, HttpRequest};
+use crate::transport::http::HttpRequest;
 use crate::transport::legacy::{LegacySse, Posted, Tagged};
 use crate::transport::stdio::StdioProcess;
-use crate::transport::{HttpSpec, Limits, Target, Transcript};
+use crate::transport::{HttpSpec, Limits, Target};
 
 /// A frame to send.
 #[derive(Clone, Debug)]
@@ -213,7 +214,7 @@ struct StreamLink {
     /// The bytes of notifications and server requests kept so far (at most [`MAX_NOTE_BYTES`]).
     kept_bytes: std::sync::atomic::AtomicUsize,
     /// The run's evidence budget, which what is kept here draws on too.
-    budget: crate::transport::Budget,
+    budget: crate::record::Budget,
     /// Set once a request waited out the whole start-up allowance on a silent server: the
     /// allowance is given once per connection, not once per request.
     allowance_spent: std::sync::atomic::AtomicBool,
@@ -319,7 +320,7 @@ impl Session {
                 ))
             }
             Target::Http(spec) if spec.legacy_sse => {
-                http::parse_url(&spec.url)?;
+                crate::record::url::parse_url(&spec.url)?;
                 let (sse, received) = LegacySse::connect(spec, limits, transcript.clone());
                 Link::Stream(Self::stream_link(
                     Pipe::Sse(sse),
@@ -329,7 +330,7 @@ impl Session {
                 ))
             }
             Target::Http(spec) => {
-                http::parse_url(&spec.url)?;
+                crate::record::url::parse_url(&spec.url)?;
                 Link::Http(Box::new(HttpLink {
                     spec: spec.clone(),
                     cancelled: Mutex::new(std::collections::HashSet::new()),
@@ -352,7 +353,7 @@ impl Session {
         pipe: Pipe,
         source: Source,
         transcript: &Arc<Mutex<Transcript>>,
-        budget: &crate::transport::Budget,
+        budget: &crate::record::Budget,
     ) -> Arc<StreamLink> {
         let (unmatched_tx, unmatched_rx) = mpsc::channel(64);
         let (closed_tx, closed_rx) = watch::channel(false);

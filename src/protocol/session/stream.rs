@@ -2,9 +2,9 @@
 //! to requests as they come, with the waits (start-up allowance, holds, unclaimed replies) that
 //! go with it.
 
+use crate::record::Direction;
 use crate::record::{id_key, Exchange, HttpFacts, Reply};
 use crate::transport::legacy::LegacySse;
-use crate::transport::Direction;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

@@ -3,9 +3,10 @@
 
 use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
 use crate::record::version::Era;
+use crate::record::Direction;
 use crate::record::{id_key, Exchange, FrameIssue, HttpFacts, Reply};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
-use crate::transport::{Direction, HttpSpec};
+use crate::transport::HttpSpec;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -20,7 +21,7 @@ impl Session {
         options: &SendOptions,
     ) -> Vec<(String, String)> {
         let info = self.info();
-        let authority = http::parse_url(&spec.url)
+        let authority = crate::record::url::parse_url(&spec.url)
             .ok()
             .and_then(|u| u.authority().map(|a| a.to_string()))
             .unwrap_or_default();
@@ -437,11 +438,10 @@ impl Session {
         if !sse || response.dropped || response.messages.iter().any(|(m, _)| answered(m)) {
             return Vec::new();
         }
-        let last_id = |events: &[crate::transport::sse::SseEvent]| {
-            events.iter().rev().find_map(|e| e.id.clone())
-        };
+        let last_id =
+            |events: &[crate::record::SseEvent]| events.iter().rev().find_map(|e| e.id.clone());
         let retry_of =
-            |events: &[crate::transport::sse::SseEvent]| events.iter().rev().find_map(|e| e.retry);
+            |events: &[crate::record::SseEvent]| events.iter().rev().find_map(|e| e.retry);
         let mut last = last_id(&response.events);
         let mut retry = retry_of(&response.events).unwrap_or(0);
         let mut out = Vec::new();
