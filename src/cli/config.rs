@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::*;
+use super::UsageError;
 use crate::run::CallTools;
 
 /// A `[[server]]` of a compare servers file.

@@ -5,16 +5,16 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::args::{CompareArgs, DerivedArg, GradingArgs, OutputArgs, RunArgs, ScenarioArgs};
+use super::config::{ConfigFile, ServerFile, ServersFile};
+use super::UsageError;
 use crate::profile::{self, Profile};
 use crate::record::version::KNOWN_VERSIONS;
 use crate::report::grade::Baseline;
 use crate::run::RunConfig;
-use crate::scenario::load;
-use crate::scenario::Scenario;
+use crate::scenario::{load, Scenario};
 use crate::transport::serve::{free_port, ServeSpec, PORT_PLACEHOLDER};
 use crate::transport::{HttpSpec, Limits, StdioSpec, Target};
-
-use super::*;
 
 /// Parses `K/N`.
 fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {

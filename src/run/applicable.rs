@@ -1,7 +1,9 @@
 //! Whether a scenario applies to this server and run: transport, era and version window,
 //! declared capabilities, fixtures, and what the user allowed; if not, the reason.
 
-use super::*;
+use super::{declares, CallTools, Context};
+use crate::record::SkipReason;
+use crate::scenario::Scenario;
 
 /// Why a scenario does not apply, if it does not.
 ///

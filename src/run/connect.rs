@@ -2,8 +2,19 @@
 //! what the server offers), sessions of their own for isolated scenarios, and the tool mcpcheck
 //! may call when the user allows it.
 
-use super::*;
-use crate::record::version::LATEST_STATELESS;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{json, Value};
+
+use super::{CallTools, Context, RunConfig};
+use crate::check::step;
+use crate::protocol::{Session, SessionInfo};
+use crate::record::version::{LATEST_HANDSHAKE, LATEST_STATELESS};
+use crate::record::{Era, Exchange, Reply, Transcript};
+use crate::report::ProtocolInfo;
+use crate::scenario::SessionKind;
 
 /// Detects the era and negotiates; fills in what was learned. When `main` cannot be trusted
 /// any more (it did not answer `server/discover` in time, so a late answer to it could be taken

@@ -5,7 +5,15 @@
 //! with `--spec-version` are judged one pass each instead. The passes are joined into one
 //! report in which every check names the version it was judged at.
 
-use super::*;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use super::{connect, pattern_matches, run_started, RunConfig, Shared};
+use crate::protocol::Session;
+use crate::record::version::LATEST_HANDSHAKE;
+use crate::record::{SkipReason, Status};
+use crate::report::{CheckResult, Report, Summary};
+use crate::transport::Target;
 
 /// Less than this left of the run bound, and a second era is not started.
 const MIN_PASS: Duration = Duration::from_secs(5);
@@ -245,6 +253,8 @@ fn wanted(result: &CheckResult, only: &[String]) -> bool {
 mod tests {
     use super::*;
     use crate::record::Level;
+    use crate::run::empty_report;
+    use crate::transport::Limits;
 
     fn result(id: &str, status: Status) -> CheckResult {
         CheckResult {

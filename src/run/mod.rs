@@ -14,31 +14,25 @@ pub use connect::probe_tool;
 use connect::{connect, declares, list_all, open_isolated, take_transcript, token};
 use scenario::run_scenario;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::future::OptionFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::check::query::{self, Seen};
-use crate::check::rules::{self, Env};
-use crate::check::step::{self, NotSent, StepRecord};
+use crate::check::step::NotSent;
 use crate::check::wire;
-use crate::protocol::session::SendOptions;
 use crate::protocol::{Outgoing, Session, SessionInfo};
-use crate::record::version::LATEST_HANDSHAKE;
-use crate::record::Evidence;
-use crate::record::SkipReason;
-use crate::record::{Era, Exchange, Reply};
+use crate::record::Era;
 use crate::record::{Status, Verdict};
 use crate::record::{Transcript, TransportKind};
 use crate::report::{
     rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
 };
-use crate::scenario::{Scenario, SessionKind, Step, StepSend};
+use crate::scenario::{Scenario, SessionKind};
 use crate::transport::serve::Served;
 use crate::transport::{HttpSpec, Limits, Target};
 

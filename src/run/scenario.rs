@@ -1,7 +1,22 @@
 //! Running one scenario: its steps in order (with background steps and captures), each step's
 //! exchange recorded, then its checks judged over what was recorded.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{not_applicable, open_isolated, take_transcript, Built, Context, LaneSlot};
+use crate::check::query::Seen;
+use crate::check::rules::Env;
+use crate::check::step::{NotSent, StepRecord};
+use crate::check::{query, rules, step};
+use crate::protocol::session::SendOptions;
+use crate::protocol::{Outgoing, Session};
+use crate::record::{Evidence, Exchange, Reply, SkipReason, Status, Transcript, Verdict};
+use crate::report::CheckResult;
+use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
 /// A scenario of a lane comes holding the lane's connection (`lane`), and gives it back.

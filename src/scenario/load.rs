@@ -9,7 +9,6 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
-use std::time::Duration;
 
 use toml::Spanned;
 
@@ -18,8 +17,6 @@ use super::model::{
     Capture, ForEach, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend,
 };
 use super::template;
-use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
-use crate::record::version::KNOWN_VERSIONS;
 use crate::record::TransportKind;
 use crate::record::{Era, VersionRange};
 

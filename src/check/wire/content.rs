@@ -5,8 +5,16 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::shapes::*;
-use super::*;
+use super::shapes::{
+    content_blocks, elicitation_schema_problems, is_base64, meta_key_problem, meta_keys,
+    result_base64, result_uris, same_json, uri_problem,
+};
+use super::{
+    declared_capabilities, is_terminal, messages, results, resumed, tally, Answered, Builtin, Idle,
+    WireInput,
+};
+use crate::record::transcript::cut;
+use crate::record::{CheckDef, Direction, Evidence, Level, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::*;
+use super::{resumes, sent_message, tally, transcripts_since, Builtin, Idle, WireInput};
+use crate::record::{id_key, CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

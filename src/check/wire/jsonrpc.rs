@@ -5,10 +5,16 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::progress::*;
-use super::*;
+use super::progress::{progress_outside_requests, task_progress_after_terminal};
+use super::{
+    declared_capabilities, is_response, received, resumed, sent_message, tally, Builtin, Idle,
+    WireInput, MAX_EVIDENCE,
+};
 use crate::record::exchange::StoppedBy;
-use crate::record::FrameIssue;
+use crate::record::{
+    id_key, CheckDef, Direction, Evidence, FrameIssue, Level, Status, Transcript, TransportKind,
+    Verdict, WireFrame,
+};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

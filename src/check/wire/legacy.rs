@@ -2,9 +2,10 @@
 //! begins with the `endpoint` event, the endpoint it names is at the stream's own origin, and
 //! every server message arrives as an SSE `message` event.
 
-use super::*;
-use crate::record::transcript::HttpRecord;
+use super::{tally, Builtin, Idle, WireInput};
+use crate::record::transcript::{cut, HttpRecord};
 use crate::record::url::{origin, resolve, same_origin};
+use crate::record::{CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

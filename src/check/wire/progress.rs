@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::*;
+use super::{is_terminal, resumed, sent_message};
+use crate::record::{id_key, Direction, Evidence, Transcript, WireFrame};
 
 /// Replays a connection frame by frame and finds the progress notifications whose token no
 /// request in flight carries: how many progress notifications there were, and the offenders.

@@ -5,7 +5,11 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::*;
+use super::{results, sent_message, tally, transcripts_since, Builtin, Idle, WireInput};
+use crate::record::transcript::cut;
+use crate::record::{
+    id_key, CheckDef, Direction, Evidence, Level, Transcript, TransportKind, Verdict, WireFrame,
+};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {

@@ -1,15 +1,16 @@
 //! The reading side of a stream-shaped link: every message the server sends is recorded, and
 //! routed to the request waiting for it, to the notification list, or to [`super::answer`].
 
-use crate::record::id_key;
-use crate::record::{Direction, Transcript};
-use crate::transport::legacy::Tagged;
-use crate::transport::stdio::{Inbound, StdoutReader};
-use serde_json::Value;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use super::*;
+use super::{answer_server_request, Pipe, StreamLink, MAX_NOTIFICATIONS, VALUE_OVERHEAD};
+use crate::record::{id_key, Direction, Transcript};
+use crate::transport::legacy::Tagged;
+use crate::transport::stdio::{Inbound, StdoutReader};
 
 /// Where a stream-shaped link's incoming items come from.
 pub(super) enum Source {

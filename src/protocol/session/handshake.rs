@@ -1,14 +1,15 @@
 //! Starting a conversation: era detection with `server/discover`, the `initialize` handshake,
 //! and the ping barrier that settles a stdio connection between steps.
 
-use crate::record::exchange::{client_capabilities, client_info};
-use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
-use crate::record::{Exchange, Reply};
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::*;
+use serde_json::{json, Value};
+
+use super::{Link, Outgoing, SendOptions, Session, SessionInfo};
+use crate::record::exchange::{client_capabilities, client_info};
+use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::record::{Exchange, Reply};
 
 impl Session {
     /// Detects the era: probes `server/discover` (stateless era); anything else means handshake.

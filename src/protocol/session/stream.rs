@@ -2,16 +2,16 @@
 //! to requests as they come, with the waits (start-up allowance, holds, unclaimed replies) that
 //! go with it.
 
-use crate::record::Direction;
-use crate::record::{id_key, Exchange, HttpFacts, Reply};
-use crate::transport::legacy::LegacySse;
-use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::*;
+use super::{Outgoing, Pipe, SendOptions, Session, StreamLink, Unsent, UNCLAIMED_GRACE};
+use crate::record::{id_key, Direction, Exchange, HttpFacts, Reply};
+use crate::transport::legacy::LegacySse;
 
 impl Session {
     /// Sends one frame over a stream link (stdio, HTTP+SSE) and waits for what answers it.

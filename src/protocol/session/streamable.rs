@@ -1,17 +1,17 @@
 //! Streamable HTTP: each request in its own HTTP exchange, the headers it carries (session,
 //! protocol version, 2026-07-28 routing headers), SSE answers and their resumption.
 
-use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
-use crate::record::version::Era;
-use crate::record::Direction;
-use crate::record::{id_key, Exchange, FrameIssue, HttpFacts, Reply};
-use crate::transport::http::{self, HttpRequest, HttpResponse};
-use crate::transport::HttpSpec;
-use serde_json::{json, Value};
 use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::*;
+use super::{answer_server_request, HttpLink, Outgoing, SendOptions, Session, MAX_NOTIFICATIONS};
+use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
+use crate::record::version::Era;
+use crate::record::{id_key, Direction, Exchange, FrameIssue, HttpFacts, Reply};
+use crate::transport::http::{self, HttpRequest, HttpResponse};
+use crate::transport::HttpSpec;
 
 impl Session {
     pub(super) fn http_headers(

@@ -1,7 +1,18 @@
 //! Resolving the parts of a scenario file: its steps, checks, rules, conditions and assertions,
 //! each checked against the file (with its line and column) as it is turned into the model.
 
-use super::*;
+use std::collections::HashSet;
+use std::time::Duration;
+
+use toml::Spanned;
+
+use super::{
+    is_kebab, query, Capture, CheckFile, ForEach, LoadError, Poll, Requires, Rule, RuleFile,
+    ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
+};
+use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
+use crate::record::version::KNOWN_VERSIONS;
+use crate::record::{TransportKind, VersionRange};
 
 pub(super) fn resolve_step(
     source: &Source,

@@ -1,6 +1,9 @@
 //! Unit tests of [`super`].
 
+use std::time::Duration;
+
 use super::*;
+use crate::record::Status;
 
 const MINIMAL: &str = r#"
 id = "ping-demo"

@@ -1,6 +1,7 @@
 //! Unit tests of [`super`].
 
 use super::*;
+use crate::check::wire::definitions;
 use crate::record::transcript::HttpRecord;
 use serde_json::json;
 
