@@ -644,6 +644,14 @@ fn run_command(args: cli::RunArgs) -> ExitCode {
     finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
 }
 
+/// ` at VERSION`, or nothing when the version is not known.
+fn at(version: &Option<String>) -> String {
+    version
+        .as_deref()
+        .map(|v| format!(" at {v}"))
+        .unwrap_or_default()
+}
+
 /// A progress bar on a terminal. Elsewhere (a CI log) a start line and an end line, and with
 /// `--progress` a line per scenario as it finishes.
 fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar) {
@@ -661,23 +669,28 @@ fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar
     // share one (the bar's position, read after its increment, could be another's).
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let observer = Observer(Arc::new(move |event| match event {
-        RunEvent::Started { scenarios } => {
+        RunEvent::Started { scenarios, version } => {
             shown.set_length(shown.length().unwrap_or(0) + scenarios as u64);
             if !tty {
-                // A second era (or pinned version) is a pass of its own.
+                // A second era (or pinned version) is a pass of its own, which may run beside
+                // the first: each line names the version of its pass.
                 let again = passes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0;
-                let more = if again { " more, in another era" } else { "" };
-                eprintln!("mcpcheck: running {scenarios} scenarios{more}");
+                let more = if again { " more" } else { "" };
+                eprintln!(
+                    "mcpcheck: running {scenarios}{more} scenarios{}",
+                    at(&version)
+                );
             }
         }
-        RunEvent::ScenarioFinished { id, worst } => {
+        RunEvent::ScenarioFinished { id, worst, version } => {
             shown.inc(1);
             shown.set_message(id.clone());
             let number = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             if !tty && each {
                 eprintln!(
-                    "mcpcheck: [{number}/{}] {id}: {worst}",
-                    shown.length().unwrap_or(0)
+                    "mcpcheck: [{number}/{}] {id}{}: {worst}",
+                    shown.length().unwrap_or(0),
+                    at(&version)
                 );
             }
         }

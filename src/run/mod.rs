@@ -99,6 +99,8 @@ pub enum RunEvent {
     Started {
         /// How many.
         scenarios: usize,
+        /// The protocol version the pass negotiated (two eras run side by side, each a pass).
+        version: Option<String>,
     },
     /// A scenario finished.
     ScenarioFinished {
@@ -106,6 +108,8 @@ pub enum RunEvent {
         id: String,
         /// The worst status among its checks.
         worst: Status,
+        /// The protocol version of its pass.
+        version: Option<String>,
     },
 }
 
@@ -587,6 +591,7 @@ async fn run_started(
     if let Some(observer) = &config.observer {
         (observer.0)(RunEvent::Started {
             scenarios: scenarios.len(),
+            version: context.info.version.clone(),
         });
     }
     shared
@@ -626,6 +631,7 @@ async fn run_started(
                 (observer.0)(RunEvent::ScenarioFinished {
                     id: scenario.id.clone(),
                     worst,
+                    version: context.info.version.clone(),
                 });
             }
             (index, results, transcript)

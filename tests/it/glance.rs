@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::support::{mcpcheck, output, run_json, stdio_command};
+use crate::support::{mcpcheck, output, reference_server, run_json, stdio_command};
 
 const FAIL_AND_WARN: &[&str] = &["missing-resource-empty-contents", "unknown-tool-is-error"];
 
@@ -266,14 +266,35 @@ fn outside_a_terminal_progress_is_a_start_and_an_end_line_unless_asked() {
     let quiet = stderr(&[]);
     let lines: Vec<&str> = quiet.lines().collect();
     assert_eq!(lines.len(), 2, "{quiet}");
-    assert!(lines[0].starts_with("mcpcheck: running ") && lines[0].ends_with(" scenarios"));
+    assert!(
+        lines[0].starts_with("mcpcheck: running ")
+            && lines[0].ends_with(" scenarios at 2025-11-25"),
+        "{quiet}"
+    );
     assert!(lines[1].starts_with("mcpcheck: ran ") && lines[1].ends_with(" s"));
     let each = stderr(&["--progress"]);
     assert!(each.lines().count() > 50, "{each}");
     assert!(
-        each.lines().any(|l| l.starts_with("mcpcheck: [1/")),
+        each.lines()
+            .any(|l| l.starts_with("mcpcheck: [1/") && l.contains(" at 2025-11-25: ")),
         "{each}"
     );
+    // Two eras run side by side: every line says which pass it belongs to.
+    let dual = format!("{} --dual-era", reference_server().display());
+    let both = String::from_utf8_lossy(&output(&["run", "--stdio", &dual, "--progress"]).stderr)
+        .into_owned();
+    for version in ["2026-07-28", "2025-11-25"] {
+        assert!(
+            both.lines().any(|l| l.starts_with("mcpcheck: running ")
+                && l.ends_with(&format!(" scenarios at {version}"))),
+            "{both}"
+        );
+        assert!(
+            both.lines()
+                .any(|l| l.starts_with("mcpcheck: [") && l.contains(&format!(" at {version}: "))),
+            "{both}"
+        );
+    }
 }
 
 #[test]
