@@ -1,0 +1,129 @@
+//! `mcpcheck run`: the run with its progress display, then the reports and the exit code.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::{finish, interrupted, stop_signal, usage};
+use crate::record::{Direction, Tap};
+use crate::report::grade::Grading;
+use crate::run::{self, Observer, RunEvent};
+use crate::{cli, report};
+
+/// Resolves the flags, runs the library against the server and renders the report.
+pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
+    let mut resolved = match args.resolve() {
+        Ok(resolved) => resolved,
+        Err(e) => return usage(e),
+    };
+    if resolved.verbose {
+        let redactor = report::redact::Redactor::new(&resolved.secrets);
+        resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
+            let arrow = match direction {
+                Direction::Sent => "→",
+                Direction::Received => "←",
+            };
+            // What the server sent reaches the terminal only with its controls made visible.
+            eprintln!("{arrow} {}", report::safe::terminal(&redactor.wire(text)));
+        })));
+    }
+    let progress = (!resolved.quiet && !resolved.verbose)
+        .then(|| progress_observer(std::io::stderr().is_terminal(), resolved.progress));
+    if let Some((observer, _)) = &progress {
+        resolved.config.observer = Some(observer.clone());
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let config = resolved.config.clone();
+    let outcome = runtime.block_on(async {
+        // Registered before any server starts, so an early Ctrl-C still stops them all.
+        let stop = stop_signal();
+        tokio::select! {
+            report = run::run(config) => Some(report),
+            () = stop => None,
+        }
+    });
+    if let Some((_, bar)) = &progress {
+        // A run that could not start a scenario says why in its verdict, not "ran 0".
+        if !std::io::stderr().is_terminal() && bar.position() > 0 {
+            eprintln!(
+                "mcpcheck: ran {} scenarios in {:.1} s",
+                bar.position(),
+                bar.elapsed().as_secs_f64()
+            );
+        }
+        bar.finish_and_clear();
+    }
+    let Some(mut report) = outcome else {
+        return interrupted();
+    };
+    drop(runtime);
+    let baseline = resolved
+        .baseline
+        .as_ref()
+        .map(|(b, path)| (b, path.clone()));
+    if resolved.derived_warn {
+        report::grade::derived_as_warnings(&mut report);
+    }
+    let mut grading = Grading::apply(&report, resolved.profile, resolved.strict, baseline);
+    grading.derived_as_warnings = resolved.derived_warn;
+    report.grading = Some(grading);
+    let report = report.redacted(&resolved.secrets);
+    finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
+}
+
+/// ` at VERSION`, or nothing when the version is not known.
+fn at(version: &Option<String>) -> String {
+    version
+        .as_deref()
+        .map(|v| format!(" at {v}"))
+        .unwrap_or_default()
+}
+
+/// A progress bar on a terminal. Elsewhere (a CI log) a start line and an end line, and with
+/// `--progress` a line per scenario as it finishes.
+fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar) {
+    let bar = if tty {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} [{pos}/{len}] {msg}").expect("template"),
+    );
+    let shown = bar.clone();
+    let passes = std::sync::atomic::AtomicUsize::new(0);
+    // Scenarios finish on several threads at once: each takes its number here, so no two lines
+    // share one (the bar's position, read after its increment, could be another's).
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let observer = Observer(Arc::new(move |event| match event {
+        RunEvent::Started { scenarios, version } => {
+            shown.set_length(shown.length().unwrap_or(0) + scenarios as u64);
+            if !tty {
+                // A second era (or pinned version) is a pass of its own, which may run beside
+                // the first: each line names the version of its pass.
+                let again = passes.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0;
+                let more = if again { " more" } else { "" };
+                eprintln!(
+                    "mcpcheck: running {scenarios}{more} scenarios{}",
+                    at(&version)
+                );
+            }
+        }
+        RunEvent::ScenarioFinished { id, worst, version } => {
+            shown.inc(1);
+            shown.set_message(id.clone());
+            let number = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if !tty && each {
+                eprintln!(
+                    "mcpcheck: [{number}/{}] {id}{}: {worst}",
+                    shown.length().unwrap_or(0),
+                    at(&version)
+                );
+            }
+        }
+    }));
+    (observer, bar)
+}
