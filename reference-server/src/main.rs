@@ -49,6 +49,12 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
                    a slow start under load, for testing the client's start-up bounds
   --empty-lists    answer every list method (tools, resources, templates, prompts) with an
                    empty list, while still declaring the capabilities
+  --static-token TOKEN
+                   HTTP: a protected resource that takes one bearer token: a request
+                   without it (or with another) gets 401 with a Bearer challenge
+  --token-lacks-scope METHOD
+                   with --static-token: the token's scope does not cover METHOD
+                   (repeatable), which gets 403 insufficient_scope: a step-up answer
   --stop-answering-after N
                    stdio: write N lines, then nothing more, while still reading and
                    running: a server that stopped answering (a wedged one)
@@ -64,6 +70,8 @@ fn main() -> ExitCode {
     let mut dual_era = false;
     let mut capabilities: Option<Vec<String>> = None;
     let mut official_fixtures = true;
+    let mut static_token: Option<String> = None;
+    let mut token_lacks: Vec<String> = Vec::new();
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
     let mut empty_lists = false;
@@ -93,6 +101,14 @@ fn main() -> ExitCode {
             "--stateless" => stateless = true,
             "--dual-era" => dual_era = true,
             "--no-official-fixtures" => official_fixtures = false,
+            "--static-token" => match args.next() {
+                Some(token) if !token.is_empty() => static_token = Some(token),
+                _ => return usage_error("--static-token needs a token"),
+            },
+            "--token-lacks-scope" => match args.next() {
+                Some(method) => token_lacks.push(method),
+                None => return usage_error("--token-lacks-scope needs a method"),
+            },
             "--empty-lists" => empty_lists = true,
             "--stop-answering-after" => match args.next().map(|a| a.parse::<usize>()) {
                 Some(Ok(n)) => silent_after = Some(n),
@@ -134,6 +150,8 @@ fn main() -> ExitCode {
         dual_era,
         capabilities,
         official_fixtures,
+        static_token,
+        token_lacks,
         silent_after,
         empty_lists,
         ..Server::default()

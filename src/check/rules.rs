@@ -10,7 +10,7 @@ use crate::record::{Status, Verdict};
 use crate::scenario::template;
 use crate::scenario::ScenarioCheck;
 
-use crate::record::exchange::describe;
+use crate::record::exchange::{authorization_refusal, describe};
 use crate::record::TransportKind;
 
 /// What a check's evaluation may consult besides the exchange.
@@ -132,6 +132,21 @@ fn evaluate_step(
         }
     };
     let actual = describe(exchange, record.is_request);
+    // The request never reached MCP: the authorization layer refused it. What the check asks
+    // cannot be seen without a token that covers the request.
+    if let Some(refusal) = exchange
+        .http
+        .as_ref()
+        .and_then(|http| authorization_refusal(http.status, &http.headers))
+    {
+        return Verdict::new(
+            Status::NotTestable,
+            format!(
+                "the server refused the request for authorization ({refusal}): a token that covers it is needed (-H \"Authorization: Bearer $TOKEN\")"
+            ),
+        )
+        .with_actual(actual);
+    }
     if let (Some(why), Reply::Nothing { .. } | Reply::Closed { .. }) =
         (&record.stopped, &exchange.reply)
     {

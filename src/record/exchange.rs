@@ -45,6 +45,80 @@ pub enum Reply {
     },
 }
 
+/// Whether an HTTP answer is the authorization layer's refusal: 401 or 403 with a
+/// `WWW-Authenticate` challenge of the Bearer scheme (RFC 6750 §3; the scheme is
+/// case-insensitive). Its body, whatever it holds, is no JSON-RPC answer: the request never
+/// reached MCP. Returns the refusal in words: the status and the challenge's `error` and `scope`.
+pub fn authorization_refusal(status: u16, headers: &[(String, String)]) -> Option<String> {
+    if status != 401 && status != 403 {
+        return None;
+    }
+    let challenge = headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.trim())
+        .find(|value| {
+            value
+                .split_whitespace()
+                .next()
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer"))
+        })?;
+    let (_, params) = challenge
+        .split_once(char::is_whitespace)
+        .unwrap_or((challenge, ""));
+    let params = challenge_params(params);
+    let parameter = |name: &str| {
+        params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.clone())
+    };
+    let mut words = format!("HTTP {status}");
+    if let Some(error) = parameter("error") {
+        words.push_str(&format!(" {error}"));
+    }
+    if let Some(scope) = parameter("scope") {
+        words.push_str(&format!(" (scope \"{scope}\")"));
+    }
+    Some(words)
+}
+
+/// The `name=value` parameters of a challenge (RFC 9110 §11.2: a value is a token or a quoted
+/// string, with `\\` escapes), names lowercased.
+fn challenge_params(mut rest: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
+        let Some(eq) = rest.find('=') else { break };
+        let key = rest[..eq].trim().to_ascii_lowercase();
+        rest = rest[eq + 1..].trim_start();
+        let value = if let Some(quoted) = rest.strip_prefix('"') {
+            let mut value = String::new();
+            let mut end = quoted.len();
+            let mut chars = quoted.char_indices();
+            while let Some((at, c)) = chars.next() {
+                match c {
+                    '\\' => value.extend(chars.next().map(|(_, next)| next)),
+                    '"' => {
+                        end = at + 1;
+                        break;
+                    }
+                    _ => value.push(c),
+                }
+            }
+            rest = &quoted[end..];
+            value
+        } else {
+            let end = rest.find(',').unwrap_or(rest.len());
+            let value = rest[..end].trim().to_string();
+            rest = &rest[end..];
+            value
+        };
+        out.push((key, value));
+    }
+    out
+}
+
 /// HTTP facts of one exchange.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct HttpFacts {
@@ -226,5 +300,33 @@ pub fn describe(exchange: &Exchange, is_request: bool) -> String {
             }
         ),
         Reply::Closed { detail } => detail.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_authorization_refusal_is_told_by_its_bearer_challenge() {
+        let headers = |value: &str| vec![("WWW-Authenticate".to_string(), value.to_string())];
+        let step_up = headers(
+            r#"bearer error="insufficient_scope", error_description="needs a, b", scope="files:read \"x\"", resource_metadata="https://a/.well-known/oauth-protected-resource""#,
+        );
+        assert_eq!(
+            authorization_refusal(403, &step_up).as_deref(),
+            Some(r#"HTTP 403 insufficient_scope (scope "files:read "x"")"#)
+        );
+        assert_eq!(
+            authorization_refusal(401, &headers("Bearer realm=example")).as_deref(),
+            Some("HTTP 401")
+        );
+        // Another scheme, another status, or no challenge: not the authorization layer's.
+        assert_eq!(
+            authorization_refusal(401, &headers(r#"Basic realm="x""#)),
+            None
+        );
+        assert_eq!(authorization_refusal(400, &step_up), None);
+        assert_eq!(authorization_refusal(403, &[]), None);
     }
 }

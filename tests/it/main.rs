@@ -55,3 +55,6 @@ mod repro;
 
 /// `mcpcheck init` on sample Node and Python projects, and the config it writes runs.
 mod init;
+
+/// A protected server's authorization refusals (a step-up 403) are not judged as JSON-RPC.
+mod authorization;

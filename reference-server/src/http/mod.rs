@@ -113,6 +113,9 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         }
         _ => {}
     }
+    if let Some(refusal) = unauthorized(state, &req) {
+        return refusal;
+    }
     match *req.method() {
         Method::POST => post(state, req).await,
         // 2026-07-28 Streamable HTTP is POST only.
@@ -253,6 +256,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let has_last_event_id = req.headers().contains_key("last-event-id");
+    let req_host = host_of(&req);
     let session = session_of(state, &req);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(body) => body.to_bytes(),
@@ -285,6 +289,13 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             None,
         );
     };
+    let method = parsed
+        .get("method")
+        .or_else(|| parsed.get(0).and_then(|m| m.get("method")))
+        .and_then(Value::as_str);
+    if let Some(method) = method.filter(|m| state.server.token_lacks.iter().any(|l| l == m)) {
+        return insufficient_scope(&req_host, method);
+    }
     if state.server.stateless() {
         if has_last_event_id
             && state
@@ -585,6 +596,67 @@ fn json_response(
         .insert("content-type", HeaderValue::from_static(content_type));
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert("mcp-session-id", id);
+    }
+    response
+}
+
+/// The host the request named, for URLs of this server (its resource metadata).
+fn host_of(req: &Request<Incoming>) -> String {
+    req.headers()
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1")
+        .to_string()
+}
+
+/// With `--static-token`: a request to the endpoint without the token is refused with 401 and a
+/// Bearer challenge naming the resource metadata (RFC 6750 §3, RFC 9728 §5.1), with a JSON body
+/// that is not JSON-RPC, as many protected servers answer.
+fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
+    let token = state.server.static_token.as_deref()?;
+    let given = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, value)| value.trim());
+    if given == Some(token) {
+        return None;
+    }
+    let host = host_of(req);
+    let (error, description) = match given {
+        None => (None, "a bearer token is required"),
+        Some(_) => (Some("invalid_token"), "the token is not valid here"),
+    };
+    let mut challenge = format!(
+        "Bearer resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\""
+    );
+    if let Some(error) = error {
+        challenge.push_str(&format!(", error=\"{error}\""));
+    }
+    let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
+    Some(auth_refusal(StatusCode::UNAUTHORIZED, &challenge, &body))
+}
+
+/// With `--token-lacks-scope`: the token does not cover `method`, so the answer is 403 with an
+/// `insufficient_scope` challenge naming the scope that would (2025-11-25, authorization#scope-challenge-handling).
+fn insufficient_scope(host: &str, method: &str) -> Response<HttpBody> {
+    let scope = format!("mcp:{method}");
+    let challenge = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\", error_description=\"the token does not cover {method}\""
+    );
+    let body = json!({"error": "insufficient_scope", "error_description": format!("the token does not cover {method}")});
+    auth_refusal(StatusCode::FORBIDDEN, &challenge, &body)
+}
+
+fn auth_refusal(status: StatusCode, challenge: &str, body: &Value) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        headers.insert("www-authenticate", value);
     }
     response
 }

@@ -133,6 +133,14 @@ pub struct Server {
     pub capabilities: Option<Vec<String>>,
     /// Whether the official conformance suite's fixtures (`test_*`, `test://…`) are served.
     pub official_fixtures: bool,
+    /// HTTP: the bearer token every request to the endpoint must carry (`--static-token`), as a
+    /// protected resource would check one; without it (or with another) the answer is 401 with a
+    /// Bearer challenge.
+    pub static_token: Option<String>,
+    /// HTTP, with a static token: the methods that token's scope does not cover
+    /// (`--token-lacks-scope`), answered 403 `insufficient_scope` as a server asking the client
+    /// to step up.
+    pub token_lacks: Vec<String>,
     /// Every list method (tools, resources, templates, prompts) answers an empty list
     /// (`--empty-lists`): a server with nothing of any kind to offer, though it declares them.
     pub empty_lists: bool,

@@ -153,13 +153,21 @@ impl Session {
                 ))
             }
             Reply::Rejected { status, body } => {
+                let refusal = exchange.http.as_ref().and_then(|http| {
+                    crate::record::exchange::authorization_refusal(http.status, &http.headers)
+                });
                 return Err((
-                    format!(
-                        "initialize was rejected with HTTP {status}: {}",
-                        body.trim()
-                    ),
+                    match refusal {
+                        Some(refusal) => format!(
+                            "initialize was refused for authorization ({refusal}): the server is protected; pass a token with -H \"Authorization: Bearer $TOKEN\""
+                        ),
+                        None => format!(
+                            "initialize was rejected with HTTP {status}: {}",
+                            body.trim()
+                        ),
+                    },
                     exchange,
-                ))
+                ));
             }
             Reply::Closed { detail } => {
                 return Err((format!("{detail} before answering initialize"), exchange))

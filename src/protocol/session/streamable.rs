@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use super::{answer_server_request, HttpLink, Outgoing, SendOptions, Session, MAX_NOTIFICATIONS};
+use crate::record::exchange::authorization_refusal;
 use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
 use crate::record::version::Era;
 use crate::record::{id_key, Direction, Exchange, FrameIssue, HttpFacts, Reply};
@@ -308,6 +309,7 @@ impl Session {
                 // resumptions (not another copy of the events).
                 let mut merged = HttpResponse {
                     status: response.status,
+                    headers: response.headers.clone(),
                     body: response.body.clone(),
                     messages: response.messages.clone(),
                     ..HttpResponse::default()
@@ -349,7 +351,12 @@ impl Session {
             let post = transcript.push_post(record);
             let parsed = serde_json::from_str::<Value>(&text).ok();
             transcript.push(Direction::Sent, &text, parsed, None, Some(post));
-            if let Some((_, response)) = &facts {
+            // The body of the authorization layer's refusal is not the server's JSON-RPC: the
+            // checks over the whole run do not read it as such (its HTTP record stays).
+            let refused = facts.as_ref().is_some_and(|(_, response)| {
+                authorization_refusal(response.status, &response.headers).is_some()
+            });
+            if let Some((_, response)) = facts.as_ref().filter(|_| !refused) {
                 for (message, raw) in &response.messages {
                     transcript.push(
                         Direction::Received,
@@ -540,6 +547,9 @@ impl Session {
                 m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
             })
         });
+        // The authorization layer's refusal is no JSON-RPC answer, whatever its body holds.
+        let answer =
+            answer.filter(|_| authorization_refusal(response.status, &response.headers).is_none());
         let reply = match answer {
             Some((message, text)) => Reply::Message {
                 message: message.clone(),

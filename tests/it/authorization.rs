@@ -1,0 +1,87 @@
+//! A protected server that takes a static bearer token: with a token whose scope does not cover
+//! `tools/call`, its 403 `insufficient_scope` answers (a JSON body that is not JSON-RPC) fail no
+//! check; the checks that rest on them are not testable and say why, and the token never shows.
+
+use serde_json::Value;
+
+use crate::support::{mcpcheck, HttpServer};
+
+const TOKEN: &str = "mcpcheck-test-token-0123456789";
+
+/// Runs the library over HTTP with the token from the environment, as a user would pass it.
+fn run_with_token(server: &HttpServer) -> (i32, Value, String) {
+    let output = mcpcheck()
+        .env("MCPCHECK_TEST_BEARER", TOKEN)
+        .args([
+            "run",
+            "--url",
+            &server.url,
+            "-H",
+            "Authorization: Bearer $MCPCHECK_TEST_BEARER",
+            "-q",
+            "--json",
+            "-",
+        ])
+        .output()
+        .expect("mcpcheck runs");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let report: Value = serde_json::from_str(&text).expect("a JSON report");
+    (output.status.code().unwrap_or(-1), report, text)
+}
+
+#[test]
+fn a_step_up_refusal_is_not_testable_never_a_failure() {
+    let server =
+        HttpServer::start_with(&["--static-token", TOKEN, "--token-lacks-scope", "tools/call"]);
+    let (code, report, text) = run_with_token(&server);
+    assert!(!text.contains(TOKEN), "the token leaked into the report");
+    let checks = report["checks"].as_array().unwrap();
+    let problems: Vec<String> = checks
+        .iter()
+        .filter(|c| ["fail", "warn", "error"].contains(&c["status"].as_str().unwrap()))
+        .map(|c| format!("{} {}: {}", c["id"], c["status"], c["message"]))
+        .collect();
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert_eq!(code, 0);
+    // The checks that call a tool say that the authorization layer refused the call.
+    for id in [
+        "tools-call-malformed",
+        "tools-call-unknown-tool",
+        "tools-call-empty-result",
+    ] {
+        let check = checks.iter().find(|c| c["id"] == id).unwrap();
+        assert_eq!(check["status"], "not-testable", "{check}");
+        let message = check["message"].as_str().unwrap();
+        assert!(
+            message.contains("refused the request for authorization (HTTP 403 insufficient_scope (scope \"mcp:tools/call\"))"),
+            "{message}"
+        );
+    }
+    // The refusals' bodies are not read as the server's JSON-RPC by the checks over the run.
+    for id in ["jsonrpc-version-field", "jsonrpc-error-shape"] {
+        let check = checks.iter().find(|c| c["id"] == id).unwrap();
+        assert_eq!(check["status"], "pass", "{check}");
+    }
+}
+
+#[test]
+fn with_a_token_that_covers_everything_the_protected_server_passes() {
+    let server = HttpServer::start_with(&["--static-token", TOKEN]);
+    let (code, report, text) = run_with_token(&server);
+    assert!(!text.contains(TOKEN), "the token leaked into the report");
+    assert_eq!(code, 0, "{}", report["summary"]);
+    assert_eq!(report["summary"]["notTestable"], 0, "{}", report["summary"]);
+    // Without the token the server refuses at once, and the run says so.
+    let output = mcpcheck()
+        .args(["run", "--url", &server.url, "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("initialize was refused for authorization (HTTP 401)")
+            && said.contains("Authorization: Bearer"),
+        "{said}"
+    );
+}
