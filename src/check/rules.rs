@@ -133,10 +133,12 @@ fn evaluate_step(
     };
     let actual = describe(exchange, record.is_request);
     // The request never reached MCP: the authorization layer refused it. What the check asks
-    // cannot be seen without a token that covers the request.
+    // cannot be seen without a token that covers the request (the authorization checks judge
+    // exactly these refusals).
     if let Some(refusal) = exchange
         .http
         .as_ref()
+        .filter(|_| check.def.area != "authorization")
         .and_then(|http| authorization_refusal(http.status, &http.headers))
     {
         return Verdict::new(

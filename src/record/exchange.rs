@@ -46,23 +46,18 @@ pub enum Reply {
 }
 
 /// Whether an HTTP answer is the authorization layer's refusal: 401 or 403 with a
-/// `WWW-Authenticate` challenge of the Bearer scheme (RFC 6750 §3; the scheme is
-/// case-insensitive). Its body, whatever it holds, is no JSON-RPC answer: the request never
+/// `WWW-Authenticate` challenge (RFC 9110 §11.6.1; MCP's is of the Bearer scheme, RFC 6750 §3, but
+/// any scheme says the same). Its body, whatever it holds, is no JSON-RPC answer: the request never
 /// reached MCP. Returns the refusal in words: the status and the challenge's `error` and `scope`.
+/// A 403 without a challenge (a refused Origin, say) is not one.
 pub fn authorization_refusal(status: u16, headers: &[(String, String)]) -> Option<String> {
     if status != 401 && status != 403 {
         return None;
     }
     let challenge = headers
         .iter()
-        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, value)| value.trim())
-        .find(|value| {
-            value
-                .split_whitespace()
-                .next()
-                .is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer"))
-        })?;
+        .find(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.trim())?;
     let (_, params) = challenge
         .split_once(char::is_whitespace)
         .unwrap_or((challenge, ""));
@@ -321,10 +316,10 @@ mod tests {
             authorization_refusal(401, &headers("Bearer realm=example")).as_deref(),
             Some("HTTP 401")
         );
-        // Another scheme, another status, or no challenge: not the authorization layer's.
+        // Any scheme is the authorization layer's; another status, or no challenge, is not.
         assert_eq!(
-            authorization_refusal(401, &headers(r#"Basic realm="x""#)),
-            None
+            authorization_refusal(401, &headers(r#"Basic realm="x""#)).as_deref(),
+            Some("HTTP 401")
         );
         assert_eq!(authorization_refusal(400, &step_up), None);
         assert_eq!(authorization_refusal(403, &[]), None);

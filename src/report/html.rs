@@ -84,7 +84,7 @@ fn column_label(status: Status) -> &'static str {
 }
 
 /// What a derived level's star means, where it appears and in the legend.
-const DERIVED: &str = "derived: a requirement MCP states only through JSON-RPC 2.0 (or its schema), graded at JSON-RPC's level";
+const DERIVED: &str = "derived: a requirement MCP states only through JSON-RPC 2.0 (or its schema) or an RFC it builds on, graded at that source's level";
 
 /// A status as the report's words say it ("not applicable", not "skip").
 fn status_label(status: Status) -> &'static str {

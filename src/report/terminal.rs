@@ -191,8 +191,8 @@ fn problems(report: &Report, color: bool, full: bool) -> String {
     }
     if problems.iter().any(|c| c.derived) {
         out.push_str(
-            "derived: a requirement MCP states only through JSON-RPC 2.0, kept at JSON-RPC's level \
-             (--derived warn grades these as warnings)\n\n",
+            "derived: a requirement MCP states only through JSON-RPC 2.0 or an RFC it builds on, kept \
+             at that source's level (--derived warn grades these as warnings)\n\n",
         );
     }
     out

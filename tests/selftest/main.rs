@@ -21,6 +21,9 @@ mod support;
 
 use support::{mcpcheck, reference_server, run_json, statuses, HttpServer};
 
+/// The bearer token of the protected reference server (`auth` runs).
+const SELFTEST_TOKEN: &str = "mcpcheck-selftest-token-4f1c";
+
 /// How many tests run at once unless `--test-threads` says otherwise.
 const RUNS_AT_ONCE: usize = 8;
 
@@ -33,15 +36,18 @@ enum Transport {
     StatelessHttp,
     /// The 2024-11-05 HTTP+SSE transport, which the HTTP reference server serves at `/sse`.
     LegacySse,
+    /// Streamable HTTP as a protected resource (`--static-token`), mcpcheck holding the token.
+    AuthHttp,
 }
 
 impl Transport {
-    const ALL: [Transport; 5] = [
+    const ALL: [Transport; 6] = [
         Transport::Stdio,
         Transport::Http,
         Transport::StatelessStdio,
         Transport::StatelessHttp,
         Transport::LegacySse,
+        Transport::AuthHttp,
     ];
 
     fn name(self) -> &'static str {
@@ -51,6 +57,7 @@ impl Transport {
             Transport::StatelessStdio => "stateless-stdio",
             Transport::StatelessHttp => "stateless-http",
             Transport::LegacySse => "sse",
+            Transport::AuthHttp => "auth",
         }
     }
 
@@ -60,6 +67,7 @@ impl Transport {
             "handshake" => &[Transport::Stdio, Transport::Http],
             "stateless" => &[Transport::StatelessStdio, Transport::StatelessHttp],
             "legacy-sse" => &[Transport::LegacySse],
+            "auth" => &[Transport::AuthHttp],
             other => panic!("--list-quirks names unknown modes `{other}`"),
         }
     }
@@ -85,6 +93,32 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 "-q",
             ]);
             (code, report)
+        }
+        Transport::AuthHttp => {
+            args.extend(["--static-token", SELFTEST_TOKEN]);
+            let server = HttpServer::start_with(&args);
+            let output = mcpcheck()
+                .env("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN)
+                .args([
+                    "run",
+                    "--fixtures",
+                    "everything",
+                    "--call-tools",
+                    "all",
+                    "-q",
+                ])
+                .args(["--url", &server.url])
+                .args(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"])
+                .args(["--json", "-"])
+                .output()
+                .expect("mcpcheck runs");
+            let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+                panic!(
+                    "no JSON report ({e}); stderr:\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                )
+            });
+            (output.status.code().unwrap_or(-1), report)
         }
         Transport::Http | Transport::StatelessHttp | Transport::LegacySse => {
             if transport == Transport::StatelessHttp {
@@ -114,7 +148,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
 /// The report of the whole library against the clean server of this run, made once and shared
 /// by every test of that run.
 fn clean(transport: Transport) -> &'static (i32, Value) {
-    static CLEAN: [OnceLock<(i32, Value)>; 5] = [const { OnceLock::new() }; 5];
+    static CLEAN: [OnceLock<(i32, Value)>; 6] = [const { OnceLock::new() }; 6];
     let slot = Transport::ALL.iter().position(|t| *t == transport).unwrap();
     CLEAN[slot].get_or_init(|| run(transport, &[]))
 }
@@ -135,7 +169,7 @@ fn assert_clean(transport: Transport) {
     assert_eq!(report["protocol"]["era"], "handshake");
     let this = match transport {
         Transport::Stdio | Transport::StatelessStdio => "stdio",
-        Transport::Http | Transport::StatelessHttp => "http",
+        Transport::Http | Transport::StatelessHttp | Transport::AuthHttp => "http",
         Transport::LegacySse => "sse",
     };
     assert_eq!(report["target"]["transport"], this);
@@ -153,7 +187,9 @@ fn assert_clean(transport: Transport) {
         } else if id.starts_with("stateless-")
             || id.starts_with("tasks-ext-")
             || id.contains("-undeclared-")
+            || (id.starts_with("auth-") && transport != Transport::AuthHttp)
         {
+            // The authorization checks, too, where the server is not protected.
             // The stateless era's checks (the tasks extension's among them), and those of
             // capabilities the server does not declare.
             assert_eq!(status, "skip", "{id} does not apply to the clean server");
@@ -185,6 +221,7 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "stateless-stdio" => vec!["stateless-stdio"],
                 "stateless-http" => vec!["stateless-http"],
                 "sse" => vec!["sse"],
+                "auth" => vec!["auth"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -381,7 +418,12 @@ fn main() {
     let expected = expectations();
     let mut trials = Vec::new();
     // The clean runs first: every quirk's test of a run waits for its baseline.
-    for transport in [Transport::Stdio, Transport::Http, Transport::LegacySse] {
+    for transport in [
+        Transport::Stdio,
+        Transport::Http,
+        Transport::LegacySse,
+        Transport::AuthHttp,
+    ] {
         trials.push(Trial::test(
             format!("clean::{}", transport.name()),
             move || {

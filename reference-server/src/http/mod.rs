@@ -635,8 +635,20 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if let Some(error) = error {
         challenge.push_str(&format!(", error=\"{error}\""));
     }
+    let quirks = &state.server.quirks;
+    if quirks.has(Quirk::AuthNoChallenge) {
+        return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
+    }
+    if quirks.has(Quirk::AuthChallengeBasic) {
+        challenge = "Basic realm=\"mcp\"".to_string();
+    }
+    let status = if quirks.has(Quirk::AuthMissingToken403) {
+        StatusCode::FORBIDDEN
+    } else {
+        StatusCode::UNAUTHORIZED
+    };
     let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
-    Some(auth_refusal(StatusCode::UNAUTHORIZED, &challenge, &body))
+    Some(auth_refusal(status, &challenge, &body))
 }
 
 /// With `--token-lacks-scope`: the token does not cover `method`, so the answer is 403 with an

@@ -37,7 +37,7 @@ pub(super) fn explain(args: &cli::ExplainArgs) -> ExitCode {
         "level:     {}{}\n",
         def.level,
         if def.derived {
-            " (derived from JSON-RPC 2.0 or the schema)"
+            " (derived: stated through JSON-RPC 2.0, the schema or an RFC MCP builds on)"
         } else {
             ""
         }

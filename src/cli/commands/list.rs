@@ -44,7 +44,7 @@ pub(super) fn list(args: &cli::ListArgs) -> ExitCode {
         ]);
     }
     emit(&format!(
-        "{table}\n\n{} checks (* = derived from JSON-RPC 2.0 or the schema)\n",
+        "{table}\n\n{} checks (* = derived: stated through JSON-RPC 2.0, the schema or an RFC MCP builds on)\n",
         defs.len()
     ));
     ExitCode::SUCCESS

@@ -419,11 +419,15 @@ pub(super) fn resolve_check(
     let mut spec = Vec::new();
     for s in &check.spec {
         let version = s.version.get_ref();
-        if version != "jsonrpc-2.0" && !KNOWN_VERSIONS.contains(&version.as_str()) {
+        // An RFC the requirement comes from is cited as `rfcNNNN` (its section as the anchor).
+        let rfc = version
+            .strip_prefix("rfc")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if version != "jsonrpc-2.0" && !rfc && !KNOWN_VERSIONS.contains(&version.as_str()) {
             return Err(source.at(
                 &s.version,
                 format!(
-                    "unknown spec version `{version}`; use a protocol version or `jsonrpc-2.0`"
+                    "unknown spec version `{version}`; use a protocol version, `jsonrpc-2.0` or an RFC (`rfc6750`)"
                 ),
             ));
         }
