@@ -4,29 +4,25 @@
 
 use serde_json::Value;
 
-use crate::support::{mcpcheck, HttpServer};
+use crate::support::{mcpcheck, run_json_with_env, HttpServer};
 
 const TOKEN: &str = "mcpcheck-test-token-0123456789";
 
-/// Runs the library over HTTP with the token from the environment, as a user would pass it.
+/// Runs the library over HTTP with the token from the environment, as a user would pass it;
+/// returns the exit code, the report, and all it printed (the report and stderr).
 fn run_with_token(server: &HttpServer) -> (i32, Value, String) {
-    let output = mcpcheck()
-        .env("MCPCHECK_TEST_BEARER", TOKEN)
-        .args([
-            "run",
+    let (code, report, stderr) = run_json_with_env(
+        &[
             "--url",
             &server.url,
             "-H",
             "Authorization: Bearer $MCPCHECK_TEST_BEARER",
             "-q",
-            "--json",
-            "-",
-        ])
-        .output()
-        .expect("mcpcheck runs");
-    let text = String::from_utf8_lossy(&output.stdout).into_owned();
-    let report: Value = serde_json::from_str(&text).expect("a JSON report");
-    (output.status.code().unwrap_or(-1), report, text)
+        ],
+        &[("MCPCHECK_TEST_BEARER", TOKEN)],
+    );
+    let printed = format!("{report}\n{stderr}");
+    (code, report, printed)
 }
 
 #[test]
@@ -34,7 +30,10 @@ fn a_step_up_refusal_is_not_testable_never_a_failure() {
     let server =
         HttpServer::start_with(&["--static-token", TOKEN, "--token-lacks-scope", "tools/call"]);
     let (code, report, text) = run_with_token(&server);
-    assert!(!text.contains(TOKEN), "the token leaked into the report");
+    assert!(
+        !text.contains(TOKEN),
+        "the token leaked into what mcpcheck printed"
+    );
     let checks = report["checks"].as_array().unwrap();
     let problems: Vec<String> = checks
         .iter()
@@ -68,7 +67,10 @@ fn a_step_up_refusal_is_not_testable_never_a_failure() {
 fn with_a_token_that_covers_everything_the_protected_server_passes() {
     let server = HttpServer::start_with(&["--static-token", TOKEN]);
     let (code, report, text) = run_with_token(&server);
-    assert!(!text.contains(TOKEN), "the token leaked into the report");
+    assert!(
+        !text.contains(TOKEN),
+        "the token leaked into what mcpcheck printed"
+    );
     assert_eq!(code, 0, "{}", report["summary"]);
     assert_eq!(report["summary"]["notTestable"], 0, "{}", report["summary"]);
     // Without the token the server refuses at once, and the run says so.

@@ -86,7 +86,13 @@ impl Drop for HttpServer {
 
 /// Runs `mcpcheck run ARGS --json -` and returns the exit code, the report and stderr.
 pub fn run_json(args: &[&str]) -> (i32, Value, String) {
+    run_json_with_env(args, &[])
+}
+
+/// [`run_json`] with these environment variables set (a token that a header names, say).
+pub fn run_json_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, Value, String) {
     let output = mcpcheck()
+        .envs(env.iter().copied())
         .arg("run")
         .args(args)
         .args(["--json", "-"])

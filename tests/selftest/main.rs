@@ -19,7 +19,7 @@ use serde_json::Value;
 #[path = "../it/support.rs"]
 mod support;
 
-use support::{mcpcheck, reference_server, run_json, statuses, HttpServer};
+use support::{mcpcheck, reference_server, run_json, run_json_with_env, statuses, HttpServer};
 
 /// The bearer token of the protected reference server (`auth` runs).
 const SELFTEST_TOKEN: &str = "mcpcheck-selftest-token-4f1c";
@@ -94,35 +94,11 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             ]);
             (code, report)
         }
-        Transport::AuthHttp => {
-            args.extend(["--static-token", SELFTEST_TOKEN]);
-            let server = HttpServer::start_with(&args);
-            let output = mcpcheck()
-                .env("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN)
-                .args([
-                    "run",
-                    "--fixtures",
-                    "everything",
-                    "--call-tools",
-                    "all",
-                    "-q",
-                ])
-                .args(["--url", &server.url])
-                .args(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"])
-                .args(["--json", "-"])
-                .output()
-                .expect("mcpcheck runs");
-            let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
-                panic!(
-                    "no JSON report ({e}); stderr:\n{}",
-                    String::from_utf8_lossy(&output.stderr)
-                )
-            });
-            (output.status.code().unwrap_or(-1), report)
-        }
-        Transport::Http | Transport::StatelessHttp | Transport::LegacySse => {
-            if transport == Transport::StatelessHttp {
-                args.push("--stateless");
+        Transport::Http | Transport::StatelessHttp | Transport::LegacySse | Transport::AuthHttp => {
+            match transport {
+                Transport::StatelessHttp => args.push("--stateless"),
+                Transport::AuthHttp => args.extend(["--static-token", SELFTEST_TOKEN]),
+                _ => {}
             }
             let server = HttpServer::start_with(&args);
             let mut flags = vec![
@@ -139,7 +115,12 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             } else {
                 flags.push(&server.url);
             }
-            let (code, report, _) = run_json(&flags);
+            if transport == Transport::AuthHttp {
+                // The token as a user passes it: named in the header, read from the environment.
+                flags.extend(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"]);
+            }
+            let (code, report, _) =
+                run_json_with_env(&flags, &[("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN)]);
             (code, report)
         }
     }
