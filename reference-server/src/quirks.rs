@@ -518,13 +518,13 @@ quirks! {
     StatelessParamHeaderAlwaysRequired in stateless => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header",
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
     StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
-    /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
     /// With `--static-token`: a request without the token is refused with 403 (its Bearer challenge kept).
     AuthMissingToken403 as "auth-missing-token-403" in auth => "a request without a token MUST get 401, not 403 (authorization error handling)",
     /// With `--static-token`: the 401 carries no `WWW-Authenticate` header (and a plain-text body).
     AuthNoChallenge in auth => "a 401 MUST carry a WWW-Authenticate challenge (RFC 6750 §3)",
     /// With `--static-token`: the 401's challenge is of the Basic scheme.
-    AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3)",
+    AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow",
+    /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
     LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
     LegacySseAnswerInPost in legacy_sse => "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",

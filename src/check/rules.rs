@@ -144,7 +144,7 @@ fn evaluate_step(
         return Verdict::new(
             Status::NotTestable,
             format!(
-                "the server refused the request for authorization ({refusal}): a token that covers it is needed (-H \"Authorization: Bearer $TOKEN\")"
+                "the server refused the request for authorization ({refusal}): credentials that cover it are needed (for OAuth, -H \"Authorization: Bearer $TOKEN\")"
             ),
         )
         .with_actual(actual);

@@ -367,7 +367,8 @@ pub struct OutputArgs {
     pub official_json: Option<PathBuf>,
 }
 
-/// How checks of requirements MCP states only through JSON-RPC 2.0 (derived checks) are graded
+/// How checks of requirements MCP states only through JSON-RPC 2.0 or an RFC it builds on
+/// (derived checks) are graded
 /// (`--derived`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -383,7 +384,8 @@ pub enum DerivedArg {
 /// How verdicts are graded into an exit code.
 #[derive(Debug, Default, Args)]
 pub struct GradingArgs {
-    /// Grade derived checks (requirements MCP states only through JSON-RPC 2.0) as warnings
+    /// Grade derived checks (requirements MCP states only through JSON-RPC 2.0 or an RFC it builds
+    /// on) as warnings
     /// (`warn`) instead of by their level (`fail`, the default).
     #[arg(long, value_enum, value_name = "HOW")]
     pub derived: Option<DerivedArg>,

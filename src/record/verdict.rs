@@ -317,25 +317,10 @@ pub enum SkipReason {
         #[serde(skip)]
         text: String,
     },
-}
-
-impl SkipReason {
-    /// Whether the check does not apply because of what the server is (its era, its version,
-    /// its capabilities, its fixtures) or how it is reached, rather than by the check's own
-    /// finding or the user's choice.
-    pub fn is_requirement(&self) -> bool {
-        matches!(
-            self,
-            SkipReason::Transport { .. }
-                | SkipReason::Era { .. }
-                | SkipReason::Version { .. }
-                | SkipReason::Capability { .. }
-                | SkipReason::Extension { .. }
-                | SkipReason::Declared { .. }
-                | SkipReason::CapabilitiesUnknown
-                | SkipReason::Fixture { .. }
-        )
-    }
+    /// A kind this version of mcpcheck does not know, read from a report a newer one wrote (its
+    /// message says why).
+    #[serde(other)]
+    Other,
 }
 
 impl fmt::Display for SkipReason {
@@ -412,6 +397,7 @@ impl fmt::Display for SkipReason {
             SkipReason::Absent { text }
             | SkipReason::Rule { text }
             | SkipReason::NothingOnTheWire { text } => f.write_str(text),
+            SkipReason::Other => f.write_str("a reason this version of mcpcheck does not know"),
         }
     }
 }

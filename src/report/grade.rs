@@ -99,14 +99,15 @@ pub struct Grading {
     pub derived_as_warnings: bool,
 }
 
-/// Grades the derived checks (requirements MCP states only through JSON-RPC 2.0) as warnings:
+/// Grades the derived checks (requirements MCP states only through JSON-RPC 2.0 or an RFC it
+/// builds on) as warnings:
 /// each that failed becomes a warning, with a note saying so (`--derived warn`). What a server
 /// inherits from its SDK is still shown, but does not fail the run unless warnings do.
 pub fn derived_as_warnings(report: &mut Report) {
     for check in report.checks.iter_mut() {
         if check.derived && check.status == Status::Fail {
             check.status = Status::Warn;
-            let note = "graded as a warning (--derived warn): MCP states this requirement only through JSON-RPC 2.0";
+            let note = "graded as a warning (--derived warn): MCP states this requirement only through JSON-RPC 2.0 or an RFC it builds on";
             check.note = Some(match check.note.take() {
                 Some(before) => format!("{before}; {note}"),
                 None => note.to_string(),

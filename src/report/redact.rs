@@ -127,6 +127,14 @@ impl Redactor {
             *text = self.prose(text);
         }
         check.evidence.iter_mut().for_each(|e| self.evidence(e));
+        // The reason of a skip can carry what the server said (why a list request got no list).
+        if let Some(crate::record::SkipReason::Fixture {
+            list_failed: Some((_, why)),
+            ..
+        }) = &mut check.reason
+        {
+            *why = self.prose(why);
+        }
     }
 
     fn evidence(&self, evidence: &mut Evidence) {
@@ -256,5 +264,27 @@ mod tests {
         assert_eq!(check.message, "the call did not fail");
         assert_eq!(check.actual.as_deref(), Some("error -32602"));
         assert_eq!(check.evidence[0].sent.as_deref(), Some("[redacted]"));
+    }
+
+    #[test]
+    fn what_a_server_said_in_a_skip_reason_is_redacted() {
+        let r = redactor(&["s3cret-token"]);
+        let reason = crate::record::SkipReason::Fixture {
+            fixture: "tool".into(),
+            name: "mcpcheck_slow".into(),
+            list_failed: Some((
+                "tools/list".into(),
+                "HTTP 500: bad token s3cret-token".into(),
+            )),
+        };
+        let mut check = CheckResult::new(
+            &crate::check::wire::definitions()[0],
+            crate::record::Verdict::skip(reason),
+            Vec::new(),
+        );
+        r.check(&mut check);
+        let text = serde_json::to_string(&check).unwrap();
+        assert!(!text.contains("s3cret-token"), "{text}");
+        assert!(text.contains("bad token [redacted]"), "{text}");
     }
 }

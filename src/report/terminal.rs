@@ -563,7 +563,9 @@ pub fn reason(check: &CheckResult) -> String {
         SkipReason::NothingOnTheWire { .. } => {
             "found nothing of their kind in the run (no such message crossed the wire)".into()
         }
-        SkipReason::Absent { .. } | SkipReason::Rule { .. } => check.message.clone(),
+        SkipReason::Absent { .. } | SkipReason::Rule { .. } | SkipReason::Other => {
+            check.message.clone()
+        }
     }
 }
 

@@ -159,7 +159,7 @@ impl Session {
                 return Err((
                     match refusal {
                         Some(refusal) => format!(
-                            "initialize was refused for authorization ({refusal}): the server is protected; pass a token with -H \"Authorization: Bearer $TOKEN\""
+                            "initialize was refused for authorization ({refusal}): the server is protected; pass its credentials with -H (for OAuth, -H \"Authorization: Bearer $TOKEN\")"
                         ),
                         None => format!(
                             "initialize was rejected with HTTP {status}: {}",
