@@ -35,7 +35,7 @@ pub fn compact(value: &Value, max: usize) -> Value {
 pub enum Replied {
     /// A JSON-RPC message.
     Message,
-    /// An HTTP refusal (a status of 400 or more), with or without a body.
+    /// An HTTP status of 300 or more with no JSON-RPC message in the body (a refusal, a redirect).
     Rejected,
     /// Nothing within the wait.
     Nothing,

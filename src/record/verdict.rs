@@ -149,7 +149,8 @@ pub struct CheckDef {
     pub area: String,
     /// The requirement level.
     pub level: Level,
-    /// Whether the requirement is derived (from JSON-RPC 2.0 or the schema) rather than stated.
+    /// Whether the requirement is derived (from JSON-RPC 2.0, the schema or an RFC MCP builds on)
+    /// rather than stated.
     pub derived: bool,
     /// The citations.
     pub spec: Vec<SpecRef>,

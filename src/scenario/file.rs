@@ -269,7 +269,8 @@ pub struct CheckFile {
     pub title: String,
     /// `MUST`, `SHOULD` or `MAY`.
     pub level: Spanned<String>,
-    /// Whether the requirement is derived (JSON-RPC 2.0, the schema) rather than stated.
+    /// Whether the requirement is derived (JSON-RPC 2.0, the schema, an RFC MCP builds on) rather
+    /// than stated.
     #[serde(default)]
     pub derived: bool,
     /// Citations.
@@ -300,7 +301,7 @@ pub struct CheckFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
-    /// The protocol version, or `jsonrpc-2.0`.
+    /// The protocol version, `jsonrpc-2.0`, or an RFC (`rfc6750`).
     pub version: Spanned<String>,
     /// The section path with anchor.
     pub section: String,
