@@ -52,6 +52,9 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --static-token TOKEN
                    HTTP: a protected resource that takes one bearer token: a request
                    without it (or with another) gets 401 with a Bearer challenge
+  --authorization-server URL
+                   with --static-token: the authorization server (issuer) the protected
+                   resource metadata names (default: this server's origin)
   --token-lacks-scope METHOD
                    with --static-token: the token's scope does not cover METHOD
                    (repeatable), which gets 403 insufficient_scope: a step-up answer
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
     let mut official_fixtures = true;
     let mut static_token: Option<String> = None;
     let mut token_lacks: Vec<String> = Vec::new();
+    let mut authorization_server: Option<String> = None;
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
     let mut empty_lists = false;
@@ -105,6 +109,12 @@ fn main() -> ExitCode {
             "--static-token" => match args.next() {
                 Some(token) if !token.is_empty() => static_token = Some(token),
                 _ => return usage_error("--static-token needs a token"),
+            },
+            "--authorization-server" => match args.next() {
+                Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                    authorization_server = Some(url)
+                }
+                _ => return usage_error("--authorization-server needs an http or https URL"),
             },
             "--token-lacks-scope" => match args.next() {
                 Some(method) => token_lacks.push(method),
@@ -153,6 +163,7 @@ fn main() -> ExitCode {
         official_fixtures,
         static_token,
         token_lacks,
+        authorization_server,
         silent_after,
         empty_lists,
         ..Server::default()

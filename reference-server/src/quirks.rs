@@ -524,6 +524,32 @@ quirks! {
     AuthNoChallenge in auth => "a 401 MUST carry a WWW-Authenticate challenge (RFC 6750 §3)",
     /// With `--static-token`: the 401's challenge is of the Basic scheme.
     AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow",
+    /// With `--static-token`: no protected resource metadata is served anywhere (the challenge still names it).
+    AuthMetadataMissing in auth => "a protected MCP server MUST serve its Protected Resource Metadata (RFC 9728), at the URL its challenge names",
+    /// With `--static-token`: the challenge names a resource metadata URL that answers 404 (the well-known URI serves it).
+    AuthMetadataDeadLink in auth => "the resource_metadata URL a challenge names MUST serve the metadata (RFC 9728 §5.1)",
+    /// With `--static-token`: the challenge names no resource_metadata; the path-aware well-known URI serves the metadata (allowed from 2025-11-25).
+    AuthMetadataUnnamed in auth => "control: from 2025-11-25 a challenge may leave resource_metadata out when the well-known URI serves the metadata",
+    /// With `--static-token`: the challenge names no resource_metadata, and neither well-known URI serves the metadata (it is at a path of its own).
+    AuthMetadataHidden in auth => "a protected server MUST lead a client to its metadata: resource_metadata in the challenge, or (from 2025-11-25) the well-known URI",
+    /// With `--static-token`: the metadata is served at the root well-known URI only, which the challenge names (allowed).
+    AuthMetadataAtRoot in auth => "control: the metadata may be served at the root well-known URI, which clients try after the path-aware one",
+    /// With `--static-token`: the metadata document is an HTML page.
+    AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
+    /// With `--static-token`: the metadata document is JSON sent as `text/plain`.
+    AuthMetadataContentType in auth => "the Protected Resource Metadata MUST be sent as application/json (RFC 9728 §3.2)",
+    /// With `--static-token`: the metadata document needs the token (401 without it).
+    AuthMetadataBehindToken in auth => "the Protected Resource Metadata MUST be served to a client without a token: it is how the client learns to get one",
+    /// With `--static-token`: the metadata's `resource` names another path of this server.
+    AuthMetadataWrongResource in auth => "the metadata's resource MUST be the server's canonical URI (RFC 9728 §3.3)",
+    /// With `--static-token`: the metadata has no `resource`.
+    AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
+    /// With `--static-token`: the metadata's `authorization_servers` is empty.
+    AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
+    AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)",
+    /// With `--static-token`: the 401's challenge carries no `scope`.
+    AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for",
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
     LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.

@@ -78,6 +78,11 @@ fn part_values(part: &Part, exchange: &Exchange) -> Vec<Value> {
                 .find(|(n, _)| n.eq_ignore_ascii_case(name))
                 .map(|(_, v)| Value::from(v.as_str()))
         })),
+        Part::Challenge(name) => one(exchange.http.as_ref().and_then(|h| {
+            crate::record::challenge::bearer(&h.headers)?
+                .param(name)
+                .map(Value::from)
+        })),
         Part::Notified { method, at } => of_method(&exchange.notifications, method, at),
         Part::Requested { method, at } => of_method(&exchange.server_requests, method, at),
         Part::EventId(n) => one(exchange

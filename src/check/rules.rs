@@ -25,6 +25,8 @@ pub struct Env<'a> {
     pub tools: Option<&'a HashMap<String, Value>>,
     /// The versions the server offered in `server/discover` (empty for a handshake-era server).
     pub offered: &'a [String],
+    /// The HTTP endpoint under test (`{{server.url}}`), if the run is over HTTP.
+    pub server: Option<&'a str>,
 }
 
 impl Env<'_> {
@@ -164,6 +166,7 @@ fn evaluate_step(
         sent: sent.as_ref(),
         reply: message,
         http_status: exchange.http.as_ref().map(|h| h.status),
+        server: env.server,
         ..template::Fill::default()
     };
     let lookup = |name: &str| fill.lookup(name);
@@ -255,6 +258,7 @@ mod tests {
                 captures: &captures,
                 tools: None,
                 offered: &[],
+                server: None,
             },
         )
     }
@@ -344,6 +348,7 @@ mod tests {
                     captures: &captures,
                     tools: None,
                     offered: &[],
+                    server: None,
                 },
             );
             assert_eq!(verdict.status, Status::Error, "{verdict:?}");

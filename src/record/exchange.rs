@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::challenge::challenges;
 use super::transcript::cut;
 use super::SseEvent;
 
@@ -54,64 +55,17 @@ pub fn authorization_refusal(status: u16, headers: &[(String, String)]) -> Optio
     if status != 401 && status != 403 {
         return None;
     }
-    let challenge = headers
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, value)| value.trim())?;
-    let (_, params) = challenge
-        .split_once(char::is_whitespace)
-        .unwrap_or((challenge, ""));
-    let params = challenge_params(params);
-    let parameter = |name: &str| {
-        params
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.clone())
-    };
+    let challenges = challenges(headers);
+    let first = challenges.first()?;
+    let challenge = challenges.iter().find(|c| c.is_bearer()).unwrap_or(first);
     let mut words = format!("HTTP {status}");
-    if let Some(error) = parameter("error") {
+    if let Some(error) = challenge.param("error") {
         words.push_str(&format!(" {error}"));
     }
-    if let Some(scope) = parameter("scope") {
+    if let Some(scope) = challenge.param("scope") {
         words.push_str(&format!(" (scope \"{scope}\")"));
     }
     Some(words)
-}
-
-/// The `name=value` parameters of a challenge (RFC 9110 §11.2: a value is a token or a quoted
-/// string, with `\\` escapes), names lowercased.
-fn challenge_params(mut rest: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    loop {
-        rest = rest.trim_start_matches(|c: char| c == ',' || c.is_whitespace());
-        let Some(eq) = rest.find('=') else { break };
-        let key = rest[..eq].trim().to_ascii_lowercase();
-        rest = rest[eq + 1..].trim_start();
-        let value = if let Some(quoted) = rest.strip_prefix('"') {
-            let mut value = String::new();
-            let mut end = quoted.len();
-            let mut chars = quoted.char_indices();
-            while let Some((at, c)) = chars.next() {
-                match c {
-                    '\\' => value.extend(chars.next().map(|(_, next)| next)),
-                    '"' => {
-                        end = at + 1;
-                        break;
-                    }
-                    _ => value.push(c),
-                }
-            }
-            rest = &quoted[end..];
-            value
-        } else {
-            let end = rest.find(',').unwrap_or(rest.len());
-            let value = rest[..end].trim().to_string();
-            rest = &rest[end..];
-            value
-        };
-        out.push((key, value));
-    }
-    out
 }
 
 /// HTTP facts of one exchange.

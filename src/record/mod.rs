@@ -6,6 +6,7 @@
 //! Transports and the session write the record; checks read it and conclude; reports render
 //! what checks concluded. See docs/architecture.md.
 
+pub mod challenge;
 pub mod evidence;
 pub mod exchange;
 pub mod transcript;

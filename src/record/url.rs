@@ -55,6 +55,12 @@ pub fn origin(url: &str) -> Option<String> {
     Some(format!("{scheme}://{host}:{port}"))
 }
 
+/// The authority of an http or https URL as written (`host:port`, the port only when given):
+/// the `Host` header of a request to it (RFC 9110 §7.2), which mcpcheck's client sets itself.
+pub fn authority(url: &str) -> Option<String> {
+    parse_url(url).ok()?.authority().map(|a| a.to_string())
+}
+
 /// Whether two URLs have the same origin (neither without one).
 pub fn same_origin(a: &str, b: &str) -> bool {
     matches!((origin(a), origin(b)), (Some(a), Some(b)) if a == b)

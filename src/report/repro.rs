@@ -241,6 +241,17 @@ fn http(
             "echo '>>> {}'",
             one_line(&frame.label).replace('\'', "")
         );
+        // A fetched document: a GET of each URL tried, with no credentials.
+        if let Some(urls) = fetched(&frame.body) {
+            for url in urls {
+                let _ = writeln!(
+                    out,
+                    "curl -sS -i -H 'Accept: application/json' {}\necho",
+                    quote(url)
+                );
+            }
+            continue;
+        }
         let mut line = String::from("curl -sS -i -X POST \"$URL\"");
         if frame.headers.is_empty() {
             line.push_str(
@@ -265,6 +276,17 @@ fn http(
         }
         let _ = writeln!(out, "{line} --data-binary {}\necho", quote(&frame.body));
     }
+}
+
+/// The URLs a fetch step GET, from what it recorded as sent (`GET URL`, one per line, each but
+/// the last followed by `→` and what it got); `None` for a frame.
+fn fetched(sent: &str) -> Option<Vec<&str>> {
+    sent.lines()
+        .map(|line| {
+            let url = line.strip_prefix("GET ")?.split(" → ").next()?;
+            (url.starts_with("http://") || url.starts_with("https://")).then_some(url)
+        })
+        .collect()
 }
 
 /// The initialize request the script's handshake sends.
@@ -311,6 +333,20 @@ fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fetch_is_replayed_as_the_gets_it_made_and_a_frame_is_not() {
+        let sent = "GET http://a/.well-known/x/mcp → HTTP 404\nGET https://a/.well-known/x";
+        assert_eq!(
+            fetched(sent),
+            Some(vec![
+                "http://a/.well-known/x/mcp",
+                "https://a/.well-known/x"
+            ])
+        );
+        assert_eq!(fetched(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(fetched("GET /relative"), None);
+    }
 
     #[test]
     fn a_redacted_header_becomes_an_environment_variable_and_is_never_written_out() {

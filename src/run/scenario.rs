@@ -16,6 +16,7 @@ use crate::protocol::session::SendOptions;
 use crate::protocol::{Outgoing, Session};
 use crate::record::{Evidence, Exchange, Reply, SkipReason, Status, Transcript, Verdict};
 use crate::report::CheckResult;
+use crate::scenario::model::{Part, Query};
 use crate::scenario::{Scenario, SessionKind, Step, StepSend};
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
@@ -120,12 +121,12 @@ pub(super) async fn run_scenario(
     // steps; one that closes during the scenario is what the scenario's own steps did.
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
-        let built = step_of.build(n, step, &captures);
         let Some(ready_on) = &step.background else {
-            let outcomes = step_of.send(step, built, None).await;
+            let outcomes = step_of.run_step(n, step, &captures).await;
             step_of.record(step, outcomes, &mut captures, &mut records);
             continue;
         };
+        let built = step_of.build(n, step, &captures);
         // A background step stays open while the steps after it run; they start once its
         // notification has arrived (or it has ended).
         let notify = Arc::new(tokio::sync::Notify::new());
@@ -141,8 +142,7 @@ pub(super) async fn run_scenario(
             let mut captures = captures.clone();
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
-                let built = step_of.build(m, later, &captures);
-                let outcomes = step_of.send(later, built, None).await;
+                let outcomes = step_of.run_step(m, later, &captures).await;
                 step_of.record(later, outcomes, &mut captures, &mut records);
             }
             (captures, records)
@@ -172,6 +172,10 @@ pub(super) async fn run_scenario(
         captures: &captures,
         tools: context.tools.as_ref(),
         offered: &context.info.supported_versions,
+        server: match &context.target {
+            crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
+            crate::transport::Target::Stdio(_) => None,
+        },
     };
     let mut results = Vec::new();
     for check in &scenario.checks {
@@ -302,16 +306,28 @@ impl StepRunner<'_> {
         records: &mut Vec<StepRecord>,
     ) {
         let is_request = matches!(step.send, StepSend::Request { .. });
+        let fetch = matches!(step.send, StepSend::Fetch(_));
         // The pages of a list join their arrays into one capture.
         let mut joined: HashMap<String, Value> = HashMap::new();
-        let answered = outcomes.iter().any(|o| {
-            o.as_ref()
-                .ok()
-                .and_then(step::reply_message)
-                .is_some_and(|m| m.get("result").is_some())
-        });
-        if !answered {
-            for capture in &step.capture {
+        // Whether the step got what a capture reads: a result (a fetch: any document) for one
+        // that reads the reply, any HTTP answer for one that reads its status or headers.
+        let answered = |capture: &crate::scenario::model::Capture| {
+            let http_layer = matches!(
+                &capture.query,
+                Query::Step {
+                    part: Part::Status | Part::Header(_) | Part::Challenge(_),
+                    ..
+                }
+            );
+            outcomes.iter().any(|o| match o {
+                Ok(exchange) if http_layer => exchange.http.is_some(),
+                Ok(exchange) => step::reply_message(exchange)
+                    .is_some_and(|m| fetch || m.get("result").is_some()),
+                Err(_) => false,
+            })
+        };
+        for capture in &step.capture {
+            if !answered(capture) {
                 captures.insert(unanswered(&capture.name), Value::Bool(true));
             }
         }
@@ -352,6 +368,120 @@ impl StepRunner<'_> {
             )));
         }
         Some(absent.clone())
+    }
+
+    /// Runs step `n` (not a background one): builds and sends its frames, or fetches its
+    /// document.
+    async fn run_step(
+        &self,
+        n: usize,
+        step: &Step,
+        captures: &HashMap<String, Value>,
+    ) -> Vec<Result<Exchange, NotSent>> {
+        if let StepSend::Fetch(urls) = &step.send {
+            return vec![self.fetch(urls, step.timeout, captures).await];
+        }
+        let built = self.build(n, step, captures);
+        self.send(step, built, None).await
+    }
+
+    /// A fetch step: GETs each of its URLs in turn (those whose optional placeholders have no
+    /// value left out) until one answers 2xx, with nothing but `Accept: application/json`: no
+    /// session, no credentials, none of the user's headers, redirects not followed. The step's
+    /// exchange is that answer, or the last one tried; each of the others is kept as context in
+    /// its `sent` (`GET URL → HTTP 404`). A JSON body of a 2xx answer is the reply the queries
+    /// read (`/resource`); any other is a rejected one.
+    async fn fetch(
+        &self,
+        urls: &[String],
+        timeout: Option<Duration>,
+        captures: &HashMap<String, Value>,
+    ) -> Result<Exchange, NotSent> {
+        let server = match &self.context.target {
+            crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
+            crate::transport::Target::Stdio(_) => None,
+        };
+        let fill = crate::scenario::template::Fill {
+            version: self.version,
+            token: Some(&self.context.token),
+            captures: Some(captures),
+            tools: self.context.tools.as_ref(),
+            server,
+            ..Default::default()
+        };
+        let lookup = |name: &str| fill.lookup(name);
+        let mut candidates = Vec::new();
+        let mut missing = None;
+        for url in urls {
+            match crate::scenario::template::expand_str(url, &lookup) {
+                Ok(Value::String(url)) if !url.is_empty() => candidates.push(url),
+                Ok(_) => {}
+                Err(name) if name.ends_with('?') => {}
+                Err(name) => {
+                    missing.get_or_insert(name);
+                }
+            }
+        }
+        if candidates.is_empty() {
+            let name = missing.unwrap_or_default();
+            if let Some(absent) = name
+                .strip_prefix("capture.")
+                .and_then(|c| self.absent_of(c, captures))
+            {
+                return Err(absent);
+            }
+            return Err(NotSent::from(format!(
+                "the run has no value for {name}, so there was no URL to fetch"
+            )));
+        }
+        let limits = &self.context.limits;
+        let wait = timeout.unwrap_or(limits.request_timeout);
+        let mut tried: Vec<String> = Vec::new();
+        let mut last = None;
+        for url in candidates {
+            let started = Instant::now();
+            let request = crate::transport::http::HttpRequest {
+                method: "GET".into(),
+                url: url.clone(),
+                headers: vec![
+                    (
+                        "Host".into(),
+                        crate::record::url::authority(&url).unwrap_or_default(),
+                    ),
+                    ("Accept".into(), "application/json".into()),
+                ],
+                body: Vec::new(),
+                stream_for: None,
+                drop_after_events: None,
+                reuse: None,
+            };
+            let answer = crate::transport::http::send_within(
+                &request,
+                limits.max_frame_bytes,
+                wait,
+                Duration::from_millis(500),
+            )
+            .await;
+            let mut sent = tried.join("\n");
+            if !sent.is_empty() {
+                sent.push('\n');
+            }
+            sent.push_str(&format!("GET {url}"));
+            let exchange = document_exchange(sent, &request.headers, answer, started);
+            let served = exchange
+                .http
+                .as_ref()
+                .is_some_and(|h| (200..300).contains(&h.status));
+            tried.push(format!(
+                "GET {url} → {}",
+                crate::record::exchange::describe(&exchange, true)
+            ));
+            last = Some(exchange);
+            if served {
+                break;
+            }
+        }
+        Ok(last.expect("at least one URL was fetched"))
     }
 
     /// Builds the frames of step `n`, its placeholders filled from the run and the captures.
@@ -457,6 +587,10 @@ impl StepRunner<'_> {
                     })
                 }
                 StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
+                // A fetch sends no frame ([`StepRunner::fetch`]).
+                StepSend::Fetch(_) => {
+                    Err(NotSent::from("a fetch step sends no message".to_string()))
+                }
             }?;
             Ok((outgoing, headers))
         };
@@ -712,4 +846,48 @@ fn again(built: Built) -> Built {
 /// result (no capture name holds a NUL).
 fn unanswered(name: &str) -> String {
     format!("\u{0}unanswered:{name}")
+}
+
+/// The exchange of one fetched document: a JSON body of a 2xx answer is the reply message; any
+/// other body is a rejected one; no answer at all, a closed one.
+fn document_exchange(
+    sent: String,
+    headers: &[(String, String)],
+    answer: Result<crate::transport::http::HttpResponse, String>,
+    started: Instant,
+) -> Exchange {
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    let (reply, http) = match answer {
+        Err(detail) => (Reply::Closed { detail }, None),
+        Ok(response) => {
+            let json = serde_json::from_str::<Value>(&response.body)
+                .ok()
+                .filter(|_| (200..300).contains(&response.status));
+            let reply = match json {
+                Some(message) => Reply::Message {
+                    message,
+                    text: response.body.clone(),
+                },
+                None => Reply::Rejected {
+                    status: response.status,
+                    body: response.body.clone(),
+                },
+            };
+            let http = crate::record::HttpFacts {
+                status: response.status,
+                headers: response.headers.clone(),
+                ..Default::default()
+            };
+            (reply, Some(http))
+        }
+    };
+    Exchange {
+        sent,
+        sent_headers: headers.to_vec(),
+        reply,
+        notifications: Vec::new(),
+        server_requests: Vec::new(),
+        http,
+        elapsed_ms,
+    }
 }

@@ -253,6 +253,22 @@ pub struct StepFile {
     /// `request`, `notification` or `raw`.
     #[serde(default)]
     pub http_method: Option<Spanned<String>>,
+    /// HTTP only: GET a document instead of sending a message: a URL, or several tried in turn
+    /// until one answers 2xx (`{{server.origin}}`, `{{capture.NAME?}}`: a URL whose optional
+    /// placeholder has no value is left out). Sent with no session, no credentials and none of
+    /// the user's headers; a JSON body is the reply queries read.
+    #[serde(default)]
+    pub fetch: Option<Spanned<FetchFile>>,
+}
+
+/// The URLs a `fetch` step tries.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum FetchFile {
+    /// One URL.
+    One(String),
+    /// URLs tried in turn.
+    Many(Vec<String>),
 }
 
 /// One check.

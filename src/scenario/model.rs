@@ -207,6 +207,9 @@ pub enum StepSend {
     },
     /// Raw bytes.
     Raw(String),
+    /// HTTP: a GET of a document, apart from the MCP session (no session, no credentials): each
+    /// URL in turn until one answers 2xx.
+    Fetch(Vec<String>),
 }
 
 /// A check defined in a scenario.
@@ -270,6 +273,9 @@ pub enum Part {
     Status,
     /// An HTTP response header, by name (any case).
     Header(String),
+    /// A parameter of the response's Bearer challenge (`WWW-Authenticate`), by name in lower
+    /// case: `challenge.resource_metadata`, `challenge.scope`, `challenge.error`.
+    Challenge(String),
     /// The notifications of a method that arrived during the step, at a JSON pointer.
     Notified {
         /// The notification method.

@@ -26,7 +26,7 @@ pub fn scenario_schema() -> Value {
             "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
         }
     });
-    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|version|transport|offered|/.*|sent(/.*)?|header\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
+    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
     let condition = json!({
         "type": "object",
         "description": "query = predicate; every pair must hold",
@@ -143,7 +143,14 @@ pub fn scenario_schema() -> Value {
                         ]
                     }
                 },
-                "http_method": { "enum": ["GET", "DELETE", "POST"] }
+                "http_method": { "enum": ["GET", "DELETE", "POST"] },
+                "fetch": {
+                    "description": "GET a document (no JSON-RPC, no session, no credentials): a URL, or URLs tried in turn until one answers 2xx",
+                    "anyOf": [
+                        { "type": "string" },
+                        { "type": "array", "minItems": 1, "maxItems": 8, "items": { "type": "string" } }
+                    ]
+                }
             }
         }
     });

@@ -1,7 +1,8 @@
 //! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`,
 //! `{{sent/POINTER}}` (in rules: a value from the message the step sent), `{{each/POINTER}}` (in
-//! a `for_each` step: a value of the item the request is for) and `{{token}}` (a
-//! per-run random token). A string that is one placeholder becomes the value itself, type kept.
+//! a `for_each` step: a value of the item the request is for), `{{token}}` (a per-run random
+//! token) and, over HTTP, `{{server.url}}`, `{{server.origin}}` and `{{server.path}}` (the
+//! endpoint under test, its origin, and its path without a trailing slash). A string that is one placeholder becomes the value itself, type kept.
 //! An object member whose value is one placeholder ending in `?` (`"{{capture.state?}}"`) is
 //! left out when the name has no value, instead of failing the expansion.
 
@@ -9,7 +10,7 @@ use serde_json::Value;
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
 /// names the file's steps capture. Known: `protocolVersion`, `token`, `copy`, `probe.name`,
-/// `probe.arguments`, `http_status`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
+/// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
 /// `reply` with a JSON pointer.
 pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     const FIXED: &[&str] = &[
@@ -19,6 +20,9 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
         "probe.name",
         "probe.arguments",
         "http_status",
+        "server.url",
+        "server.origin",
+        "server.path",
     ];
     if FIXED.contains(&name) {
         return None;
@@ -70,6 +74,8 @@ pub struct Fill<'a> {
     pub http_status: Option<u16>,
     /// `{{each/POINTER}}` (a `for_each` step): the item the request is sent for.
     pub each: Option<&'a Value>,
+    /// `{{server.url}}`, `{{server.origin}}`, `{{server.path}}`: the HTTP endpoint under test.
+    pub server: Option<&'a str>,
 }
 
 impl Fill<'_> {
@@ -82,6 +88,15 @@ impl Fill<'_> {
             "probe.name" => return self.probe.map(|(n, _)| Value::from(n.clone())),
             "probe.arguments" => return self.probe.map(|(_, a)| a.clone()),
             "http_status" => return self.http_status.map(|s| Value::from(s.to_string())),
+            "server.url" => return self.server.map(Value::from),
+            "server.origin" => return self.server.and_then(server_origin).map(Value::from),
+            "server.path" => {
+                let server = self.server?;
+                let origin = server_origin(server)?;
+                let rest = &server[origin.len()..];
+                let path = rest.split(['?', '#']).next().unwrap_or("");
+                return Some(Value::from(path.trim_end_matches('/')));
+            }
             _ => {}
         }
         if let Some(pointer) = name.strip_prefix("sent") {
@@ -98,6 +113,14 @@ impl Fill<'_> {
         }
         tool_value(self.tools, name)
     }
+}
+
+/// The origin of a URL as written (`scheme://authority`, case and port as given), for the URLs
+/// a fetch step derives from the endpoint (a well-known URI, RFC 8615).
+fn server_origin(url: &str) -> Option<&str> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(&url[..scheme.len() + 3 + authority])
 }
 
 /// Expands the placeholders of a message for people: a name without a value reads `(absent)`,

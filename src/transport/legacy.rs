@@ -438,10 +438,7 @@ async fn read_stream(stream: Stream) {
 fn with_host(url: &str, headers: &[(String, String)]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
-        if let Some(authority) = crate::record::url::parse_url(url)
-            .ok()
-            .and_then(|u| u.authority().map(|a| a.to_string()))
-        {
+        if let Some(authority) = crate::record::url::authority(url) {
             out.push(("Host".into(), authority));
         }
     }

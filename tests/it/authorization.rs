@@ -82,7 +82,7 @@ fn with_a_token_that_covers_everything_the_protected_server_passes() {
     let said = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     assert!(
-        said.contains("initialize was refused for authorization (HTTP 401)")
+        said.contains("initialize was refused for authorization (HTTP 401")
             && said.contains("Authorization: Bearer"),
         "{said}"
     );

@@ -75,6 +75,9 @@ pub async fn serve(server: Arc<Server>, addr: SocketAddr) -> std::io::Result<()>
 }
 
 async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
+    if let Some(document) = resource_metadata(state, &req) {
+        return document;
+    }
     let legacy = !state.server.stateless() && matches!(req.uri().path(), "/sse" | "/messages");
     if req.uri().path() != "/mcp" && !legacy {
         return plain(StatusCode::NOT_FOUND, "not found");
@@ -629,13 +632,23 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         None => (None, "a bearer token is required"),
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
     };
-    let mut challenge = format!(
-        "Bearer resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\""
-    );
-    if let Some(error) = error {
-        challenge.push_str(&format!(", error=\"{error}\""));
-    }
     let quirks = &state.server.quirks;
+    let mut params = Vec::new();
+    if !quirks.has(Quirk::AuthMetadataUnnamed) && !quirks.has(Quirk::AuthMetadataHidden) {
+        let named = if quirks.has(Quirk::AuthMetadataDeadLink) {
+            format!("http://{host}/.well-known/oauth-protected-resource/gone")
+        } else {
+            format!("http://{host}{}", metadata_path(state))
+        };
+        params.push(format!("resource_metadata=\"{named}\""));
+    }
+    if !quirks.has(Quirk::AuthChallengeNoScope) {
+        params.push(format!("scope=\"{SCOPE}\""));
+    }
+    if let Some(error) = error {
+        params.push(format!("error=\"{error}\""));
+    }
+    let mut challenge = format!("Bearer {}", params.join(", "));
     if quirks.has(Quirk::AuthNoChallenge) {
         return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
     }
@@ -649,6 +662,82 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     };
     let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
     Some(auth_refusal(status, &challenge, &body))
+}
+
+/// The scope a token needs for this server (the one its challenge asks for).
+const SCOPE: &str = "mcp";
+
+/// Where the protected resource metadata is served: the path-aware well-known URI of the
+/// endpoint (RFC 9728 §3.1), or the root one.
+fn metadata_path(state: &State) -> &'static str {
+    if state.server.quirks.has(Quirk::AuthMetadataAtRoot) {
+        "/.well-known/oauth-protected-resource"
+    } else if state.server.quirks.has(Quirk::AuthMetadataHidden) {
+        "/metadata/oauth-protected-resource"
+    } else {
+        "/.well-known/oauth-protected-resource/mcp"
+    }
+}
+
+/// With `--static-token`: the protected resource metadata (RFC 9728), served without a token
+/// (a GET of its well-known URI), naming the endpoint as the resource and the authorization
+/// server that issues its tokens.
+fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
+    state.server.static_token.as_ref()?;
+    let quirks = &state.server.quirks;
+    if req.uri().path() != metadata_path(state)
+        || req.method() != Method::GET
+        || quirks.has(Quirk::AuthMetadataMissing)
+    {
+        return None;
+    }
+    if quirks.has(Quirk::AuthMetadataBehindToken) {
+        if let Some(refusal) = unauthorized(state, req) {
+            return Some(refusal);
+        }
+    }
+    if quirks.has(Quirk::AuthMetadataNotJson) {
+        let mut page = plain(StatusCode::OK, "<html><body>metadata</body></html>");
+        page.headers_mut()
+            .insert("content-type", HeaderValue::from_static("text/html"));
+        return Some(page);
+    }
+    let host = host_of(req);
+    let issuer = state
+        .server
+        .authorization_server
+        .clone()
+        .unwrap_or_else(|| format!("http://{host}"));
+    let resource = if quirks.has(Quirk::AuthMetadataWrongResource) {
+        format!("http://{host}/other")
+    } else if quirks.has(Quirk::AuthMetadataResourceOrigin) {
+        format!("http://{host}")
+    } else {
+        format!("http://{host}/mcp")
+    };
+    let mut document = json!({
+        "resource": resource,
+        "authorization_servers": [issuer],
+        "scopes_supported": [SCOPE],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "mcpcheck reference server",
+    });
+    if quirks.has(Quirk::AuthMetadataNoResource) {
+        document.as_object_mut()?.remove("resource");
+    }
+    if quirks.has(Quirk::AuthMetadataNoAuthorizationServers) {
+        document["authorization_servers"] = json!([]);
+    }
+    let content_type = if quirks.has(Quirk::AuthMetadataContentType) {
+        "text/plain"
+    } else {
+        "application/json"
+    };
+    let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static(content_type));
+    Some(response)
 }
 
 /// With `--token-lacks-scope`: the token does not cover `method`, so the answer is 403 with an

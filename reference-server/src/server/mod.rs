@@ -141,6 +141,9 @@ pub struct Server {
     /// (`--token-lacks-scope`), answered 403 `insufficient_scope` as a server asking the client
     /// to step up.
     pub token_lacks: Vec<String>,
+    /// HTTP, with a static token: the authorization server its resource metadata names
+    /// (`--authorization-server`; this server's origin when not given).
+    pub authorization_server: Option<String>,
     /// Every list method (tools, resources, templates, prompts) answers an empty list
     /// (`--empty-lists`): a server with nothing of any kind to offer, though it declares them.
     pub empty_lists: bool,

@@ -94,6 +94,9 @@ pub(super) fn explain(args: &cli::ExplainArgs) -> ExitCode {
                         format!("HTTP {}", step.http_method.clone().unwrap_or_default())
                     }
                     crate::scenario::StepSend::Raw(raw) => format!("raw bytes {raw}"),
+                    crate::scenario::StepSend::Fetch(urls) => {
+                        format!("GET {} (a document, no credentials)", urls.join(", else "))
+                    }
                 };
                 let polled = step
                     .poll

@@ -22,10 +22,7 @@ impl Session {
         options: &SendOptions,
     ) -> Vec<(String, String)> {
         let info = self.info();
-        let authority = crate::record::url::parse_url(&spec.url)
-            .ok()
-            .and_then(|u| u.authority().map(|a| a.to_string()))
-            .unwrap_or_default();
+        let authority = crate::record::url::authority(&spec.url).unwrap_or_default();
         let mut headers: Vec<(String, String)> = vec![
             ("Host".into(), authority),
             ("Content-Type".into(), "application/json".into()),

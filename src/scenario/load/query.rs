@@ -19,7 +19,7 @@ const GLOBAL: &[(&str, Query)] = &[
 ];
 
 /// What the error for an unknown query lists.
-const KNOWN: &str = "reply, /POINTER, status, header.NAME, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, step.NAME.<any of these>, version, transport, offered";
+const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, step.NAME.<any of these>, version, transport, offered";
 
 /// Parses a query. `steps` are the step names an earlier-step query may name (`None`: such a
 /// query is not allowed here).
@@ -77,6 +77,9 @@ fn parse_part(text: &str) -> Result<Part, String> {
         t if t.starts_with('/') || t.is_empty() => Part::Body(t.to_string()),
         t if t.starts_with("sent") => Part::Sent(pointer(&t[4..])?),
         t if t.starts_with("header.") && t.len() > 7 => Part::Header(t[7..].to_ascii_lowercase()),
+        t if t.starts_with("challenge.") && t.len() > 10 => {
+            Part::Challenge(t[10..].to_ascii_lowercase())
+        }
         _ => {
             if let Some(found) = bracketed("notified") {
                 let (method, at) = found?;

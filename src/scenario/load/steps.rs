@@ -22,7 +22,10 @@ pub(super) fn resolve_step(
 ) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
     let http_method = http_method(source, &step, transports)?;
-    let send = what_it_sends(source, &mut step, http_method.is_some(), session)?;
+    let send = match fetch(source, &mut step, transports)? {
+        Some(urls) => StepSend::Fetch(urls),
+        None => what_it_sends(source, &mut step, http_method.is_some(), session)?,
+    };
     let modes = Modes::of(source, &mut step, &send, session)?;
     let poll = poll(source, &mut step, &send, modes.background.is_some())?;
     let capture = captures(source, &mut step, &send, http_method.as_deref())?;
@@ -62,6 +65,7 @@ fn captures(
         (StepSend::Notification { method, .. }, _) => format!("what came back for {method}"),
         (StepSend::Raw(_), Some(http)) => format!("the answer to the HTTP {http}"),
         (StepSend::Raw(_), None) => "what came back for the raw frame".to_string(),
+        (StepSend::Fetch(_), _) => "the document fetched".to_string(),
     };
     let mut out = Vec::new();
     for (name, value) in std::mem::take(&mut step.capture) {
@@ -136,6 +140,71 @@ fn http_method(
             other => return Err(source.at(m, format!("unknown http_method `{other}`; use `GET`, `DELETE` or `POST`"))),
         },
     })
+}
+
+/// `fetch`: the URLs of a document to GET, over HTTP only, as the step's one thing (no message,
+/// and none of the ways of sending one: headers, an HTTP method, copies, polling, waits).
+fn fetch(
+    source: &Source,
+    step: &mut StepFile,
+    transports: &[TransportKind],
+) -> Result<Option<Vec<String>>, LoadError> {
+    let Some(fetch) = step.fetch.take() else {
+        return Ok(None);
+    };
+    let name = step.name.get_ref().clone();
+    let urls = match fetch.get_ref() {
+        super::super::file::FetchFile::One(url) => vec![url.clone()],
+        super::super::file::FetchFile::Many(urls) => urls.clone(),
+    };
+    if urls.is_empty() || urls.len() > 8 {
+        return Err(source.at(
+            &fetch,
+            "`fetch` is a URL or a list of 1 to 8 URLs".to_string(),
+        ));
+    }
+    if transports.is_empty() || transports.contains(&TransportKind::Stdio) {
+        return Err(source.at(
+            &fetch,
+            "`fetch` needs the scenario to require an HTTP transport (`transport = \"http\"` in [requires])",
+        ));
+    }
+    let others = [
+        ("request", step.request.is_some()),
+        ("notification", step.notification.is_some()),
+        ("raw", step.raw.is_some()),
+        ("id", step.id.is_some()),
+        ("http_method", step.http_method.is_some()),
+        ("headers", !step.headers.0.is_empty()),
+        ("omit_headers", !step.omit_headers.is_empty()),
+        ("omit_meta", !step.omit_meta.is_empty()),
+        ("wait_ms", step.wait_ms.is_some()),
+        ("hold_ms", step.hold_ms.is_some()),
+        ("drop_after_events", step.drop_after_events.is_some()),
+        ("until_notified", step.until_notified.is_some()),
+        ("background", step.background.is_some()),
+        ("alongside", step.alongside.is_some()),
+        ("concurrent", step.concurrent.is_some()),
+        ("for_each", step.for_each.is_some()),
+        ("pages", step.pages.is_some()),
+        ("poll", step.poll.is_some()),
+    ];
+    if let Some((key, _)) = others.iter().find(|(_, given)| *given) {
+        return Err(source.at(
+            &fetch,
+            format!("step `{name}`: `fetch` GETs a document and sends nothing else; `{key}` does not go with it"),
+        ));
+    }
+    for url in &urls {
+        let bare = url.replace(['{', '}'], "");
+        if !(bare.starts_with("http://") || bare.starts_with("https://") || url.starts_with("{{")) {
+            return Err(source.at(
+                &fetch,
+                format!("`fetch`: `{url}` is not an http or https URL (or a placeholder that gives one, such as `{{{{server.origin}}}}/…`)"),
+            ));
+        }
+    }
+    Ok(Some(urls))
 }
 
 /// What the step sends: exactly one of a request, a notification and raw bytes (or nothing, for

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::record::Status;
+use crate::scenario::model::{Part, Query};
 
 const MINIMAL: &str = r#"
 id = "ping-demo"
@@ -267,4 +268,46 @@ fn for_each_and_pages_go_with_a_single_request_and_say_what_no_item_means() {
     )
     .unwrap_err();
     assert!(e.message.contains("none"), "{e}");
+}
+
+#[test]
+fn a_fetch_step_gets_a_document_over_http_and_sends_nothing_else() {
+    let http = MINIMAL.replace(
+        "title = \"ping\"\n",
+        "title = \"ping\"\n[requires]\ntransport = \"http\"\n",
+    );
+    let fetch = |with: &str| {
+        http.replace(
+            "request = { method = \"ping\" }",
+            &format!("fetch = [\"{{{{capture.x?}}}}\", \"{{{{server.origin}}}}/.well-known/a{{{{server.path}}}}\"]{with}\ncapture = {{ x = \"challenge.resource_metadata\" }}"),
+        )
+    };
+    let scenario = parse("demo.toml", &fetch("")).unwrap_or_else(|e| panic!("{e}"));
+    let StepSend::Fetch(urls) = &scenario.steps[0].send else {
+        panic!("{:?}", scenario.steps[0].send)
+    };
+    assert_eq!(urls.len(), 2);
+    assert_eq!(
+        scenario.steps[0].capture[0].query,
+        Query::Step {
+            step: None,
+            part: Part::Challenge("resource_metadata".into())
+        }
+    );
+    // Nothing that sends a message goes with it.
+    let err = parse("demo.toml", &fetch("\nheaders = { A = \"b\" }")).unwrap_err();
+    assert!(
+        err.message.contains("`headers` does not go with it"),
+        "{err}"
+    );
+    // HTTP only, and only http(s) URLs.
+    let stdio = fetch("").replace("transport = \"http\"", "transport = \"stdio\"");
+    let err = parse("demo.toml", &stdio).unwrap_err();
+    assert!(err.message.contains("HTTP transport"), "{err}");
+    let ftp = http.replace(
+        "request = { method = \"ping\" }",
+        "fetch = \"ftp://example.com/x\"",
+    );
+    let err = parse("demo.toml", &ftp).unwrap_err();
+    assert!(err.message.contains("not an http or https URL"), "{err}");
 }
