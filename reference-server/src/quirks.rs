@@ -548,6 +548,16 @@ quirks! {
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
     AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)",
+    /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
+    AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
+    /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.
+    AuthServerIssuerMismatch in auth => "the metadata's issuer MUST be identical to the issuer it was found for (RFC 8414 §3.3)",
+    /// With `--static-token`: the authorization server metadata names no token endpoint.
+    AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)",
+    /// With `--static-token`: the authorization server metadata has no `code_challenge_methods_supported`.
+    AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)",
+    /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
+    AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try",
     /// With `--static-token`: the 401's challenge carries no `scope`.
     AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for",
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.

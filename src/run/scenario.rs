@@ -309,20 +309,23 @@ impl StepRunner<'_> {
         let fetch = matches!(step.send, StepSend::Fetch(_));
         // The pages of a list join their arrays into one capture.
         let mut joined: HashMap<String, Value> = HashMap::new();
-        // Whether the step got what a capture reads: a result (a fetch: any document) for one
-        // that reads the reply, any HTTP answer for one that reads its status or headers.
+        // Whether the step got what a capture reads: a result for one that reads the reply, any
+        // HTTP answer for one that reads its status or headers, or that reads a fetched
+        // document (a 404 says there is none).
         let answered = |capture: &crate::scenario::model::Capture| {
-            let http_layer = matches!(
-                &capture.query,
-                Query::Step {
-                    part: Part::Status | Part::Header(_) | Part::Challenge(_),
-                    ..
-                }
-            );
+            let http_layer = fetch
+                || matches!(
+                    &capture.query,
+                    Query::Step {
+                        part: Part::Status | Part::Header(_) | Part::Challenge(_),
+                        ..
+                    }
+                );
             outcomes.iter().any(|o| match o {
                 Ok(exchange) if http_layer => exchange.http.is_some(),
-                Ok(exchange) => step::reply_message(exchange)
-                    .is_some_and(|m| fetch || m.get("result").is_some()),
+                Ok(exchange) => {
+                    step::reply_message(exchange).is_some_and(|m| m.get("result").is_some())
+                }
                 Err(_) => false,
             })
         };
@@ -414,7 +417,12 @@ impl StepRunner<'_> {
         let mut missing = None;
         for url in urls {
             match crate::scenario::template::expand_str(url, &lookup) {
-                Ok(Value::String(url)) if !url.is_empty() => candidates.push(url),
+                Ok(Value::String(url)) if !url.is_empty() => {
+                    // (The same URL twice, as two templates may give, is fetched once.)
+                    if !candidates.contains(&url) {
+                        candidates.push(url);
+                    }
+                }
                 Ok(_) => {}
                 Err(name) if name.ends_with('?') => {}
                 Err(name) => {
@@ -425,7 +433,9 @@ impl StepRunner<'_> {
         if candidates.is_empty() {
             let name = missing.unwrap_or_default();
             if let Some(absent) = name
-                .strip_prefix("capture.")
+                .split('|')
+                .next()
+                .and_then(|n| n.strip_prefix("capture."))
                 .and_then(|c| self.absent_of(c, captures))
             {
                 return Err(absent);

@@ -8,6 +8,11 @@
 
 use serde_json::Value;
 
+/// The filters a placeholder may end in, each taking a part of a URL value:
+/// `{{capture.issuer|origin}}` (`scheme://authority` as written), `{{capture.issuer|path}}` (the
+/// path without a trailing slash; empty for none).
+pub const URL_FILTERS: &[&str] = &["origin", "path"];
+
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
 /// names the file's steps capture. Known: `protocolVersion`, `token`, `copy`, `probe.name`,
 /// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
@@ -24,6 +29,15 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
         "server.origin",
         "server.path",
     ];
+    if let Some((base, filter)) = name.rsplit_once('|') {
+        if !URL_FILTERS.contains(&filter) {
+            return Some(format!(
+                "`{{{{{name}}}}}`: unknown filter `{filter}` (known: {})",
+                URL_FILTERS.join(", ")
+            ));
+        }
+        return unknown(base, captured);
+    }
     if FIXED.contains(&name) {
         return None;
     }
@@ -81,6 +95,10 @@ pub struct Fill<'a> {
 impl Fill<'_> {
     /// The value a placeholder name stands for here, if it has one.
     pub fn lookup(&self, name: &str) -> Option<Value> {
+        if let Some((base, filter)) = name.rsplit_once('|') {
+            let value = self.lookup(base)?;
+            return url_part(value.as_str()?, filter).map(Value::from);
+        }
         match name {
             "protocolVersion" => return Some(Value::from(self.version)),
             "token" => return self.token.map(Value::from),
@@ -89,14 +107,8 @@ impl Fill<'_> {
             "probe.arguments" => return self.probe.map(|(_, a)| a.clone()),
             "http_status" => return self.http_status.map(|s| Value::from(s.to_string())),
             "server.url" => return self.server.map(Value::from),
-            "server.origin" => return self.server.and_then(server_origin).map(Value::from),
-            "server.path" => {
-                let server = self.server?;
-                let origin = server_origin(server)?;
-                let rest = &server[origin.len()..];
-                let path = rest.split(['?', '#']).next().unwrap_or("");
-                return Some(Value::from(path.trim_end_matches('/')));
-            }
+            "server.origin" => return url_part(self.server?, "origin").map(Value::from),
+            "server.path" => return url_part(self.server?, "path").map(Value::from),
             _ => {}
         }
         if let Some(pointer) = name.strip_prefix("sent") {
@@ -115,12 +127,21 @@ impl Fill<'_> {
     }
 }
 
-/// The origin of a URL as written (`scheme://authority`, case and port as given), for the URLs
-/// a fetch step derives from the endpoint (a well-known URI, RFC 8615).
-fn server_origin(url: &str) -> Option<&str> {
+/// A part of a URL as written, for the URLs a fetch step derives from another (a well-known
+/// URI, RFC 8615): `origin` (`scheme://authority`, case and port as given) or `path` (without
+/// query, fragment or trailing slash).
+fn url_part<'u>(url: &'u str, part: &str) -> Option<&'u str> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    Some(&url[..scheme.len() + 3 + authority])
+    let origin = &url[..scheme.len() + 3 + authority];
+    match part {
+        "origin" => Some(origin),
+        "path" => {
+            let path = url[origin.len()..].split(['?', '#']).next().unwrap_or("");
+            Some(path.trim_end_matches('/'))
+        }
+        _ => None,
+    }
 }
 
 /// Expands the placeholders of a message for people: a name without a value reads `(absent)`,
@@ -235,6 +256,44 @@ mod tests {
             "v 2025-11-25, code (absent)"
         );
         assert_eq!(expand_message("{{capture.n}}", &lookup), "7");
+    }
+
+    #[test]
+    fn the_server_url_and_its_parts_fill_well_known_uris() {
+        let captures = std::collections::HashMap::from([(
+            "issuer".to_string(),
+            json!("https://auth.example.com/tenant/1/"),
+        )]);
+        let fill = Fill {
+            server: Some("http://127.0.0.1:7801/mcp?x=1"),
+            captures: Some(&captures),
+            ..Fill::default()
+        };
+        let at = |text: &str| expand_str(text, &|n| fill.lookup(n)).unwrap();
+        assert_eq!(
+            at("{{server.origin}}/.well-known/oauth-protected-resource{{server.path}}"),
+            json!("http://127.0.0.1:7801/.well-known/oauth-protected-resource/mcp")
+        );
+        assert_eq!(
+            at("{{capture.issuer|origin}}/.well-known/oauth-authorization-server{{capture.issuer|path}}"),
+            json!("https://auth.example.com/.well-known/oauth-authorization-server/tenant/1")
+        );
+        let root = Fill {
+            server: Some("https://example.com"),
+            ..Fill::default()
+        };
+        assert_eq!(root.lookup("server.path"), Some(json!("")));
+        assert_eq!(
+            root.lookup("server.origin"),
+            Some(json!("https://example.com"))
+        );
+        // A filter of a name without a value, or of no URL, has none.
+        assert_eq!(fill.lookup("capture.none|origin"), None);
+        assert!(unknown("capture.issuer|origin", &["issuer"]).is_none());
+        assert!(unknown("capture.issuer|host", &["issuer"])
+            .unwrap()
+            .contains("unknown filter"));
+        assert!(unknown("capture.other|path", &["issuer"]).is_some());
     }
 
     #[test]

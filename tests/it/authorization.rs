@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{mcpcheck, run_json_with_env, HttpServer};
+use crate::support::{mcpcheck, run_json_with_env, AuthorizationServer, HttpServer};
 
 const TOKEN: &str = "mcpcheck-test-token-0123456789";
 
@@ -86,4 +86,64 @@ fn with_a_token_that_covers_everything_the_protected_server_passes() {
             && said.contains("Authorization: Bearer"),
         "{said}"
     );
+}
+
+/// The statuses of the authorization checks of a run with the token, by id.
+fn authorization_checks(server: &HttpServer) -> Vec<(String, String, String)> {
+    let (_, report, text) = run_with_token(server);
+    assert!(!text.contains(TOKEN), "the token leaked");
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["area"] == "authorization")
+        .map(|c| {
+            let field = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (field("id"), field("status"), field("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn discovery_passes_against_a_real_authorization_server_and_catches_a_wrong_issuer() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    // The resource metadata names oauth2-mock-server, whose OpenID Connect Discovery document
+    // (it serves no RFC 8414 one) is found in the order clients try.
+    let server = HttpServer::start_with(&[
+        "--static-token",
+        TOKEN,
+        "--authorization-server",
+        &oauth.issuer,
+    ]);
+    let checks = authorization_checks(&server);
+    for id in [
+        "auth-metadata-discoverable",
+        "auth-metadata-resource",
+        "auth-server-metadata-found",
+        "auth-server-metadata-issuer",
+        "auth-server-metadata-endpoints",
+        "auth-server-metadata-pkce",
+    ] {
+        assert!(checks.iter().any(|(c, _, _)| c == id), "{id} did not run");
+    }
+    let problems: Vec<_> = checks.iter().filter(|(_, s, _)| s != "pass").collect();
+    assert!(problems.is_empty(), "{problems:?}");
+    // The same server under another name for the same host: its metadata speaks for
+    // http://localhost:PORT, not for the URL the resource metadata names.
+    let elsewhere = oauth.issuer.replace("localhost", "127.0.0.1");
+    let server = HttpServer::start_with(&[
+        "--static-token",
+        TOKEN,
+        "--authorization-server",
+        &elsewhere,
+    ]);
+    let checks = authorization_checks(&server);
+    let issuer = checks
+        .iter()
+        .find(|(c, _, _)| c == "auth-server-metadata-issuer")
+        .unwrap();
+    assert_eq!(issuer.1, "fail", "{issuer:?}");
+    assert!(issuer.2.contains(&oauth.issuer), "{issuer:?}");
 }

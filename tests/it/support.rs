@@ -84,6 +84,57 @@ impl Drop for HttpServer {
     }
 }
 
+/// A real OAuth 2 authorization server, oauth2-mock-server from npm (tests/oauth, installed by
+/// `npm ci --prefix tests/oauth`), on a free loopback port; stopped when dropped (and on its own
+/// when its stdin closes, should the test die first).
+pub struct AuthorizationServer {
+    child: Child,
+    /// Its issuer URL (`http://localhost:PORT`).
+    pub issuer: String,
+}
+
+impl AuthorizationServer {
+    /// Starts one, or says why it cannot (the package is not installed): the test then skips,
+    /// unless `MCPCHECK_REQUIRE_FIXTURES` names `oauth`.
+    pub fn start() -> Option<AuthorizationServer> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth");
+        if !dir.join("node_modules/oauth2-mock-server").is_dir() {
+            fixture_missing(
+                "oauth",
+                "the authorization server oauth2-mock-server is not installed (npm ci --prefix tests/oauth)",
+            );
+            return None;
+        }
+        let mut child = Command::new("node")
+            .arg("serve.mjs")
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the issuer line");
+        assert!(
+            line.starts_with("http://"),
+            "oauth2-mock-server said {line:?}"
+        );
+        Some(AuthorizationServer {
+            child,
+            issuer: line.trim().to_string(),
+        })
+    }
+}
+
+impl Drop for AuthorizationServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Runs `mcpcheck run ARGS --json -` and returns the exit code, the report and stderr.
 pub fn run_json(args: &[&str]) -> (i32, Value, String) {
     run_json_with_env(args, &[])

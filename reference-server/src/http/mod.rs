@@ -78,6 +78,9 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     if let Some(document) = resource_metadata(state, &req) {
         return document;
     }
+    if let Some(document) = authorization_server_metadata(state, &req) {
+        return document;
+    }
     let legacy = !state.server.stateless() && matches!(req.uri().path(), "/sse" | "/messages");
     if req.uri().path() != "/mcp" && !legacy {
         return plain(StatusCode::NOT_FOUND, "not found");
@@ -737,6 +740,58 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
     response
         .headers_mut()
         .insert("content-type", HeaderValue::from_static(content_type));
+    Some(response)
+}
+
+/// With `--static-token` and no `--authorization-server`: this server's origin is its own
+/// authorization server as far as discovery goes, and serves that server's metadata (RFC 8414 at
+/// `/.well-known/oauth-authorization-server`), so that the checks of the document have a server
+/// whose every field a quirk can change. (Its endpoints issue nothing: a run against a real
+/// authorization server names it with `--authorization-server`.)
+fn authorization_server_metadata(
+    state: &Arc<State>,
+    req: &Request<Incoming>,
+) -> Option<Response<HttpBody>> {
+    state.server.static_token.as_ref()?;
+    if state.server.authorization_server.is_some() || req.method() != Method::GET {
+        return None;
+    }
+    let quirks = &state.server.quirks;
+    let path = if quirks.has(Quirk::AuthServerOidcOnly) {
+        "/.well-known/openid-configuration"
+    } else {
+        "/.well-known/oauth-authorization-server"
+    };
+    if req.uri().path() != path || quirks.has(Quirk::AuthServerMetadataMissing) {
+        return None;
+    }
+    let origin = format!("http://{}", host_of(req));
+    let issuer = if quirks.has(Quirk::AuthServerIssuerMismatch) {
+        format!("{origin}/issuer")
+    } else {
+        origin.clone()
+    };
+    let mut document = json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{origin}/authorize"),
+        "token_endpoint": format!("{origin}/token"),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
+        "code_challenge_methods_supported": ["S256"],
+        "scopes_supported": [SCOPE],
+    });
+    let members = document.as_object_mut()?;
+    if quirks.has(Quirk::AuthServerNoTokenEndpoint) {
+        members.remove("token_endpoint");
+    }
+    if quirks.has(Quirk::AuthServerNoPkce) {
+        members.remove("code_challenge_methods_supported");
+    }
+    let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
     Some(response)
 }
 
