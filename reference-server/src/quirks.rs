@@ -548,6 +548,14 @@ quirks! {
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
     AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)",
+    /// With `--static-token`: any bearer token is accepted; only a request with none is refused.
+    AuthAcceptsAnyToken in auth => "a server MUST validate the token, not only its presence, and answer 401 to an invalid one",
+    /// With `--static-token`: a JWT whose header says `alg: none` is accepted.
+    AuthAcceptsAlgNone in auth => "an unsecured JWT (alg none) is an invalid token: 401",
+    /// With `--static-token`: any well-formed JWT is accepted, its signature never checked.
+    AuthAcceptsUnverifiedJwt in auth => "a JWT is valid only if its signature verifies with the authorization server's key: 401 otherwise",
+    /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
+    AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)",
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.

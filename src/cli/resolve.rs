@@ -440,6 +440,13 @@ impl RunArgs {
                     if let Some(token) = value.split_once(' ').map(|(_, t)| t.trim()) {
                         secrets.push(token.to_string());
                     }
+                    // The tokens the authorization checks make from a bearer token carry its
+                    // claims (and one its signature): as secret as the token itself.
+                    if name.eq_ignore_ascii_case("authorization") {
+                        if let Some(token) = crate::record::token::bearer_of(&value) {
+                            secrets.extend(crate::record::token::MadeUp::from(token).all());
+                        }
+                    }
                     headers.push((name.to_string(), value));
                 }
                 Target::Http(HttpSpec {

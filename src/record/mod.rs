@@ -9,6 +9,7 @@
 pub mod challenge;
 pub mod evidence;
 pub mod exchange;
+pub mod token;
 pub mod transcript;
 pub mod url;
 pub mod verdict;

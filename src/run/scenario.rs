@@ -532,6 +532,7 @@ impl StepRunner<'_> {
             let fill = crate::scenario::template::Fill {
                 version: self.version,
                 token: Some(&context.token),
+                bearer: bearer(&context.target),
                 copy: Some(copy),
                 probe: context.probe.as_ref(),
                 captures: Some(captures),
@@ -548,9 +549,16 @@ impl StepRunner<'_> {
                         return absent;
                     }
                 }
+                if name.starts_with("auth.") && bearer(&context.target).is_none() {
+                    return NotSent {
+                        why: "no bearer token was given (-H \"Authorization: Bearer …\"), so mcpcheck has none to make bad ones from".to_string(),
+                        not_applicable: true,
+                    };
+                }
                 NotSent::from(match name.split_once('.').map_or(name, |(root, _)| root) {
                     "probe" => "no listed tool has arguments to get wrong, so the request was not sent".to_string(),
                     "tool" => "the tool this request needs is not in the server's tools/list, so it was not sent".to_string(),
+                    "auth" => "the bearer token given is not a JWT, so there is no signature to keep while altering its claims".to_string(),
                     _ => format!("the run has no value for {name}, so the request was not sent"),
                 })
             };
@@ -899,5 +907,17 @@ fn document_exchange(
         server_requests: Vec::new(),
         http,
         elapsed_ms,
+    }
+}
+
+/// The user's bearer token (`-H "Authorization: Bearer …"`), over HTTP, if one was given.
+fn bearer(target: &crate::transport::Target) -> Option<&str> {
+    match target {
+        crate::transport::Target::Http(spec) => spec
+            .headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+            .and_then(|(_, value)| crate::record::token::bearer_of(value)),
+        crate::transport::Target::Stdio(_) => None,
     }
 }

@@ -2,7 +2,9 @@
 //! `{{sent/POINTER}}` (in rules: a value from the message the step sent), `{{each/POINTER}}` (in
 //! a `for_each` step: a value of the item the request is for), `{{token}}` (a per-run random
 //! token) and, over HTTP, `{{server.url}}`, `{{server.origin}}` and `{{server.path}}` (the
-//! endpoint under test, its origin, and its path without a trailing slash). A string that is one placeholder becomes the value itself, type kept.
+//! endpoint under test, its origin, and its path without a trailing slash), and tokens a protected
+//! server must refuse, made from the user's bearer token (`{{auth.alg-none}}`, …;
+//! [`crate::record::token`]). A string that is one placeholder becomes the value itself, type kept.
 //! An object member whose value is one placeholder ending in `?` (`"{{capture.state?}}"`) is
 //! left out when the name has no value, instead of failing the expansion.
 
@@ -40,6 +42,14 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     }
     if FIXED.contains(&name) {
         return None;
+    }
+    if let Some(made_up) = name.strip_prefix("auth.") {
+        return (!crate::record::token::NAMES.contains(&made_up)).then(|| {
+            format!(
+                "`{{{{{name}}}}}`: mcpcheck makes no such token (known: auth.{})",
+                crate::record::token::NAMES.join(", auth.")
+            )
+        });
     }
     if let Some(capture) = name.strip_prefix("capture.") {
         return (!captured.contains(&capture)).then(|| {
@@ -90,6 +100,9 @@ pub struct Fill<'a> {
     pub each: Option<&'a Value>,
     /// `{{server.url}}`, `{{server.origin}}`, `{{server.path}}`: the HTTP endpoint under test.
     pub server: Option<&'a str>,
+    /// `{{auth.garbage}}`, `{{auth.alg-none}}`, `{{auth.foreign-key}}`, `{{auth.tampered}}`:
+    /// tokens a protected server must refuse, made from the user's bearer token (this one).
+    pub bearer: Option<&'a str>,
 }
 
 impl Fill<'_> {
@@ -122,6 +135,10 @@ impl Fill<'_> {
         }
         if let Some(capture) = name.strip_prefix("capture.") {
             return self.captures?.get(capture).cloned();
+        }
+        if let Some(made_up) = name.strip_prefix("auth.") {
+            let made = crate::record::token::MadeUp::from(self.bearer?);
+            return made.named(made_up).map(Value::from);
         }
         tool_value(self.tools, name)
     }

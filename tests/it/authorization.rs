@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use crate::support::{mcpcheck, run_json_with_env, AuthorizationServer, HttpServer};
 
-const TOKEN: &str = "mcpcheck-test-token-0123456789";
+/// The protected server's one token: a JWT (the server compares it whole), so that the checks
+/// of bad tokens alter its claims too.
+const TOKEN: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNlbGZ0ZXN0In0.eyJpc3MiOiJodHRwczovL2l0LmludmFsaWQiLCJzdWIiOiJtY3BjaGVjay1pdCIsInNjb3BlIjoibWNwIiwiZXhwIjo0MTAyNDQ0ODAwfQ.XqOiIIJ43-p6hi7XqBT1-M2J9pLdyarCzLWlYrjw9Os";
 
 /// Runs the library over HTTP with the token from the environment, as a user would pass it;
 /// returns the exit code, the report, and all it printed (the report and stderr).
@@ -146,4 +148,63 @@ fn discovery_passes_against_a_real_authorization_server_and_catches_a_wrong_issu
         .unwrap();
     assert_eq!(issuer.1, "fail", "{issuer:?}");
     assert!(issuer.2.contains(&oauth.issuer), "{issuer:?}");
+}
+
+#[test]
+fn bad_tokens_are_refused_and_never_shown_and_a_token_that_is_no_jwt_cannot_be_tampered_with() {
+    let server = HttpServer::start_with(&["--static-token", TOKEN]);
+    let (_, report, text) = run_with_token(&server);
+    let status = |id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("{id} did not run"))["status"]
+            .clone()
+    };
+    for id in [
+        "auth-garbage-token-refused",
+        "auth-alg-none-token-refused",
+        "auth-foreign-key-token-refused",
+        "auth-tampered-token-refused",
+        "auth-invalid-token-error",
+    ] {
+        assert_eq!(status(id), "pass", "{id}");
+    }
+    // The made-up tokens carry the token's claims, one its signature: none is ever printed.
+    for made_up in mcpcheck::record::token::MadeUp::from(TOKEN).all() {
+        assert!(
+            !text.contains(&made_up),
+            "a made-up token leaked: {made_up}"
+        );
+        let payload = made_up.split('.').nth(1).unwrap_or(&made_up);
+        assert!(!text.contains(payload), "a made-up token's claims leaked");
+    }
+    // A token that is no JWT has no signature to keep: that one check cannot be made.
+    let opaque = "mcpcheck-opaque-token-0123456789";
+    let server = HttpServer::start_with(&["--static-token", opaque]);
+    let (_, report, _) = run_json_with_env(
+        &[
+            "--url",
+            &server.url,
+            "-H",
+            "Authorization: Bearer $MCPCHECK_TEST_BEARER",
+            "--check",
+            "auth-*",
+            "-q",
+        ],
+        &[("MCPCHECK_TEST_BEARER", opaque)],
+    );
+    let tampered = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "auth-tampered-token-refused")
+        .unwrap();
+    assert_eq!(tampered["status"], "not-testable", "{tampered}");
+    assert!(
+        tampered["message"].as_str().unwrap().contains("not a JWT"),
+        "{tampered}"
+    );
 }

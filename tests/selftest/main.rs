@@ -21,8 +21,9 @@ mod support;
 
 use support::{mcpcheck, reference_server, run_json, run_json_with_env, statuses, HttpServer};
 
-/// The bearer token of the protected reference server (`auth` runs).
-const SELFTEST_TOKEN: &str = "mcpcheck-selftest-token-4f1c";
+/// The bearer token of the protected reference server (`auth` runs): a JWT (the server compares it
+/// whole), so that the token checks alter its claims too.
+const SELFTEST_TOKEN: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNlbGZ0ZXN0In0.eyJpc3MiOiJodHRwczovL3NlbGZ0ZXN0LmludmFsaWQiLCJzdWIiOiJtY3BjaGVjay1zZWxmdGVzdCIsInNjb3BlIjoibWNwIiwiZXhwIjo0MTAyNDQ0ODAwfQ.3DBnNCwEcBYU-879qd6XfJldln7NEuvu8cPLO2NPUBk";
 
 /// How many tests run at once unless `--test-threads` says otherwise.
 const RUNS_AT_ONCE: usize = 8;

@@ -627,7 +627,7 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, value)| value.trim());
-    if given == Some(token) {
+    if given == Some(token) || given.is_some_and(|g| accepted_by_quirk(&state.server.quirks, g)) {
         return None;
     }
     let host = host_of(req);
@@ -648,7 +648,7 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if !quirks.has(Quirk::AuthChallengeNoScope) {
         params.push(format!("scope=\"{SCOPE}\""));
     }
-    if let Some(error) = error {
+    if let Some(error) = error.filter(|_| !quirks.has(Quirk::AuthInvalidTokenNoError)) {
         params.push(format!("error=\"{error}\""));
     }
     let mut challenge = format!("Bearer {}", params.join(", "));
@@ -658,13 +658,60 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if quirks.has(Quirk::AuthChallengeBasic) {
         challenge = "Basic realm=\"mcp\"".to_string();
     }
-    let status = if quirks.has(Quirk::AuthMissingToken403) {
+    let status = if quirks.has(Quirk::AuthMissingToken403) && given.is_none() {
         StatusCode::FORBIDDEN
     } else {
         StatusCode::UNAUTHORIZED
     };
     let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
     Some(auth_refusal(status, &challenge, &body))
+}
+
+/// Whether a quirk takes a token other than the static one for good: any at all, an unsecured
+/// JWT (`alg: none`), or any JWT whose signature it never checks.
+fn accepted_by_quirk(quirks: &crate::quirks::Quirks, token: &str) -> bool {
+    if quirks.has(Quirk::AuthAcceptsAnyToken) {
+        return true;
+    }
+    let segments: Vec<&str> = token.split('.').collect();
+    let json = |segment: &str| {
+        base64url(segment).and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+    };
+    let (Some(header), Some(_claims)) = (
+        segments.first().and_then(|s| json(s)),
+        segments.get(1).and_then(|s| json(s)),
+    ) else {
+        return false;
+    };
+    if segments.len() != 3 {
+        return false;
+    }
+    quirks.has(Quirk::AuthAcceptsUnverifiedJwt)
+        || (quirks.has(Quirk::AuthAcceptsAlgNone) && header["alg"] == "none")
+}
+
+/// Decodes base64url (no padding), as JWT segments are written.
+fn base64url(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let (mut bits, mut n) = (0u32, 0u32);
+    for c in text.trim_end_matches('=').bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        };
+        n = (n << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((n >> bits) as u8);
+            n &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
 }
 
 /// The scope a token needs for this server (the one its challenge asks for).
