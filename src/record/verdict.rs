@@ -284,6 +284,12 @@ pub enum SkipReason {
     CapabilitiesUnknown,
     /// The check calls a tool the server lists, which the user did not allow (`--call-tools`).
     CallTools,
+    /// The server is protected and the run has no token (no `Authorization` header): only the
+    /// authorization checks could be made.
+    Token {
+        /// How the server refused the handshake (`HTTP 401 (scope "mcp")`).
+        refusal: String,
+    },
     /// The check calls a listed tool with a wrong argument, and none has one to get wrong.
     NoToolToProbe {
         /// Whether only tools annotated read-only were allowed.
@@ -322,6 +328,23 @@ pub enum SkipReason {
     /// message says why).
     #[serde(other)]
     Other,
+}
+
+impl SkipReason {
+    /// Whether the reason is the run's own choice (the transport, the era or version, the
+    /// fixture set, whether tools may be called), which holds whatever the server: not a fact
+    /// about the server learned from what it said.
+    pub fn is_the_runs(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::Transport { .. }
+                | SkipReason::FixtureSet { .. }
+                | SkipReason::Era { .. }
+                | SkipReason::Version { .. }
+                | SkipReason::CallTools
+                | SkipReason::Token { .. }
+        )
+    }
 }
 
 impl fmt::Display for SkipReason {
@@ -369,6 +392,10 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::CallTools => f.write_str(
                 "calls a tool the server lists, which mcpcheck only does with --call-tools read-only|all",
+            ),
+            SkipReason::Token { refusal } => write!(
+                f,
+                "needs a token: the server is protected (it refused initialize with {refusal}) and the run has none; pass one with -H \"Authorization: Bearer $TOKEN\""
             ),
             SkipReason::NoToolToProbe { read_only } => write!(
                 f,

@@ -44,8 +44,9 @@ pub struct Report {
     /// completes the initialize handshake is judged in both.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_eras: Vec<ProtocolInfo>,
-    /// Why an era was not judged, when mcpcheck tried it (the handshake of a server that
-    /// answers server/discover); `None` when nothing was tried.
+    /// A note on what could not be judged: why an era was not judged, when mcpcheck tried it
+    /// (the handshake of a server that answers server/discover), or that a protected server
+    /// was met without a token (only the authorization checks could be made).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eras_note: Option<String>,
     /// stdio: how many server processes the run started, every pass together.

@@ -556,6 +556,9 @@ pub fn reason(check: &CheckResult) -> String {
         }
         SkipReason::CapabilitiesUnknown => "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into(),
         SkipReason::CallTools => "call a listed tool (--call-tools)".into(),
+        SkipReason::Token { .. } => {
+            "need a token (the server is protected): -H \"Authorization: Bearer $TOKEN\"".into()
+        }
         SkipReason::NoToolToProbe { .. } => {
             "call a listed tool with an argument to get wrong (none has one)".into()
         }

@@ -26,8 +26,9 @@ use tokio::task::JoinSet;
 use crate::check::step::NotSent;
 use crate::check::wire;
 use crate::protocol::{Outgoing, Session, SessionInfo};
+use crate::record::version::LATEST_HANDSHAKE;
 use crate::record::Era;
-use crate::record::{Status, Verdict};
+use crate::record::{SkipReason, Status, Verdict};
 use crate::record::{Transcript, TransportKind};
 use crate::report::{
     rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
@@ -192,6 +193,9 @@ struct Context {
     fixtures: Option<String>,
     /// Paces the starts of the connections of their own that scenarios need.
     starts: Starts,
+    /// A protected server met without a token: why every check but the authorization ones
+    /// cannot be made.
+    tokenless: Option<SkipReason>,
     /// The connections that scenarios take one after another ([`Lane`], placed by [`lanes`]).
     lanes: Vec<Lane>,
     /// The lane connections that a scenario ended (a probe, mostly): their transcripts, and which
@@ -485,6 +489,25 @@ async fn run_started(
             config.run_timeout.as_secs()
         )),
     };
+    // A protected server that refused the handshake of a run without a token is judged as far
+    // as a client without one can: the authorization checks; every other check needs a token.
+    let tokenless = failure.as_ref().and_then(|_| tokenless(&main, &config));
+    let failure = failure.filter(|_| tokenless.is_none());
+    if let Some(refusal) = &tokenless {
+        main.set_info(SessionInfo {
+            era: Some(Era::Handshake),
+            version: Some(LATEST_HANDSHAKE.to_string()),
+            ..SessionInfo::default()
+        });
+        report.protocol.version = Some(LATEST_HANDSHAKE.to_string());
+        report.protocol.era = Some("handshake".to_string());
+        report.protocol.detection = format!(
+            "initialize was refused for authorization ({refusal}) and the run has no token: judged at {LATEST_HANDSHAKE}, the newest handshake version"
+        );
+        report.eras_note = Some(format!(
+            "the server is protected (initialize was refused with {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
+        ));
+    }
     if let Some(mut fatal) = failure {
         if let Some(stray) = stray_stdout(&main, config.target.kind()) {
             fatal.push_str(&stray);
@@ -521,11 +544,12 @@ async fn run_started(
     let info = main.info();
     // Tools are listed when a scenario names one, and on 2026-07-28 always: arguments marked
     // with x-mcp-header must travel in Mcp-Param-* headers too, for any tool mcpcheck calls.
-    let needs_tools = info.era == Some(Era::Stateless)
-        || config
-            .scenarios
-            .iter()
-            .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools);
+    let needs_tools = tokenless.is_none()
+        && (info.era == Some(Era::Stateless)
+            || config
+                .scenarios
+                .iter()
+                .any(|s| !s.requires.tools.is_empty() || s.requires.call_tools));
     // The listings run under the run bound too: a server that answers them slowly cannot hold
     // the run past it.
     let listings = async {
@@ -539,10 +563,11 @@ async fn run_started(
         // Fixture prompts and resources are looked for only when a scenario names one.
         let needs = |wanted: fn(&crate::scenario::model::Requires) -> &Vec<String>,
                      capability: &str| {
-            config
-                .scenarios
-                .iter()
-                .any(|s| !wanted(&s.requires).is_empty())
+            tokenless.is_none()
+                && config
+                    .scenarios
+                    .iter()
+                    .any(|s| !wanted(&s.requires).is_empty())
                 && declares(&info, capability)
         };
         let prompts = OptionFuture::from(
@@ -584,6 +609,7 @@ async fn run_started(
         token: token(),
         fixtures: config.fixtures.clone(),
         starts: shared.starts.clone(),
+        tokenless: tokenless.map(|refusal| SkipReason::Token { refusal }),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
         lanes_ended: std::sync::Mutex::default(),
     });
@@ -702,7 +728,15 @@ async fn run_started(
         .iter()
         .filter(|d| config.builtin_selected(&d.id))
     {
-        let (verdict, evidence) = wire::evaluate(def, &input);
+        let (verdict, evidence) = match (wire::evaluate(def, &input), &context.tokenless) {
+            // What crossed the wire is refusals: nothing of the server's MCP to judge.
+            ((verdict, _), Some(why))
+                if !verdict.skip.as_ref().is_some_and(SkipReason::is_the_runs) =>
+            {
+                (Verdict::skip(why.clone()), Vec::new())
+            }
+            (judged, _) => judged,
+        };
         report.checks.push(CheckResult::new(def, verdict, evidence));
     }
     report.server = main
@@ -711,6 +745,29 @@ async fn run_started(
     report.summary = Summary::of(&report.checks);
     report.duration_ms = clock.elapsed().as_millis() as u64;
     report
+}
+
+/// The area of the checks a client without a token can make of a protected server.
+const AUTHORIZATION: &str = "authorization";
+
+/// Whether a run without a token met a protected server: over Streamable HTTP, with no
+/// `Authorization` header of the user's, the handshake's last answer was the authorization
+/// layer's refusal (401 or 403 with a challenge). Returns the refusal in words.
+fn tokenless(main: &Session, config: &RunConfig) -> Option<String> {
+    let Target::Http(spec) = &config.target else {
+        return None;
+    };
+    if spec.legacy_sse
+        || spec
+            .headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+    {
+        return None;
+    }
+    let transcript = main.transcript.lock().expect("transcript lock");
+    let last = transcript.posts.last()?;
+    crate::record::exchange::authorization_refusal(last.status?, &last.response_headers)
 }
 
 /// A step's frames, one per copy, each with its headers (or why it could not be built).

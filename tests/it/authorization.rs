@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{mcpcheck, run_json_with_env, AuthorizationServer, HttpServer};
+use crate::support::{run_json_with_env, AuthorizationServer, HttpServer};
 
 /// The protected server's one token: a JWT (the server compares it whole), so that the checks
 /// of bad tokens alter its claims too.
@@ -75,19 +75,39 @@ fn with_a_token_that_covers_everything_the_protected_server_passes() {
     );
     assert_eq!(code, 0, "{}", report["summary"]);
     assert_eq!(report["summary"]["notTestable"], 0, "{}", report["summary"]);
-    // Without the token the server refuses at once, and the run says so.
-    let output = mcpcheck()
-        .args(["run", "--url", &server.url, "-q"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(3));
-    let said = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
+    // Without the token the handshake is refused: the authorization checks are made as a
+    // client without a token makes them, and every other check needs the token.
+    let (code, report, _) = run_json_with_env(&["--url", &server.url, "-q"], &[]);
+    assert_eq!(code, 0, "{}", report["summary"]);
     assert!(
-        said.contains("initialize was refused for authorization (HTTP 401")
-            && said.contains("Authorization: Bearer"),
-        "{said}"
+        report["erasNote"].as_str().is_some_and(
+            |n| n.contains("the server is protected") && n.contains("Authorization: Bearer")
+        ),
+        "{}",
+        report["erasNote"]
     );
+    let checks = report["checks"].as_array().unwrap();
+    let judged: Vec<&Value> = checks.iter().filter(|c| c["status"] != "skip").collect();
+    assert!(
+        judged
+            .iter()
+            .all(|c| c["area"] == "authorization" && c["status"] == "pass"),
+        "{judged:?}"
+    );
+    assert!(judged
+        .iter()
+        .any(|c| c["id"] == "auth-metadata-discoverable"));
+    let needs_token = checks
+        .iter()
+        .filter(|c| c["reason"]["kind"] == "token")
+        .count();
+    assert!(
+        needs_token > 50,
+        "{needs_token} checks said they need a token"
+    );
+    // What the run chose still decides the rest: a stdio check is for stdio.
+    let stdio = checks.iter().find(|c| c["id"] == "stdio-framing").unwrap();
+    assert_eq!(stdio["reason"]["kind"], "transport", "{stdio}");
 }
 
 /// The statuses of the authorization checks of a run with the token, by id.
