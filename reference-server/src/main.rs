@@ -9,6 +9,7 @@
 mod body;
 mod fixtures;
 mod http;
+mod issuer;
 mod legacy;
 mod mrtr;
 mod outcome;
@@ -52,6 +53,10 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --static-token TOKEN
                    HTTP: a protected resource that takes one bearer token: a request
                    without it (or with another) gets 401 with a Bearer challenge
+  --auth ISSUER    HTTP: a protected resource that takes the access tokens the OAuth
+                   authorization server ISSUER issues: JWTs verified with its published
+                   keys, issued for this server (aud: its URL), with the scope `mcp`
+                   (the resource metadata names ISSUER); --static-token may be given too
   --authorization-server URL
                    with --static-token: the authorization server (issuer) the protected
                    resource metadata names (default: this server's origin)
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
     let mut static_token: Option<String> = None;
     let mut token_lacks: Vec<String> = Vec::new();
     let mut authorization_server: Option<String> = None;
+    let mut auth: Option<String> = None;
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
     let mut empty_lists = false;
@@ -109,6 +115,10 @@ fn main() -> ExitCode {
             "--static-token" => match args.next() {
                 Some(token) if !token.is_empty() => static_token = Some(token),
                 _ => return usage_error("--static-token needs a token"),
+            },
+            "--auth" => match args.next() {
+                Some(url) if url.starts_with("http://") => auth = Some(url),
+                _ => return usage_error("--auth needs the issuer's http:// URL"),
             },
             "--authorization-server" => match args.next() {
                 Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
@@ -155,6 +165,23 @@ fn main() -> ExitCode {
         return usage_error("--dual-era goes with stdio, without --stateless");
     }
     spend_cpu(startup_cpu);
+    // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let issuer = match auth {
+        Some(url) => match runtime.block_on(issuer::Issuer::discover(&url)) {
+            Ok(issuer) => Some(Arc::new(issuer)),
+            Err(e) => {
+                eprintln!("reference-server: --auth {url}: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
+    };
+    let authorization_server =
+        authorization_server.or_else(|| issuer.as_ref().map(|i| i.url.clone()));
     let server = Arc::new(Server {
         quirks,
         stateless: stateless.into(),
@@ -164,15 +191,11 @@ fn main() -> ExitCode {
         static_token,
         token_lacks,
         authorization_server,
+        issuer,
         silent_after,
         empty_lists,
         ..Server::default()
     });
-    // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
     let result = runtime.block_on(async move {
         match http {
             Some(addr) => http::serve(server, addr).await,

@@ -219,6 +219,23 @@ pub struct RunArgs {
     /// inputSchema forbids, to see that the server validates them.
     #[arg(long, value_name = "WHICH", value_enum)]
     pub call_tools: Option<CallTools>,
+    /// With --url: get an access token from the authorization server the server's metadata
+    /// names, and run with it: `client-credentials` (for CI: --client-id and
+    /// --client-secret-env; the token is asked for this server, RFC 8707, and redacted from
+    /// every output).
+    #[arg(long, value_name = "FLOW", value_parser = ["client-credentials"], requires = "url")]
+    pub auth: Option<String>,
+    /// With --auth: the client id registered with the authorization server.
+    #[arg(long, value_name = "ID")]
+    pub client_id: Option<String>,
+    /// With --auth: the environment variable holding the client secret (never the secret
+    /// itself on the command line).
+    #[arg(long, value_name = "VAR")]
+    pub client_secret_env: Option<String>,
+    /// With --auth: the scopes to ask for, space-separated (default: those the server's 401
+    /// challenge names, else those its resource metadata lists).
+    #[arg(long, value_name = "SCOPES")]
+    pub scope: Option<String>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,

@@ -86,6 +86,14 @@ pub struct ConfigFile {
     pub official_schemas: Option<PathBuf>,
     /// `--call-tools`.
     pub call_tools: Option<CallTools>,
+    /// `--auth`.
+    pub auth: Option<String>,
+    /// `--client-id`.
+    pub client_id: Option<String>,
+    /// `--client-secret-env`.
+    pub client_secret_env: Option<String>,
+    /// `--scope`.
+    pub scope: Option<String>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
     /// `--spec-version`: one version, or a list.

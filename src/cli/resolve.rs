@@ -185,6 +185,8 @@ impl GradingArgs {
 /// Everything `mcpcheck run` needs, resolved.
 #[derive(Debug)]
 pub struct Resolved {
+    /// The client to get a token with before the run (`--auth`).
+    pub auth: Option<crate::run::authorize::ClientCredentials>,
     /// What the engine runs.
     pub config: RunConfig,
     /// Values to redact from every output.
@@ -350,6 +352,10 @@ impl RunArgs {
         self.fixtures = self.fixtures.or(file.fixtures);
         self.official_schemas = self.official_schemas.or(file.official_schemas);
         self.call_tools = self.call_tools.or(file.call_tools);
+        self.auth = self.auth.or(file.auth);
+        self.client_id = self.client_id.or(file.client_id);
+        self.client_secret_env = self.client_secret_env.or(file.client_secret_env);
+        self.scope = self.scope.or(file.scope);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.grading_profile = self.grading.grading_profile.or(file.grading_profile);
@@ -556,8 +562,60 @@ impl RunArgs {
                 )),
             },
         };
+        let auth = match (&args.auth, &config.target) {
+            (None, _) => {
+                if let Some(flag) = [
+                    (args.client_id.is_some(), "--client-id"),
+                    (args.client_secret_env.is_some(), "--client-secret-env"),
+                    (args.scope.is_some(), "--scope"),
+                ]
+                .iter()
+                .find_map(|(set, flag)| set.then_some(flag))
+                {
+                    return Err(UsageError::Flag(format!("{flag} goes with --auth")));
+                }
+                None
+            }
+            (Some(_), Target::Http(spec)) => {
+                if spec.legacy_sse {
+                    return Err(UsageError::Flag(
+                        "--auth goes with Streamable HTTP, not --legacy-sse".into(),
+                    ));
+                }
+                if spec
+                    .headers
+                    .iter()
+                    .any(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(UsageError::Flag(
+                        "--auth gets the token itself: leave out -H \"Authorization: …\"".into(),
+                    ));
+                }
+                let client_id = args.client_id.clone().ok_or_else(|| {
+                    UsageError::Flag("--auth client-credentials needs --client-id".into())
+                })?;
+                let var = args.client_secret_env.clone().ok_or_else(|| {
+                    UsageError::Flag(
+                        "--auth client-credentials needs --client-secret-env VAR (the variable holding the secret)".into(),
+                    )
+                })?;
+                let client_secret = std::env::var(&var).map_err(|_| {
+                    UsageError::Flag(format!("--client-secret-env: ${var} is not set"))
+                })?;
+                secrets.push(client_secret.clone());
+                Some(crate::run::authorize::ClientCredentials {
+                    client_id,
+                    client_secret,
+                    scope: args.scope.clone(),
+                })
+            }
+            (Some(_), Target::Stdio(_)) => {
+                return Err(UsageError::Flag("--auth goes with --url".into()))
+            }
+        };
         Ok(Resolved {
             config,
+            auth,
             secrets,
             outputs: args.output,
             strict,

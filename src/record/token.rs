@@ -138,6 +138,22 @@ pub fn encode(bytes: &[u8]) -> String {
     out
 }
 
+/// base64 with padding (RFC 4648 §4), as HTTP Basic credentials are written (RFC 7617).
+pub fn encode_padded(bytes: &[u8]) -> String {
+    let mut out: String = encode(bytes)
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    while out.len() % 4 != 0 {
+        out.push('=');
+    }
+    out
+}
+
 /// Decodes base64url with or without padding; `None` for anything else.
 pub fn decode(text: &str) -> Option<Vec<u8>> {
     let text = text.trim_end_matches('=');
@@ -197,6 +213,8 @@ mod tests {
         }
         assert_eq!(encode(b"foobar"), "Zm9vYmFy");
         assert_eq!(encode(&[0xfb, 0xff]), "-_8");
+        assert_eq!(encode_padded(&[0xfb, 0xff]), "+/8=");
+        assert_eq!(encode_padded(b"client:s3cret"), "Y2xpZW50OnMzY3JldA==");
         assert_eq!(decode("Zm9vYg=="), Some(b"foob".to_vec()));
         assert_eq!(decode("a+b/"), None);
     }

@@ -5,6 +5,7 @@
 //! always taken down its shutdown ladder.
 
 mod applicable;
+pub mod authorize;
 mod connect;
 mod eras;
 mod scenario;

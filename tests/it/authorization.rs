@@ -228,3 +228,74 @@ fn bad_tokens_are_refused_and_never_shown_and_a_token_that_is_no_jwt_cannot_be_t
         "{tampered}"
     );
 }
+
+#[test]
+fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization_server() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    // The server takes only the tokens oauth2-mock-server issues for it (signature, issuer,
+    // audience, scope), as a real resource server does.
+    let server = HttpServer::start_with(&["--auth", &oauth.issuer]);
+    let (code, report, stderr) = run_json_with_env(
+        &[
+            "--url",
+            &server.url,
+            "--auth",
+            "client-credentials",
+            "--client-id",
+            "mcpcheck-test",
+            "--client-secret-env",
+            "MCPCHECK_TEST_SECRET",
+        ],
+        &[("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")],
+    );
+    assert!(
+        stderr.contains("got a token by the client credentials grant at")
+            && stderr.contains("scope \"mcp\""),
+        "{stderr}"
+    );
+    assert_eq!(code, 0, "{}\n{stderr}", report["summary"]);
+    assert_eq!(report["summary"]["notTestable"], 0, "{}", report["summary"]);
+    assert!(
+        report["summary"]["pass"].as_u64().unwrap() > 100,
+        "{}",
+        report["summary"]
+    );
+    // Every check of a token the server must refuse was made, with a real JWT to alter.
+    for id in ["auth-tampered-token-refused", "auth-alg-none-token-refused"] {
+        let check = report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap();
+        assert_eq!(check["status"], "pass", "{check}");
+    }
+    // Neither the secret nor any token (each a JWT: `eyJ…`) is ever shown.
+    let shown = format!("{report}{stderr}");
+    assert!(!shown.contains("mcpcheck-test-client-secret"));
+    let jwt = regex::Regex::new(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ").unwrap();
+    assert!(
+        !jwt.is_match(&shown),
+        "a token was shown: {:?}",
+        jwt.find(&shown)
+    );
+    // A client the authorization server cannot give a token to: the server cannot be tested,
+    // and the run says why.
+    let refused = HttpServer::start_with(&["--static-token", TOKEN]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["run", "--url", &refused.url, "--auth", "client-credentials"])
+        .args([
+            "--client-id",
+            "x",
+            "--client-secret-env",
+            "MCPCHECK_TEST_SECRET",
+        ])
+        .env("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("could not get a token"), "{said}");
+}

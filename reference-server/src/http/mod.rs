@@ -300,7 +300,7 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
         .or_else(|| parsed.get(0).and_then(|m| m.get("method")))
         .and_then(Value::as_str);
     if let Some(method) = method.filter(|m| state.server.token_lacks.iter().any(|l| l == m)) {
-        return insufficient_scope(&req_host, method);
+        return insufficient_scope(&req_host, &format!("mcp:{method}"), method);
     }
     if state.server.stateless() {
         if has_last_event_id
@@ -615,11 +615,14 @@ fn host_of(req: &Request<Incoming>) -> String {
         .to_string()
 }
 
-/// With `--static-token`: a request to the endpoint without the token is refused with 401 and a
-/// Bearer challenge naming the resource metadata (RFC 6750 §3, RFC 9728 §5.1), with a JSON body
-/// that is not JSON-RPC, as many protected servers answer.
+/// With `--static-token` or `--auth`: a request to the endpoint without a good token is refused
+/// with 401 and a Bearer challenge naming the resource metadata (RFC 6750 §3, RFC 9728 §5.1),
+/// with a JSON body that is not JSON-RPC, as many protected servers answer; a token of the
+/// issuer's without the scope gets 403 `insufficient_scope`.
 fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
-    let token = state.server.static_token.as_deref()?;
+    if !state.server.protected() {
+        return None;
+    }
     let given = req
         .headers()
         .get("authorization")
@@ -627,10 +630,27 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         .and_then(|v| v.split_once(' '))
         .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
         .map(|(_, value)| value.trim());
-    if given == Some(token) || given.is_some_and(|g| accepted_by_quirk(&state.server.quirks, g)) {
-        return None;
-    }
     let host = host_of(req);
+    if let Some(given) = given {
+        if state.server.static_token.as_deref() == Some(given)
+            || accepted_by_quirk(&state.server.quirks, given)
+        {
+            return None;
+        }
+        let resource = format!("http://{host}/mcp");
+        match state
+            .server
+            .issuer
+            .as_ref()
+            .map(|issuer| issuer.check(given, &resource, SCOPE))
+        {
+            Some(Ok(())) => return None,
+            Some(Err(crate::issuer::Refused::Scope)) => {
+                return Some(insufficient_scope(&host, SCOPE, "this server"))
+            }
+            Some(Err(crate::issuer::Refused::Invalid(_))) | None => {}
+        }
+    }
     let (error, description) = match given {
         None => (None, "a bearer token is required"),
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
@@ -733,7 +753,7 @@ fn metadata_path(state: &State) -> &'static str {
 /// (a GET of its well-known URI), naming the endpoint as the resource and the authorization
 /// server that issues its tokens.
 fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
-    state.server.static_token.as_ref()?;
+    state.server.protected().then_some(())?;
     let quirks = &state.server.quirks;
     if req.uri().path() != metadata_path(state)
         || req.method() != Method::GET
@@ -799,7 +819,7 @@ fn authorization_server_metadata(
     state: &Arc<State>,
     req: &Request<Incoming>,
 ) -> Option<Response<HttpBody>> {
-    state.server.static_token.as_ref()?;
+    state.server.protected().then_some(())?;
     if state.server.authorization_server.is_some() || req.method() != Method::GET {
         return None;
     }
@@ -844,12 +864,11 @@ fn authorization_server_metadata(
 
 /// With `--token-lacks-scope`: the token does not cover `method`, so the answer is 403 with an
 /// `insufficient_scope` challenge naming the scope that would (2025-11-25, authorization#scope-challenge-handling).
-fn insufficient_scope(host: &str, method: &str) -> Response<HttpBody> {
-    let scope = format!("mcp:{method}");
+fn insufficient_scope(host: &str, scope: &str, what: &str) -> Response<HttpBody> {
     let challenge = format!(
-        "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\", error_description=\"the token does not cover {method}\""
+        "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"http://{host}/.well-known/oauth-protected-resource/mcp\", error_description=\"the token does not cover {what}\""
     );
-    let body = json!({"error": "insufficient_scope", "error_description": format!("the token does not cover {method}")});
+    let body = json!({"error": "insufficient_scope", "error_description": format!("the token does not cover {what}")});
     auth_refusal(StatusCode::FORBIDDEN, &challenge, &body)
 }
 

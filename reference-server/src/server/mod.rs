@@ -144,6 +144,8 @@ pub struct Server {
     /// HTTP, with a static token: the authorization server its resource metadata names
     /// (`--authorization-server`; this server's origin when not given).
     pub authorization_server: Option<String>,
+    /// HTTP: the authorization server whose tokens the server takes (`--auth ISSUER`).
+    pub issuer: Option<std::sync::Arc<crate::issuer::Issuer>>,
     /// Every list method (tools, resources, templates, prompts) answers an empty list
     /// (`--empty-lists`): a server with nothing of any kind to offer, though it declares them.
     pub empty_lists: bool,
@@ -340,6 +342,11 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// HTTP: whether the server is a protected resource (`--static-token`, `--auth`).
+    pub fn protected(&self) -> bool {
+        self.static_token.is_some() || self.issuer.is_some()
     }
 
     /// Whether this connection speaks the stateless era.

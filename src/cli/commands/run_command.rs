@@ -16,6 +16,16 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
         Ok(resolved) => resolved,
         Err(e) => return usage(e),
     };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    // First: the token it gets is a secret every output after it redacts.
+    if let Some(client) = resolved.auth.clone() {
+        if let Err(code) = authorize(&runtime, &mut resolved, &client) {
+            return code;
+        }
+    }
     if resolved.verbose {
         let redactor = report::redact::Redactor::new(&resolved.secrets);
         resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
@@ -32,10 +42,6 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     if let Some((observer, _)) = &progress {
         resolved.config.observer = Some(observer.clone());
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
     let config = resolved.config.clone();
     let outcome = runtime.block_on(async {
         // Registered before any server starts, so an early Ctrl-C still stops them all.
@@ -72,6 +78,46 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     report.grading = Some(grading);
     let report = report.redacted(&resolved.secrets);
     finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
+}
+
+/// `--auth client-credentials`: gets a token from the server's authorization server and adds it
+/// to the run's headers, and it and the tokens the checks make from it to the secrets. A server
+/// for which no token can be had cannot be tested: exit 3, saying why.
+fn authorize(
+    runtime: &tokio::runtime::Runtime,
+    resolved: &mut cli::Resolved,
+    client: &run::authorize::ClientCredentials,
+) -> Result<(), ExitCode> {
+    let crate::transport::Target::Http(spec) = &mut resolved.config.target else {
+        return Ok(());
+    };
+    let redactor = report::redact::Redactor::new(&resolved.secrets);
+    match runtime.block_on(run::authorize::client_credentials(&spec.url, client)) {
+        Ok(obtained) => {
+            if !resolved.quiet {
+                eprintln!(
+                    "mcpcheck: got a token by the {}",
+                    redactor.prose(&obtained.how)
+                );
+            }
+            resolved.secrets.push(obtained.access_token.clone());
+            resolved
+                .secrets
+                .extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
+            spec.headers.push((
+                "Authorization".into(),
+                format!("Bearer {}", obtained.access_token),
+            ));
+            Ok(())
+        }
+        Err(why) => {
+            eprintln!(
+                "mcpcheck: could not get a token (--auth client-credentials): {}",
+                redactor.prose(&why)
+            );
+            Err(ExitCode::from(crate::exit::UNTESTABLE))
+        }
+    }
 }
 
 /// ` at VERSION`, or nothing when the version is not known.

@@ -1,0 +1,133 @@
+//! `--auth ISSUER`: the server as an OAuth 2.1 resource server that takes the access tokens a
+//! real authorization server issues. At start it reads the issuer's metadata (RFC 8414, else
+//! OpenID Connect Discovery) and its key set (JWKS); each token is then a JWT whose signature
+//! verifies with one of those keys, issued by the issuer, for this server (`aud` is its
+//! canonical URI, RFC 8707), not expired, with the scope the server asks for.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Empty};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{decode, decode_header, DecodingKey, Validation};
+use serde_json::Value;
+
+/// The issuer and the keys it signs with.
+#[derive(Debug)]
+pub struct Issuer {
+    /// The issuer identifier (`iss` of its tokens).
+    pub url: String,
+    keys: JwkSet,
+}
+
+/// Why a token is not good for a request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Not a valid token for this server: 401 `invalid_token`.
+    Invalid(String),
+    /// Valid, but without the scope: 403 `insufficient_scope`.
+    Scope,
+}
+
+impl Issuer {
+    /// Reads the issuer's metadata and key set.
+    pub async fn discover(url: &str) -> Result<Issuer, String> {
+        let base = url.trim_end_matches('/');
+        let mut metadata = None;
+        for path in [
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ] {
+            if let Ok(document) = get_json(&format!("{base}{path}")).await {
+                metadata = Some(document);
+                break;
+            }
+        }
+        let metadata = metadata.ok_or_else(|| format!("{url} serves no metadata"))?;
+        let jwks_uri = metadata["jwks_uri"]
+            .as_str()
+            .ok_or_else(|| format!("{url}'s metadata names no jwks_uri"))?;
+        let keys: JwkSet = serde_json::from_value(get_json(jwks_uri).await?)
+            .map_err(|e| format!("{jwks_uri} is no JWK set: {e}"))?;
+        let url = metadata["issuer"].as_str().unwrap_or(url).to_string();
+        Ok(Issuer { url, keys })
+    }
+
+    /// Whether `token` is good for a request to `resource` that needs `scope`.
+    pub fn check(&self, token: &str, resource: &str, scope: &str) -> Result<(), Refused> {
+        let invalid = |e: jsonwebtoken::errors::Error| Refused::Invalid(e.to_string());
+        let header = decode_header(token).map_err(invalid)?;
+        let jwk = match &header.kid {
+            Some(kid) => self.keys.find(kid),
+            None => self.keys.keys.first(),
+        }
+        .ok_or_else(|| Refused::Invalid("signed with a key the issuer does not list".into()))?;
+        let key = DecodingKey::from_jwk(jwk).map_err(invalid)?;
+        // The algorithm is the key's, never the token's say.
+        let algorithm = jwk
+            .common
+            .key_algorithm
+            .and_then(|a| a.to_string().parse().ok())
+            .unwrap_or(jsonwebtoken::Algorithm::RS256);
+        let mut validation = Validation::new(algorithm);
+        validation.set_issuer(&[&self.url]);
+        validation.set_audience(&[resource]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let claims = decode::<Value>(token, &key, &validation)
+            .map_err(invalid)?
+            .claims;
+        let scopes = claims["scope"].as_str().unwrap_or_default();
+        if scopes.split(' ').any(|s| s == scope) {
+            Ok(())
+        } else {
+            Err(Refused::Scope)
+        }
+    }
+}
+
+/// GETs a JSON document over plain HTTP (the issuer of a test: a loopback URL), within 5 s.
+async fn get_json(url: &str) -> Result<Value, String> {
+    let fetch = async {
+        let uri: hyper::Uri = url.parse().map_err(|e| format!("{url}: {e}"))?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| format!("{url} has no host"))?
+            .clone();
+        let port = authority.port_u16().unwrap_or(80);
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']');
+        let stream = tokio::net::TcpStream::connect((host, port))
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        tokio::spawn(connection);
+        let request = Request::get(uri.path_and_query().map_or("/", |p| p.as_str()))
+            .header("host", authority.as_str())
+            .header("accept", "application/json")
+            .body(Empty::<Bytes>::new())
+            .map_err(|e| e.to_string())?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("{url}: HTTP {}", response.status()));
+        }
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("{url}: {e}"))?
+            .to_bytes();
+        serde_json::from_slice(&body).map_err(|e| format!("{url}: not JSON: {e}"))
+    };
+    tokio::time::timeout(Duration::from_secs(5), fetch)
+        .await
+        .map_err(|_| format!("{url}: no answer within 5 s"))?
+}
