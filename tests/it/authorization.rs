@@ -272,8 +272,60 @@ fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization
             .unwrap();
         assert_eq!(check["status"], "pass", "{check}");
     }
-    // Neither the secret nor any token (each a JWT: `eyJ…`) is ever shown.
-    let shown = format!("{report}{stderr}");
+    // Neither the secret nor any token (each a JWT: `eyJ…`) is ever shown, in any format, nor
+    // in a repro script of an authorization check (which sent made-up tokens).
+    let dir = tempfile::tempdir().unwrap();
+    let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["run", "--url", &server.url, "--auth", "client-credentials"])
+        .args([
+            "--client-id",
+            "mcpcheck-test",
+            "--client-secret-env",
+            "MCPCHECK_TEST_SECRET",
+        ])
+        .args([
+            "--json",
+            &out("r.json"),
+            "--junit",
+            &out("r.xml"),
+            "--markdown",
+            &out("r.md"),
+        ])
+        .args([
+            "--html",
+            &out("r.html"),
+            "--sarif",
+            &out("r.sarif"),
+            "--verbose",
+        ])
+        .env("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let repro = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args([
+            "repro",
+            "auth-alg-none-token-refused",
+            "--report",
+            &out("r.json"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&repro.stdout).contains("curl"),
+        "{}",
+        String::from_utf8_lossy(&repro.stderr)
+    );
+    let mut shown = format!(
+        "{report}{stderr}{}{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+        String::from_utf8_lossy(&repro.stdout),
+    );
+    for name in ["r.json", "r.xml", "r.md", "r.html", "r.sarif"] {
+        shown.push_str(&std::fs::read_to_string(dir.path().join(name)).unwrap());
+    }
     assert!(!shown.contains("mcpcheck-test-client-secret"));
     let jwt = regex::Regex::new(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ").unwrap();
     assert!(
