@@ -221,9 +221,10 @@ pub struct RunArgs {
     pub call_tools: Option<CallTools>,
     /// With --url: get an access token from the authorization server the server's metadata
     /// names, and run with it: `client-credentials` (for CI: --client-id and
-    /// --client-secret-env; the token is asked for this server, RFC 8707, and redacted from
-    /// every output).
-    #[arg(long, value_name = "FLOW", value_parser = ["client-credentials"], requires = "url")]
+    /// --client-secret-env) or `code` (interactive: sign in in a browser, PKCE S256; --client-id,
+    /// and --client-secret-env for a confidential client). The token is asked for this server
+    /// (RFC 8707) and redacted from every output.
+    #[arg(long, value_name = "FLOW", value_parser = ["client-credentials", "code"], requires = "url")]
     pub auth: Option<String>,
     /// With --auth: the client id registered with the authorization server.
     #[arg(long, value_name = "ID")]

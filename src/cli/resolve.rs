@@ -186,7 +186,7 @@ impl GradingArgs {
 #[derive(Debug)]
 pub struct Resolved {
     /// The client to get a token with before the run (`--auth`).
-    pub auth: Option<crate::run::authorize::ClientCredentials>,
+    pub auth: Option<crate::run::authorize::Client>,
     /// What the engine runs.
     pub config: RunConfig,
     /// Values to redact from every output.
@@ -591,19 +591,33 @@ impl RunArgs {
                         "--auth gets the token itself: leave out -H \"Authorization: …\"".into(),
                     ));
                 }
+                let flow = match args.auth.as_deref() {
+                    Some("code") => crate::run::authorize::Flow::Code,
+                    _ => crate::run::authorize::Flow::ClientCredentials,
+                };
+                let named = args.auth.clone().unwrap_or_default();
                 let client_id = args.client_id.clone().ok_or_else(|| {
-                    UsageError::Flag("--auth client-credentials needs --client-id".into())
+                    UsageError::Flag(format!(
+                        "--auth {named} needs --client-id (the client registered with the authorization server)"
+                    ))
                 })?;
-                let var = args.client_secret_env.clone().ok_or_else(|| {
-                    UsageError::Flag(
-                        "--auth client-credentials needs --client-secret-env VAR (the variable holding the secret)".into(),
-                    )
-                })?;
-                let client_secret = std::env::var(&var).map_err(|_| {
-                    UsageError::Flag(format!("--client-secret-env: ${var} is not set"))
-                })?;
-                secrets.push(client_secret.clone());
-                Some(crate::run::authorize::ClientCredentials {
+                let client_secret = match &args.client_secret_env {
+                    Some(var) => {
+                        let secret = std::env::var(var).map_err(|_| {
+                            UsageError::Flag(format!("--client-secret-env: ${var} is not set"))
+                        })?;
+                        secrets.push(secret.clone());
+                        Some(secret)
+                    }
+                    None if flow == crate::run::authorize::Flow::Code => None,
+                    None => {
+                        return Err(UsageError::Flag(
+                            "--auth client-credentials needs --client-secret-env VAR (the variable holding the secret)".into(),
+                        ))
+                    }
+                };
+                Some(crate::run::authorize::Client {
+                    flow,
                     client_id,
                     client_secret,
                     scope: args.scope.clone(),

@@ -1,9 +1,11 @@
-//! Getting an access token for a protected server as an OAuth client does (`--auth
-//! client-credentials`): the server's 401 challenge, its Protected Resource Metadata (RFC 9728),
-//! the metadata of the authorization server it names (RFC 8414 or OpenID Connect Discovery, in
-//! the order MCP 2025-11-25 gives), then the client credentials grant at that server's token
-//! endpoint for this server as the resource (RFC 8707). The client secret goes only to that
-//! token endpoint, over HTTPS or to a loopback address, never in a URL.
+//! Getting an access token for a protected server as an OAuth client does (`--auth`): the
+//! server's 401 challenge, its Protected Resource Metadata (RFC 9728), the metadata of the
+//! authorization server it names (RFC 8414 or OpenID Connect Discovery, in the order MCP
+//! 2025-11-25 gives), then a grant at that server's token endpoint for this server as the
+//! resource (RFC 8707): client credentials (for CI), or the authorization code with PKCE S256
+//! (interactive: the user signs in in a browser, which the authorization server sends back to a
+//! loopback listener of mcpcheck's). The client secret, the code and the PKCE verifier go only
+//! to that token endpoint, over HTTPS or to a loopback address, never in a URL.
 
 use std::time::Duration;
 
@@ -14,13 +16,26 @@ use crate::record::token::encode_padded;
 use crate::record::url::{authority, parse_url};
 use crate::transport::http::{send_within, HttpRequest, HttpResponse};
 
+/// How the token is got (`--auth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// The client credentials grant (RFC 6749 §4.4): a confidential client, no user.
+    ClientCredentials,
+    /// The authorization code grant with PKCE S256 (OAuth 2.1 §4.1): the user signs in in a
+    /// browser.
+    Code,
+}
+
 /// A client registered with the authorization server (`--client-id`, `--client-secret-env`).
 #[derive(Clone, Debug)]
-pub struct ClientCredentials {
+pub struct Client {
+    /// The grant.
+    pub flow: Flow,
     /// The client id.
     pub client_id: String,
-    /// The client secret (from the environment; redacted from every output).
-    pub client_secret: String,
+    /// The client secret (from the environment; redacted from every output); `None` for a
+    /// public client (`--auth code` only).
+    pub client_secret: Option<String>,
     /// The scopes to ask for (`--scope`); by default those the server's challenge names, else
     /// those its metadata lists.
     pub scope: Option<String>,
@@ -41,8 +56,64 @@ const WAIT: Duration = Duration::from_secs(10);
 /// The largest document read.
 const MAX_BODY: usize = 1 << 20;
 
-/// Gets a token for the server at `url` with the client credentials grant.
-pub async fn client_credentials(url: &str, client: &ClientCredentials) -> Result<Obtained, String> {
+/// What discovery found: where to get a token, and for which scope.
+struct Discovered {
+    authorization_endpoint: Option<String>,
+    token_endpoint: String,
+    scope: Option<String>,
+    /// `token_endpoint_auth_methods_supported`.
+    auth_methods: Vec<String>,
+}
+
+/// How long the user has to sign in (`--auth code`).
+const SIGN_IN: Duration = Duration::from_secs(300);
+
+/// Gets a token for the server at `url`. `show` is told the URL the user must open to sign in
+/// (`--auth code`), before mcpcheck waits for the browser to come back.
+pub async fn obtain(
+    url: &str,
+    client: &Client,
+    show: &(dyn Fn(&str) + Sync),
+) -> Result<Obtained, String> {
+    let found = discover(url, client).await?;
+    let mut form = vec![("resource", url.to_string())];
+    let how = match client.flow {
+        Flow::ClientCredentials => {
+            form.push(("grant_type", "client_credentials".to_string()));
+            if let Some(scope) = &found.scope {
+                form.push(("scope", scope.clone()));
+            }
+            "client credentials grant"
+        }
+        Flow::Code => {
+            let endpoint = found.authorization_endpoint.as_deref().ok_or_else(|| {
+                "the authorization server names no authorization endpoint".to_string()
+            })?;
+            let (code, redirect_uri, verifier) =
+                authorization_code(url, endpoint, client, found.scope.as_deref(), show).await?;
+            form.push(("grant_type", "authorization_code".to_string()));
+            form.push(("code", code));
+            form.push(("redirect_uri", redirect_uri));
+            form.push(("code_verifier", verifier));
+            "authorization code grant (PKCE S256)"
+        }
+    };
+    let access_token = token_request(&found, client, form).await?;
+    Ok(Obtained {
+        access_token,
+        how: format!(
+            "{how} at {}{}",
+            found.token_endpoint,
+            found
+                .scope
+                .map(|s| format!(", scope \"{s}\""))
+                .unwrap_or_default()
+        ),
+    })
+}
+
+/// Follows the server's metadata to its authorization server's endpoints.
+async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
     // The challenge: a request without a token.
     let probe = r#"{"jsonrpc":"2.0","id":"mcpcheck-authorize","method":"ping"}"#;
     let answer = request(
@@ -97,19 +168,35 @@ pub async fn client_credentials(url: &str, client: &ClientCredentials) -> Result
     let server_metadata = first_document(&candidates).await.map_err(|tried| {
         format!("the authorization server {issuer} publishes no metadata (tried {tried})")
     })?;
-    let token_endpoint = server_metadata["token_endpoint"]
-        .as_str()
-        .ok_or_else(|| format!("the authorization server {issuer} names no token endpoint"))?
-        .to_string();
-    let endpoint = parse_url(&token_endpoint)?;
-    let loopback = matches!(
-        endpoint.host().unwrap_or_default(),
-        "127.0.0.1" | "localhost" | "[::1]" | "::1"
-    );
-    if endpoint.scheme_str() != Some("https") && !loopback {
-        return Err(format!(
-            "the token endpoint {token_endpoint} is not https: mcpcheck sends no client secret over plain HTTP (except to a loopback address)"
-        ));
+    let endpoint = |name: &str| -> Result<Option<String>, String> {
+        let Some(url) = server_metadata[name].as_str() else {
+            return Ok(None);
+        };
+        let parsed = parse_url(url)?;
+        let loopback = matches!(
+            parsed.host().unwrap_or_default(),
+            "127.0.0.1" | "localhost" | "[::1]" | "::1"
+        );
+        if parsed.scheme_str() != Some("https") && !loopback {
+            return Err(format!(
+                "the {name} {url} is not https: mcpcheck sends no credentials over plain HTTP (except to a loopback address)"
+            ));
+        }
+        Ok(Some(url.to_string()))
+    };
+    let token_endpoint = endpoint("token_endpoint")?
+        .ok_or_else(|| format!("the authorization server {issuer} names no token endpoint"))?;
+    let authorization_endpoint = endpoint("authorization_endpoint")?;
+    if client.flow == Flow::Code {
+        let methods = server_metadata["code_challenge_methods_supported"]
+            .as_array()
+            .map(|m| m.iter().any(|m| m == "S256"))
+            .unwrap_or(false);
+        if !methods {
+            return Err(format!(
+                "the authorization server {issuer} does not list S256 in code_challenge_methods_supported, so an MCP client must not use it"
+            ));
+        }
     }
     let scope = client.scope.clone().or(challenged_scope).or_else(|| {
         resource_metadata["scopes_supported"]
@@ -122,20 +209,33 @@ pub async fn client_credentials(url: &str, client: &ClientCredentials) -> Result
                     .join(" ")
             })
     });
-    // client_secret_basic unless the server takes only client_secret_post (RFC 8414 §2: basic
-    // is the default when the metadata says nothing).
-    let methods: Vec<&str> = server_metadata["token_endpoint_auth_methods_supported"]
-        .as_array()
-        .map(|m| m.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    Ok(Discovered {
+        authorization_endpoint,
+        token_endpoint,
+        scope: scope.filter(|s| !s.is_empty()),
+        auth_methods: server_metadata["token_endpoint_auth_methods_supported"]
+            .as_array()
+            .map(|m| {
+                m.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+    })
+}
+
+/// The token request: the grant's form, with the client's authentication
+/// (`client_secret_basic` unless the server takes only `client_secret_post`, RFC 8414 §2; a
+/// public client sends its id), and the access token of the answer.
+async fn token_request(
+    found: &Discovered,
+    client: &Client,
+    mut form: Vec<(&str, String)>,
+) -> Result<String, String> {
+    let token_endpoint = &found.token_endpoint;
+    let methods: Vec<&str> = found.auth_methods.iter().map(String::as_str).collect();
     let post = methods.contains(&"client_secret_post") && !methods.contains(&"client_secret_basic");
-    let mut form = vec![
-        ("grant_type", "client_credentials".to_string()),
-        ("resource", url.to_string()),
-    ];
-    if let Some(scope) = scope.as_ref().filter(|s| !s.is_empty()) {
-        form.push(("scope", scope.clone()));
-    }
     let mut headers = vec![
         (
             "Content-Type".to_string(),
@@ -143,50 +243,206 @@ pub async fn client_credentials(url: &str, client: &ClientCredentials) -> Result
         ),
         ("Accept".to_string(), "application/json".to_string()),
     ];
-    if post {
-        form.push(("client_id", client.client_id.clone()));
-        form.push(("client_secret", client.client_secret.clone()));
-    } else {
-        let credentials = format!(
-            "{}:{}",
-            form_encode(&client.client_id),
-            form_encode(&client.client_secret)
-        );
-        headers.push((
-            "Authorization".to_string(),
-            format!("Basic {}", encode_padded(credentials.as_bytes())),
-        ));
+    match &client.client_secret {
+        Some(secret) if post => {
+            form.push(("client_id", client.client_id.clone()));
+            form.push(("client_secret", secret.clone()));
+        }
+        Some(secret) => {
+            let credentials = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
+            headers.push((
+                "Authorization".to_string(),
+                format!("Basic {}", encode_padded(credentials.as_bytes())),
+            ));
+        }
+        None => form.push(("client_id", client.client_id.clone())),
     }
     let body = form
         .iter()
         .map(|(k, v)| format!("{k}={}", form_encode(v)))
         .collect::<Vec<_>>()
         .join("&");
-    let answer = request("POST", &token_endpoint, headers, body.into_bytes()).await?;
+    let answer = request("POST", token_endpoint, headers, body.into_bytes()).await?;
     let document: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
     if !(200..300).contains(&answer.status) {
         let error = document["error"].as_str().unwrap_or("no error code");
         return Err(format!(
-            "the token endpoint {token_endpoint} refused the client credentials grant with HTTP {} ({error})",
+            "the token endpoint {token_endpoint} refused the grant with HTTP {} ({error})",
             answer.status
         ));
     }
-    let access_token = document["access_token"]
+    document["access_token"]
         .as_str()
         .filter(|t| !t.is_empty())
+        .map(str::to_string)
         .ok_or_else(|| {
             format!("the token endpoint {token_endpoint} answered without an access_token")
-        })?
-        .to_string();
-    Ok(Obtained {
-        access_token,
-        how: format!(
-            "client credentials grant at {token_endpoint}{}",
-            scope
-                .map(|s| format!(", scope \"{s}\""))
-                .unwrap_or_default()
-        ),
-    })
+        })
+}
+
+/// The authorization code grant's first half: a loopback listener on a free port for the
+/// redirect, the authorization URL (with PKCE S256, a state, this server as the resource) shown
+/// to the user, and the one redirect back whose state matches. Returns the code, the redirect
+/// URI and the PKCE verifier.
+async fn authorization_code(
+    url: &str,
+    endpoint: &str,
+    client: &Client,
+    scope: Option<&str>,
+    show: &(dyn Fn(&str) + Sync),
+) -> Result<(String, String, String), String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| format!("no loopback port for the redirect: {e}"))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("no loopback port for the redirect: {e}"))?
+        .port();
+    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+    let verifier = random(32)?;
+    let challenge = crate::record::token::encode(&sha256(verifier.as_bytes()));
+    let state = random(16)?;
+    let mut query = vec![
+        ("response_type", "code"),
+        ("client_id", client.client_id.as_str()),
+        ("redirect_uri", redirect_uri.as_str()),
+        ("state", state.as_str()),
+        ("code_challenge", challenge.as_str()),
+        ("code_challenge_method", "S256"),
+        ("resource", url),
+    ];
+    if let Some(scope) = scope {
+        query.push(("scope", scope));
+    }
+    let query = query
+        .iter()
+        .map(|(k, v)| format!("{k}={}", form_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&");
+    let separator = if endpoint.contains('?') { '&' } else { '?' };
+    show(&format!("{endpoint}{separator}{query}"));
+    let code = tokio::time::timeout(SIGN_IN, redirect(&listener, &state))
+        .await
+        .map_err(|_| {
+            format!(
+                "no sign-in came back to {redirect_uri} within {} s",
+                SIGN_IN.as_secs()
+            )
+        })??;
+    Ok((code, redirect_uri, verifier))
+}
+
+/// Waits for the browser's redirect to `/callback` and answers it; returns the code, once the
+/// state matches. Another path gets 404 and the wait goes on; an error from the authorization
+/// server, or a state that does not match (a request mcpcheck did not start), ends it.
+async fn redirect(listener: &tokio::net::TcpListener, state: &str) -> Result<String, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    loop {
+        let Ok((mut stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let mut head = Vec::new();
+        let mut buffer = [0u8; 1024];
+        // The request line and headers, at most 8 KiB, within 10 s.
+        let read = tokio::time::timeout(WAIT, async {
+            while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buffer[..n]),
+                }
+            }
+        })
+        .await;
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let target = head
+            .lines()
+            .next()
+            .and_then(|line| line.split(' ').nth(1))
+            .unwrap_or_default()
+            .to_string();
+        let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+        let reply = |status: &str, text: &str| {
+            format!(
+                "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            )
+        };
+        if read.is_err() || path != "/callback" {
+            let _ = stream
+                .write_all(reply("404 Not Found", "not found").as_bytes())
+                .await;
+            continue;
+        }
+        let params: Vec<(String, String)> = query
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(k, v)| (form_decode(k), form_decode(v)))
+            .collect();
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let outcome = match (param("state"), param("code"), param("error")) {
+            (Some(got), _, _) if got != state => Err(
+                "the redirect's state is not the one mcpcheck sent: a sign-in mcpcheck did not start"
+                    .to_string(),
+            ),
+            (_, _, Some(error)) => Err(format!("the authorization server refused: {error}")),
+            (Some(_), Some(code), None) => Ok(code),
+            _ => Err("the redirect carries no code and state".to_string()),
+        };
+        let text = match &outcome {
+            Ok(_) => "mcpcheck is signed in; you can close this window.".to_string(),
+            Err(why) => format!("mcpcheck could not sign in: {why}"),
+        };
+        let status = if outcome.is_ok() {
+            "200 OK"
+        } else {
+            "400 Bad Request"
+        };
+        let _ = stream.write_all(reply(status, &text).as_bytes()).await;
+        let _ = stream.shutdown().await;
+        return outcome;
+    }
+}
+
+/// `bytes` random bytes from the system, base64url (a PKCE verifier of 43 characters for 32).
+fn random(bytes: usize) -> Result<String, String> {
+    use ring::rand::SecureRandom;
+    let mut buffer = vec![0u8; bytes];
+    ring::rand::SystemRandom::new()
+        .fill(&mut buffer)
+        .map_err(|_| "the system has no randomness to give".to_string())?;
+    Ok(crate::record::token::encode(&buffer))
+}
+
+fn sha256(bytes: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).to_vec()
+}
+
+/// Decodes `application/x-www-form-urlencoded` (`+` is a space; a bad escape is kept as is).
+fn form_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match u8::from_str_radix(&text[i + 1..i + 3], 16) {
+                Ok(byte) => {
+                    out.push(byte);
+                    i += 2;
+                }
+                Err(_) => out.push(b'%'),
+            },
+            byte => out.push(byte),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// One request with nothing but these headers (and `Host`), bounded by [`WAIT`].
@@ -284,5 +540,6 @@ mod tests {
         );
         assert!(origin_and_path("ftp://x").is_err());
         assert_eq!(form_encode("a b+c/é"), "a%20b%2Bc%2F%C3%A9");
+        assert_eq!(form_decode("a%20b+c%2F%C3%A9%zz%4"), "a b c/é%zz%4");
     }
 }

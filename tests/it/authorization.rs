@@ -351,3 +351,53 @@ fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("could not get a token"), "{said}");
 }
+
+#[test]
+fn the_code_flow_signs_in_through_a_browser_and_refuses_a_forged_redirect() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    let server = HttpServer::start_with(&["--auth", &oauth.issuer]);
+    let browser = |flags: &str| {
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth/browse.mjs");
+        format!("node {} {flags}", script.display())
+    };
+    let run = |browser: String| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+            .args([
+                "run",
+                "--url",
+                &server.url,
+                "--auth",
+                "code",
+                "--client-id",
+                "mcpcheck-cli",
+            ])
+            .args(["--check", "auth-*", "--check", "lifecycle-*"])
+            .env("BROWSER", browser)
+            .output()
+            .unwrap()
+    };
+    // Signed in: the token the code was exchanged for (PKCE S256, for this server) is taken.
+    let output = run(browser(""));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("sign in to authorize mcpcheck: http://localhost:"),
+        "{said}"
+    );
+    assert!(said.contains("code_challenge_method=S256"), "{said}");
+    assert!(
+        said.contains("got a token by the authorization code grant (PKCE S256)"),
+        "{said}"
+    );
+    // A redirect whose state is not the one mcpcheck sent is refused, and nothing is tested.
+    let output = run(browser("--tamper-state"));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("state is not the one mcpcheck sent"),
+        "{said}"
+    );
+}

@@ -80,19 +80,37 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
 }
 
-/// `--auth client-credentials`: gets a token from the server's authorization server and adds it
-/// to the run's headers, and it and the tokens the checks make from it to the secrets. A server
-/// for which no token can be had cannot be tested: exit 3, saying why.
+/// `--auth`: gets a token from the server's authorization server and adds it to the run's
+/// headers, and it and the tokens the checks make from it to the secrets. For `--auth code` the
+/// sign-in URL is printed and opened in a browser (`$BROWSER`, else the system's opener). A
+/// server for which no token can be had cannot be tested: exit 3, saying why.
 fn authorize(
     runtime: &tokio::runtime::Runtime,
     resolved: &mut cli::Resolved,
-    client: &run::authorize::ClientCredentials,
+    client: &run::authorize::Client,
 ) -> Result<(), ExitCode> {
     let crate::transport::Target::Http(spec) = &mut resolved.config.target else {
         return Ok(());
     };
     let redactor = report::redact::Redactor::new(&resolved.secrets);
-    match runtime.block_on(run::authorize::client_credentials(&spec.url, client)) {
+    let browser = std::sync::Mutex::new(None::<std::process::Child>);
+    let show = |url: &str| {
+        eprintln!("mcpcheck: sign in to authorize mcpcheck: {url}");
+        *browser.lock().expect("browser lock") = open_browser(url);
+    };
+    let obtained = runtime.block_on(run::authorize::obtain(&spec.url, client, &show));
+    // A browser command still running (a scripted one that hangs) is not left behind.
+    if let Some(mut child) = browser.lock().expect("browser lock").take() {
+        if matches!(child.try_wait(), Ok(None)) {
+            let _ = child.kill();
+        }
+        let _ = child.wait();
+    }
+    let flag = match client.flow {
+        run::authorize::Flow::ClientCredentials => "client-credentials",
+        run::authorize::Flow::Code => "code",
+    };
+    match obtained {
         Ok(obtained) => {
             if !resolved.quiet {
                 eprintln!(
@@ -112,12 +130,31 @@ fn authorize(
         }
         Err(why) => {
             eprintln!(
-                "mcpcheck: could not get a token (--auth client-credentials): {}",
+                "mcpcheck: could not get a token (--auth {flag}): {}",
                 redactor.prose(&why)
             );
             Err(ExitCode::from(crate::exit::UNTESTABLE))
         }
     }
+}
+
+/// Opens `url` in a browser: `$BROWSER` (a command, the URL appended) where it is set, else the
+/// system's opener. `None` when none could be started (the URL is printed anyway).
+fn open_browser(url: &str) -> Option<std::process::Child> {
+    let mut argv = match std::env::var("BROWSER") {
+        Ok(command) if !command.trim().is_empty() => shell_words::split(&command).ok()?,
+        _ if cfg!(target_os = "macos") => vec!["open".to_string()],
+        _ if cfg!(windows) => vec!["explorer".to_string()],
+        _ => vec!["xdg-open".to_string()],
+    };
+    argv.push(url.to_string());
+    std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()
 }
 
 /// ` at VERSION`, or nothing when the version is not known.
