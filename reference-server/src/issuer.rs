@@ -56,7 +56,8 @@ impl Issuer {
     }
 
     /// Whether `token` is good for a request to `resource` that needs `scope`.
-    pub fn check(&self, token: &str, resource: &str, scope: &str) -> Result<(), Refused> {
+    /// `resource: None` takes a token for any audience (a quirk).
+    pub fn check(&self, token: &str, resource: Option<&str>, scope: &str) -> Result<(), Refused> {
         let invalid = |e: jsonwebtoken::errors::Error| Refused::Invalid(e.to_string());
         let header = decode_header(token).map_err(invalid)?;
         let jwk = match &header.kid {
@@ -73,8 +74,16 @@ impl Issuer {
             .unwrap_or(jsonwebtoken::Algorithm::RS256);
         let mut validation = Validation::new(algorithm);
         validation.set_issuer(&[&self.url]);
-        validation.set_audience(&[resource]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        match resource {
+            Some(resource) => {
+                validation.set_audience(&[resource]);
+                validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+            }
+            None => {
+                validation.validate_aud = false;
+                validation.set_required_spec_claims(&["exp", "iss"]);
+            }
+        }
         let claims = decode::<Value>(token, &key, &validation)
             .map_err(invalid)?
             .claims;

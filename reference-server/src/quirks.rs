@@ -42,6 +42,7 @@ macro_rules! quirks {
     (@modes stateless) => { Modes::Stateless };
     (@modes legacy_sse) => { Modes::LegacySse };
     (@modes auth) => { Modes::Auth };
+    (@modes oauth) => { Modes::OAuth };
     (@rewrite) => { None };
     (@rewrite $rewrite:path) => { Some($rewrite) };
 }
@@ -58,6 +59,9 @@ pub enum Modes {
     LegacySse,
     /// Streamable HTTP as a protected resource (`--static-token`), the client holding the token.
     Auth,
+    /// Streamable HTTP as the resource server of a real authorization server (`--auth ISSUER`),
+    /// the client getting its token with the client credentials grant.
+    OAuth,
 }
 
 impl Modes {
@@ -68,6 +72,7 @@ impl Modes {
             Modes::Stateless => "stateless",
             Modes::LegacySse => "legacy-sse",
             Modes::Auth => "auth",
+            Modes::OAuth => "oauth",
         }
     }
 }
@@ -556,6 +561,8 @@ quirks! {
     AuthAcceptsUnverifiedJwt in auth => "a JWT is valid only if its signature verifies with the authorization server's key: 401 otherwise",
     /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
     AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)",
+    /// With `--auth`: a token issued for another resource is accepted (its audience never checked).
+    AuthAnyAudience in oauth => "a server MUST accept only tokens issued for it as the audience (RFC 8707), 401 otherwise",
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.

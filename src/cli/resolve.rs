@@ -555,6 +555,7 @@ impl RunArgs {
             shard,
             fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
+            other_audience: None,
             official_schemas: match &args.official_schemas {
                 None => None,
                 Some(dir) => Some(std::sync::Arc::new(

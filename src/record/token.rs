@@ -94,8 +94,16 @@ impl MadeUp {
     }
 }
 
-/// The names [`MadeUp::named`] knows.
-pub const NAMES: &[&str] = &["garbage", "alg-none", "foreign-key", "tampered"];
+/// The names of the tokens a scenario may send (`{{auth.NAME}}`): those [`MadeUp::named`] makes,
+/// and `other-audience`, a token the authorization server issued for another resource (got by
+/// the run with client credentials).
+pub const NAMES: &[&str] = &[
+    "garbage",
+    "alg-none",
+    "foreign-key",
+    "tampered",
+    "other-audience",
+];
 
 /// The bearer token of an `Authorization` header value (`Bearer X`, the scheme in any case).
 pub fn bearer_of(value: &str) -> Option<&str> {

@@ -48,7 +48,15 @@ pub struct Obtained {
     pub access_token: String,
     /// Where it came from, in words (the token endpoint, the scope asked for).
     pub how: String,
+    /// With client credentials: a token the same client got for another resource
+    /// ([`OTHER_RESOURCE`]), which the server must refuse, or why the authorization server
+    /// issued none.
+    pub other_audience: Option<Result<String, String>>,
 }
+
+/// The resource mcpcheck asks a token for that is not the server under test (RFC 8707): a URL
+/// under the `.invalid` top-level domain, which names nothing (RFC 6761).
+pub const OTHER_RESOURCE: &str = "https://mcpcheck.invalid/another-resource";
 
 /// How long each request of the exchange may take.
 const WAIT: Duration = Duration::from_secs(10);
@@ -98,9 +106,18 @@ pub async fn obtain(
             "authorization code grant (PKCE S256)"
         }
     };
+    let other_audience = match client.flow {
+        Flow::ClientCredentials => {
+            let mut other = form.clone();
+            other[0].1 = OTHER_RESOURCE.to_string();
+            Some(token_request(&found, client, other).await)
+        }
+        Flow::Code => None,
+    };
     let access_token = token_request(&found, client, form).await?;
     Ok(Obtained {
         access_token,
+        other_audience,
         how: format!(
             "{how} at {}{}",
             found.token_endpoint,

@@ -298,6 +298,7 @@ mod tests {
             fixtures: None,
             official_schemas: None,
             call_tools: None,
+            other_audience: None,
         });
         report.protocol.version = Some(version.into());
         report.checks = checks;

@@ -82,6 +82,9 @@ pub struct RunConfig {
     pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
     /// Which discovered tools mcpcheck may call (`--call-tools`); none when not given.
     pub call_tools: Option<CallTools>,
+    /// With `--auth client-credentials`: a token for another resource, which the server must
+    /// refuse (`{{auth.other-audience}}`), or why the authorization server issued none.
+    pub other_audience: Option<Result<String, String>>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -197,6 +200,8 @@ struct Context {
     /// A protected server met without a token: why every check but the authorization ones
     /// cannot be made.
     tokenless: Option<SkipReason>,
+    /// A token for another resource, or why there is none ([`RunConfig::other_audience`]).
+    other_audience: Option<Result<String, String>>,
     /// The connections that scenarios take one after another ([`Lane`], placed by [`lanes`]).
     lanes: Vec<Lane>,
     /// The lane connections that a scenario ended (a probe, mostly): their transcripts, and which
@@ -611,6 +616,7 @@ async fn run_started(
         fixtures: config.fixtures.clone(),
         starts: shared.starts.clone(),
         tokenless: tokenless.map(|refusal| SkipReason::Token { refusal }),
+        other_audience: config.other_audience.clone(),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
         lanes_ended: std::sync::Mutex::default(),
     });

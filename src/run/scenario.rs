@@ -549,6 +549,11 @@ impl StepRunner<'_> {
                 version: self.version,
                 token: Some(&context.token),
                 bearer: bearer(&context.target),
+                other_audience: context
+                    .other_audience
+                    .as_ref()
+                    .and_then(|t| t.as_ref().ok())
+                    .map(String::as_str),
                 copy: Some(copy),
                 probe: context.probe.as_ref(),
                 captures: Some(captures),
@@ -564,6 +569,17 @@ impl StepRunner<'_> {
                     if let Some(absent) = self.absent_of(capture, captures) {
                         return absent;
                     }
+                }
+                if name == "auth.other-audience" {
+                    return match &context.other_audience {
+                        Some(Err(why)) => NotSent::from(format!(
+                            "the authorization server issued no token for another resource ({why}), so there is none to send"
+                        )),
+                        _ => NotSent {
+                            why: "the run got no token of its own with client credentials (--auth client-credentials), so it has none for another resource".to_string(),
+                            not_applicable: true,
+                        },
+                    };
                 }
                 if name.starts_with("auth.") && bearer(&context.target).is_none() {
                     return NotSent {

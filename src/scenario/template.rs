@@ -103,6 +103,8 @@ pub struct Fill<'a> {
     /// `{{auth.garbage}}`, `{{auth.alg-none}}`, `{{auth.foreign-key}}`, `{{auth.tampered}}`:
     /// tokens a protected server must refuse, made from the user's bearer token (this one).
     pub bearer: Option<&'a str>,
+    /// `{{auth.other-audience}}`: a token the authorization server issued for another resource.
+    pub other_audience: Option<&'a str>,
 }
 
 impl Fill<'_> {
@@ -135,6 +137,9 @@ impl Fill<'_> {
         }
         if let Some(capture) = name.strip_prefix("capture.") {
             return self.captures?.get(capture).cloned();
+        }
+        if name == "auth.other-audience" {
+            return self.other_audience.map(Value::from);
         }
         if let Some(made_up) = name.strip_prefix("auth.") {
             let made = crate::record::token::MadeUp::from(self.bearer?);

@@ -19,7 +19,10 @@ use serde_json::Value;
 #[path = "../it/support.rs"]
 mod support;
 
-use support::{mcpcheck, reference_server, run_json, run_json_with_env, statuses, HttpServer};
+use support::{
+    mcpcheck, reference_server, run_json, run_json_with_env, statuses, AuthorizationServer,
+    HttpServer,
+};
 
 /// The bearer token of the protected reference server (`auth` runs): a JWT (the server compares it
 /// whole), so that the token checks alter its claims too.
@@ -39,16 +42,20 @@ enum Transport {
     LegacySse,
     /// Streamable HTTP as a protected resource (`--static-token`), mcpcheck holding the token.
     AuthHttp,
+    /// Streamable HTTP as the resource server of a real authorization server (oauth2-mock-server,
+    /// `--auth ISSUER`), mcpcheck getting its token with `--auth client-credentials`.
+    OAuth,
 }
 
 impl Transport {
-    const ALL: [Transport; 6] = [
+    const ALL: [Transport; 7] = [
         Transport::Stdio,
         Transport::Http,
         Transport::StatelessStdio,
         Transport::StatelessHttp,
         Transport::LegacySse,
         Transport::AuthHttp,
+        Transport::OAuth,
     ];
 
     fn name(self) -> &'static str {
@@ -59,6 +66,7 @@ impl Transport {
             Transport::StatelessHttp => "stateless-http",
             Transport::LegacySse => "sse",
             Transport::AuthHttp => "auth",
+            Transport::OAuth => "oauth",
         }
     }
 
@@ -69,15 +77,59 @@ impl Transport {
             "stateless" => &[Transport::StatelessStdio, Transport::StatelessHttp],
             "legacy-sse" => &[Transport::LegacySse],
             "auth" => &[Transport::AuthHttp],
+            "oauth" => &[Transport::OAuth],
             other => panic!("--list-quirks names unknown modes `{other}`"),
         }
     }
+}
+
+/// The authorization server of the `oauth` runs, started once for the whole self-test (it stops
+/// when the test process ends); `None` where it is not installed.
+fn issuer() -> Option<&'static str> {
+    static ISSUER: OnceLock<Option<AuthorizationServer>> = OnceLock::new();
+    ISSUER
+        .get_or_init(AuthorizationServer::start)
+        .as_ref()
+        .map(|server| server.issuer.as_str())
+}
+
+/// Whether a run can be made here: the `oauth` runs need the authorization server (without it
+/// they are skipped and say so, unless `MCPCHECK_REQUIRE_FIXTURES` names `oauth`).
+fn available(transport: Transport) -> bool {
+    transport != Transport::OAuth || issuer().is_some()
 }
 
 /// Runs the whole library (with the `everything` fixture checks, and the probe call that
 /// `--call-tools` allows) against the reference server with these quirks.
 fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
     let mut args: Vec<&str> = quirks.iter().flat_map(|q| ["--quirk", *q]).collect();
+    if transport == Transport::OAuth {
+        let Some(issuer) = issuer() else {
+            return (0, serde_json::json!({"checks": []}));
+        };
+        args.extend(["--auth", issuer]);
+        let server = HttpServer::start_with(&args);
+        let flags = [
+            "--fixtures",
+            "everything",
+            "--call-tools",
+            "all",
+            "-q",
+            "--url",
+            &server.url,
+            "--auth",
+            "client-credentials",
+            "--client-id",
+            "mcpcheck-selftest",
+            "--client-secret-env",
+            "MCPCHECK_SELFTEST_SECRET",
+        ];
+        let (code, report, _) = run_json_with_env(
+            &flags,
+            &[("MCPCHECK_SELFTEST_SECRET", "mcpcheck-selftest-secret")],
+        );
+        return (code, report);
+    }
     match transport {
         Transport::Stdio | Transport::StatelessStdio => {
             if transport == Transport::StatelessStdio {
@@ -95,7 +147,11 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             ]);
             (code, report)
         }
-        Transport::Http | Transport::StatelessHttp | Transport::LegacySse | Transport::AuthHttp => {
+        Transport::Http
+        | Transport::StatelessHttp
+        | Transport::LegacySse
+        | Transport::AuthHttp
+        | Transport::OAuth => {
             match transport {
                 Transport::StatelessHttp => args.push("--stateless"),
                 Transport::AuthHttp => args.extend(["--static-token", SELFTEST_TOKEN]),
@@ -130,13 +186,16 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
 /// The report of the whole library against the clean server of this run, made once and shared
 /// by every test of that run.
 fn clean(transport: Transport) -> &'static (i32, Value) {
-    static CLEAN: [OnceLock<(i32, Value)>; 6] = [const { OnceLock::new() }; 6];
+    static CLEAN: [OnceLock<(i32, Value)>; 7] = [const { OnceLock::new() }; 7];
     let slot = Transport::ALL.iter().position(|t| *t == transport).unwrap();
     CLEAN[slot].get_or_init(|| run(transport, &[]))
 }
 
 /// The clean server over a handshake-era transport: every check that applies passes.
 fn assert_clean(transport: Transport) {
+    if !available(transport) {
+        return;
+    }
     let (code, report) = clean(transport);
     let code = *code;
     assert_eq!(wiring_words(report), Vec::<String>::new());
@@ -151,7 +210,9 @@ fn assert_clean(transport: Transport) {
     assert_eq!(report["protocol"]["era"], "handshake");
     let this = match transport {
         Transport::Stdio | Transport::StatelessStdio => "stdio",
-        Transport::Http | Transport::StatelessHttp | Transport::AuthHttp => "http",
+        Transport::Http | Transport::StatelessHttp | Transport::AuthHttp | Transport::OAuth => {
+            "http"
+        }
         Transport::LegacySse => "sse",
     };
     assert_eq!(report["target"]["transport"], this);
@@ -169,7 +230,9 @@ fn assert_clean(transport: Transport) {
         } else if id.starts_with("stateless-")
             || id.starts_with("tasks-ext-")
             || id.contains("-undeclared-")
-            || (id.starts_with("auth-") && transport != Transport::AuthHttp)
+            || (id.starts_with("auth-")
+                && !matches!(transport, Transport::AuthHttp | Transport::OAuth))
+            || (id == "auth-other-audience-refused" && transport != Transport::OAuth)
         {
             // The authorization checks, too, where the server is not protected.
             // The stateless era's checks (the tasks extension's among them), and those of
@@ -204,6 +267,7 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "stateless-http" => vec!["stateless-http"],
                 "sse" => vec!["sse"],
                 "auth" => vec!["auth"],
+                "oauth" => vec!["oauth"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -287,6 +351,9 @@ fn quirk_changes_its_checks(
     transport: Transport,
     want: &BTreeMap<String, String>,
 ) -> Result<(), Failed> {
+    if !available(transport) {
+        return Ok(());
+    }
     let (_, report) = run(transport, &[quirk]);
     let baseline = statuses(&clean(transport).1);
     let got = statuses(&report);
@@ -415,6 +482,7 @@ fn main() {
         Transport::Http,
         Transport::LegacySse,
         Transport::AuthHttp,
+        Transport::OAuth,
     ] {
         trials.push(Trial::test(
             format!("clean::{}", transport.name()),

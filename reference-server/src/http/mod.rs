@@ -638,12 +638,11 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
             return None;
         }
         let resource = format!("http://{host}/mcp");
-        match state
-            .server
-            .issuer
-            .as_ref()
-            .map(|issuer| issuer.check(given, &resource, SCOPE))
-        {
+        match state.server.issuer.as_ref().map(|issuer| {
+            let audience =
+                (!state.server.quirks.has(Quirk::AuthAnyAudience)).then_some(resource.as_str());
+            issuer.check(given, audience, SCOPE)
+        }) {
             Some(Ok(())) => return None,
             Some(Err(crate::issuer::Refused::Scope)) => {
                 return Some(insufficient_scope(&host, SCOPE, "this server"))

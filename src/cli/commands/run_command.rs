@@ -119,6 +119,10 @@ fn authorize(
                 );
             }
             resolved.secrets.push(obtained.access_token.clone());
+            if let Some(Ok(other)) = &obtained.other_audience {
+                resolved.secrets.push(other.clone());
+            }
+            resolved.config.other_audience = obtained.other_audience.clone();
             resolved
                 .secrets
                 .extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
