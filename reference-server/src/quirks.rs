@@ -567,6 +567,8 @@ quirks! {
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.
     AuthServerIssuerMismatch in auth => "the metadata's issuer MUST be identical to the issuer it was found for (RFC 8414 §3.3)",
+    /// With `--static-token`: the authorization server metadata's `issuer` has a trailing slash the resource metadata's URL has not.
+    AuthServerIssuerSlash in auth => "the metadata's issuer SHOULD be the identical string, not only the same URL under RFC 3986 (RFC 8414 §3.3 compares them as identical)",
     /// With `--static-token`: the authorization server metadata names no token endpoint.
     AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)",
     /// With `--static-token`: the authorization server metadata has no `code_challenge_methods_supported`.

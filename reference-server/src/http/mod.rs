@@ -834,6 +834,8 @@ fn authorization_server_metadata(
     let origin = format!("http://{}", host_of(req));
     let issuer = if quirks.has(Quirk::AuthServerIssuerMismatch) {
         format!("{origin}/issuer")
+    } else if quirks.has(Quirk::AuthServerIssuerSlash) {
+        format!("{origin}/")
     } else {
         origin.clone()
     };
