@@ -60,6 +60,9 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --authorization-server URL
                    with --static-token: the authorization server (issuer) the protected
                    resource metadata names (default: this server's origin)
+  --expired-token TOKEN
+                   with --static-token: a token the server knows as one that has expired
+                   (refused with 401 invalid_token, as every other wrong token)
   --token-lacks-scope METHOD
                    with --static-token: the token's scope does not cover METHOD
                    (repeatable), which gets 403 insufficient_scope: a step-up answer
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
     let mut token_lacks: Vec<String> = Vec::new();
     let mut authorization_server: Option<String> = None;
     let mut auth: Option<String> = None;
+    let mut expired_token: Option<String> = None;
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
     let mut empty_lists = false;
@@ -115,6 +119,10 @@ fn main() -> ExitCode {
             "--static-token" => match args.next() {
                 Some(token) if !token.is_empty() => static_token = Some(token),
                 _ => return usage_error("--static-token needs a token"),
+            },
+            "--expired-token" => match args.next() {
+                Some(token) if !token.is_empty() => expired_token = Some(token),
+                _ => return usage_error("--expired-token needs a token"),
             },
             "--auth" => match args.next() {
                 Some(url) if url.starts_with("http://") => auth = Some(url),
@@ -192,6 +200,7 @@ fn main() -> ExitCode {
         token_lacks,
         authorization_server,
         issuer,
+        expired_token,
         silent_after,
         empty_lists,
         ..Server::default()

@@ -559,6 +559,8 @@ quirks! {
     AuthAcceptsAlgNone in auth => "an unsecured JWT (alg none) is an invalid token: 401",
     /// With `--static-token`: any well-formed JWT is accepted, its signature never checked.
     AuthAcceptsUnverifiedJwt in auth => "a JWT is valid only if its signature verifies with the authorization server's key: 401 otherwise",
+    /// With `--static-token` and `--expired-token`: the expired token is accepted.
+    AuthAcceptsExpiredToken in auth => "an expired token MUST get 401",
     /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
     AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)",
     /// With `--auth`: a token issued for another resource is accepted (its audience never checked).

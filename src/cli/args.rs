@@ -237,6 +237,11 @@ pub struct RunArgs {
     /// challenge names, else those its resource metadata lists).
     #[arg(long, value_name = "SCOPES")]
     pub scope: Option<String>,
+    /// With --url: the environment variable holding an expired access token of the server's
+    /// (one its authorization server issued, now past its `exp`), which the server must refuse
+    /// with 401. Redacted from every output.
+    #[arg(long, value_name = "VAR", requires = "url")]
+    pub expired_token_env: Option<String>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
     pub only: Vec<String>,

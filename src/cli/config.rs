@@ -94,6 +94,8 @@ pub struct ConfigFile {
     pub client_secret_env: Option<String>,
     /// `--scope`.
     pub scope: Option<String>,
+    /// `--expired-token-env`.
+    pub expired_token_env: Option<String>,
     /// `--max-frame-bytes`.
     pub max_frame_bytes: Option<usize>,
     /// `--spec-version`: one version, or a list.

@@ -356,6 +356,7 @@ impl RunArgs {
         self.client_id = self.client_id.or(file.client_id);
         self.client_secret_env = self.client_secret_env.or(file.client_secret_env);
         self.scope = self.scope.or(file.scope);
+        self.expired_token_env = self.expired_token_env.or(file.expired_token_env);
         self.jobs = self.jobs.or(file.jobs);
         self.grading.baseline = self.grading.baseline.or(file.baseline);
         self.grading.grading_profile = self.grading.grading_profile.or(file.grading_profile);
@@ -556,6 +557,16 @@ impl RunArgs {
             fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
             other_audience: None,
+            expired_token: match &args.expired_token_env {
+                None => None,
+                Some(var) => {
+                    let token = std::env::var(var).map_err(|_| {
+                        UsageError::Flag(format!("--expired-token-env: ${var} is not set"))
+                    })?;
+                    secrets.push(token.clone());
+                    Some(token)
+                }
+            },
             official_schemas: match &args.official_schemas {
                 None => None,
                 Some(dir) => Some(std::sync::Arc::new(

@@ -95,14 +95,15 @@ impl MadeUp {
 }
 
 /// The names of the tokens a scenario may send (`{{auth.NAME}}`): those [`MadeUp::named`] makes,
-/// and `other-audience`, a token the authorization server issued for another resource (got by
-/// the run with client credentials).
+/// `other-audience`, a token the authorization server issued for another resource (got by the
+/// run with client credentials), and `expired`, one the user gave (`--expired-token-env`).
 pub const NAMES: &[&str] = &[
     "garbage",
     "alg-none",
     "foreign-key",
     "tampered",
     "other-audience",
+    "expired",
 ];
 
 /// The bearer token of an `Authorization` header value (`Bearer X`, the scheme in any case).

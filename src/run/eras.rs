@@ -299,6 +299,7 @@ mod tests {
             official_schemas: None,
             call_tools: None,
             other_audience: None,
+            expired_token: None,
         });
         report.protocol.version = Some(version.into());
         report.checks = checks;

@@ -85,6 +85,9 @@ pub struct RunConfig {
     /// With `--auth client-credentials`: a token for another resource, which the server must
     /// refuse (`{{auth.other-audience}}`), or why the authorization server issued none.
     pub other_audience: Option<Result<String, String>>,
+    /// An expired token of the server's (`--expired-token-env`), which it must refuse
+    /// (`{{auth.expired}}`).
+    pub expired_token: Option<String>,
 }
 
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
@@ -202,6 +205,8 @@ struct Context {
     tokenless: Option<SkipReason>,
     /// A token for another resource, or why there is none ([`RunConfig::other_audience`]).
     other_audience: Option<Result<String, String>>,
+    /// An expired token of the server's ([`RunConfig::expired_token`]).
+    expired_token: Option<String>,
     /// The connections that scenarios take one after another ([`Lane`], placed by [`lanes`]).
     lanes: Vec<Lane>,
     /// The lane connections that a scenario ended (a probe, mostly): their transcripts, and which
@@ -617,6 +622,7 @@ async fn run_started(
         starts: shared.starts.clone(),
         tokenless: tokenless.map(|refusal| SkipReason::Token { refusal }),
         other_audience: config.other_audience.clone(),
+        expired_token: config.expired_token.clone(),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
         lanes_ended: std::sync::Mutex::default(),
     });

@@ -31,22 +31,16 @@ pub(super) async fn run_scenario(
     mut lane: Option<LaneSlot>,
 ) -> (Vec<CheckResult>, Option<Transcript>) {
     // Without a token, a protected server said nothing about itself: only what the run chose
-    // makes a check not apply.
+    // makes a check not apply, and every check but the authorization ones needs the token.
     let skip = not_applicable(context, scenario)
-        .filter(|why| context.tokenless.is_none() || why.is_the_runs());
+        .filter(|why| context.tokenless.is_none() || why.is_the_runs())
+        .or_else(|| {
+            context
+                .tokenless
+                .clone()
+                .filter(|_| scenario.area != super::AUTHORIZATION)
+        });
     if let Some(why) = skip {
-        let results = scenario
-            .checks
-            .iter()
-            .map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new()))
-            .collect();
-        return (results, None);
-    }
-    if let Some(why) = context
-        .tokenless
-        .as_ref()
-        .filter(|_| scenario.area != super::AUTHORIZATION)
-    {
         let results = scenario
             .checks
             .iter()
@@ -554,6 +548,7 @@ impl StepRunner<'_> {
                     .as_ref()
                     .and_then(|t| t.as_ref().ok())
                     .map(String::as_str),
+                expired: context.expired_token.as_deref(),
                 copy: Some(copy),
                 probe: context.probe.as_ref(),
                 captures: Some(captures),
@@ -569,6 +564,14 @@ impl StepRunner<'_> {
                     if let Some(absent) = self.absent_of(capture, captures) {
                         return absent;
                     }
+                }
+                if name == "auth.expired" {
+                    return NotSent {
+                        why:
+                            "no expired token was given (--expired-token-env VAR), so none was sent"
+                                .to_string(),
+                        not_applicable: true,
+                    };
                 }
                 if name == "auth.other-audience" {
                     return match &context.other_audience {

@@ -105,6 +105,8 @@ pub struct Fill<'a> {
     pub bearer: Option<&'a str>,
     /// `{{auth.other-audience}}`: a token the authorization server issued for another resource.
     pub other_audience: Option<&'a str>,
+    /// `{{auth.expired}}`: an expired token the user gave.
+    pub expired: Option<&'a str>,
 }
 
 impl Fill<'_> {
@@ -140,6 +142,9 @@ impl Fill<'_> {
         }
         if name == "auth.other-audience" {
             return self.other_audience.map(Value::from);
+        }
+        if name == "auth.expired" {
+            return self.expired.map(Value::from);
         }
         if let Some(made_up) = name.strip_prefix("auth.") {
             let made = crate::record::token::MadeUp::from(self.bearer?);

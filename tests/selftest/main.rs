@@ -28,6 +28,10 @@ use support::{
 /// whole), so that the token checks alter its claims too.
 const SELFTEST_TOKEN: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNlbGZ0ZXN0In0.eyJpc3MiOiJodHRwczovL3NlbGZ0ZXN0LmludmFsaWQiLCJzdWIiOiJtY3BjaGVjay1zZWxmdGVzdCIsInNjb3BlIjoibWNwIiwiZXhwIjo0MTAyNDQ0ODAwfQ.3DBnNCwEcBYU-879qd6XfJldln7NEuvu8cPLO2NPUBk";
 
+/// A token the protected reference server knows as expired (`auth` runs, `--expired-token`),
+/// given to mcpcheck with `--expired-token-env`.
+const SELFTEST_EXPIRED: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJtY3BjaGVjay1zZWxmdGVzdCIsImV4cCI6MTAwMDAwMDAwMH0.ZXhwaXJlZA";
+
 /// How many tests run at once unless `--test-threads` says otherwise.
 const RUNS_AT_ONCE: usize = 8;
 
@@ -154,7 +158,12 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
         | Transport::OAuth => {
             match transport {
                 Transport::StatelessHttp => args.push("--stateless"),
-                Transport::AuthHttp => args.extend(["--static-token", SELFTEST_TOKEN]),
+                Transport::AuthHttp => args.extend([
+                    "--static-token",
+                    SELFTEST_TOKEN,
+                    "--expired-token",
+                    SELFTEST_EXPIRED,
+                ]),
                 _ => {}
             }
             let server = HttpServer::start_with(&args);
@@ -175,9 +184,15 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             if transport == Transport::AuthHttp {
                 // The token as a user passes it: named in the header, read from the environment.
                 flags.extend(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"]);
+                flags.extend(["--expired-token-env", "MCPCHECK_SELFTEST_EXPIRED"]);
             }
-            let (code, report, _) =
-                run_json_with_env(&flags, &[("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN)]);
+            let (code, report, _) = run_json_with_env(
+                &flags,
+                &[
+                    ("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN),
+                    ("MCPCHECK_SELFTEST_EXPIRED", SELFTEST_EXPIRED),
+                ],
+            );
             (code, report)
         }
     }
@@ -233,6 +248,7 @@ fn assert_clean(transport: Transport) {
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))
             || (id == "auth-other-audience-refused" && transport != Transport::OAuth)
+            || (id == "auth-expired-token-refused" && transport != Transport::AuthHttp)
         {
             // The authorization checks, too, where the server is not protected.
             // The stateless era's checks (the tasks extension's among them), and those of

@@ -632,8 +632,11 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         .map(|(_, value)| value.trim());
     let host = host_of(req);
     if let Some(given) = given {
+        let expired_taken = state.server.expired_token.as_deref() == Some(given)
+            && state.server.quirks.has(Quirk::AuthAcceptsExpiredToken);
         if state.server.static_token.as_deref() == Some(given)
             || accepted_by_quirk(&state.server.quirks, given)
+            || expired_taken
         {
             return None;
         }

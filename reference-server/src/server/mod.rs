@@ -144,6 +144,9 @@ pub struct Server {
     /// HTTP, with a static token: the authorization server its resource metadata names
     /// (`--authorization-server`; this server's origin when not given).
     pub authorization_server: Option<String>,
+    /// HTTP, with a static token: a token known to have expired (`--expired-token`), refused
+    /// unless a quirk takes it.
+    pub expired_token: Option<String>,
     /// HTTP: the authorization server whose tokens the server takes (`--auth ISSUER`).
     pub issuer: Option<std::sync::Arc<crate::issuer::Issuer>>,
     /// Every list method (tools, resources, templates, prompts) answers an empty list
