@@ -34,13 +34,19 @@ pub enum Refused {
 impl Issuer {
     /// Reads the issuer's metadata and key set.
     pub async fn discover(url: &str) -> Result<Issuer, String> {
+        // The well-known segment goes between the origin and the issuer's path (RFC 8414 §3.1);
+        // OpenID Connect Discovery appends it.
         let base = url.trim_end_matches('/');
+        let (scheme, rest) = base.split_once("://").unwrap_or(("http", base));
+        let split = rest.find('/').unwrap_or(rest.len());
+        let (origin, path) = (format!("{scheme}://{}", &rest[..split]), &rest[split..]);
         let mut metadata = None;
-        for path in [
-            "/.well-known/oauth-authorization-server",
-            "/.well-known/openid-configuration",
+        for candidate in [
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{base}/.well-known/openid-configuration"),
         ] {
-            if let Ok(document) = get_json(&format!("{base}{path}")).await {
+            if let Ok(document) = get_json(&candidate).await {
                 metadata = Some(document);
                 break;
             }

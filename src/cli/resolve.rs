@@ -605,7 +605,13 @@ impl RunArgs {
                 }
                 let flow = match args.auth.as_deref() {
                     Some("code") => crate::run::authorize::Flow::Code,
-                    _ => crate::run::authorize::Flow::ClientCredentials,
+                    Some("client-credentials") => crate::run::authorize::Flow::ClientCredentials,
+                    other => {
+                        return Err(UsageError::Flag(format!(
+                            "--auth {}: use client-credentials or code",
+                            other.unwrap_or_default()
+                        )))
+                    }
                 };
                 let named = args.auth.clone().unwrap_or_default();
                 let client_id = args.client_id.clone().ok_or_else(|| {

@@ -72,14 +72,14 @@ pub fn parse(value: &str) -> Vec<Challenge> {
     // more `=` (a token68's padding) or the end of the element.
     let param_follows = |from: usize| -> bool {
         let mut i = from;
-        while i < chars.len() && chars[i] == ' ' {
+        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
             i += 1;
         }
         if chars.get(i) != Some(&'=') {
             return false;
         }
         i += 1;
-        while i < chars.len() && chars[i] == ' ' {
+        while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
             i += 1;
         }
         matches!(chars.get(i), Some(c) if *c != '=' && *c != ',')
@@ -96,9 +96,9 @@ pub fn parse(value: &str) -> Vec<Challenge> {
         }
         if param_follows(at) {
             // A parameter of the challenge before it (with none before it, dropped).
-            skip(&mut at, &|c| c == ' ');
+            skip(&mut at, &|c| c == ' ' || c == '\t');
             at += 1; // '='
-            skip(&mut at, &|c| c == ' ');
+            skip(&mut at, &|c| c == ' ' || c == '\t');
             let value = if chars.get(at) == Some(&'"') {
                 at += 1;
                 let mut value = String::new();
@@ -112,7 +112,17 @@ pub fn parse(value: &str) -> Vec<Challenge> {
                 at += 1; // the closing quote
                 value
             } else {
-                token(&mut at)
+                // A token, or (from a server that does not quote a URL) whatever runs to the
+                // next comma.
+                let start = at;
+                while at < chars.len() && chars[at] != ',' {
+                    at += 1;
+                }
+                chars[start..at]
+                    .iter()
+                    .collect::<String>()
+                    .trim()
+                    .to_string()
             };
             if let Some(last) = out.last_mut() {
                 last.params.push((name.to_ascii_lowercase(), value));
@@ -169,6 +179,13 @@ mod tests {
             Some("https://a/.well-known/oauth-protected-resource")
         );
         assert_eq!(one("Bearer").params, vec![]);
+        // An unquoted URL (not a token, but servers send it) runs to the next comma.
+        let c = one("Bearer resource_metadata=https://a/.well-known/x,\tscope = mcp");
+        assert_eq!(
+            c.param("resource_metadata"),
+            Some("https://a/.well-known/x")
+        );
+        assert_eq!(c.param("scope"), Some("mcp"));
     }
 
     #[test]

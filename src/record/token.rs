@@ -106,6 +106,11 @@ pub const NAMES: &[&str] = &[
     "expired",
 ];
 
+/// A JWT's claims, if `token` is one.
+pub fn claims(token: &str) -> Option<Map<String, Value>> {
+    jwt_parts(token).map(|(_, claims)| claims)
+}
+
 /// The bearer token of an `Authorization` header value (`Bearer X`, the scheme in any case).
 pub fn bearer_of(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;

@@ -115,6 +115,24 @@ pub async fn obtain(
         Flow::Code => None,
     };
     let access_token = token_request(&found, client, form).await?;
+    // An authorization server that ignores `resource` issues the same audience for both: the
+    // second token then says nothing about the server's audience check.
+    let other_audience = other_audience.map(|other| {
+        let other = other?;
+        let audience = |token: &str| crate::record::token::claims(token).and_then(|c| c.get("aud").cloned());
+        match (audience(&access_token), audience(&other)) {
+            (Some(mine), Some(theirs))
+                if mine == theirs
+                    || theirs == url
+                    || theirs.as_array().is_some_and(|a| a.contains(&Value::from(url))) =>
+            {
+                Err(format!(
+                    "the authorization server ignored the resource parameter: the token asked for {OTHER_RESOURCE} has the audience {theirs} too"
+                ))
+            }
+            _ => Ok(other),
+        }
+    });
     Ok(Obtained {
         access_token,
         other_audience,
@@ -131,6 +149,7 @@ pub async fn obtain(
 
 /// Follows the server's metadata to its authorization server's endpoints.
 async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
+    secure("the server", url)?;
     // The challenge: a request without a token.
     let probe = r#"{"jsonrpc":"2.0","id":"mcpcheck-authorize","method":"ping"}"#;
     let answer = request(
@@ -171,10 +190,20 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
     let resource_metadata = first_document(&candidates).await.map_err(|tried| {
         format!("no protected resource metadata was found for {url} (tried {tried})")
     })?;
+    // A client uses metadata only for the resource it asked about (RFC 9728 §3.3), and the
+    // authorization server's only if it speaks for the issuer named (RFC 8414 §3.3): otherwise
+    // the token endpoint, and the secret sent to it, would be another's choice.
+    let resource = resource_metadata["resource"].as_str().unwrap_or_default();
+    if !same_url(resource, url) {
+        return Err(format!(
+            "the protected resource metadata is for {resource:?}, not {url}: a client must not use it"
+        ));
+    }
     let issuer = resource_metadata["authorization_servers"][0]
         .as_str()
         .ok_or_else(|| "the protected resource metadata names no authorization server".to_string())?
         .to_string();
+    secure("the authorization server", &issuer)?;
     // The authorization server's metadata.
     let (as_origin, as_path) = origin_and_path(&issuer)?;
     let candidates = [
@@ -185,20 +214,17 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
     let server_metadata = first_document(&candidates).await.map_err(|tried| {
         format!("the authorization server {issuer} publishes no metadata (tried {tried})")
     })?;
+    let speaks_for = server_metadata["issuer"].as_str().unwrap_or_default();
+    if !same_url(speaks_for, &issuer) {
+        return Err(format!(
+            "the authorization server metadata found for {issuer} is the issuer {speaks_for:?}'s: a client must not use it"
+        ));
+    }
     let endpoint = |name: &str| -> Result<Option<String>, String> {
         let Some(url) = server_metadata[name].as_str() else {
             return Ok(None);
         };
-        let parsed = parse_url(url)?;
-        let loopback = matches!(
-            parsed.host().unwrap_or_default(),
-            "127.0.0.1" | "localhost" | "[::1]" | "::1"
-        );
-        if parsed.scheme_str() != Some("https") && !loopback {
-            return Err(format!(
-                "the {name} {url} is not https: mcpcheck sends no credentials over plain HTTP (except to a loopback address)"
-            ));
-        }
+        secure(&format!("the {name}"), url)?;
         Ok(Some(url.to_string()))
     };
     let token_endpoint = endpoint("token_endpoint")?
@@ -288,6 +314,12 @@ async fn token_request(
             answer.status
         ));
     }
+    let token_type = document["token_type"].as_str().unwrap_or_default();
+    if !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(format!(
+            "the token endpoint {token_endpoint} issued a token of type {token_type:?}, not Bearer: mcpcheck sends bearer tokens only"
+        ));
+    }
     document["access_token"]
         .as_str()
         .filter(|t| !t.is_empty())
@@ -356,6 +388,7 @@ async fn redirect(listener: &tokio::net::TcpListener, state: &str) -> Result<Str
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
         let mut head = Vec::new();
@@ -401,14 +434,24 @@ async fn redirect(listener: &tokio::net::TcpListener, state: &str) -> Result<Str
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.clone())
         };
+        // Only a redirect with mcpcheck's own state speaks for the sign-in; a forged one is
+        // answered and ends it (a sign-in that was tampered with is not to be trusted).
         let outcome = match (param("state"), param("code"), param("error")) {
-            (Some(got), _, _) if got != state => Err(
+            (Some(got), _, _) if got == state => match (param("code"), param("error")) {
+                (_, Some(error)) => Err(format!("the authorization server refused: {error}")),
+                (Some(code), None) => Ok(code),
+                (None, None) => Err("the redirect carries no code".to_string()),
+            },
+            (Some(_), _, _) => Err(
                 "the redirect's state is not the one mcpcheck sent: a sign-in mcpcheck did not start"
                     .to_string(),
             ),
-            (_, _, Some(error)) => Err(format!("the authorization server refused: {error}")),
-            (Some(_), Some(code), None) => Ok(code),
-            _ => Err("the redirect carries no code and state".to_string()),
+            (None, _, _) => {
+                let _ = stream
+                    .write_all(reply("400 Bad Request", "no state").as_bytes())
+                    .await;
+                continue;
+            }
         };
         let text = match &outcome {
             Ok(_) => "mcpcheck is signed in; you can close this window.".to_string(),
@@ -443,17 +486,21 @@ fn sha256(bytes: &[u8]) -> Vec<u8> {
 /// Decodes `application/x-www-form-urlencoded` (`+` is a space; a bad escape is kept as is).
 fn form_decode(text: &str) -> String {
     let bytes = text.as_bytes();
+    let hex = |b: u8| char::from(b).to_digit(16);
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => match u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                Ok(byte) => {
-                    out.push(byte);
+            b'%' => match (
+                bytes.get(i + 1).and_then(|b| hex(*b)),
+                bytes.get(i + 2).and_then(|b| hex(*b)),
+            ) {
+                (Some(high), Some(low)) => {
+                    out.push((high * 16 + low) as u8);
                     i += 2;
                 }
-                Err(_) => out.push(b'%'),
+                _ => out.push(b'%'),
             },
             byte => out.push(byte),
         }
@@ -480,6 +527,28 @@ async fn request(
         reuse: None,
     };
     send_within(&request, MAX_BODY, WAIT, Duration::from_millis(500)).await
+}
+
+/// Checks that `url` is https, or plain HTTP to a loopback address: what decides where
+/// credentials go is read only over a channel no one else can rewrite.
+fn secure(what: &str, url: &str) -> Result<(), String> {
+    let parsed = parse_url(url)?;
+    let loopback = matches!(
+        parsed.host().unwrap_or_default(),
+        "127.0.0.1" | "localhost" | "[::1]" | "::1"
+    );
+    if parsed.scheme_str() != Some("https") && !loopback {
+        return Err(format!(
+            "{what} {url} is not https: mcpcheck sends no credentials by what plain HTTP says (except on a loopback address)"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether two URLs are the same one as a client compares them: identical, or apart only by a
+/// trailing slash (RFC 3986 §6.2.3).
+fn same_url(a: &str, b: &str) -> bool {
+    !a.is_empty() && a.trim_end_matches('/') == b.trim_end_matches('/')
 }
 
 /// The first of `urls` that answers 2xx with a JSON object, or the URLs tried, in words.
@@ -558,5 +627,14 @@ mod tests {
         assert!(origin_and_path("ftp://x").is_err());
         assert_eq!(form_encode("a b+c/é"), "a%20b%2Bc%2F%C3%A9");
         assert_eq!(form_decode("a%20b+c%2F%C3%A9%zz%4"), "a b c/é%zz%4");
+        // A byte escape that splits a character, or a sign, is no escape: never a panic.
+        assert_eq!(form_decode("%aé%+1"), "%aé% 1");
+        assert!(
+            same_url("https://a/x/", "https://a/x")
+                && !same_url("", "")
+                && !same_url("https://b", "https://a")
+        );
+        assert!(secure("it", "http://127.0.0.1:9/x").is_ok());
+        assert!(secure("it", "http://example.com/x").is_err());
     }
 }

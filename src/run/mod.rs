@@ -505,15 +505,21 @@ async fn run_started(
     let tokenless = failure.as_ref().and_then(|_| tokenless(&main, &config));
     let failure = failure.filter(|_| tokenless.is_none());
     if let Some(refusal) = &tokenless {
+        // The version the pass asked for, else the newest of the handshake era.
+        let version = config
+            .spec_version
+            .clone()
+            .filter(|v| Era::of(v) == Some(Era::Handshake))
+            .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
         main.set_info(SessionInfo {
             era: Some(Era::Handshake),
-            version: Some(LATEST_HANDSHAKE.to_string()),
+            version: Some(version.clone()),
             ..SessionInfo::default()
         });
-        report.protocol.version = Some(LATEST_HANDSHAKE.to_string());
+        report.protocol.version = Some(version.clone());
         report.protocol.era = Some("handshake".to_string());
         report.protocol.detection = format!(
-            "initialize was refused for authorization ({refusal}) and the run has no token: judged at {LATEST_HANDSHAKE}, the newest handshake version"
+            "initialize was refused for authorization ({refusal}) and the run has no token: judged at {version}"
         );
         report.eras_note = Some(format!(
             "the server is protected (initialize was refused with {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""

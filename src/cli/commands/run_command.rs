@@ -99,12 +99,10 @@ fn authorize(
         *browser.lock().expect("browser lock") = open_browser(url);
     };
     let obtained = runtime.block_on(run::authorize::obtain(&spec.url, client, &show));
-    // A browser command still running (a scripted one that hangs) is not left behind.
+    // The browser is the user's: one still running is left to them (an opener that has
+    // returned is reaped).
     if let Some(mut child) = browser.lock().expect("browser lock").take() {
-        if matches!(child.try_wait(), Ok(None)) {
-            let _ = child.kill();
-        }
-        let _ = child.wait();
+        let _ = child.try_wait();
     }
     let flag = match client.flow {
         run::authorize::Flow::ClientCredentials => "client-credentials",
