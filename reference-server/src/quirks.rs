@@ -539,6 +539,8 @@ quirks! {
     AuthMetadataHidden in auth => "a protected server MUST lead a client to its metadata: resource_metadata in the challenge, or (from 2025-11-25) the well-known URI",
     /// With `--static-token`: the metadata is served at the root well-known URI only, which the challenge names (allowed).
     AuthMetadataAtRoot in auth => "control: the metadata may be served at the root well-known URI, which clients try after the path-aware one",
+    /// With `--static-token`: the challenge names a URL that redirects (308) to the metadata.
+    AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it",
     /// With `--static-token`: the metadata document is an HTML page.
     AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
     /// With `--static-token`: the metadata document is JSON sent as `text/plain`.

@@ -558,14 +558,29 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
         if tried.iter().any(|(u, _): &(String, String)| u == url) {
             continue;
         }
-        let got = match request(
-            "GET",
-            url,
-            vec![("Accept".into(), "application/json".into())],
-            Vec::new(),
-        )
-        .await
-        {
+        // A redirect is followed, a few hops at most.
+        let mut at = url.clone();
+        let mut answer = Err(String::new());
+        for _ in 0..=5 {
+            answer = request(
+                "GET",
+                &at,
+                vec![("Accept".into(), "application/json".into())],
+                Vec::new(),
+            )
+            .await;
+            let next = answer
+                .as_ref()
+                .ok()
+                .filter(|a| (300..400).contains(&a.status))
+                .and_then(|a| a.header("location"))
+                .and_then(|location| crate::record::url::resolve(&at, location).ok());
+            match next {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        let got = match answer {
             Ok(answer) if (200..300).contains(&answer.status) => {
                 match serde_json::from_str::<Value>(&answer.body) {
                     Ok(document) if document.is_object() => return Ok(document),

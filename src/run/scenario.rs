@@ -400,7 +400,8 @@ impl StepRunner<'_> {
 
     /// A fetch step: GETs each of its URLs in turn (those whose optional placeholders have no
     /// value left out) until one answers 2xx, with nothing but `Accept: application/json`: no
-    /// session, no credentials, none of the user's headers, redirects not followed. The step's
+    /// session, no credentials, none of the user's headers; a redirect is followed, up to
+    /// [`MAX_REDIRECTS`] hops. The step's
     /// exchange is that answer, or the last one tried; each of the others is kept as context in
     /// its `sent` (`GET URL → HTTP 404`). A JSON body of a 2xx answer is the reply the queries
     /// read (`/resource`); any other is a rejected one.
@@ -458,47 +459,66 @@ impl StepRunner<'_> {
         let wait = timeout.unwrap_or(limits.request_timeout);
         let mut tried: Vec<String> = Vec::new();
         let mut last = None;
-        for url in candidates {
-            let started = Instant::now();
-            let request = crate::transport::http::HttpRequest {
-                method: "GET".into(),
-                url: url.clone(),
-                headers: vec![
-                    (
-                        "Host".into(),
-                        crate::record::url::authority(&url).unwrap_or_default(),
+        'candidates: for first in candidates {
+            // A redirect is followed (a metadata URL often answers one: a trailing slash,
+            // http to https), a few hops at most, each in the evidence.
+            let mut url = first;
+            for hop in 0..=MAX_REDIRECTS {
+                let started = Instant::now();
+                let request = crate::transport::http::HttpRequest {
+                    method: "GET".into(),
+                    url: url.clone(),
+                    headers: vec![
+                        (
+                            "Host".into(),
+                            crate::record::url::authority(&url).unwrap_or_default(),
+                        ),
+                        ("Accept".into(), "application/json".into()),
+                    ],
+                    body: Vec::new(),
+                    stream_for: None,
+                    drop_after_events: None,
+                    reuse: None,
+                };
+                let answer = crate::transport::http::send_within(
+                    &request,
+                    limits.max_frame_bytes,
+                    wait,
+                    Duration::from_millis(500),
+                )
+                .await;
+                let mut sent = tried.join("\n");
+                if !sent.is_empty() {
+                    sent.push('\n');
+                }
+                sent.push_str(&format!("GET {url}"));
+                let exchange = document_exchange(sent, &request.headers, answer, started);
+                let status = exchange.http.as_ref().map_or(0, |h| h.status);
+                let next = exchange
+                    .http
+                    .as_ref()
+                    .filter(|_| (300..400).contains(&status) && hop < MAX_REDIRECTS)
+                    .and_then(|h| {
+                        h.headers
+                            .iter()
+                            .find(|(n, _)| n.eq_ignore_ascii_case("location"))
+                    })
+                    .and_then(|(_, location)| crate::record::url::resolve(&url, location).ok());
+                tried.push(match &next {
+                    Some(next) => format!("GET {url} → HTTP {status} to {next}"),
+                    None => format!(
+                        "GET {url} → {}",
+                        crate::record::exchange::describe(&exchange, true)
                     ),
-                    ("Accept".into(), "application/json".into()),
-                ],
-                body: Vec::new(),
-                stream_for: None,
-                drop_after_events: None,
-                reuse: None,
-            };
-            let answer = crate::transport::http::send_within(
-                &request,
-                limits.max_frame_bytes,
-                wait,
-                Duration::from_millis(500),
-            )
-            .await;
-            let mut sent = tried.join("\n");
-            if !sent.is_empty() {
-                sent.push('\n');
-            }
-            sent.push_str(&format!("GET {url}"));
-            let exchange = document_exchange(sent, &request.headers, answer, started);
-            let served = exchange
-                .http
-                .as_ref()
-                .is_some_and(|h| (200..300).contains(&h.status));
-            tried.push(format!(
-                "GET {url} → {}",
-                crate::record::exchange::describe(&exchange, true)
-            ));
-            last = Some(exchange);
-            if served {
-                break;
+                });
+                last = Some(exchange);
+                if (200..300).contains(&status) {
+                    break 'candidates;
+                }
+                match next {
+                    Some(next) => url = next,
+                    None => break,
+                }
             }
         }
         Ok(last.expect("at least one URL was fetched"))
@@ -900,6 +920,9 @@ fn again(built: Built) -> Built {
 fn unanswered(name: &str) -> String {
     format!("\u{0}unanswered:{name}")
 }
+
+/// How many redirects a fetch follows from one URL.
+const MAX_REDIRECTS: usize = 5;
 
 /// The exchange of one fetched document: a JSON body of a 2xx answer is the reply message; any
 /// other body is a rejected one; no answer at all, a closed one.

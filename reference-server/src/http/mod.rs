@@ -662,6 +662,8 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if !quirks.has(Quirk::AuthMetadataUnnamed) && !quirks.has(Quirk::AuthMetadataHidden) {
         let named = if quirks.has(Quirk::AuthMetadataDeadLink) {
             format!("http://{host}/.well-known/oauth-protected-resource/gone")
+        } else if quirks.has(Quirk::AuthMetadataRedirect) {
+            format!("http://{host}/.well-known/oauth-protected-resource/moved")
         } else {
             format!("http://{host}{}", metadata_path(state))
         };
@@ -757,6 +759,16 @@ fn metadata_path(state: &State) -> &'static str {
 fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
     state.server.protected().then_some(())?;
     let quirks = &state.server.quirks;
+    if quirks.has(Quirk::AuthMetadataRedirect)
+        && req.uri().path() == "/.well-known/oauth-protected-resource/moved"
+    {
+        let mut moved = plain(StatusCode::PERMANENT_REDIRECT, "moved");
+        moved.headers_mut().insert(
+            "location",
+            HeaderValue::from_static("/.well-known/oauth-protected-resource/mcp"),
+        );
+        return Some(moved);
+    }
     if req.uri().path() != metadata_path(state)
         || req.method() != Method::GET
         || quirks.has(Quirk::AuthMetadataMissing)
