@@ -61,6 +61,17 @@ pub fn authority(url: &str) -> Option<String> {
     parse_url(url).ok()?.authority().map(|a| a.to_string())
 }
 
+/// A URL split as written into its origin (`scheme://authority`, case and port as given) and
+/// its path without query, fragment or trailing slash (empty for none): the parts a well-known
+/// URI is built from (RFC 8615, RFC 8414 §3.1, RFC 9728 §3.1).
+pub fn origin_and_path(url: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let origin = &url[..scheme.len() + 3 + authority];
+    let path = url[origin.len()..].split(['?', '#']).next().unwrap_or("");
+    Some((origin, path.trim_end_matches('/')))
+}
+
 /// Whether two URLs have the same origin (neither without one).
 pub fn same_origin(a: &str, b: &str) -> bool {
     matches!((origin(a), origin(b)), (Some(a), Some(b)) if a == b)

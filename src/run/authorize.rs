@@ -599,17 +599,15 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
         .join("; "))
 }
 
-/// A URL's origin as written and its path without a trailing slash.
+/// A URL's origin as written and its path without a trailing slash (checked to be http or
+/// https first).
 fn origin_and_path(url: &str) -> Result<(String, String), String> {
     parse_url(url)?;
-    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let origin = format!("{scheme}://{}", &rest[..end]);
-    let path = rest[end..].split(['?', '#']).next().unwrap_or("");
-    Ok((origin, path.trim_end_matches('/').to_string()))
+    let (origin, path) =
+        crate::record::url::origin_and_path(url).ok_or_else(|| format!("`{url}` has no scheme"))?;
+    Ok((origin.to_string(), path.to_string()))
 }
 
-/// `application/x-www-form-urlencoded` (RFC 6749 appendix B): unreserved bytes as they are,
 /// every other byte percent-encoded (a space too).
 fn form_encode(text: &str) -> String {
     text.bytes()

@@ -154,19 +154,13 @@ impl Fill<'_> {
     }
 }
 
-/// A part of a URL as written, for the URLs a fetch step derives from another (a well-known
-/// URI, RFC 8615): `origin` (`scheme://authority`, case and port as given) or `path` (without
-/// query, fragment or trailing slash).
+/// A part of a URL as written (`origin` or `path`), for the URLs a fetch step derives from
+/// another ([`crate::record::url::origin_and_path`]).
 fn url_part<'u>(url: &'u str, part: &str) -> Option<&'u str> {
-    let (scheme, rest) = url.split_once("://")?;
-    let authority = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let origin = &url[..scheme.len() + 3 + authority];
+    let (origin, path) = crate::record::url::origin_and_path(url)?;
     match part {
         "origin" => Some(origin),
-        "path" => {
-            let path = url[origin.len()..].split(['?', '#']).next().unwrap_or("");
-            Some(path.trim_end_matches('/'))
-        }
+        "path" => Some(path),
         _ => None,
     }
 }

@@ -95,7 +95,11 @@ fn authorize(
     let redactor = report::redact::Redactor::new(&resolved.secrets);
     let browser = std::sync::Mutex::new(None::<std::process::Child>);
     let show = |url: &str| {
-        eprintln!("mcpcheck: sign in to authorize mcpcheck: {url}");
+        // The URL is the authorization server's (from its metadata): shown escaped.
+        eprintln!(
+            "mcpcheck: sign in to authorize mcpcheck: {}",
+            report::safe::terminal(url)
+        );
         *browser.lock().expect("browser lock") = open_browser(url);
     };
     let obtained = runtime.block_on(run::authorize::obtain(&spec.url, client, &show));
@@ -113,7 +117,7 @@ fn authorize(
             if !resolved.quiet {
                 eprintln!(
                     "mcpcheck: got a token by the {}",
-                    redactor.prose(&obtained.how)
+                    report::safe::terminal(&redactor.prose(&obtained.how))
                 );
             }
             resolved.secrets.push(obtained.access_token.clone());
@@ -133,7 +137,7 @@ fn authorize(
         Err(why) => {
             eprintln!(
                 "mcpcheck: could not get a token (--auth {flag}): {}",
-                redactor.prose(&why)
+                report::safe::terminal(&redactor.prose(&why))
             );
             Err(ExitCode::from(crate::exit::UNTESTABLE))
         }
