@@ -87,6 +87,10 @@ fn init_and_follow(dir: &Path, bin: Option<&Path>) -> (String, String) {
             .env("PATH", &path)
             .env("MCPCHECK_SAMPLE_SERVER", reference_server())
             .env_remove("CARGO_TARGET_DIR")
+            // The sample project builds as its author's would, without the lint wrapper that
+            // mcpcheck's CI compiles mcpcheck with (.ci/run).
+            .env_remove("RUSTC_WORKSPACE_WRAPPER")
+            .env_remove("CLIPPY_ARGS")
             .env_remove("NO_COLOR")
             .env("PIP_DISABLE_PIP_VERSION_CHECK", "1")
             .output()
