@@ -31,6 +31,11 @@ pub enum Command {
     /// report (stdio: the frames piped into its command; HTTP: curl commands with the exact
     /// headers), so that a failure reproduces without mcpcheck.
     Repro(ReproArgs),
+    /// Print a token the authorization checks make from yours, as the Authorization header's
+    /// value (`Bearer …`): the replay scripts of `mcpcheck repro` call it, as the token is
+    /// redacted from every report. Your header's value (or token) is read from an environment
+    /// variable, never from the command line.
+    Token(TokenArgs),
     /// Join the JSON reports of a sharded run into one report.
     Merge(Box<MergeArgs>),
     /// Run the suite against several servers and compare them in a servers × checks matrix.
@@ -476,6 +481,24 @@ pub struct ReproArgs {
     /// Which scenarios (to know how the check's session began).
     #[command(flatten)]
     pub scenarios: ScenarioArgs,
+}
+
+/// `mcpcheck token`.
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// Which token: `garbage` (no JWT), `alg-none` (your claims, no signature), `foreign-key`
+    /// (your claims signed with a key mcpcheck made up) or `tampered` (your JWT with a claim
+    /// added and its signature kept).
+    #[arg(value_name = "NAME", value_parser = ["garbage", "alg-none", "foreign-key", "tampered"])]
+    pub name: String,
+    /// The environment variable that holds your Authorization header's value (`Bearer TOKEN`)
+    /// or your token.
+    #[arg(
+        long,
+        value_name = "VAR",
+        default_value = "MCPCHECK_HEADER_AUTHORIZATION"
+    )]
+    pub from_env: String,
 }
 
 /// `mcpcheck baseline`.

@@ -7,6 +7,13 @@
 //! only secrets long enough not to hit ordinary words are replaced. Identifiers, statuses,
 //! levels, titles, citations and sources are never touched, so a secret such as `pass` or `1`
 //! cannot change what a report says or break its structure.
+//!
+//! A token the authorization checks sent in place of the user's (one mcpcheck made from it, one
+//! issued for another resource, an expired one) is redacted under its name, `[redacted
+//! auth.alg-none]`: it is as secret as the user's own, but a reader, and the replay script, must
+//! still tell which was sent.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -27,6 +34,8 @@ const IN_PROSE: usize = 8;
 pub struct Redactor {
     /// The secrets, longest first (a secret that contains another is replaced whole).
     secrets: Vec<String>,
+    /// The marks of named secrets (`[redacted auth.alg-none]`); any other is [`MARK`].
+    marks: HashMap<String, String>,
 }
 
 impl Redactor {
@@ -35,7 +44,36 @@ impl Redactor {
         let mut secrets: Vec<String> = secrets.iter().filter(|s| !s.is_empty()).cloned().collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         secrets.dedup();
-        Redactor { secrets }
+        // The tokens made from a secret that is a bearer token are named for the placeholder
+        // that sends them (`{{auth.alg-none}}`).
+        let mut marks = HashMap::new();
+        for secret in &secrets {
+            let made = crate::record::token::MadeUp::from(secret);
+            for name in crate::record::token::NAMES {
+                if let Some(token) = made.named(name) {
+                    if token != secret && secrets.iter().any(|s| s == token) {
+                        marks.insert(token.to_string(), mark_of(name));
+                    }
+                }
+            }
+        }
+        Redactor { secrets, marks }
+    }
+
+    /// These secrets are the tokens named `auth.NAME` (`other-audience`, `expired`): each is
+    /// redacted under its name.
+    pub fn naming<'a>(mut self, named: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
+        for (name, token) in named {
+            if self.secrets.iter().any(|s| s == token) {
+                self.marks.insert(token.to_string(), mark_of(name));
+            }
+        }
+        self
+    }
+
+    /// What replaces this secret.
+    fn mark(&self, secret: &str) -> &str {
+        self.marks.get(secret).map_or(MARK, String::as_str)
     }
 
     /// Whether there is nothing to redact.
@@ -46,21 +84,21 @@ impl Redactor {
     /// Text that crossed the wire (or came from the server): every secret is replaced, a short
     /// one only where it stands alone.
     pub fn wire(&self, text: &str) -> String {
-        let secrets: Vec<(&str, bool)> = self
+        let secrets: Vec<(&str, &str, bool)> = self
             .secrets
             .iter()
-            .map(|s| (s.as_str(), s.chars().count() < ANYWHERE))
+            .map(|s| (s.as_str(), self.mark(s), s.chars().count() < ANYWHERE))
             .collect();
         replace(text, &secrets)
     }
 
     /// One of mcpcheck's sentences, which may quote the server: only long secrets are replaced.
     pub fn prose(&self, text: &str) -> String {
-        let secrets: Vec<(&str, bool)> = self
+        let secrets: Vec<(&str, &str, bool)> = self
             .secrets
             .iter()
             .filter(|s| s.chars().count() >= IN_PROSE)
-            .map(|s| (s.as_str(), false))
+            .map(|s| (s.as_str(), self.mark(s), false))
             .collect();
         replace(text, &secrets)
     }
@@ -69,16 +107,20 @@ impl Redactor {
     /// name is kept.
     pub fn header(&self, line: &str) -> String {
         match line.split_once(": ") {
-            Some((name, value)) if self.holds_secret(value) => format!("{name}: {MARK}"),
-            Some(_) => line.to_string(),
+            Some((name, value)) => match self.held_secret(value) {
+                Some(secret) => format!("{name}: {}", self.mark(secret)),
+                None => line.to_string(),
+            },
             None => self.wire(line),
         }
     }
 
-    fn holds_secret(&self, value: &str) -> bool {
+    /// The longest secret `value` is or holds.
+    fn held_secret(&self, value: &str) -> Option<&str> {
         self.secrets
             .iter()
-            .any(|s| value == s || (s.chars().count() >= ANYWHERE && value.contains(s.as_str())))
+            .find(|s| *s == value || (s.chars().count() >= ANYWHERE && value.contains(s.as_str())))
+            .map(String::as_str)
     }
 
     /// Every string of a JSON value the server sent.
@@ -161,10 +203,21 @@ impl Redactor {
     }
 }
 
+/// The mark of the token `auth.NAME`.
+fn mark_of(name: &str) -> String {
+    format!("[redacted auth.{name}]")
+}
+
+/// The placeholder name of a named mark (`[redacted auth.alg-none]` → `alg-none`).
+pub fn named_mark(text: &str) -> Option<&str> {
+    text.strip_prefix("[redacted auth.")?.strip_suffix(']')
+}
+
 /// Replaces every secret in `text` in one pass (longest first, so that no secret is found
-/// inside another's mark); a secret marked `alone` only where no letter, digit or `_` touches it.
-fn replace(text: &str, secrets: &[(&str, bool)]) -> String {
-    if !secrets.iter().any(|(s, _)| text.contains(s)) {
+/// inside another's mark) with its mark; a secret marked `alone` only where no letter, digit or
+/// `_` touches it.
+fn replace(text: &str, secrets: &[(&str, &str, bool)]) -> String {
+    if !secrets.iter().any(|(s, _, _)| text.contains(s)) {
         return text.to_string();
     }
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
@@ -172,13 +225,13 @@ fn replace(text: &str, secrets: &[(&str, bool)]) -> String {
     let mut prev: Option<char> = None;
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        let hit = secrets.iter().find(|(secret, alone)| {
+        let hit = secrets.iter().find(|(secret, _, alone)| {
             rest.starts_with(secret)
                 && (!alone || !(word(prev) || word(rest[secret.len()..].chars().next())))
         });
         match hit {
-            Some((secret, _)) => {
-                out.push_str(MARK);
+            Some((secret, mark, _)) => {
+                out.push_str(mark);
                 prev = secret.chars().next_back();
                 rest = &rest[secret.len()..];
             }
@@ -209,6 +262,30 @@ mod tests {
             r.header("Authorization: Bearer s3cret-token"),
             "Authorization: [redacted]"
         );
+    }
+
+    #[test]
+    fn a_token_sent_in_place_of_the_users_is_redacted_under_its_name() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl";
+        let made = crate::record::token::MadeUp::from(token);
+        let mut secrets = vec![format!("Bearer {token}"), token.to_string()];
+        secrets.extend(made.all());
+        secrets.push("expired-token-1234".into());
+        let r = Redactor::new(&secrets).naming([("expired", "expired-token-1234")]);
+        assert_eq!(
+            r.header(&format!("Authorization: Bearer {}", made.alg_none)),
+            "Authorization: [redacted auth.alg-none]"
+        );
+        assert_eq!(
+            r.header(&format!("Authorization: Bearer {token}")),
+            "Authorization: [redacted]"
+        );
+        assert_eq!(
+            r.wire(&format!("sent {} and expired-token-1234", made.garbage)),
+            "sent [redacted auth.garbage] and [redacted auth.expired]"
+        );
+        assert_eq!(named_mark("[redacted auth.tampered]"), Some("tampered"));
+        assert_eq!(named_mark(MARK), None);
     }
 
     #[test]

@@ -21,8 +21,8 @@ pub enum Start {
     Nothing,
 }
 
-/// What a redacted value reads in a report.
-const REDACTED: &str = "[redacted]";
+/// What a redacted value begins with in a report (`[redacted]`, `[redacted auth.alg-none]`).
+const REDACTED: &str = "[redacted";
 
 /// The check a name picks: `id`, or `id@version` for one era's result.
 pub fn find<'a>(report: &'a Report, name: &str) -> Result<&'a CheckResult, String> {
@@ -196,6 +196,9 @@ fn http(
             command = shell_words::join(command)
         );
     }
+    // A redacted header becomes a variable the script asks for: the user's own value, or a token
+    // the authorization checks sent in its place, which the script has mcpcheck make again from
+    // the user's (or asks for, when it came from elsewhere).
     let secrets: Vec<(String, String)> = frames
         .iter()
         .flat_map(|f| f.headers.iter())
@@ -203,7 +206,7 @@ fn http(
             let (name, value) = h.split_once(": ")?;
             value
                 .contains(REDACTED)
-                .then(|| (name.to_string(), env_name(name)))
+                .then(|| (name.to_string(), variable(name, value)))
         })
         .fold(Vec::new(), |mut seen, secret| {
             if !seen.contains(&secret) {
@@ -211,15 +214,51 @@ fn http(
             }
             seen
         });
+    // A token sent in place of the user's is sent to a server that takes the user's: the
+    // handshake carries it, and the made-up tokens are made from it.
+    let mut secrets = secrets;
+    let user = ("Authorization".to_string(), env_name("Authorization"));
+    if secrets
+        .iter()
+        .any(|(_, var)| var.starts_with(TOKEN_VARIABLE))
+        && !secrets.contains(&user)
+    {
+        secrets.insert(0, user);
+    }
     for (name, var) in &secrets {
-        let _ = writeln!(
-            out,
-            ": \"${{{var}:?set {var} to the {name} header's value (it was redacted from the report)}}\""
-        );
+        match var.strip_prefix(TOKEN_VARIABLE) {
+            None => {
+                let _ = writeln!(
+                    out,
+                    ": \"${{{var}:?set {var} to the {name} header's value (it was redacted from the report)}}\""
+                );
+            }
+            Some(_) => {
+                let token = token_name(var);
+                if MADE.contains(&token.as_str()) {
+                    let user = env_name("Authorization");
+                    let _ = writeln!(
+                        out,
+                        "# The {token} token mcpcheck made from yours (it carries your token's claims).\nif [ -z \"${{{var}:-}}\" ]; then\n  {var}=$({user}=\"${user}\" mcpcheck token {token}) || exit 1\nfi"
+                    );
+                } else {
+                    let what = if token == "expired" {
+                        "the expired token given with --expired-token-env"
+                    } else {
+                        "a token the authorization server issued to the same client for another resource"
+                    };
+                    let _ = writeln!(
+                        out,
+                        ": \"${{{var}:?set {var} to the {name} header's value with {what} (it was redacted from the report)}}\""
+                    );
+                }
+            }
+        }
     }
     if start == Start::Handshake && wants_session {
         let auth: String = secrets
             .iter()
+            .filter(|(_, var)| !var.starts_with(TOKEN_VARIABLE))
             .map(|(name, var)| format!(" -H \"{name}: ${var}\""))
             .collect();
         let _ = writeln!(
@@ -269,7 +308,7 @@ fn http(
             if name.eq_ignore_ascii_case("mcp-session-id") && start == Start::Handshake {
                 line.push_str(&format!(" -H \"{name}: $SESSION\""));
             } else if value.contains(REDACTED) {
-                line.push_str(&format!(" -H \"{name}: ${}\"", env_name(name)));
+                line.push_str(&format!(" -H \"{name}: ${}\"", variable(name, value)));
             } else {
                 line.push_str(&format!(" -H {}", quote(&format!("{name}: {value}"))));
             }
@@ -302,6 +341,31 @@ fn header<'a>(frame: &'a Frame, name: &str) -> Option<&'a str> {
         let (n, v) = h.split_once(": ")?;
         n.eq_ignore_ascii_case(name).then_some(v)
     })
+}
+
+/// The start of the variables that hold a token the authorization checks sent.
+const TOKEN_VARIABLE: &str = "MCPCHECK_TOKEN_";
+
+/// The tokens `mcpcheck token` makes again from the user's.
+const MADE: &[&str] = &["garbage", "alg-none", "foreign-key", "tampered"];
+
+/// The variable that holds a redacted header's value: `MCPCHECK_TOKEN_ALG_NONE` for the value
+/// `[redacted auth.alg-none]`, else the header's [`env_name`].
+fn variable(header: &str, value: &str) -> String {
+    match super::redact::named_mark(value) {
+        Some(token) => format!(
+            "{TOKEN_VARIABLE}{}",
+            token.to_ascii_uppercase().replace('-', "_")
+        ),
+        None => env_name(header),
+    }
+}
+
+/// `MCPCHECK_TOKEN_ALG_NONE` → `alg-none`.
+fn token_name(var: &str) -> String {
+    var.trim_start_matches(TOKEN_VARIABLE)
+        .to_ascii_lowercase()
+        .replace('_', "-")
 }
 
 /// `Authorization` → `MCPCHECK_HEADER_AUTHORIZATION`.

@@ -123,6 +123,78 @@ fn a_redacted_header_is_asked_for_from_the_environment_and_never_written_out() {
 }
 
 #[test]
+fn a_bad_token_check_replays_with_the_bad_token_made_again_from_the_users() {
+    // A JWT (the server compares it whole); the quirk takes a JWT signed with any key.
+    let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InJlcHJvIn0.eyJzdWIiOiJyZXBybyIsImV4cCI6NDEwMjQ0NDgwMH0.c2lnbmF0dXJlLW9mLXRoZS11c2Vy";
+    let server = HttpServer::start_with(&[
+        "--static-token",
+        token,
+        "--quirk",
+        "auth-accepts-unverified-jwt",
+    ]);
+    let path = report(
+        "bad-token",
+        &[
+            "--url",
+            &server.url,
+            "--check",
+            "auth-*",
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+        ],
+    );
+    let script = repro("auth-foreign-key-token-refused", &path);
+    let made = mcpcheck::record::token::MadeUp::from(token);
+    assert!(
+        !script.contains(token) && !script.contains(&made.foreign_key),
+        "{script}"
+    );
+    assert!(
+        script.contains("-H \"Authorization: $MCPCHECK_TOKEN_FOREIGN_KEY\""),
+        "the frame sends the made-up token, not the user's: {script}"
+    );
+    // mcpcheck makes the token again from the user's: the server takes it, as in the run.
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path_var = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let user = format!("Bearer {token}");
+    let replayed = sh(
+        &script,
+        &[
+            ("MCPCHECK_HEADER_AUTHORIZATION", user.as_str()),
+            ("PATH", path_var.as_str()),
+        ],
+    );
+    assert!(
+        replayed.contains(">>> foreign-key") && replayed.contains("HTTP/1.1 200"),
+        "{replayed}"
+    );
+    // The token mcpcheck prints is the one the run sent.
+    let printed = mcpcheck()
+        .args(["token", "foreign-key"])
+        .env("MCPCHECK_HEADER_AUTHORIZATION", &user)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        format!("Bearer {}\n", made.foreign_key)
+    );
+    let unset = mcpcheck()
+        .args(["token", "alg-none"])
+        .env_remove("MCPCHECK_HEADER_AUTHORIZATION")
+        .output()
+        .unwrap();
+    assert_eq!(unset.status.code(), Some(2));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
 fn an_unknown_check_or_an_era_left_unnamed_is_a_usage_error() {
     let dual = format!(
         "{} --dual-era",

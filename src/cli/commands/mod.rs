@@ -18,6 +18,7 @@ mod fetch;
 mod list;
 mod report_file;
 mod run_command;
+mod token;
 
 /// Runs a parsed command line and returns the exit code it ends with.
 pub fn execute(cli: Cli) -> ExitCode {
@@ -27,6 +28,7 @@ pub fn execute(cli: Cli) -> ExitCode {
         Command::Run(args) => run_command::run_command(*args),
         Command::Baseline(args) => report_file::baseline(&args),
         Command::Repro(args) => report_file::repro(&args),
+        Command::Token(args) => token::token(&args),
         Command::Merge(args) => report_file::merge(&args),
         Command::Compare(args) => compare::compare(&args),
         Command::Schemas(cli::SchemasCommand::Fetch(args)) => fetch::fetch_schemas(&args),

@@ -27,7 +27,7 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
         }
     }
     if resolved.verbose {
-        let redactor = report::redact::Redactor::new(&resolved.secrets);
+        let redactor = redactor(&resolved);
         resolved.config.limits.tap = Some(Tap(Arc::new(move |direction, text| {
             let arrow = match direction {
                 Direction::Sent => "→",
@@ -76,8 +76,29 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     let mut grading = Grading::apply(&report, resolved.profile, resolved.strict, baseline);
     grading.derived_as_warnings = resolved.derived_warn;
     report.grading = Some(grading);
-    let report = report.redacted(&resolved.secrets);
+    let report = redactor(&resolved).report(report);
     finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
+}
+
+/// What keeps the run's secrets out of its outputs: the tokens the authorization checks send
+/// in place of the user's each under its name.
+fn redactor(resolved: &cli::Resolved) -> report::redact::Redactor {
+    let other = resolved
+        .config
+        .other_audience
+        .as_ref()
+        .and_then(|o| o.as_ref().ok());
+    let named = other
+        .map(|t| ("other-audience", t.as_str()))
+        .into_iter()
+        .chain(
+            resolved
+                .config
+                .expired_token
+                .as_deref()
+                .map(|t| ("expired", t)),
+        );
+    report::redact::Redactor::new(&resolved.secrets).naming(named)
 }
 
 /// `--auth`: gets a token from the server's authorization server and adds it to the run's
