@@ -29,7 +29,8 @@ pub enum Command {
     Baseline(BaselineArgs),
     /// Print a shell script that replays one check's exchanges against the server of a JSON
     /// report (stdio: the frames piped into its command; HTTP: curl commands with the exact
-    /// headers), so that a failure reproduces without mcpcheck.
+    /// headers), so that a failure reproduces without mcpcheck (a token the authorization checks
+    /// made from yours is made again by `mcpcheck token`).
     Repro(ReproArgs),
     /// Print a token the authorization checks make from yours, as the Authorization header's
     /// value (`Bearer …`): the replay scripts of `mcpcheck repro` call it, as the token is
@@ -489,7 +490,7 @@ pub struct TokenArgs {
     /// Which token: `garbage` (no JWT), `alg-none` (your claims, no signature), `foreign-key`
     /// (your claims signed with a key mcpcheck made up) or `tampered` (your JWT with a claim
     /// added and its signature kept).
-    #[arg(value_name = "NAME", value_parser = ["garbage", "alg-none", "foreign-key", "tampered"])]
+    #[arg(value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(crate::record::token::MADE))]
     pub name: String,
     /// The environment variable that holds your Authorization header's value (`Bearer TOKEN`)
     /// or your token.

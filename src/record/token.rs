@@ -94,6 +94,9 @@ impl MadeUp {
     }
 }
 
+/// The names of the tokens [`MadeUp`] makes from the user's (and `mcpcheck token` makes again).
+pub const MADE: &[&str] = &["garbage", "alg-none", "foreign-key", "tampered"];
+
 /// The names of the tokens a scenario may send (`{{auth.NAME}}`): those [`MadeUp::named`] makes,
 /// `other-audience`, a token the authorization server issued for another resource (got by the
 /// run with client credentials), and `expired`, one the user gave (`--expired-token-env`).

@@ -36,6 +36,8 @@ pub struct Redactor {
     secrets: Vec<String>,
     /// The marks of named secrets (`[redacted auth.alg-none]`); any other is [`MARK`].
     marks: HashMap<String, String>,
+    /// The user's own tokens (those the made-up ones were made from), never named.
+    users: Vec<String>,
 }
 
 impl Redactor {
@@ -44,27 +46,42 @@ impl Redactor {
         let mut secrets: Vec<String> = secrets.iter().filter(|s| !s.is_empty()).cloned().collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
         secrets.dedup();
-        // The tokens made from a secret that is a bearer token are named for the placeholder
-        // that sends them (`{{auth.alg-none}}`).
+        // The tokens made from the user's are named for the placeholder that sends them
+        // (`{{auth.alg-none}}`); the user's own token never is, whatever else it equals. A
+        // user's token is a secret whose made-up garbage token is a secret too (the garbage
+        // token is a hash of the token it was made from; a made-up JWT remade from itself or
+        // from another made-up one can equal one of the user's).
         let mut marks = HashMap::new();
+        let mut users = Vec::new();
         for secret in &secrets {
             let made = crate::record::token::MadeUp::from(secret);
-            for name in crate::record::token::NAMES {
+            if !secrets.contains(&made.garbage) {
+                continue;
+            }
+            users.push(secret.clone());
+            for name in crate::record::token::MADE {
                 if let Some(token) = made.named(name) {
-                    if token != secret && secrets.iter().any(|s| s == token) {
+                    if secrets.iter().any(|s| s == token) {
                         marks.insert(token.to_string(), mark_of(name));
                     }
                 }
             }
         }
-        Redactor { secrets, marks }
+        for user in &users {
+            marks.remove(user);
+        }
+        Redactor {
+            secrets,
+            marks,
+            users,
+        }
     }
 
     /// These secrets are the tokens named `auth.NAME` (`other-audience`, `expired`): each is
-    /// redacted under its name.
+    /// redacted under its name, unless it is the user's own token too.
     pub fn naming<'a>(mut self, named: impl IntoIterator<Item = (&'a str, &'a str)>) -> Redactor {
         for (name, token) in named {
-            if self.secrets.iter().any(|s| s == token) {
+            if self.secrets.iter().any(|s| s == token) && !self.users.iter().any(|u| u == token) {
                 self.marks.insert(token.to_string(), mark_of(name));
             }
         }
@@ -208,9 +225,14 @@ fn mark_of(name: &str) -> String {
     format!("[redacted auth.{name}]")
 }
 
-/// The placeholder name of a named mark (`[redacted auth.alg-none]` → `alg-none`).
-pub fn named_mark(text: &str) -> Option<&str> {
-    text.strip_prefix("[redacted auth.")?.strip_suffix(']')
+/// The token name of a named mark (`[redacted auth.alg-none]` → `alg-none`): one of
+/// [`crate::record::token::NAMES`], whatever a report file says.
+pub fn named_mark(text: &str) -> Option<&'static str> {
+    let name = text.strip_prefix("[redacted auth.")?.strip_suffix(']')?;
+    crate::record::token::NAMES
+        .iter()
+        .copied()
+        .find(|known| *known == name)
 }
 
 /// Replaces every secret in `text` in one pass (longest first, so that no secret is found
@@ -285,6 +307,14 @@ mod tests {
             "sent [redacted auth.garbage] and [redacted auth.expired]"
         );
         assert_eq!(named_mark("[redacted auth.tampered]"), Some("tampered"));
+        assert_eq!(named_mark("[redacted auth.x$(reboot)]"), None);
+        // An authorization server that ignores `resource` issues the user's token again for
+        // another resource: the user's token keeps the plain mark.
+        let r = Redactor::new(&secrets).naming([("other-audience", token)]);
+        assert_eq!(
+            r.header(&format!("Authorization: Bearer {token}")),
+            "Authorization: [redacted]"
+        );
         assert_eq!(named_mark(MARK), None);
     }
 

@@ -221,8 +221,8 @@ fn http(
     if secrets
         .iter()
         .any(|(_, var)| var.starts_with(TOKEN_VARIABLE))
-        && !secrets.contains(&user)
     {
+        secrets.retain(|s| *s != user);
         secrets.insert(0, user);
     }
     for (name, var) in &secrets {
@@ -235,11 +235,11 @@ fn http(
             }
             Some(_) => {
                 let token = token_name(var);
-                if MADE.contains(&token.as_str()) {
+                if crate::record::token::MADE.contains(&token.as_str()) {
                     let user = env_name("Authorization");
                     let _ = writeln!(
                         out,
-                        "# The {token} token mcpcheck made from yours (it carries your token's claims).\nif [ -z \"${{{var}:-}}\" ]; then\n  {var}=$({user}=\"${user}\" mcpcheck token {token}) || exit 1\nfi"
+                        "# The {token} token mcpcheck made from yours (it carries your token's claims), made again by\n# mcpcheck ($MCPCHECK names it where it is not on PATH: npx mcpcheck, target/debug/mcpcheck).\nif [ -z \"${{{var}:-}}\" ]; then\n  {var}=$({user}=\"${user}\" ${{MCPCHECK:-mcpcheck}} token {token}) || exit 1\nfi"
                     );
                 } else {
                     let what = if token == "expired" {
@@ -345,9 +345,6 @@ fn header<'a>(frame: &'a Frame, name: &str) -> Option<&'a str> {
 
 /// The start of the variables that hold a token the authorization checks sent.
 const TOKEN_VARIABLE: &str = "MCPCHECK_TOKEN_";
-
-/// The tokens `mcpcheck token` makes again from the user's.
-const MADE: &[&str] = &["garbage", "alg-none", "foreign-key", "tampered"];
 
 /// The variable that holds a redacted header's value: `MCPCHECK_TOKEN_ALG_NONE` for the value
 /// `[redacted auth.alg-none]`, else the header's [`env_name`].

@@ -153,6 +153,14 @@ fn a_bad_token_check_replays_with_the_bad_token_made_again_from_the_users() {
         script.contains("-H \"Authorization: $MCPCHECK_TOKEN_FOREIGN_KEY\""),
         "the frame sends the made-up token, not the user's: {script}"
     );
+    let handshake = script
+        .lines()
+        .find(|l| l.starts_with("SESSION="))
+        .unwrap_or_else(|| panic!("no handshake: {script}"));
+    assert!(
+        handshake.contains("-H \"Authorization: $MCPCHECK_HEADER_AUTHORIZATION\""),
+        "the handshake carries the user's token: {script}"
+    );
     // mcpcheck makes the token again from the user's: the server takes it, as in the run.
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_mcpcheck"))
         .parent()

@@ -17,6 +17,12 @@ pub(super) fn token(args: &cli::TokenArgs) -> ExitCode {
         ));
     };
     let user = crate::record::token::bearer_of(&value).unwrap_or(value.trim());
+    if user.is_empty() {
+        return usage(format!(
+            "${} is empty: set it to your Authorization header's value (Bearer TOKEN)",
+            args.from_env
+        ));
+    }
     match crate::record::token::MadeUp::from(user).named(&args.name) {
         Some(made) => {
             emit(&format!("Bearer {made}\n"));
