@@ -244,6 +244,14 @@ fn parse_env(
     Ok(env)
 }
 
+/// The value of the environment variable a `--…-env VAR` flag names, added to the secrets.
+fn secret_from_env(flag: &str, var: &str, secrets: &mut Vec<String>) -> Result<String, UsageError> {
+    let value =
+        std::env::var(var).map_err(|_| UsageError::Flag(format!("{flag}: ${var} is not set")))?;
+    secrets.push(value.clone());
+    Ok(value)
+}
+
 fn expand_env(text: &str, what: &str) -> Result<(String, bool), UsageError> {
     let mut out = String::new();
     let mut rest = text;
@@ -557,16 +565,11 @@ impl RunArgs {
             fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
             other_audience: None,
-            expired_token: match &args.expired_token_env {
-                None => None,
-                Some(var) => {
-                    let token = std::env::var(var).map_err(|_| {
-                        UsageError::Flag(format!("--expired-token-env: ${var} is not set"))
-                    })?;
-                    secrets.push(token.clone());
-                    Some(token)
-                }
-            },
+            expired_token: args
+                .expired_token_env
+                .as_deref()
+                .map(|var| secret_from_env("--expired-token-env", var, &mut secrets))
+                .transpose()?,
             official_schemas: match &args.official_schemas {
                 None => None,
                 Some(dir) => Some(std::sync::Arc::new(
@@ -620,13 +623,7 @@ impl RunArgs {
                     ))
                 })?;
                 let client_secret = match &args.client_secret_env {
-                    Some(var) => {
-                        let secret = std::env::var(var).map_err(|_| {
-                            UsageError::Flag(format!("--client-secret-env: ${var} is not set"))
-                        })?;
-                        secrets.push(secret.clone());
-                        Some(secret)
-                    }
+                    Some(var) => Some(secret_from_env("--client-secret-env", var, &mut secrets)?),
                     None if flow == crate::run::authorize::Flow::Code => None,
                     None => {
                         return Err(UsageError::Flag(

@@ -199,67 +199,58 @@ fn http(
     // A redacted header becomes a variable the script asks for: the user's own value, or a token
     // the authorization checks sent in its place, which the script has mcpcheck make again from
     // the user's (or asks for, when it came from elsewhere).
-    let secrets: Vec<(String, String)> = frames
-        .iter()
-        .flat_map(|f| f.headers.iter())
-        .filter_map(|h| {
-            let (name, value) = h.split_once(": ")?;
-            value
-                .contains(REDACTED)
-                .then(|| (name.to_string(), variable(name, value)))
-        })
-        .fold(Vec::new(), |mut seen, secret| {
-            if !seen.contains(&secret) {
-                seen.push(secret);
-            }
-            seen
-        });
+    // Each as (header, variable, the token's name for a token sent in place of the user's).
+    let mut secrets: Vec<(String, String, Option<&str>)> = Vec::new();
+    for h in frames.iter().flat_map(|f| f.headers.iter()) {
+        let Some((name, value)) = h.split_once(": ") else {
+            continue;
+        };
+        let token = super::redact::named_mark(value);
+        let secret = (name.to_string(), variable(name, value), token);
+        if value.contains(REDACTED) && !secrets.contains(&secret) {
+            secrets.push(secret);
+        }
+    }
     // A token sent in place of the user's is sent to a server that takes the user's: the
     // handshake carries it, and the made-up tokens are made from it.
-    let mut secrets = secrets;
-    let user = ("Authorization".to_string(), env_name("Authorization"));
-    if secrets
-        .iter()
-        .any(|(_, var)| var.starts_with(TOKEN_VARIABLE))
-    {
+    if secrets.iter().any(|(_, _, token)| token.is_some()) {
+        let user = ("Authorization".to_string(), env_name("Authorization"), None);
         secrets.retain(|s| *s != user);
         secrets.insert(0, user);
     }
-    for (name, var) in &secrets {
-        match var.strip_prefix(TOKEN_VARIABLE) {
+    let user = env_name("Authorization");
+    for (name, var, token) in &secrets {
+        match token {
             None => {
                 let _ = writeln!(
                     out,
                     ": \"${{{var}:?set {var} to the {name} header's value (it was redacted from the report)}}\""
                 );
             }
-            Some(_) => {
-                let token = token_name(var);
-                if crate::record::token::MADE.contains(&token.as_str()) {
-                    let user = env_name("Authorization");
-                    let _ = writeln!(
-                        out,
-                        "# The {token} token mcpcheck made from yours (it carries your token's claims), made again by\n# mcpcheck ($MCPCHECK names it where it is not on PATH: npx mcpcheck, target/debug/mcpcheck).\nif [ -z \"${{{var}:-}}\" ]; then\n  {var}=$({user}=\"${user}\" ${{MCPCHECK:-mcpcheck}} token {token}) || exit 1\nfi"
-                    );
+            Some(token) if crate::record::token::MADE.contains(token) => {
+                let _ = writeln!(
+                    out,
+                    "# The {token} token mcpcheck made from yours (it carries your token's claims), made again by\n# mcpcheck ($MCPCHECK names it where it is not on PATH: npx mcpcheck, target/debug/mcpcheck).\nif [ -z \"${{{var}:-}}\" ]; then\n  {var}=$({user}=\"${user}\" ${{MCPCHECK:-mcpcheck}} token {token}) || exit 1\nfi"
+                );
+            }
+            Some(token) => {
+                let what = if *token == "expired" {
+                    "the expired token given with --expired-token-env"
                 } else {
-                    let what = if token == "expired" {
-                        "the expired token given with --expired-token-env"
-                    } else {
-                        "a token the authorization server issued to the same client for another resource"
-                    };
-                    let _ = writeln!(
-                        out,
-                        ": \"${{{var}:?set {var} to the {name} header's value with {what} (it was redacted from the report)}}\""
-                    );
-                }
+                    "a token the authorization server issued to the same client for another resource"
+                };
+                let _ = writeln!(
+                    out,
+                    ": \"${{{var}:?set {var} to the {name} header's value with {what} (it was redacted from the report)}}\""
+                );
             }
         }
     }
     if start == Start::Handshake && wants_session {
         let auth: String = secrets
             .iter()
-            .filter(|(_, var)| !var.starts_with(TOKEN_VARIABLE))
-            .map(|(name, var)| format!(" -H \"{name}: ${var}\""))
+            .filter(|(_, _, token)| token.is_none())
+            .map(|(name, var, _)| format!(" -H \"{name}: ${var}\""))
             .collect();
         let _ = writeln!(
             out,
@@ -343,26 +334,16 @@ fn header<'a>(frame: &'a Frame, name: &str) -> Option<&'a str> {
     })
 }
 
-/// The start of the variables that hold a token the authorization checks sent.
-const TOKEN_VARIABLE: &str = "MCPCHECK_TOKEN_";
-
 /// The variable that holds a redacted header's value: `MCPCHECK_TOKEN_ALG_NONE` for the value
 /// `[redacted auth.alg-none]`, else the header's [`env_name`].
 fn variable(header: &str, value: &str) -> String {
     match super::redact::named_mark(value) {
         Some(token) => format!(
-            "{TOKEN_VARIABLE}{}",
+            "MCPCHECK_TOKEN_{}",
             token.to_ascii_uppercase().replace('-', "_")
         ),
         None => env_name(header),
     }
-}
-
-/// `MCPCHECK_TOKEN_ALG_NONE` → `alg-none`.
-fn token_name(var: &str) -> String {
-    var.trim_start_matches(TOKEN_VARIABLE)
-        .to_ascii_lowercase()
-        .replace('_', "-")
 }
 
 /// `Authorization` → `MCPCHECK_HEADER_AUTHORIZATION`.

@@ -558,10 +558,10 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
         if tried.iter().any(|(u, _): &(String, String)| u == url) {
             continue;
         }
-        // A redirect is followed, a few hops at most.
+        // A redirect is followed, as a fetch step follows it.
         let mut at = url.clone();
         let mut answer = Err(String::new());
-        for _ in 0..=5 {
+        for _ in 0..=super::MAX_REDIRECTS {
             answer = request(
                 "GET",
                 &at,

@@ -90,6 +90,10 @@ pub struct RunConfig {
     pub expired_token: Option<String>,
 }
 
+/// How many redirects a GET of a metadata document follows from one URL (a fetch step, and
+/// `--auth`'s discovery).
+pub(crate) const MAX_REDIRECTS: usize = 5;
+
 /// The shard (1-based, of `n`) a scenario belongs to: a stable hash of its id, so that a slice
 /// does not move when other scenarios are added.
 pub fn shard_of(scenario_id: &str, n: usize) -> usize {

@@ -401,7 +401,7 @@ impl StepRunner<'_> {
     /// A fetch step: GETs each of its URLs in turn (those whose optional placeholders have no
     /// value left out) until one answers 2xx, with nothing but `Accept: application/json`: no
     /// session, no credentials, none of the user's headers; a redirect is followed, up to
-    /// [`MAX_REDIRECTS`] hops. The step's
+    /// [`super::MAX_REDIRECTS`] hops. The step's
     /// exchange is that answer, or the last one tried; each of the others is kept as context in
     /// its `sent` (`GET URL → HTTP 404`). A JSON body of a 2xx answer is the reply the queries
     /// read (`/resource`); any other is a rejected one.
@@ -463,7 +463,7 @@ impl StepRunner<'_> {
             // A redirect is followed (a metadata URL often answers one: a trailing slash,
             // http to https), a few hops at most, each in the evidence.
             let mut url = first;
-            for hop in 0..=MAX_REDIRECTS {
+            for hop in 0..=super::MAX_REDIRECTS {
                 let started = Instant::now();
                 let request = crate::transport::http::HttpRequest {
                     method: "GET".into(),
@@ -497,7 +497,7 @@ impl StepRunner<'_> {
                 let next = exchange
                     .http
                     .as_ref()
-                    .filter(|_| (300..400).contains(&status) && hop < MAX_REDIRECTS)
+                    .filter(|_| (300..400).contains(&status) && hop < super::MAX_REDIRECTS)
                     .and_then(|h| {
                         h.headers
                             .iter()
@@ -920,9 +920,6 @@ fn again(built: Built) -> Built {
 fn unanswered(name: &str) -> String {
     format!("\u{0}unanswered:{name}")
 }
-
-/// How many redirects a fetch follows from one URL.
-const MAX_REDIRECTS: usize = 5;
 
 /// The exchange of one fetched document: a JSON body of a 2xx answer is the reply message; any
 /// other body is a rejected one; no answer at all, a closed one.
