@@ -576,7 +576,14 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
                 .and_then(|a| a.header("location"))
                 .and_then(|location| crate::record::url::resolve(&at, location).ok());
             match next {
-                Some(next) => at = next,
+                // A hop to plain HTTP would let anyone on the path write the document.
+                Some(next) => match secure("a redirect to", &next) {
+                    Ok(()) => at = next,
+                    Err(e) => {
+                        answer = Err(e);
+                        break;
+                    }
+                },
                 None => break,
             }
         }
@@ -649,5 +656,29 @@ mod tests {
         );
         assert!(secure("it", "http://127.0.0.1:9/x").is_ok());
         assert!(secure("it", "http://example.com/x").is_err());
+    }
+
+    /// A metadata URL on loopback that redirects to plain HTTP elsewhere: the hop is refused
+    /// before anything is asked of it, and the reason says so.
+    #[tokio::test]
+    async fn a_redirect_to_plain_http_is_not_followed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let at = format!("http://{}/meta", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let _ = socket
+                .write_all(
+                    b"HTTP/1.1 302 Found\r\nLocation: http://example.invalid/meta\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                )
+                .await;
+        });
+        let tried = first_document(std::slice::from_ref(&at)).await.unwrap_err();
+        assert!(
+            tried.contains("http://example.invalid/meta is not https"),
+            "{tried}"
+        );
     }
 }
