@@ -15,6 +15,7 @@ mod mrtr;
 mod outcome;
 mod quirks;
 mod server;
+mod skills;
 mod stdio;
 mod tasks;
 
@@ -69,6 +70,10 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --stop-answering-after N
                    stdio: write N lines, then nothing more, while still reading and
                    running: a server that stopped answering (a wedged one)
+  --skills DIR     serve the skills extension (io.modelcontextprotocol/skills): every
+                   folder under DIR with a SKILL.md is a skill, its files skill://PATH/FILE
+                   resources (reference-server/skills is an example folder); declared on
+                   2025-11-25 and 2026-07-28, with directoryRead
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk, the runs it shows in (handshake: stdio and HTTP;
                    stateless: the same with --stateless; legacy-sse; auth: HTTP with
@@ -90,6 +95,7 @@ fn main() -> ExitCode {
     let mut startup_cpu = std::time::Duration::ZERO;
     let mut silent_after = None;
     let mut empty_lists = false;
+    let mut skills: Option<std::path::PathBuf> = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--list-quirks" => {
@@ -139,6 +145,10 @@ fn main() -> ExitCode {
                 None => return usage_error("--token-lacks-scope needs a method"),
             },
             "--empty-lists" => empty_lists = true,
+            "--skills" => match args.next() {
+                Some(dir) => skills = Some(dir.into()),
+                None => return usage_error("--skills needs a folder"),
+            },
             "--stop-answering-after" => match args.next().map(|a| a.parse::<usize>()) {
                 Some(Ok(n)) => silent_after = Some(n),
                 _ => return usage_error("--stop-answering-after needs a number of lines"),
@@ -172,6 +182,14 @@ fn main() -> ExitCode {
     if dual_era && (stateless || http.is_some()) {
         return usage_error("--dual-era goes with stdio, without --stateless");
     }
+    let skills = match skills.map(|dir| skills::Skills::load(&dir, &quirks)) {
+        Some(Ok(skills)) => Some(skills),
+        Some(Err(e)) => {
+            eprintln!("reference-server: --skills: {e}");
+            return ExitCode::FAILURE;
+        }
+        None => None,
+    };
     spend_cpu(startup_cpu);
     // One thread: the server's work is tiny, and a reply then needs no wake-up of another thread.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -203,6 +221,7 @@ fn main() -> ExitCode {
         expired_token,
         silent_after,
         empty_lists,
+        skills,
         ..Server::default()
     });
     let result = runtime.block_on(async move {

@@ -10,3 +10,26 @@ pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
 
 /// Where notifications produced during a request go.
 pub type Sink = UnboundedSender<Value>;
+
+/// Serves one page of a list; cursors are `page:<offset>`.
+pub fn list_page(items: Vec<Value>, params: &Value, key: &str) -> Outcome {
+    let start = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(cursor) => cursor
+            .as_str()
+            .and_then(|c| c.strip_prefix("page:"))
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|n| *n < items.len() && n % crate::fixtures::PAGE_SIZE == 0)
+            .ok_or((-32602, "Invalid params: invalid cursor".to_string(), None))?,
+    };
+    let end = (start + crate::fixtures::PAGE_SIZE).min(items.len());
+    let mut result = serde_json::Map::new();
+    result.insert(key.into(), Value::Array(items[start..end].to_vec()));
+    if end < items.len() {
+        result.insert(
+            "nextCursor".into(),
+            serde_json::json!(format!("page:{end}")),
+        );
+    }
+    Ok(Value::Object(result))
+}

@@ -589,6 +589,38 @@ quirks! {
     LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    /// With `--skills`: skills/list is an unknown method, though the extension is declared.
+    SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list",
+    /// With `--skills`: the second skill's entry has no `resources`.
+    SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\"",
+    /// With `--skills`: the second skill is named in capitals, in its folder and its frontmatter.
+    SkillsNameUppercase => "skills extension: a skill's name MUST be 1-64 lowercase letters, digits and single hyphens",
+    /// With `--skills`: the second skill's frontmatter names it otherwise than its folder does.
+    SkillsUriNameMismatch => "skills extension: the last segment of a skill's path MUST be its frontmatter's name",
+    /// With `--skills`: the skills are served under the scheme `repo://`.
+    SkillsCustomScheme => "skills extension: skill URIs SHOULD use the skill:// scheme",
+    /// With `--skills`: skills/get answers with the entry's members, not in `skill`.
+    SkillsGetUnwrapped => "skills extension: skills/get MUST answer with the skill's entry in `skill`",
+    /// With `--skills`: skills/get of an unknown skill answers -32002 (resource not found).
+    SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602",
+    /// With `--skills`, 2026-07-28: skills/list carries no ttlMs or cacheScope.
+    SkillsListNoCacheHints in stateless => "skills extension, 2026-07-28: skills/list MUST carry ttlMs and cacheScope",
+    /// With `--skills`: a skill's files leave out its SKILL.md.
+    SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them",
+    /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
+    SkillsFileOutside => "skills extension: every file a skill lists MUST be inside the skill's folder",
+    /// With `--skills`: one file of the first skill is listed with the digest of other bytes.
+    SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count",
+    /// With `--skills`: a SKILL.md is read as text/plain.
+    SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown",
+    /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
+    SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own",
+    /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.
+    SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder",
+    /// With `--skills`: a directory read of a file answers an empty folder.
+    SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
+    /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
+    SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory",
     /// stdio and HTTP+SSE: every response is sent twice.
     DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)",
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::step::{progress_ok, reply_message, StepRecord};
+use super::step::{content_bytes, frontmatter, progress_ok, reply_message, sha256, StepRecord};
 use crate::record::{Exchange, Reply, TransportKind};
 use crate::scenario::model::{Cond, Part, Pred, Query, Test};
 use crate::scenario::template;
@@ -94,6 +94,12 @@ fn part_values(part: &Part, exchange: &Exchange) -> Vec<Value> {
             exchange.http.as_ref().is_some_and(|h| h.session),
         )],
         Part::ProgressOk => vec![Value::from(progress_ok(exchange))],
+        Part::ContentDigest => one(content_bytes(exchange).map(|b| Value::from(sha256(&b)))),
+        Part::ContentSize => one(content_bytes(exchange).map(|b| Value::from(b.len()))),
+        Part::Frontmatter(at) => one(reply_message(exchange)
+            .and_then(|m| m.pointer("/result/contents/0/text")?.as_str())
+            .and_then(frontmatter)
+            .and_then(|f| f.pointer(at).cloned())),
     }
 }
 
@@ -160,6 +166,14 @@ fn test_holds(test: &Test, value: Option<&Value>, lookup: &dyn Fn(&str) -> Optio
             })
         }),
         (Test::Matches(regex), Some(v)) => v.as_str().is_some_and(|s| regex.is_match(s)),
+        (Test::StartsWith(prefix), Some(v)) => match (expand(prefix), v.as_str()) {
+            (Some(Value::String(prefix)), Some(s)) => s.starts_with(&prefix),
+            _ => false,
+        },
+        (Test::EndsWith(suffix), Some(v)) => match (expand(suffix), v.as_str()) {
+            (Some(Value::String(suffix)), Some(s)) => s.ends_with(&suffix),
+            _ => false,
+        },
         (Test::Within(window), Some(v)) => v.as_str().is_some_and(|s| window.contains(s)),
         (Test::Schema(validator), Some(v)) => validator.is_valid(v),
         (Test::SchemaFrom(placeholder), Some(v)) => template::expand_str(placeholder, lookup)

@@ -166,6 +166,7 @@ fn evaluate_step(
         sent: sent.as_ref(),
         reply: message,
         http_status: exchange.http.as_ref().map(|h| h.status),
+        each: record.item.as_ref(),
         server: env.server,
         ..template::Fill::default()
     };
@@ -228,8 +229,19 @@ mod tests {
     }
 
     fn judge(id: &str, version: &str, reply: Value) -> Verdict {
-        let check = library_check(id);
         let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "mcpcheck://nonexistent/x"}});
+        judge_item(id, version, sent, None, reply)
+    }
+
+    /// Judges one exchange of a check's first step; `item` is the `for_each` item it was for.
+    fn judge_item(
+        id: &str,
+        version: &str,
+        sent: Value,
+        item: Option<Value>,
+        reply: Value,
+    ) -> Verdict {
+        let check = library_check(id);
         let exchange = Exchange {
             sent: sent.to_string(),
             sent_headers: Vec::new(),
@@ -247,6 +259,7 @@ mod tests {
             is_request: true,
             outcome: Ok(exchange),
             stopped: None,
+            item,
         }];
         let captures = HashMap::new();
         evaluate(
@@ -261,6 +274,47 @@ mod tests {
                 server: None,
             },
         )
+    }
+
+    /// A `for_each` step's rules see the item each exchange was for: a skill file's listed
+    /// digest and size against the bytes read, a skill's listed name against its uri.
+    #[test]
+    fn rules_of_a_for_each_step_see_its_item() {
+        let read = |uri: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
+        let text = json!({"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"uri": "skill://a/x.md", "text": "abc"}]}});
+        let file = |digest: &str, size: u64| {
+            Some(json!({"uri": "skill://a/x.md", "digest": digest, "size": size}))
+        };
+        let abc = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let digest = |item| {
+            judge_item(
+                "skills-file-digest",
+                "2025-11-25",
+                read("skill://a/x.md"),
+                item,
+                text.clone(),
+            )
+        };
+        assert_eq!(digest(file(abc, 3)).status, Status::Pass);
+        let stale = digest(file(abc, 4));
+        assert_eq!(stale.status, Status::Fail);
+        assert!(stale.message.contains("4 bytes"), "{}", stale.message);
+        let get = |uri: &str| json!({"jsonrpc": "2.0", "id": 1, "method": "skills/get", "params": {"uri": uri}});
+        let skill =
+            Some(json!({"uri": "skill://org/pdf/SKILL.md", "frontmatter": {"name": "pdf"}}));
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        let named = |uri: &str| {
+            judge_item(
+                "skills-uri-names-skill",
+                "2025-11-25",
+                get(uri),
+                skill.clone(),
+                answer.clone(),
+            )
+            .status
+        };
+        assert_eq!(named("skill://org/pdf/SKILL.md"), Status::Pass);
+        assert_eq!(named("skill://org/pdf-tools/SKILL.md"), Status::Fail);
     }
 
     #[test]
@@ -338,6 +392,7 @@ mod tests {
                 is_request: true,
                 outcome: Ok(exchange),
                 stopped: None,
+                item: None,
             }];
             let verdict = evaluate(
                 &check,

@@ -19,6 +19,8 @@ pub struct StepRecord {
     /// nothing sent after it was answered either). A check resting on such a reply is an error
     /// of the run, never a verdict.
     pub stopped: Option<String>,
+    /// The item of a `for_each` step the exchange was for (`{{each/…}}` in its rules).
+    pub item: Option<Value>,
 }
 
 /// Why a step sent nothing, in terms of what the server did.
@@ -86,4 +88,104 @@ pub fn progress_ok(exchange: &Exchange) -> bool {
         last = value;
     }
     true
+}
+
+/// The bytes of the first item of a read's `contents`: its text as UTF-8, or its blob
+/// decoded from base64 (`None` when it has neither, or the blob is not base64).
+pub fn content_bytes(exchange: &Exchange) -> Option<Vec<u8>> {
+    let item = reply_message(exchange)?.pointer("/result/contents/0")?;
+    if let Some(text) = item.get("text").and_then(Value::as_str) {
+        return Some(text.as_bytes().to_vec());
+    }
+    let blob = item.get("blob")?.as_str()?;
+    if !crate::check::wire::is_base64(blob) {
+        return None;
+    }
+    crate::record::token::decode(&blob.replace('+', "-").replace('/', "_"))
+}
+
+/// `sha256:` and the lowercase hex of the bytes' SHA-256, as the skills extension writes a
+/// file's digest.
+pub fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(bytes);
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+/// The YAML frontmatter of a Markdown text (a first line `---`, then YAML up to a line `---`)
+/// as JSON; `None` when there is none or it is not a YAML mapping.
+pub fn frontmatter(text: &str) -> Option<Value> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let end = rest
+        .match_indices("\n---")
+        .map(|(i, _)| i)
+        .find(|&i| {
+            let after = &rest[i + 4..];
+            after.is_empty() || after.starts_with('\n') || after.starts_with("\r\n")
+        })
+        .map(|i| i + 1)
+        .or_else(|| rest.starts_with("---").then_some(0))?;
+    let docs = yaml_rust2::YamlLoader::load_from_str(&rest[..end]).ok()?;
+    match docs.first().map(yaml_to_json) {
+        Some(value @ Value::Object(_)) => Some(value),
+        _ => None,
+    }
+}
+
+fn yaml_to_json(yaml: &yaml_rust2::Yaml) -> Value {
+    use yaml_rust2::Yaml;
+    match yaml {
+        Yaml::String(s) => Value::from(s.as_str()),
+        Yaml::Integer(i) => Value::from(*i),
+        Yaml::Real(r) => r
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| Value::from(r.as_str()), Value::Number),
+        Yaml::Boolean(b) => Value::from(*b),
+        Yaml::Array(items) => Value::Array(items.iter().map(yaml_to_json).collect()),
+        Yaml::Hash(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Yaml::String(s) => s.clone(),
+                        other => yaml_to_json(other).to_string(),
+                    };
+                    (key, yaml_to_json(v))
+                })
+                .collect(),
+        ),
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_is_read_as_json() {
+        let text = "---\nname: pdf\ndescription: >-\n  two\n  lines\nmetadata:\n  version: \"1.0\"\n  n: 2\n---\n# body\n---\n";
+        let got = frontmatter(text).unwrap();
+        assert_eq!(
+            got,
+            serde_json::json!({"name": "pdf", "description": "two lines", "metadata": {"version": "1.0", "n": 2}})
+        );
+        assert!(frontmatter("# no frontmatter\n").is_none());
+        assert!(frontmatter("---\nname: [unclosed\n---\n").is_none());
+        assert!(frontmatter("---\r\nname: x\r\n---\r\n").is_some());
+    }
+
+    #[test]
+    fn digests_are_sha256_in_lowercase_hex() {
+        assert_eq!(
+            sha256(b""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
 }

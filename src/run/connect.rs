@@ -217,15 +217,23 @@ fn supported(message: &Value) -> Vec<&str> {
 
 /// Whether the server declared a capability; a dotted name (`resources.subscribe`) names a flag
 /// inside one, which must be `true`; `extensions.<id>` names an extension by its whole
-/// identifier (`extensions.io.modelcontextprotocol/tasks`).
+/// identifier (`extensions.io.modelcontextprotocol/tasks`), and a setting of it after one more
+/// slash, which must be `true` (`extensions.io.modelcontextprotocol/skills/directoryRead`).
 pub(super) fn declares(info: &SessionInfo, capability: &str) -> bool {
     if let Some(extension) = capability.strip_prefix("extensions.") {
-        return info
+        let (id, setting) = match extension.match_indices('/').nth(1) {
+            Some((i, _)) => (&extension[..i], Some(&extension[i + 1..])),
+            None => (extension, None),
+        };
+        let declared = info
             .capabilities
             .as_ref()
             .and_then(|c| c.get("extensions"))
-            .and_then(|e| e.get(extension))
-            .is_some_and(|v| !v.is_null() && v != &Value::Bool(false));
+            .and_then(|e| e.get(id));
+        return match setting {
+            Some(setting) => declared.and_then(|v| v.get(setting)) == Some(&Value::Bool(true)),
+            None => declared.is_some_and(|v| !v.is_null() && v != &Value::Bool(false)),
+        };
     }
     let mut parts = capability.split('.');
     let Some(top) = info

@@ -317,6 +317,13 @@ impl StepRunner<'_> {
     ) {
         let is_request = matches!(step.send, StepSend::Request { .. });
         let fetch = matches!(step.send, StepSend::Fetch(_));
+        // A `for_each` step's items, in the order its exchanges came (as `build` made them).
+        let items: Vec<Value> = step
+            .each
+            .as_ref()
+            .map(|each| each.items(captures.get(&each.capture)))
+            .unwrap_or_default();
+        let mut items = items.into_iter();
         // The pages of a list join their arrays into one capture.
         let mut joined: HashMap<String, Value> = HashMap::new();
         // Whether the step got what a capture reads: a result for one that reads the reply, any
@@ -363,6 +370,7 @@ impl StepRunner<'_> {
             records.push(StepRecord {
                 name: step.name.clone(),
                 is_request,
+                item: items.next(),
                 outcome,
                 stopped: None,
             });
@@ -580,6 +588,8 @@ impl StepRunner<'_> {
             // Why the request could not be sent, in terms of what the server did.
             let unresolved = |name: String| {
                 let name = name.trim_end_matches('?');
+                // A filtered capture (`capture.skill|dir`) is missing when the capture is.
+                let name = name.split('|').next().unwrap_or(name);
                 if let Some(capture) = name.strip_prefix("capture.") {
                     if let Some(absent) = self.absent_of(capture, captures) {
                         return absent;

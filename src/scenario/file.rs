@@ -372,6 +372,12 @@ pub struct PredFile {
     /// A string this regular expression matches (`(?i)` for any case).
     #[serde(default)]
     pub matches: Option<String>,
+    /// A string that begins with this one (templated: `"{{capture.root}}/"`).
+    #[serde(default)]
+    pub starts_with: Option<String>,
+    /// A string that ends with this one (templated).
+    #[serde(default)]
+    pub ends_with: Option<String>,
     /// A protocol version within this window (`>=2025-06-18`, `<=2025-11-25`, `A..B`, `*`).
     #[serde(default)]
     pub within: Option<String>,

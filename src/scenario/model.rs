@@ -297,6 +297,14 @@ pub enum Part {
     /// Named built-in: whether the step's progress notifications are well-formed (at least one,
     /// each for the step's progress token, `progress` strictly increasing).
     ProgressOk,
+    /// Named built-in: `sha256:` and the hex SHA-256 of the first item of a read's `contents`
+    /// (its text as UTF-8, or its blob decoded), as the skills extension writes digests.
+    ContentDigest,
+    /// Named built-in: the size in bytes of the same.
+    ContentSize,
+    /// Named built-in: the YAML frontmatter of the first item of a read's `contents` (text
+    /// beginning with a line `---`, up to the next), as JSON, at a JSON pointer.
+    Frontmatter(String),
 }
 
 /// A predicate: every test must hold.
@@ -324,6 +332,10 @@ pub enum Test {
     Contains(Value),
     /// A string the regular expression matches.
     Matches(Arc<regex::Regex>),
+    /// A string that begins with this one (templated).
+    StartsWith(Value),
+    /// A string that ends with this one (templated).
+    EndsWith(Value),
     /// A protocol version within the window.
     Within(VersionRange),
     /// Valid against a schema.

@@ -21,12 +21,14 @@ pub fn scenario_schema() -> Value {
             "length": { "type": "integer", "minimum": 0, "description": "items of an array or object, characters of a string" },
             "contains": { "description": "an array with this item (an object: an item with these members)" },
             "matches": { "type": "string", "description": "a regular expression the string matches" },
+            "starts_with": { "type": "string", "description": "a string it begins with (placeholders filled first)" },
+            "ends_with": { "type": "string", "description": "a string it ends with (placeholders filled first)" },
             "within": { "type": "string", "description": "a protocol version window: *, V, >=V, <=V, A..B" },
             "schema": { "type": ["object", "boolean"], "description": "a JSON Schema the value validates against" },
             "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
         }
     });
-    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
+    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|content-digest|content-size|frontmatter(/.*)?|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
     let condition = json!({
         "type": "object",
         "description": "query = predicate; every pair must hold",

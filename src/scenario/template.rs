@@ -12,8 +12,9 @@ use serde_json::Value;
 
 /// The filters a placeholder may end in, each taking a part of a URL value:
 /// `{{capture.issuer|origin}}` (`scheme://authority` as written), `{{capture.issuer|path}}` (the
-/// path without a trailing slash; empty for none).
-pub const URL_FILTERS: &[&str] = &["origin", "path"];
+/// path without a trailing slash; empty for none), `{{capture.skill|dir}}` (the URI without its
+/// last segment: the folder a file is in).
+pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
 /// names the file's steps capture. Known: `protocolVersion`, `token`, `copy`, `probe.name`,
@@ -157,6 +158,13 @@ impl Fill<'_> {
 /// A part of a URL as written (`origin` or `path`), for the URLs a fetch step derives from
 /// another ([`crate::record::url::origin_and_path`]).
 fn url_part<'u>(url: &'u str, part: &str) -> Option<&'u str> {
+    if part == "dir" {
+        // Any URI with a path (skill://a/b/SKILL.md is in skill://a/b): the last `/` after the
+        // scheme's `//`, if there is one past it.
+        let after = url.find("://").map_or(0, |i| i + 3);
+        let cut = url[after..].rfind('/')? + after;
+        return Some(&url[..cut]);
+    }
     let (origin, path) = crate::record::url::origin_and_path(url)?;
     match part {
         "origin" => Some(origin),
@@ -315,6 +323,13 @@ mod tests {
             .unwrap()
             .contains("unknown filter"));
         assert!(unknown("capture.other|path", &["issuer"]).is_some());
+        // `dir`: the URI without its last segment, never cutting into the scheme's `//`.
+        assert_eq!(
+            url_part("skill://org/pdf/SKILL.md", "dir"),
+            Some("skill://org/pdf")
+        );
+        assert_eq!(url_part("skill://pdf", "dir"), None);
+        assert_eq!(url_part("a/b", "dir"), Some("a"));
     }
 
     #[test]

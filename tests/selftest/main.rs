@@ -107,6 +107,11 @@ fn available(transport: Transport) -> bool {
 /// `--call-tools` allows) against the reference server with these quirks.
 fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
     let mut args: Vec<&str> = quirks.iter().flat_map(|q| ["--quirk", *q]).collect();
+    // Every run serves the example skills, so that the skills extension's checks run in each.
+    args.extend([
+        "--skills",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/reference-server/skills"),
+    ]);
     if transport == Transport::OAuth {
         let Some(issuer) = issuer() else {
             return (0, serde_json::json!({"checks": []}));
@@ -244,6 +249,7 @@ fn assert_clean(transport: Transport) {
             assert_eq!(status, "skip", "{id} is for {other} only");
         } else if id.starts_with("stateless-")
             || id.starts_with("tasks-ext-")
+            || id == "skills-list-cache-hints"
             || id.contains("-undeclared-")
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))
@@ -251,7 +257,8 @@ fn assert_clean(transport: Transport) {
             || (id == "auth-expired-token-refused" && transport != Transport::AuthHttp)
         {
             // The authorization checks, too, where the server is not protected.
-            // The stateless era's checks (the tasks extension's among them), and those of
+            // The stateless era's checks (the tasks extension's and the skills extension's
+            // caching hints among them), and those of
             // capabilities the server does not declare.
             assert_eq!(status, "skip", "{id} does not apply to the clean server");
         } else {

@@ -20,6 +20,21 @@ impl Server {
         if capability_of(method).is_some_and(|c| !self.serves(c)) {
             return None;
         }
+        if let Some(skills) = self.skills.as_ref().filter(|_| {
+            matches!(
+                method,
+                "skills/list" | "skills/get" | "resources/directory/read"
+            )
+        }) {
+            if version.is_empty() {
+                return Some(Ok(Value::Null));
+            }
+            return Some(match method {
+                "skills/list" => skills.list(params),
+                "skills/get" => skills.get(params),
+                _ => skills.directory(params),
+            });
+        }
         let known = matches!(
             method,
             "tools/list"
@@ -287,6 +302,9 @@ impl Server {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
+        if let Some(read) = self.skills.as_ref().and_then(|s| s.read(uri)) {
+            return Ok(read);
+        }
         if uri == mrtr::ROOTS_RESOURCE && self.stateless() {
             return mrtr::roots_resource(params, &self.quirks);
         }
@@ -357,26 +375,6 @@ impl Server {
             )),
         }
     }
-}
-
-/// Serves one page of a list; cursors are `page:<offset>`.
-pub(super) fn list_page(items: Vec<Value>, params: &Value, key: &str) -> Outcome {
-    let start = match params.get("cursor") {
-        None | Some(Value::Null) => 0,
-        Some(cursor) => cursor
-            .as_str()
-            .and_then(|c| c.strip_prefix("page:"))
-            .and_then(|n| n.parse::<usize>().ok())
-            .filter(|n| *n < items.len() && n % PAGE_SIZE == 0)
-            .ok_or((-32602, "Invalid params: invalid cursor".to_string(), None))?,
-    };
-    let end = (start + PAGE_SIZE).min(items.len());
-    let mut result = Map::new();
-    result.insert(key.into(), Value::Array(items[start..end].to_vec()));
-    if end < items.len() {
-        result.insert("nextCursor".into(), json!(format!("page:{end}")));
-    }
-    Ok(Value::Object(result))
 }
 
 pub(super) fn get_prompt(params: &Value) -> Outcome {

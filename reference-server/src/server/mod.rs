@@ -14,9 +14,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::fixtures::{self, PromptError, ToolOutcome, PAGE_SIZE};
+use crate::fixtures::{self, PromptError, ToolOutcome};
 use crate::mrtr;
-use crate::outcome::{Outcome, Sink};
+use crate::outcome::{list_page, Outcome, Sink};
 use crate::quirks::{Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
@@ -171,6 +171,8 @@ pub struct Server {
     pub listener_keys: std::sync::atomic::AtomicU64,
     /// 2026-07-28: the tasks of the tasks extension, held by the server.
     pub ext_tasks: crate::tasks::ExtTasks,
+    /// The skills extension's skills (`--skills DIR`), declared and served when given.
+    pub skills: Option<crate::skills::Skills>,
 }
 
 /// An open `subscriptions/listen` subscription.

@@ -110,8 +110,18 @@ impl Server {
                 });
                 if self.serves("tasks") {
                     result["capabilities"]["extensions"][crate::tasks::EXTENSION] = json!({});
-                } else if let Some(capabilities) = result["capabilities"].as_object_mut() {
-                    capabilities.remove("extensions");
+                }
+                if self.skills.is_some() {
+                    result["capabilities"]["extensions"][crate::skills::EXTENSION] =
+                        crate::skills::Skills::capability();
+                }
+                if result["capabilities"]["extensions"]
+                    .as_object()
+                    .is_some_and(|e| e.is_empty())
+                {
+                    if let Some(capabilities) = result["capabilities"].as_object_mut() {
+                        capabilities.remove("extensions");
+                    }
                 }
                 if self.quirks.has(Quirk::StatelessDiscoverNoSupportedVersions) {
                     result
@@ -174,7 +184,9 @@ impl Server {
                     | "resources/templates/list"
                     | "prompts/list"
                     | "resources/read"
-            );
+                    | "skills/get"
+            )
+            || (method == "skills/list" && !self.quirks.has(Quirk::SkillsListNoCacheHints));
         if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
             result["ttlMs"] = json!(0);
             let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
@@ -227,6 +239,10 @@ impl Server {
         if version == fixtures::TASKS_VERSION {
             capabilities["tasks"] =
                 json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+        }
+        if version == fixtures::TASKS_VERSION && self.skills.is_some() {
+            capabilities["extensions"] =
+                json!({crate::skills::EXTENSION: crate::skills::Skills::capability()});
         }
         let mut result = json!({
             "protocolVersion": version,

@@ -19,7 +19,7 @@ const GLOBAL: &[(&str, Query)] = &[
 ];
 
 /// What the error for an unknown query lists.
-const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, step.NAME.<any of these>, version, transport, offered";
+const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, content-digest, content-size, frontmatter/POINTER, step.NAME.<any of these>, version, transport, offered";
 
 /// Parses a query. `steps` are the step names an earlier-step query may name (`None`: such a
 /// query is not allowed here).
@@ -74,6 +74,9 @@ fn parse_part(text: &str) -> Result<Part, String> {
         "status" => Part::Status,
         "session-issued" => Part::SessionIssued,
         "progress-ok" => Part::ProgressOk,
+        "content-digest" => Part::ContentDigest,
+        "content-size" => Part::ContentSize,
+        t if t.starts_with("frontmatter") => Part::Frontmatter(pointer(&t[11..])?),
         t if t.starts_with('/') || t.is_empty() => Part::Body(t.to_string()),
         t if t.starts_with("sent") => Part::Sent(pointer(&t[4..])?),
         t if t.starts_with("header.") && t.len() > 7 => Part::Header(t[7..].to_ascii_lowercase()),
@@ -225,6 +228,12 @@ fn resolve_pred(value: toml::Value) -> Result<Pred, String> {
             .map_err(|e| format!("`matches`: not a regular expression: {e}"))?;
         tests.push(Test::Matches(Arc::new(regex)));
     }
+    if let Some(prefix) = file.starts_with {
+        tests.push(Test::StartsWith(serde_json::Value::from(prefix)));
+    }
+    if let Some(suffix) = file.ends_with {
+        tests.push(Test::EndsWith(serde_json::Value::from(suffix)));
+    }
     if let Some(window) = &file.within {
         tests.push(Test::Within(VersionRange::parse(window)?));
     }
@@ -239,7 +248,7 @@ fn resolve_pred(value: toml::Value) -> Result<Pred, String> {
         tests.push(Test::SchemaFrom(placeholder));
     }
     if tests.is_empty() {
-        return Err("the predicate tests nothing: give `equals`, `not_equals`, `one_of`, `type`, `exists`, `length`, `contains`, `matches`, `within`, `schema` or `schema_from`".into());
+        return Err("the predicate tests nothing: give `equals`, `not_equals`, `one_of`, `type`, `exists`, `length`, `contains`, `matches`, `starts_with`, `ends_with`, `within`, `schema` or `schema_from`".into());
     }
     Ok(Pred(tests))
 }
