@@ -589,6 +589,8 @@ quirks! {
     LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
+    SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
     SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list",
     /// With `--skills`: the second skill's entry has no `resources`.

@@ -249,7 +249,7 @@ fn assert_clean(transport: Transport) {
             assert_eq!(status, "skip", "{id} is for {other} only");
         } else if id.starts_with("stateless-")
             || id.starts_with("tasks-ext-")
-            || id == "skills-list-cache-hints"
+            || id == "skills-cache-hints"
             || id.contains("-undeclared-")
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))

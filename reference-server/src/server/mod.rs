@@ -252,6 +252,7 @@ impl Server {
             (Quirk::CompletionsServedUndeclared, "completions"),
             (Quirk::StatelessCompletionsServedUndeclared, "completions"),
             (Quirk::LoggingServedUndeclared, "logging"),
+            (Quirk::SkillsResourcesUndeclared, "resources"),
         ];
         if let Some(object) = capabilities.as_object_mut() {
             object.retain(|name, _| {
