@@ -607,6 +607,8 @@ quirks! {
     SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602",
     /// With `--skills`, 2026-07-28: skills/list carries no ttlMs or cacheScope.
     SkillsListNoCacheHints in stateless => "skills extension, 2026-07-28: skills/list MUST carry ttlMs and cacheScope",
+    /// With `--skills`, 2026-07-28: skills/list and skills/get carry no resultType.
+    SkillsNoResultType in stateless => "skills extension, 2026-07-28: skills/list and skills/get results MUST say resultType \"complete\"",
     /// With `--skills`: a skill's files leave out its SKILL.md.
     SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them",
     /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
@@ -615,6 +617,8 @@ quirks! {
     SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count",
     /// With `--skills`: a SKILL.md is read as text/plain.
     SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown",
+    /// With `--skills`: resources/list names each SKILL.md `SKILL.md`, not by its frontmatter.
+    SkillsSkillmdListedMisnamed => "skills extension: a listed SKILL.md resource SHOULD be named as its frontmatter names the skill",
     /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
     SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own",
     /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.

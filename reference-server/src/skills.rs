@@ -10,13 +10,11 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
 
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
-
-/// How an error is answered: code, message and data.
-type Refusal = (i64, String, Option<Value>);
 
 /// A folder's mimeType in a directory read.
 const DIRECTORY: &str = "inode/directory";
@@ -168,8 +166,29 @@ impl Skills {
         entry
     }
 
+    /// The SKILL.md of every skill as resources/list lists it: named and described as its
+    /// frontmatter says, as text/markdown.
+    pub fn listed(&self) -> Vec<Value> {
+        self.skills
+            .iter()
+            .map(|skill| {
+                let name = if self.quirks.has(Quirk::SkillsSkillmdListedMisnamed) {
+                    json!("SKILL.md")
+                } else {
+                    skill.frontmatter["name"].clone()
+                };
+                json!({
+                    "uri": format!("{}/SKILL.md", self.root(skill)),
+                    "name": name,
+                    "description": skill.frontmatter["description"],
+                    "mimeType": "text/markdown"
+                })
+            })
+            .collect()
+    }
+
     /// `skills/list`: every skill's entry, a page at a time.
-    pub fn list(&self, params: &Value) -> Result<Value, Refusal> {
+    pub fn list(&self, params: &Value) -> Outcome {
         if self.quirks.has(Quirk::SkillsListUnknown) {
             return Err((-32601, "Method not found: skills/list".into(), None));
         }
@@ -178,7 +197,7 @@ impl Skills {
     }
 
     /// `skills/get`: the entry of the skill whose SKILL.md is `uri`.
-    pub fn get(&self, params: &Value) -> Result<Value, Refusal> {
+    pub fn get(&self, params: &Value) -> Outcome {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
@@ -236,7 +255,7 @@ impl Skills {
 
     /// `resources/directory/read`: the files and folders right inside a skill's folder or one
     /// of its subfolders, a page at a time; -32602 for anything else.
-    pub fn directory(&self, params: &Value) -> Result<Value, Refusal> {
+    pub fn directory(&self, params: &Value) -> Outcome {
         if self.quirks.has(Quirk::SkillsDirectoryUnknown) {
             return Err((
                 -32601,
@@ -317,7 +336,13 @@ fn walk(base: &Path, dir: &Path, into: &mut Vec<(String, Vec<u8>)>) -> Result<()
     for entry in entries {
         let entry = entry.map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
         let path = entry.path();
-        if path.is_dir() {
+        // A symbolic link is not followed: a link to a folder above would never end.
+        let kind = entry
+            .file_type()
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if kind.is_symlink() {
+            continue;
+        } else if kind.is_dir() {
             walk(base, &path, into)?;
         } else {
             let rel = path
@@ -340,6 +365,7 @@ fn walk(base: &Path, dir: &Path, into: &mut Vec<(String, Vec<u8>)>) -> Result<()
 fn frontmatter(text: &str) -> Result<Value, String> {
     let rest = text
         .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
         .ok_or("it does not begin with a YAML frontmatter (a line ---)")?;
     let end = rest
         .find("\n---")

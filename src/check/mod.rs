@@ -2,9 +2,10 @@
 //! what it can conclude) lives in [`crate::record::verdict`], where every layer takes it from.
 //!
 //! Checks are pure: [`rules`] evaluates a scenario check against the records of its steps
-//! ([`step`]), [`wire`]
+//! ([`step`]; a read's bytes, digest and frontmatter in [`content`]), [`wire`]
 //! evaluates the built-in checks over whole transcripts. Neither does any I/O.
 
+pub mod content;
 pub mod messages;
 pub mod query;
 pub mod rules;

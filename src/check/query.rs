@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::step::{content_bytes, frontmatter, progress_ok, reply_message, sha256, StepRecord};
+use super::content;
+use super::step::{progress_ok, reply_message, StepRecord};
 use crate::record::{Exchange, Reply, TransportKind};
 use crate::scenario::model::{Cond, Part, Pred, Query, Test};
 use crate::scenario::template;
@@ -94,12 +95,13 @@ fn part_values(part: &Part, exchange: &Exchange) -> Vec<Value> {
             exchange.http.as_ref().is_some_and(|h| h.session),
         )],
         Part::ProgressOk => vec![Value::from(progress_ok(exchange))],
-        Part::ContentDigest => one(content_bytes(exchange).map(|b| Value::from(sha256(&b)))),
-        Part::ContentSize => one(content_bytes(exchange).map(|b| Value::from(b.len()))),
-        Part::Frontmatter(at) => one(reply_message(exchange)
-            .and_then(|m| m.pointer("/result/contents/0/text")?.as_str())
-            .and_then(frontmatter)
-            .and_then(|f| f.pointer(at).cloned())),
+        Part::ContentDigest => {
+            one(content::bytes(exchange).map(|b| Value::from(content::sha256(&b))))
+        }
+        Part::ContentSize => one(content::bytes(exchange).map(|b| Value::from(b.len()))),
+        Part::Frontmatter(at) => {
+            one(content::frontmatter_of(exchange).and_then(|f| f.pointer(at).cloned()))
+        }
     }
 }
 
@@ -149,19 +151,23 @@ fn test_holds(test: &Test, value: Option<&Value>, lookup: &dyn Fn(&str) -> Optio
     let expand = |v: &Value| template::expand(v, lookup).ok();
     match (test, value) {
         (Test::Exists(want), v) => v.is_some() == *want,
-        (Test::NotEquals(expected), v) => expand(expected).is_some_and(|e| v != Some(&e)),
-        (_, None) => false,
-        (Test::Equals(expected), Some(v)) => expand(expected).is_some_and(|e| *v == e),
-        (Test::OneOf(options), Some(v)) => {
-            options.iter().any(|o| expand(o).is_some_and(|e| *v == e))
+        (Test::NotEquals(expected), v) => {
+            expand(expected).is_some_and(|e| !v.is_some_and(|v| same(v, &e)))
         }
+        (_, None) => false,
+        (Test::Equals(expected), Some(v)) => expand(expected).is_some_and(|e| same(v, &e)),
+        (Test::OneOf(options), Some(v)) => options
+            .iter()
+            .any(|o| expand(o).is_some_and(|e| same(v, &e))),
         (Test::Type(kind), Some(v)) => kind.matches(v),
         (Test::Length(n), Some(v)) => length(v) == Some(*n),
         (Test::Contains(expected), Some(v)) => expand(expected).is_some_and(|expected| {
             v.as_array().is_some_and(|items| {
                 items.iter().any(|item| match &expected {
-                    Value::Object(members) => members.iter().all(|(k, m)| item.get(k) == Some(m)),
-                    other => item == other,
+                    Value::Object(members) => members
+                        .iter()
+                        .all(|(k, m)| item.get(k).is_some_and(|i| same(i, m))),
+                    other => same(item, other),
                 })
             })
         }),
@@ -183,11 +189,50 @@ fn test_holds(test: &Test, value: Option<&Value>, lookup: &dyn Fn(&str) -> Optio
     }
 }
 
+/// Whether two JSON values are the same value: type-strict (a string is never a number), members
+/// in any order, and numbers by value, as JSON has one kind of number (`1` and `1.0` are the same;
+/// encoders differ in which they write).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || (x.is_f64() || y.is_f64()) && x.as_f64() == y.as_f64()
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 fn length(value: &Value) -> Option<usize> {
     match value {
         Value::Array(a) => Some(a.len()),
         Value::Object(o) => Some(o.len()),
         Value::String(s) => Some(s.chars().count()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same;
+    use serde_json::json;
+
+    #[test]
+    fn values_are_the_same_by_json_value() {
+        assert!(same(&json!(1), &json!(1.0)));
+        assert!(same(
+            &json!({"a": [1, {"b": 2.0}]}),
+            &json!({"a": [1.0, {"b": 2}]})
+        ));
+        assert!(same(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": 1})));
+        assert!(!same(&json!(1), &json!("1")));
+        assert!(!same(&json!(1), &json!(1.5)));
+        assert!(!same(&json!({"a": 1}), &json!({"a": 1, "b": null})));
+        assert!(same(&json!(u64::MAX), &json!(u64::MAX)));
+        assert!(!same(&json!(i64::MAX), &json!(i64::MAX - 1)));
     }
 }

@@ -317,6 +317,38 @@ mod tests {
         assert_eq!(named("skill://org/pdf-tools/SKILL.md"), Status::Fail);
     }
 
+    /// Skill names: lowercase letters (a-z, and others the format's text may mean), digits and
+    /// single hyphens inside; not capitals, not a hyphen at an end or doubled.
+    #[test]
+    fn skill_names_follow_the_agent_skills_format() {
+        let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "skills/list"});
+        let status = |name: &str| {
+            let reply = json!({"jsonrpc": "2.0", "id": 1, "result": {"skills": [{"uri": "skill://x/SKILL.md", "frontmatter": {"name": name, "description": "d"}, "resources": "dynamic"}]}});
+            judge_item(
+                "skills-name-format",
+                "2025-11-25",
+                sent.clone(),
+                None,
+                reply,
+            )
+            .status
+        };
+        for good in ["pdf", "pdf-processing", "a1-b2", "café"] {
+            assert_eq!(status(good), Status::Pass, "{good}");
+        }
+        for bad in [
+            "PDF",
+            "-pdf",
+            "pdf-",
+            "pdf--x",
+            "pdf_x",
+            "",
+            &"a".repeat(65),
+        ] {
+            assert_eq!(status(bad), Status::Fail, "{bad}");
+        }
+    }
+
     #[test]
     fn sep_2164_follows_the_negotiated_version() {
         let legacy = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "Resource not found"}});

@@ -380,9 +380,16 @@ impl fmt::Display for SkipReason {
             SkipReason::Capability { capability } => {
                 write!(f, "the server does not declare the `{capability}` capability")
             }
-            SkipReason::Extension { extension } => {
-                write!(f, "the server does not declare the `{extension}` extension")
-            }
+            SkipReason::Extension { extension } => match extension.match_indices('/').nth(1) {
+                // A setting of an extension (`io.modelcontextprotocol/skills/directoryRead`).
+                Some((i, _)) => write!(
+                    f,
+                    "the server does not declare the `{}` extension with `{}: true`",
+                    &extension[..i],
+                    &extension[i + 1..]
+                ),
+                None => write!(f, "the server does not declare the `{extension}` extension"),
+            },
             SkipReason::Declared { capability } => write!(
                 f,
                 "the server declares the `{capability}` capability (this checks an undeclared one)"

@@ -588,11 +588,18 @@ impl StepRunner<'_> {
             // Why the request could not be sent, in terms of what the server did.
             let unresolved = |name: String| {
                 let name = name.trim_end_matches('?');
-                // A filtered capture (`capture.skill|dir`) is missing when the capture is.
-                let name = name.split('|').next().unwrap_or(name);
+                // A filtered capture (`capture.skill|dir`) is missing when the capture is; when
+                // it is there, the filter found nothing in it (a URI without a folder).
+                let (name, filter) = name.split_once('|').unwrap_or((name, ""));
                 if let Some(capture) = name.strip_prefix("capture.") {
-                    if let Some(absent) = self.absent_of(capture, captures) {
-                        return absent;
+                    match (captures.get(capture), self.absent_of(capture, captures)) {
+                        (None, Some(absent)) => return absent,
+                        (Some(value), _) if !filter.is_empty() => {
+                            return NotSent::from(format!(
+                                "capture.{capture} ({value}) has no `{filter}` part, so the request was not sent"
+                            ))
+                        }
+                        _ => {}
                     }
                 }
                 if name == "auth.expired" {

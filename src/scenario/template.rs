@@ -155,7 +155,7 @@ impl Fill<'_> {
     }
 }
 
-/// A part of a URL as written (`origin` or `path`), for the URLs a fetch step derives from
+/// A part of a URL as written (`origin`, `path` or `dir`), for the URLs a fetch step derives from
 /// another ([`crate::record::url::origin_and_path`]).
 fn url_part<'u>(url: &'u str, part: &str) -> Option<&'u str> {
     if part == "dir" {

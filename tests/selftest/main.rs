@@ -250,6 +250,7 @@ fn assert_clean(transport: Transport) {
         } else if id.starts_with("stateless-")
             || id.starts_with("tasks-ext-")
             || id == "skills-cache-hints"
+            || id == "skills-result-type"
             || id.contains("-undeclared-")
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))

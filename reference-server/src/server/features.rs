@@ -158,6 +158,9 @@ impl Server {
                     // A connection that began with server/discover is listed one resource fewer.
                     resources.remove(0);
                 }
+                if let Some(skills) = &self.skills {
+                    resources.extend(skills.listed());
+                }
                 if self.stateless() {
                     resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
                 }

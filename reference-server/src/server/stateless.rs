@@ -168,7 +168,10 @@ impl Server {
                 None => self.unknown_method(method),
             },
         }?;
+        let untyped_skills =
+            method.starts_with("skills/") && self.quirks.has(Quirk::SkillsNoResultType);
         if (discover || !self.quirks.has(Quirk::StatelessNoResultType))
+            && !untyped_skills
             && result.get("resultType").is_none()
         {
             result["resultType"] = json!("complete");
