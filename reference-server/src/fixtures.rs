@@ -5,8 +5,54 @@
 
 use serde_json::{json, Value};
 
-/// Lists are split into pages of this many items, so that pagination is exercised.
-pub const PAGE_SIZE: usize = 2;
+/// How many items a page of a list holds (`--page-size`; 2 by default, so that pagination is
+/// exercised).
+pub static PAGE_SIZE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(2);
+
+/// The page size in force.
+pub fn page_size() -> usize {
+    PAGE_SIZE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The official suite's other 2026-07-28 fixture tools that ask for input (SEP-2322, served by mrtr.rs), by name,
+/// with what each asks for: the elicitation, sampling and roots fixtures, the one that carries a
+/// signed state, the one that asks for all three at once, the one whose state the suite tampers
+/// with, the one that asks only for what the request declared, and the streaming elicitation
+/// (which must answer on its own stream with no request of its own).
+pub const INPUT_TOOLS: &[(&str, &str)] = &[
+    (
+        "test_input_required_result_elicitation",
+        "Asks for the user's name (user_name), then greets them.",
+    ),
+    (
+        "test_input_required_result_sampling",
+        "Asks the client to sample an answer (capital_question), then says it.",
+    ),
+    (
+        "test_input_required_result_list_roots",
+        "Asks for the client's roots (client_roots), then counts them.",
+    ),
+    (
+        "test_input_required_result_request_state",
+        "Asks for a confirmation with a signed requestState, then says state-ok.",
+    ),
+    (
+        "test_input_required_result_multiple_inputs",
+        "Asks for a name, a sampled greeting and the roots at once.",
+    ),
+    (
+        "test_input_required_result_tampered_state",
+        "Asks for a confirmation with a signed requestState, refused if altered.",
+    ),
+    (
+        "test_input_required_result_capabilities",
+        "Asks only for what the request's client capabilities allow.",
+    ),
+    (
+        "test_streaming_elicitation",
+        "Asks for the user's name with an InputRequiredResult, never a request of its own.",
+    ),
+];
 
 /// A 1×1 transparent PNG, base64-encoded.
 pub const PIXEL_PNG: &str =
@@ -141,6 +187,32 @@ pub fn tools(version: &str) -> Vec<Value> {
         tools.extend(asking.into_iter().map(|(name, description)| {
             json!({"name": name, "description": description, "inputSchema": no_args})
         }));
+        tools.push(json!({"name": "test_tool_with_logging", "description": "Logs three messages at info while it runs.", "inputSchema": no_args}));
+    }
+    if at_least(version, "2025-11-25") {
+        // The official suite's JSON Schema 2020-12 fixture: every keyword must survive the
+        // listing as written (SEP-1613, SEP-2106). It is never called.
+        tools.push(json!({
+            "name": "json_schema_2020_12_tool",
+            "description": "Takes a contact whose schema uses $defs, $anchor, allOf/anyOf and if/then/else.",
+            "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
+                "additionalProperties": false
+            }
+        }));
     }
     if at_least(version, "2026-07-28") {
         // An argument that travels in a header too (x-mcp-header → Mcp-Param-Region).
@@ -169,11 +241,11 @@ pub fn tools(version: &str) -> Vec<Value> {
             "description": "Asks for a name, then for a colour, then greets.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
-        // The official suite's stateless fixture: a tool that needs the client to accept
-        // elicitation, which a request without that capability cannot have (-32021).
+        // The official suite's stateless fixture: a tool that needs the client to sample,
+        // which a request without that capability cannot have (-32021).
         tools.push(json!({
             "name": "test_missing_capability",
-            "description": "Needs the elicitation client capability.",
+            "description": "Needs the sampling client capability.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
         // The official suite's stateless fixtures that announce a list change to the
@@ -188,6 +260,53 @@ pub fn tools(version: &str) -> Vec<Value> {
             "description": "Announces a change of the prompt list to its listeners.",
             "inputSchema": {"type": "object", "properties": {}}
         }));
+        // The official suite's other fixtures that ask for input (mrtr.rs), and its logging
+        // fixture, which logs only at a level the request asks for.
+        for (name, description) in INPUT_TOOLS {
+            tools.push(json!({"name": name, "description": description, "inputSchema": {"type": "object", "properties": {}}}));
+        }
+        // The official suite's tasks-extension fixtures (tasks.rs).
+        let none = json!({"type": "object", "properties": {}});
+        for (name, description, schema) in [
+            (
+                "greet",
+                "Greets by name, at once (never as a task).",
+                json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+            ),
+            (
+                "slow_compute",
+                "Works `seconds`, as a task for a client that declares the tasks extension.",
+                json!({"type": "object", "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 60}, "label": {"type": "string"}}}),
+            ),
+            (
+                "failing_job",
+                "Runs only as a task, which completes with a tool error.",
+                none.clone(),
+            ),
+            (
+                "protocol_error_job",
+                "A task that fails with a JSON-RPC error.",
+                none.clone(),
+            ),
+            (
+                "confirm_delete",
+                "A task that asks for a confirmation first.",
+                json!({"type": "object", "properties": {"filename": {"type": "string"}}}),
+            ),
+            (
+                "multi_input",
+                "A task that asks for two inputs first.",
+                none.clone(),
+            ),
+            (
+                "test_tool_with_task",
+                "Asks for a name, then greets from a task.",
+                none.clone(),
+            ),
+        ] {
+            tools.push(json!({"name": name, "description": description, "inputSchema": schema}));
+        }
+        tools.push(json!({"name": "test_logging_tool", "description": "Logs at the level the request asks for, and not without one.", "inputSchema": {"type": "object", "properties": {}}}));
     }
     if at_least(version, "2025-03-26") {
         for tool in &mut tools {
@@ -299,6 +418,15 @@ fn everything_call(name: &str) -> Option<ToolOutcome> {
                 }}),
             })
         }
+        "test_tool_with_logging" => {
+            return Some(ToolOutcome::Logs(vec![
+                "Tool execution started",
+                "Tool processing data",
+                "Tool execution completed",
+            ]))
+        }
+        "test_logging_tool" => json!({"content": [text("Logged as the request asked.")]}),
+        "json_schema_2020_12_tool" => json!({"content": [text("Contact received.")]}),
         _ => return None,
     }))
 }
@@ -319,6 +447,8 @@ pub enum ToolOutcome {
     /// The official list-change fixtures (2026-07-28): announce this notification to the
     /// subscriptions that asked for it.
     ListChanged(&'static str),
+    /// The official logging tool (handshake era): log these lines at `info`, then a result.
+    Logs(Vec<&'static str>),
     /// The official sampling tool: ask the client to sample, return what it said.
     Sampling,
     /// An official elicitation tool: ask the client to fill in this form.

@@ -49,6 +49,8 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --startup-cpu MS spend MS milliseconds of CPU time before serving, as an interpreter
                    importing its packages does (a Python SDK server takes about 2000):
                    a slow start under load, for testing the client's start-up bounds
+  --page-size N    serve lists N items a page (default 2, so that clients page); the
+                   official suite reads only a list's first page: give it a large N
   --empty-lists    answer every list method (tools, resources, templates, prompts) with an
                    empty list, while still declaring the capabilities
   --static-token TOKEN
@@ -145,6 +147,12 @@ fn main() -> ExitCode {
                 None => return usage_error("--token-lacks-scope needs a method"),
             },
             "--empty-lists" => empty_lists = true,
+            "--page-size" => match args.next().map(|a| a.parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => {
+                    fixtures::PAGE_SIZE.store(n, std::sync::atomic::Ordering::Relaxed)
+                }
+                _ => return usage_error("--page-size needs a number of items, 1 or more"),
+            },
             "--skills" => match args.next() {
                 Some(dir) => skills = Some(dir.into()),
                 None => return usage_error("--skills needs a folder"),

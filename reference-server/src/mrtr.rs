@@ -253,6 +253,205 @@ pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
     }
 }
 
+fn ask_name() -> Value {
+    ask_text("What is your name?", "name")
+}
+
+fn ask_sample(text: &str, max_tokens: u64) -> Value {
+    json!({
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
+            "maxTokens": max_tokens
+        }
+    })
+}
+
+fn ask_confirmation() -> Value {
+    json!({
+        "method": "elicitation/create",
+        "params": {
+            "message": "Please confirm",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"ok": {"type": "boolean"}},
+                "required": ["ok"]
+            }
+        }
+    })
+}
+
+fn asking(requests: Value, state: Option<&str>) -> Outcome {
+    let mut result = json!({"resultType": "input_required", "inputRequests": requests});
+    if let Some(state) = state {
+        result["requestState"] = json!(sign(state));
+    }
+    Ok(result)
+}
+
+fn done(text_: String) -> Outcome {
+    Ok(json!({"content": [text(text_)]}))
+}
+
+/// Whether `inputResponses` answers `key` with a result of the request's kind: an ElicitResult
+/// (`action`), a sampling result (`content`) or a ListRootsResult (`roots` array); `Err` for an
+/// answer of the wrong shape.
+fn answers(params: &Value, key: &str, kind: &str) -> Result<bool, String> {
+    let Some(answer) = params.pointer(&format!("/inputResponses/{key}")) else {
+        return Ok(false);
+    };
+    let fits = match kind {
+        "elicitation" => answer.get("action").is_some_and(Value::is_string),
+        "sampling" => answer.get("content").is_some_and(Value::is_object),
+        _ => answer.get("roots").is_some_and(Value::is_array),
+    };
+    if fits {
+        Ok(true)
+    } else {
+        Err(format!(
+            "inputResponses.{key} is not the answer to its request"
+        ))
+    }
+}
+
+/// The official input fixtures ([`crate::fixtures::INPUT_TOOLS`]); `None` for any other tool.
+pub fn official_tool(name: &str, params: &Value) -> Option<Outcome> {
+    if !crate::fixtures::INPUT_TOOLS.iter().any(|(n, _)| *n == name) {
+        return None;
+    }
+    // `inputResponses` present but not an object is no answer at all.
+    if params.get("inputResponses").is_some_and(|r| !r.is_object()) {
+        return Some(invalid("inputResponses must be an object".into()));
+    }
+    let needs =
+        |capability: &str| (!declares(params, capability)).then(|| missing_capability(capability));
+    let state = params.get("requestState").and_then(Value::as_str);
+    Some(match name {
+        "test_input_required_result_elicitation" | "test_streaming_elicitation" => {
+            if let Some(refusal) = needs("elicitation") {
+                return Some(refusal);
+            }
+            match answered(params, "user_name", "name") {
+                Err(why) => invalid(why),
+                Ok(Some(name)) => done(format!("Hello, {name}!")),
+                Ok(None) => asking(json!({"user_name": ask_name()}), None),
+            }
+        }
+        "test_input_required_result_sampling" => {
+            if let Some(refusal) = needs("sampling") {
+                return Some(refusal);
+            }
+            match answers(params, "capital_question", "sampling") {
+                Err(why) => invalid(why),
+                Ok(true) => {
+                    let said = params
+                        .pointer("/inputResponses/capital_question/content/text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(no text)");
+                    done(format!("The model said: {said}"))
+                }
+                Ok(false) => asking(
+                    json!({"capital_question": ask_sample("What is the capital of France?", 100)}),
+                    None,
+                ),
+            }
+        }
+        "test_input_required_result_list_roots" => {
+            if let Some(refusal) = needs("roots") {
+                return Some(refusal);
+            }
+            match answers(params, "client_roots", "roots") {
+                Err(why) => invalid(why),
+                Ok(true) => {
+                    let count = params
+                        .pointer("/inputResponses/client_roots/roots")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    done(format!("{count} roots"))
+                }
+                Ok(false) => asking(
+                    json!({"client_roots": {"method": "roots/list", "params": {}}}),
+                    None,
+                ),
+            }
+        }
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
+            if let Some(refusal) = needs("elicitation") {
+                return Some(refusal);
+            }
+            match (state, answers(params, "confirm", "elicitation")) {
+                (Some(state), _) if verify(state) != Some("confirm-v1") => tampered(),
+                (_, Err(why)) => invalid(why),
+                (Some(_), Ok(true)) => done("state-ok: confirmed".into()),
+                _ => asking(json!({"confirm": ask_confirmation()}), Some("confirm-v1")),
+            }
+        }
+        "test_input_required_result_multiple_inputs" => {
+            for capability in ["elicitation", "sampling", "roots"] {
+                if let Some(refusal) = needs(capability) {
+                    return Some(refusal);
+                }
+            }
+            if state.is_some_and(|s| verify(s) != Some("multiple-v1")) {
+                return Some(tampered());
+            }
+            let all = [
+                ("user_name", "elicitation"),
+                ("greeting", "sampling"),
+                ("client_roots", "roots"),
+            ]
+            .iter()
+            .map(|(key, kind)| answers(params, key, kind))
+            .collect::<Result<Vec<bool>, String>>();
+            match all {
+                Err(why) => invalid(why),
+                Ok(all) if all.iter().all(|a| *a) && state.is_some() => {
+                    done("all three inputs received".into())
+                }
+                Ok(_) => asking(
+                    json!({
+                        "user_name": ask_name(),
+                        "greeting": ask_sample("Generate a greeting", 50),
+                        "client_roots": {"method": "roots/list", "params": {}}
+                    }),
+                    Some("multiple-v1"),
+                ),
+            }
+        }
+        _ => {
+            // test_input_required_result_capabilities: one request per declared capability.
+            let mut requests = serde_json::Map::new();
+            if declares(params, "elicitation") {
+                requests.insert("user_name".into(), ask_name());
+            }
+            if declares(params, "sampling") {
+                requests.insert(
+                    "capital_question".into(),
+                    ask_sample("What is the capital of France?", 100),
+                );
+            }
+            if declares(params, "roots") {
+                requests.insert(
+                    "client_roots".into(),
+                    json!({"method": "roots/list", "params": {}}),
+                );
+            }
+            let answered_any = params
+                .get("inputResponses")
+                .and_then(Value::as_object)
+                .is_some_and(|r| r.keys().any(|k| requests.contains_key(k)));
+            if requests.is_empty() {
+                missing_capability("elicitation")
+            } else if answered_any {
+                done("asked only for what the request declared".into())
+            } else {
+                asking(Value::Object(requests), None)
+            }
+        }
+    })
+}
+
 /// `mcpcheck://roots`: asks for the client's roots (`roots`, with a signed state), then reads
 /// as their number.
 pub fn roots_resource(params: &Value, quirks: &Quirks) -> Outcome {

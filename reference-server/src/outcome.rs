@@ -19,10 +19,10 @@ pub fn list_page(items: Vec<Value>, params: &Value, key: &str) -> Outcome {
             .as_str()
             .and_then(|c| c.strip_prefix("page:"))
             .and_then(|n| n.parse::<usize>().ok())
-            .filter(|n| *n < items.len() && n % crate::fixtures::PAGE_SIZE == 0)
+            .filter(|n| *n < items.len() && n % crate::fixtures::page_size() == 0)
             .ok_or((-32602, "Invalid params: invalid cursor".to_string(), None))?,
     };
-    let end = (start + crate::fixtures::PAGE_SIZE).min(items.len());
+    let end = (start + crate::fixtures::page_size()).min(items.len());
     let mut result = serde_json::Map::new();
     result.insert(key.into(), Value::Array(items[start..end].to_vec()));
     if end < items.len() {

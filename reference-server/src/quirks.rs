@@ -589,6 +589,8 @@ quirks! {
     LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    /// tools/list drops the keywords `if`, `then`, `else` and `$anchor` from every inputSchema.
+    SchemaKeywordsDropped => "from 2025-11-25 a tool's inputSchema is 2020-12 JSON Schema, listed with every keyword its author wrote (SEP-1613, SEP-2106)",
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
     SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.

@@ -50,14 +50,18 @@ struct Task {
     progress_token: Option<Value>,
     /// How many progress notifications it has sent.
     reported: u32,
-    /// 2026-07-28, tasks extension: the key of the input request it waits on (the client's
-    /// roots), until a `tasks/update` answers it.
-    asks: Option<&'static str>,
+    /// 2026-07-28, tasks extension: the input requests it waits on, by key, until
+    /// `tasks/update` answers each.
+    asks: Vec<(String, Value)>,
+    /// What the task comes to once every input request is answered, from the answers by key.
+    then: Option<Then>,
+    /// The answers so far.
+    answers: serde_json::Map<String, Value>,
 }
 
 impl Task {
     fn done(&self) -> bool {
-        self.asks.is_none() && Instant::now() >= self.started + self.work
+        self.asks.is_empty() && Instant::now() >= self.started + self.work
     }
 
     fn working(&self) -> bool {
@@ -153,7 +157,9 @@ impl Tasks {
             outcome,
             progress_token,
             reported: 0,
-            asks: None,
+            asks: Vec::new(),
+            then: None,
+            answers: serde_json::Map::new(),
         };
         let mut view = task.view(quirks);
         if quirks.has(Quirk::TaskCreatedWithoutTimestamps) {
@@ -315,6 +321,9 @@ impl Tasks {
 /// The key under which a fixture task that needs input asks for the client's roots.
 pub const ROOTS_KEY: &str = "roots";
 
+/// What a task that asked for input comes to, from the answers by key.
+type Then = fn(&serde_json::Map<String, Value>) -> Outcome;
+
 /// The tasks extension's identifier (2026-07-28, SEP-2663).
 pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
@@ -351,7 +360,7 @@ impl Task {
     fn ext_status(&self, quirks: &Quirks) -> &'static str {
         match (&self.cancelled, self.done(), &self.outcome) {
             (Some(_), ..) => "cancelled",
-            (None, false, _) if self.asks.is_some() => "input_required",
+            (None, false, _) if !self.asks.is_empty() => "input_required",
             (None, false, _) => "working",
             (None, true, Ok(result))
                 if quirks.has(Quirk::ExtTaskToolErrorFailed)
@@ -386,7 +395,7 @@ impl Task {
         }
         match (status, &self.outcome) {
             ("input_required", _) if !quirks.has(Quirk::ExtTaskInputRequestsMissing) => {
-                view["inputRequests"] = json!({ROOTS_KEY: {"method": "roots/list", "params": {}}});
+                view["inputRequests"] = Value::Object(self.asks.iter().cloned().collect());
             }
             ("completed", Ok(result)) if !quirks.has(Quirk::ExtTaskResultNotInlined) => {
                 view["result"] = result.clone();
@@ -422,6 +431,33 @@ impl ExtTasks {
         asks_roots: bool,
         work: Option<Duration>,
     ) -> Value {
+        let asks = if asks_roots {
+            vec![(
+                ROOTS_KEY.to_string(),
+                json!({"method": "roots/list", "params": {}}),
+            )]
+        } else {
+            Vec::new()
+        };
+        self.start(
+            quirks,
+            outcome,
+            asks,
+            asks_roots.then_some(count_roots),
+            work,
+        )
+    }
+
+    /// Starts a task that first waits on these input requests (key and request), then comes to
+    /// what `then` makes of the answers (or to `outcome`, without `then`).
+    pub fn start(
+        &self,
+        quirks: &Quirks,
+        outcome: Outcome,
+        asks: Vec<(String, Value)>,
+        then: Option<Then>,
+        work: Option<Duration>,
+    ) -> Value {
         let mut tasks = self.tasks.lock().expect("tasks lock");
         let task = Task {
             id: format!(
@@ -436,7 +472,9 @@ impl ExtTasks {
             outcome,
             progress_token: None,
             reported: 0,
-            asks: asks_roots.then_some(ROOTS_KEY),
+            asks,
+            then,
+            answers: serde_json::Map::new(),
         };
         let view = task.ext_view(quirks, false);
         tasks.push(task);
@@ -479,28 +517,39 @@ impl ExtTasks {
                     ));
                 };
                 // Responses to keys that are not outstanding are ignored.
-                let outstanding = task.asks.filter(|key| responses.contains_key(*key));
-                if responses.len() > usize::from(outstanding.is_some())
+                let outstanding: Vec<(String, Value)> = task
+                    .asks
+                    .iter()
+                    .filter(|(key, _)| responses.contains_key(key))
+                    .cloned()
+                    .collect();
+                if responses.len() > outstanding.len()
                     && quirks.has(Quirk::ExtTaskUpdateUnknownKeyRefused)
                 {
                     return Err((-32602, "Invalid params: no such input request".into(), None));
                 }
-                if let Some(key) = outstanding {
-                    let Some(roots) = responses[key].get("roots").and_then(Value::as_array) else {
+                for (key, request) in &outstanding {
+                    if !answers_request(request, &responses[key]) {
                         return Err((
                             -32602,
                             format!(
-                                "Invalid params: inputResponses.{key} is not a ListRootsResult"
+                                "Invalid params: inputResponses.{key} does not answer its request"
                             ),
                             None,
                         ));
-                    };
-                    if !quirks.has(Quirk::ExtTaskUpdateIgnored) {
+                    }
+                }
+                if !outstanding.is_empty() && !quirks.has(Quirk::ExtTaskUpdateIgnored) {
+                    for (key, _) in &outstanding {
+                        task.asks.retain(|(k, _)| k != key);
+                        task.answers.insert(key.clone(), responses[key].clone());
+                    }
+                    if task.asks.is_empty() {
                         // The work goes on from here.
-                        let text = format!("The client has {} roots.", roots.len());
-                        task.asks = None;
                         task.started = Instant::now();
-                        task.outcome = Ok(json!({"content": [{"type": "text", "text": text}]}));
+                        if let Some(then) = task.then {
+                            task.outcome = then(&task.answers);
+                        }
                     }
                 }
                 Ok(json!({}))
@@ -518,6 +567,161 @@ impl ExtTasks {
             _ => unreachable!("only the tasks extension's methods come here"),
         }
     }
+}
+
+impl ExtTasks {
+    /// The official suite's tasks-extension fixture tools (2026-07-28): `greet` (never a task),
+    /// `slow_compute` (a task of `seconds` for a request that declares the extension),
+    /// `failing_job` (only as a task, which completes with `isError`), `protocol_error_job` (a
+    /// task that fails with a JSON-RPC error), `confirm_delete` and `multi_input` (tasks that
+    /// first ask for input, one request and two), and `test_tool_with_task` (asks for a name
+    /// with an InputRequiredResult, then makes a task of the greeting). `None` for other tools.
+    pub fn official_tool(
+        &self,
+        quirks: &Quirks,
+        name: &str,
+        args: &Value,
+        params: &Value,
+    ) -> Option<Outcome> {
+        let text = |t: String| json!({"content": [{"type": "text", "text": t}]});
+        let declared = declared(params);
+        let second = Some(Duration::from_secs(1));
+        let elicit = |message: &str, properties: Value, required: Value| json!({"method": "elicitation/create", "params": {"message": message, "requestedSchema": {"type": "object", "properties": properties, "required": required}}});
+        Some(match name {
+            "greet" => match args.get("name").and_then(Value::as_str) {
+                Some(who) => Ok(text(format!("Hello, {who}!"))),
+                // Arguments its inputSchema refuses are invalid params on 2026-07-28.
+                None => Err((-32602, "Invalid params: name must be a string".into(), None)),
+            },
+            "slow_compute" => {
+                let seconds = args
+                    .get("seconds")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(1.0)
+                    .clamp(0.0, 60.0);
+                let label = args.get("label").and_then(Value::as_str).unwrap_or("work");
+                let result = text(format!("{label}: computed in {seconds} s"));
+                if !declared {
+                    // Without the extension the work is done at once.
+                    return Some(Ok(result));
+                }
+                let work = Some(Duration::from_secs_f64(seconds));
+                Ok(self.start(quirks, Ok(result), Vec::new(), None, work))
+            }
+            "failing_job" if !declared => Err(missing_extension(name)),
+            "failing_job" => {
+                let mut result = text("The job failed.".into());
+                result["isError"] = json!(true);
+                Ok(self.start(quirks, Ok(result), Vec::new(), None, second))
+            }
+            "protocol_error_job" => {
+                let error = (
+                    -32603,
+                    "Internal error: the job broke down".to_string(),
+                    None,
+                );
+                if !declared {
+                    return Some(Err(error));
+                }
+                Ok(self.start(quirks, Err(error), Vec::new(), None, second))
+            }
+            "confirm_delete" | "multi_input" if !declared => {
+                Err(missing_extension("asking for input during a task"))
+            }
+            "confirm_delete" => {
+                let file = args
+                    .get("filename")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the file");
+                let ask = elicit(
+                    &format!("Delete {file}?"),
+                    json!({"confirm": {"type": "boolean"}}),
+                    json!(["confirm"]),
+                );
+                Ok(self.start(
+                    quirks,
+                    Ok(text("Nothing was deleted.".into())),
+                    vec![("confirm".into(), ask)],
+                    Some(confirmed),
+                    second,
+                ))
+            }
+            "multi_input" => {
+                let ask = |n: &str| {
+                    elicit(
+                        &format!("Input {n} of 2: a name, and a confirmation"),
+                        json!({"name": {"type": "string"}, "confirm": {"type": "boolean"}}),
+                        json!(["name"]),
+                    )
+                };
+                Ok(self.start(
+                    quirks,
+                    Ok(text("Both inputs came.".into())),
+                    vec![("first".into(), ask("1")), ("second".into(), ask("2"))],
+                    None,
+                    second,
+                ))
+            }
+            "test_tool_with_task" if !declared => Err(missing_extension(name)),
+            "test_tool_with_task" => match params.pointer("/inputResponses/user_name") {
+                Some(answer) if answer.get("action").is_some_and(Value::is_string) => {
+                    let who = answer
+                        .pointer("/content/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("nobody");
+                    let greeting = text(format!("Hello, {who}, from a task!"));
+                    Ok(self.start(quirks, Ok(greeting), Vec::new(), None, second))
+                }
+                Some(_) => Err((
+                    -32602,
+                    "Invalid params: inputResponses.user_name is not an ElicitResult".into(),
+                    None,
+                )),
+                // Before the task exists, the input is asked for with an InputRequiredResult.
+                None => Ok(json!({
+                    "resultType": "input_required",
+                    "inputRequests": {"user_name": elicit("What is your name?", json!({"name": {"type": "string"}}), json!(["name"]))}
+                })),
+            },
+            _ => return None,
+        })
+    }
+}
+
+/// `confirm_delete`'s outcome once answered: deleted if the user accepted and confirmed.
+fn confirmed(answers: &serde_json::Map<String, Value>) -> Outcome {
+    let yes = answers.get("confirm").is_some_and(|a| {
+        a.get("action") == Some(&json!("accept"))
+            && a.pointer("/content/confirm") == Some(&json!(true))
+    });
+    let said = if yes {
+        "The file was deleted."
+    } else {
+        "Nothing was deleted."
+    };
+    Ok(json!({"content": [{"type": "text", "text": said}]}))
+}
+
+/// Whether an answer has the shape of its input request's result: a ListRootsResult, an
+/// ElicitResult or a sampling result.
+fn answers_request(request: &Value, answer: &Value) -> bool {
+    match request.get("method").and_then(Value::as_str) {
+        Some("roots/list") => answer.get("roots").is_some_and(Value::is_array),
+        Some("elicitation/create") => answer.get("action").is_some_and(Value::is_string),
+        Some("sampling/createMessage") => answer.get("content").is_some_and(Value::is_object),
+        _ => true,
+    }
+}
+
+/// The fixture task's outcome once the client's roots came: how many.
+fn count_roots(answers: &serde_json::Map<String, Value>) -> Outcome {
+    let count = answers
+        .get(ROOTS_KEY)
+        .and_then(|a| a.get("roots"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let text = format!("The client has {count} roots.");
+    Ok(json!({"content": [{"type": "text", "text": text}]}))
 }
 
 /// An RFC 3339 timestamp in UTC, with milliseconds.

@@ -21,6 +21,8 @@ pub struct Seen<'a> {
     pub transport: TransportKind,
     /// The versions the server offered in `server/discover`.
     pub offered: &'a [String],
+    /// Every listed tool's definition, by name, if the run listed tools.
+    pub tools: Option<&'a std::collections::HashMap<String, Value>>,
 }
 
 /// Whether every part of a condition holds for this exchange.
@@ -44,6 +46,11 @@ pub fn values(query: &Query, exchange: &Exchange, seen: Seen) -> Vec<Value> {
             .offered
             .iter()
             .map(|v| Value::from(v.as_str()))
+            .collect(),
+        Query::Tool { name, at } => seen
+            .tools
+            .and_then(|tools| tools.get(name)?.pointer(at).cloned())
+            .into_iter()
             .collect(),
         Query::Step { step: None, part } => part_values(part, exchange),
         Query::Step {

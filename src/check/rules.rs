@@ -37,6 +37,7 @@ impl Env<'_> {
             version: self.version,
             transport: self.transport,
             offered: self.offered,
+            tools: self.tools,
         }
     }
 }

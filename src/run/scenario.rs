@@ -303,6 +303,7 @@ impl StepRunner<'_> {
             version: self.version,
             transport: self.context.target.kind(),
             offered: &self.context.info.supported_versions,
+            tools: self.context.tools.as_ref(),
         }
     }
 

@@ -258,6 +258,14 @@ pub enum Query {
     Transport,
     /// The versions the server offered in `server/discover` (several values).
     Offered,
+    /// A listed tool's definition, at a JSON pointer (`tool.NAME/inputSchema/$schema`): what the
+    /// run's listing of tools (every page) gave for that name.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// A JSON pointer into its definition (empty: all of it).
+        at: String,
+    },
 }
 
 /// A part of one step's exchange.

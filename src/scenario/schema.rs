@@ -28,7 +28,7 @@ pub fn scenario_schema() -> Value {
             "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
         }
     });
-    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|reply|status|session-issued|progress-ok|content-digest|content-size|frontmatter(/.*)?|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
+    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|tool\\.[^/]+(/.*)?|reply|status|session-issued|progress-ok|content-digest|content-size|frontmatter(/.*)?|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
     let condition = json!({
         "type": "object",
         "description": "query = predicate; every pair must hold",

@@ -58,3 +58,6 @@ mod init;
 
 /// A protected server's authorization refusals (a step-up 403) are not judged as JSON-RPC.
 mod authorization;
+
+/// The official conformance suite, pinned in tests/official, passes against the reference server.
+mod official;

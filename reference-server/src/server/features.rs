@@ -82,6 +82,17 @@ impl Server {
                 if self.quirks.has(Quirk::ToolNameDuplicate) {
                     tools.push(tools[0].clone());
                 }
+                if self.quirks.has(Quirk::SchemaKeywordsDropped) {
+                    // As an SDK that rebuilds a schema from its own types: what it does not
+                    // model is gone.
+                    for tool in tools.iter_mut() {
+                        if let Some(schema) = tool["inputSchema"].as_object_mut() {
+                            for keyword in ["if", "then", "else", "$anchor"] {
+                                schema.remove(keyword);
+                            }
+                        }
+                    }
+                }
                 if self.quirks.has(Quirk::StatelessXMcpHeaderOnNumber) {
                     if let Some(tool) = tools
                         .iter_mut()

@@ -160,8 +160,8 @@ pub struct Server {
     /// With the quirk `stateless-tools-later-page-unstable`: how often each later page of
     /// tools/list was answered, by cursor.
     pub later_page_turns: Mutex<std::collections::HashMap<String, usize>>,
-    /// With the quirk `stateless-capability-carryover`: a request declared elicitation.
-    pub elicitation_seen: AtomicBool,
+    /// With the quirk `stateless-capability-carryover`: a request declared sampling.
+    pub capability_seen: AtomicBool,
     /// With the quirk `ext-task-capability-remembered`: the task ids asked about by a request
     /// that declared the tasks extension.
     pub ext_task_ids_declared: Mutex<Vec<String>>,
@@ -220,7 +220,20 @@ fn official(item: &Value) -> bool {
     ["name", "uri", "uriTemplate"]
         .iter()
         .filter_map(|k| item.get(*k).and_then(Value::as_str))
-        .any(|v| v.starts_with("test_") || v.starts_with("test://"))
+        .any(|v| {
+            v.starts_with("test_")
+                || v.starts_with("test://")
+                || matches!(
+                    v,
+                    "json_schema_2020_12_tool"
+                        | "greet"
+                        | "slow_compute"
+                        | "failing_job"
+                        | "protocol_error_job"
+                        | "confirm_delete"
+                        | "multi_input"
+                )
+        })
 }
 
 /// How long a `subscriptions/listen` stream stays open before the server ends it gracefully.

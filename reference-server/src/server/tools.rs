@@ -70,6 +70,14 @@ impl Server {
                 _ => {}
             }
         }
+        if self.stateless() && self.serves("tasks") && self.official_fixtures {
+            if let Some(outcome) = self
+                .ext_tasks
+                .official_tool(&self.quirks, name, &args, params)
+            {
+                return outcome;
+            }
+        }
         if self.stateless()
             && self.serves("tasks")
             && matches!(name, "mcpcheck_task" | "mcpcheck_task_required")
@@ -110,25 +118,22 @@ impl Server {
             return outcome;
         }
         if name == "test_missing_capability" && self.official_fixtures && self.stateless() {
-            let declared = params
-                .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation")
-                .is_some();
+            // The official fixture needs sampling (the suite asks for it by that name).
+            let declared = mrtr::declares(params, "sampling");
             // With the quirk, a capability once declared is remembered, as a session would.
             let remembered = self.quirks.has(Quirk::StatelessCapabilityCarryover)
-                && self.elicitation_seen.fetch_or(declared, Ordering::Relaxed);
+                && self.capability_seen.fetch_or(declared, Ordering::Relaxed);
             if declared || remembered {
-                return Ok(
-                    json!({"content": [{"type": "text", "text": "elicitation is available"}]}),
-                );
+                return Ok(json!({"content": [{"type": "text", "text": "sampling is available"}]}));
             }
             let required = if self.quirks.has(Quirk::StatelessRequiredCapabilitiesArray) {
-                json!(["elicitation"])
+                json!(["sampling"])
             } else {
-                json!({"elicitation": {}})
+                json!({"sampling": {}})
             };
             return Err((
                 -32021,
-                "Missing required client capability: elicitation".into(),
+                "Missing required client capability: sampling".into(),
                 Some(json!({"requiredCapabilities": required})),
             ));
         }
@@ -137,6 +142,11 @@ impl Server {
         }
         if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless() {
             return mrtr::multi_round(params, &self.quirks);
+        }
+        if self.official_fixtures && self.stateless() {
+            if let Some(outcome) = mrtr::official_tool(name, params) {
+                return outcome;
+            }
         }
         // The handshake era sets the level per session (logging/setLevel); 2026-07-28 per
         // request, in `_meta` (no level: no log messages at all).
@@ -317,6 +327,21 @@ impl Server {
                 Ok(
                     json!({"content": [{"type": "text", "text": format!("User response: action={action}, content={content}")}]}),
                 )
+            }
+            ToolOutcome::Logs(lines) => {
+                // Three log messages a little apart, each at `info`, as the session's level
+                // allows (the handshake era's official logging fixture).
+                for line in lines {
+                    if level.is_some_and(|l| l <= 1) {
+                        let _ = sink.send(json!({
+                            "jsonrpc": "2.0",
+                            "method": "notifications/message",
+                            "params": {"level": "info", "logger": "test_tool_with_logging", "data": line}
+                        }));
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                Ok(json!({"content": [{"type": "text", "text": "Logging completed."}]}))
             }
             ToolOutcome::ListChanged(method) => {
                 let told = self.announce(method);

@@ -19,13 +19,26 @@ const GLOBAL: &[(&str, Query)] = &[
 ];
 
 /// What the error for an unknown query lists.
-const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, content-digest, content-size, frontmatter/POINTER, step.NAME.<any of these>, version, transport, offered";
+const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, content-digest, content-size, frontmatter/POINTER, tool.NAME/POINTER, step.NAME.<any of these>, version, transport, offered";
 
 /// Parses a query. `steps` are the step names an earlier-step query may name (`None`: such a
 /// query is not allowed here).
 pub(crate) fn parse_query(text: &str, steps: Option<&HashSet<String>>) -> Result<Query, String> {
     if let Some((_, query)) = GLOBAL.iter().find(|(name, _)| *name == text) {
         return Ok(query.clone());
+    }
+    if let Some(rest) = text.strip_prefix("tool.") {
+        let (name, at) = match rest.find('/') {
+            Some(i) => rest.split_at(i),
+            None => (rest, ""),
+        };
+        if name.is_empty() {
+            return Err(format!("`{text}` names no tool"));
+        }
+        return Ok(Query::Tool {
+            name: name.to_string(),
+            at: at.to_string(),
+        });
     }
     if let Some(rest) = text.strip_prefix("step.") {
         let end = rest.find(['.', '/']).unwrap_or(rest.len());

@@ -1,0 +1,130 @@
+//! The official conformance suite (`@modelcontextprotocol/conformance`, pinned in
+//! tests/official) against the reference server, in both eras: every scenario a revision
+//! requires (`--requirements`), and the skills extension's, passes, but for the failures
+//! tests/official/expected-failures.yaml lists (each one a disagreement docs/coverage.md
+//! explains). mcpcheck's checks and the reference server are written from the specification;
+//! this keeps them honest against the suite SDK tier assessments use.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{fixture_missing, HttpServer};
+
+/// How long one run of the suite may take (a revision's requirements take about 15 s).
+const RUN_BOUND: Duration = Duration::from_secs(240);
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/official")
+}
+
+/// Runs `conformance server ARGS` against `url`, within [`RUN_BOUND`]; its output and whether
+/// it succeeded.
+fn suite(url: &str, args: &[&str]) -> (bool, String) {
+    let dir = suite_dir();
+    let bin = dir.join("node_modules/.bin");
+    // The package's own Node.js 22 (the `node` package) comes first on the PATH.
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = tempfile::tempdir().unwrap();
+    let mut child = Command::new(bin.join("conformance"))
+        .args(["server", "--url", url])
+        .args(args)
+        .arg("--expected-failures")
+        .arg(dir.join("expected-failures.yaml"))
+        .arg("--output-dir")
+        .arg(out.path())
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the conformance suite starts");
+    // Its output is read while it runs, so that a full pipe never stalls it.
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let read = |mut from: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = from.read_to_string(&mut text);
+            text
+        })
+    };
+    let (out_text, err_text) = (read(Box::new(stdout)), read(Box::new(stderr)));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > RUN_BOUND {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let text = format!(
+        "{}{}",
+        out_text.join().unwrap_or_default(),
+        err_text.join().unwrap_or_default()
+    );
+    match status {
+        Some(status) => (status.success(), text),
+        None => (
+            false,
+            format!("the suite ran longer than {RUN_BOUND:?}\n{text}"),
+        ),
+    }
+}
+
+/// The official skills scenarios (an extension: no revision requires them).
+const SKILLS: &[&str] = &[
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
+
+#[test]
+fn the_official_suite_passes_against_the_reference_server_in_both_eras() {
+    if !suite_dir()
+        .join("node_modules/@modelcontextprotocol/conformance")
+        .is_dir()
+    {
+        fixture_missing(
+            "official",
+            "the official conformance suite is not installed (npm ci --prefix tests/official)",
+        );
+        return;
+    }
+    let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/reference-server/skills");
+    for (era, revision) in [(Some("--stateless"), "2026-07-28"), (None, "2025-11-25")] {
+        // One page for every list: the suite reads only the first page of tools/list (a
+        // disagreement docs/coverage.md lists), where a client must follow nextCursor.
+        let mut args = vec!["--page-size", "1000", "--skills", skills];
+        args.extend(era);
+        let server = HttpServer::start_with(&args);
+        let (ok, text) = suite(&server.url, &["--requirements", revision]);
+        assert!(
+            ok,
+            "the official suite's {revision} requirements fail against the reference server:\n{text}"
+        );
+        assert!(text.contains("0 failed"), "{text}");
+        for scenario in SKILLS {
+            let mut args = vec!["--scenario", *scenario];
+            if revision != "2026-07-28" {
+                // An extension scenario runs at 2026-07-28 unless forced to another revision.
+                args.extend(["--spec-version", revision, "--force"]);
+            }
+            let (ok, text) = suite(&server.url, &args);
+            assert!(
+                ok,
+                "the official {scenario} fails against the reference server at {revision}:\n{text}"
+            );
+        }
+    }
+}
