@@ -589,6 +589,10 @@ quirks! {
     LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    /// logging is not declared; logging/setLevel with a valid level is -32601, with an invalid one -32603 (as MiniMCP does).
+    LoggingUndeclaredInvalidLevelHandled => "the method of an undeclared capability is not served: -32601 whatever its arguments (derived)",
+    /// HTTP: a JSON object that is no JSON-RPC message (`{}`) is refused with 400 and a -32700 body.
+    HttpRefusalWrongCode => "an invalid request refused at the HTTP level with a JSON-RPC body SHOULD carry -32600 (derived: a warning)",
     /// tools/list drops the keywords `if`, `then`, `else` and `$anchor` from every inputSchema.
     SchemaKeywordsDropped => "from 2025-11-25 a tool's inputSchema is 2020-12 JSON Schema, listed with every keyword its author wrote (SEP-1613, SEP-2106)",
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).

@@ -295,6 +295,15 @@ async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> 
             None,
         );
     };
+    let no_message = parsed.as_object().is_some_and(|o| {
+        !["method", "result", "error"]
+            .iter()
+            .any(|k| o.contains_key(*k))
+    });
+    if no_message && state.server.quirks.has(Quirk::HttpRefusalWrongCode) {
+        // Refused at the HTTP level, as it may be, but with the body's code for another error.
+        return rpc_error(StatusCode::BAD_REQUEST, -32700, "Parse error", None);
+    }
     let method = parsed
         .get("method")
         .or_else(|| parsed.get(0).and_then(|m| m.get("method")))

@@ -247,7 +247,8 @@ impl Server {
     fn serves(&self, capability: &str) -> bool {
         if capability == "logging"
             && (self.quirks.has(Quirk::LogWithoutCapability)
-                || self.quirks.has(Quirk::LoggingUndeclaredOtherError))
+                || self.quirks.has(Quirk::LoggingUndeclaredOtherError)
+                || self.quirks.has(Quirk::LoggingUndeclaredInvalidLevelHandled))
         {
             return false;
         }
@@ -553,6 +554,15 @@ impl Server {
                 ))
             }
             "ping" => self.ping(),
+            "logging/setLevel"
+                if self.quirks.has(Quirk::LoggingUndeclaredInvalidLevelHandled)
+                    && !params
+                        .get("level")
+                        .and_then(Value::as_str)
+                        .is_some_and(|l| LOG_LEVELS.contains(&l)) =>
+            {
+                Err((-32603, "Internal error: unknown log level".into(), None))
+            }
             "logging/setLevel" if self.quirks.has(Quirk::LoggingUndeclaredOtherError) => Err((
                 -32603,
                 "Internal error: logging is not available".into(),

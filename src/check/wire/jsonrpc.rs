@@ -572,9 +572,23 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
             )
         })
         .unwrap_or_default();
+    // Exiting is what the check asks; how is shown beside the pass when it was not clean (a
+    // failure status, or a crash's trace on stderr), so that a comparison of servers shows it.
+    let crashed = stderr.is_some_and(|s| {
+        [
+            "Traceback (most recent call last)",
+            "panicked at",
+            "Unhandled",
+            "\n    at ",
+        ]
+        .iter()
+        .any(|mark| s.contains(mark))
+    });
+    let unclean = (exit.status != "exit 0" || crashed)
+        .then(|| format!("not a clean exit: {}{said}", exit.status));
     match exit.stopped_by {
-        StoppedBy::StdinEof | StoppedBy::ExitedBeforeShutdown => (
-            Verdict::new(
+        StoppedBy::StdinEof | StoppedBy::ExitedBeforeShutdown => {
+            let mut verdict = Verdict::new(
                 Status::Pass,
                 format!(
                     "exited ({}) {}{said}",
@@ -585,9 +599,10 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
                         "before stdin was closed".to_string()
                     }
                 ),
-            ),
-            evidence,
-        ),
+            );
+            verdict.note = unclean;
+            (verdict, evidence)
+        }
         other @ (StoppedBy::Sigterm | StoppedBy::Sigkill) => (
             Verdict::new(
                 Status::Warn,

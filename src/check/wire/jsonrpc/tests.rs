@@ -216,3 +216,40 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
         Status::Pass
     );
 }
+
+#[test]
+fn an_exit_on_stdin_eof_that_is_not_clean_passes_with_how_it_ended() {
+    use crate::record::exchange::{EarlyExit, ExitReport};
+    let def = definitions()
+        .into_iter()
+        .find(|d| d.id == "stdio-exit-before-initialize")
+        .unwrap();
+    let judge = |status: &str, stderr: Option<&str>| {
+        let early = EarlyExit {
+            exit: ExitReport {
+                stopped_by: StoppedBy::StdinEof,
+                exit_ms: Some(12),
+                status: status.to_string(),
+            },
+            stderr_tail: stderr.map(str::to_string),
+        };
+        let input = WireInput {
+            transport: TransportKind::Stdio,
+            transcripts: &[],
+            main_exit: None,
+            early_exit: Some(&early),
+            official: None,
+        };
+        stdio_exit_before_initialize(&def, &input).0
+    };
+    let clean = judge("exit 0", None);
+    assert_eq!((clean.status, clean.note), (Status::Pass, None));
+    let failed = judge("exit 1", Some("RuntimeError: stdin closed"));
+    assert_eq!(failed.status, Status::Pass);
+    assert!(failed.note.unwrap().contains("not a clean exit: exit 1"));
+    let traced = judge(
+        "exit 0",
+        Some("Traceback (most recent call last):\n  File \"x\"\nEOFError"),
+    );
+    assert!(traced.note.is_some());
+}
