@@ -37,9 +37,10 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --http ADDR      serve Streamable HTTP on ADDR, e.g. 127.0.0.1:8080
   --stateless      speak the stateless era (2026-07-28: server/discover, _meta) instead
                    of the handshake era (2024-11-05 ... 2025-11-25)
-  --dual-era       speak both eras over stdio, as many SDKs do: a connection that starts
+  --dual-era       speak both eras, as many SDKs do: over stdio a connection that starts
                    with server/discover (or _meta) is stateless, one that starts with
-                   initialize is in the handshake era
+                   initialize is in the handshake era; over HTTP each request is of the era
+                   it says (a session id or initialize: handshake; _meta: stateless)
   --capabilities LIST
                    declare and serve only these capabilities (comma-separated: tools,
                    resources, prompts, completions, logging); the others' methods are unknown
@@ -187,8 +188,8 @@ fn main() -> ExitCode {
             other => return usage_error(&format!("unexpected argument `{other}`")),
         }
     }
-    if dual_era && (stateless || http.is_some()) {
-        return usage_error("--dual-era goes with stdio, without --stateless");
+    if dual_era && stateless {
+        return usage_error("--dual-era speaks both eras: leave out --stateless");
     }
     let skills = match skills.map(|dir| skills::Skills::load(&dir, &quirks)) {
         Some(Ok(skills)) => Some(skills),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{output, reference_server, run_json, statuses};
+use crate::support::{output, reference_server, run_json, statuses, HttpServer};
 
 fn dual(quirks: &[&str]) -> String {
     let mut command = format!("{} --dual-era", reference_server().display());
@@ -44,6 +44,22 @@ fn a_dual_era_server_is_judged_in_both_eras_and_each_result_names_its_version() 
         .unwrap();
     assert_eq!(echo["version"], "2025-11-25");
     assert!(echo.get("perEra").is_none());
+}
+
+/// Over Streamable HTTP too: each request is of the era it says it is (a session id or
+/// initialize, or a `_meta` protocol version), and mcpcheck sends a stateless-era request no
+/// session id, even after the server issued one to an initialize on the same connection.
+#[test]
+fn a_dual_era_server_over_http_is_judged_in_both_eras_without_a_finding() {
+    let server = HttpServer::start_with(&["--dual-era"]);
+    let (code, report, _) = run_json(&["--url", &server.url, "--fixtures", "everything"]);
+    assert_eq!(code, 0, "{}", report["summary"]);
+    assert_eq!(versions_of(&report), ["2026-07-28", "2025-11-25"]);
+    assert_eq!(report["summary"]["warn"], 0, "{}", report["summary"]);
+    let statuses = statuses(&report);
+    assert_eq!(statuses["stateless-post-last-event-id"], "pass");
+    assert_eq!(statuses["stateless-http-post-only"], "pass");
+    assert_eq!(statuses["http-session-delete"], "pass");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The official conformance suite (`@modelcontextprotocol/conformance`, pinned in
 //! tests/official) against the reference server, in both eras: every scenario a revision
-//! requires (`--requirements`), and the skills extension's, passes, but for the failures
+//! requires (`--requirements`), and the skills extension's, passes, and every scenario of the
+//! suite (`--suite all`) against the server speaking both eras over HTTP, but for the failures
 //! tests/official/expected-failures.yaml lists (each one a disagreement docs/coverage.md
 //! explains). mcpcheck's checks and the reference server are written from the specification;
 //! this keeps them honest against the suite SDK tier assessments use.
@@ -90,7 +91,8 @@ const SKILLS: &[&str] = &[
 ];
 
 #[test]
-fn the_official_suite_passes_against_the_reference_server_in_both_eras() {
+fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_of_it_against_both_at_once(
+) {
     if !suite_dir()
         .join("node_modules/@modelcontextprotocol/conformance")
         .is_dir()
@@ -127,4 +129,12 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras() {
             );
         }
     }
+    // Every scenario of both eras at one URL: a server that speaks both over HTTP.
+    let server = HttpServer::start_with(&["--dual-era", "--page-size", "1000", "--skills", skills]);
+    let (ok, text) = suite(&server.url, &["--suite", "all"]);
+    assert!(
+        ok,
+        "the official suite's `--suite all` fails against the dual-era reference server:\n{text}"
+    );
+    assert!(text.contains("0 failed"), "{text}");
 }

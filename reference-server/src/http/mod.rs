@@ -122,15 +122,42 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     if let Some(refusal) = unauthorized(state, &req) {
         return refusal;
     }
+    // With --dual-era, a GET or DELETE of the stateless era (its protocol version, no session)
+    // is refused as that era refuses it.
+    let stateless_other = state.server.dual_era
+        && *req.method() != Method::POST
+        && stateless_request(req.headers(), b"");
     match *req.method() {
-        Method::POST => post(state, req).await,
+        Method::POST => {
+            let (parts, body) = req.into_parts();
+            let body = match Limited::new(body, MAX_BODY).collect().await {
+                Ok(body) => body.to_bytes(),
+                Err(_) => {
+                    return rpc_error(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        -32600,
+                        "Request body too large",
+                        None,
+                    )
+                }
+            };
+            let stateless = state
+                .server
+                .dual_era
+                .then(|| stateless_request(&parts.headers, &body));
+            let req = Request::from_parts(parts, Full::new(body));
+            match stateless {
+                Some(stateless) => crate::server::ERA.scope(stateless, post(state, req)).await,
+                None => post(state, req).await,
+            }
+        }
         // 2026-07-28 Streamable HTTP is POST only.
         Method::GET
             if state.server.stateless() && state.server.quirks.has(Quirk::StatelessGetAllowed) =>
         {
             plain(StatusCode::OK, "ok")
         }
-        _ if state.server.stateless() => {
+        _ if state.server.stateless() || stateless_other => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
             response
                 .headers_mut()
@@ -189,9 +216,9 @@ fn origin_allowed(origin: &HeaderValue) -> bool {
     clippy::result_large_err,
     reason = "the error is the HTTP response to send, built once per request"
 )]
-fn session_of(
+fn session_of<B>(
     state: &State,
-    req: &Request<Incoming>,
+    req: &Request<B>,
 ) -> Result<(String, Arc<Session>), Response<HttpBody>> {
     let Some(id) = req
         .headers()
@@ -218,7 +245,36 @@ fn session_of(
 
 /// Long by design: the POST checks in the order the transport section gives them (Origin,
 /// Accept, Content-Type, session, protocol version, body), each refusing with its own status.
-async fn post(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody> {
+/// With `--dual-era`: whether a POST is of the stateless era. A session id says the handshake
+/// era, as does `initialize`; a `_meta` protocol version or `server/discover` says the stateless
+/// era; anything else goes by its MCP-Protocol-Version header.
+fn stateless_request(headers: &hyper::HeaderMap, body: &[u8]) -> bool {
+    if headers.contains_key("mcp-session-id") {
+        return false;
+    }
+    let message: Option<Value> = serde_json::from_slice(body).ok();
+    let first = message
+        .as_ref()
+        .and_then(|m| if m.is_array() { m.get(0) } else { Some(m) });
+    if let Some(first) = first {
+        if first
+            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .is_some()
+            || first.get("method") == Some(&json!("server/discover"))
+        {
+            return true;
+        }
+        if first.get("method") == Some(&json!("initialize")) {
+            return false;
+        }
+    }
+    headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() == crate::server::STATELESS_VERSION)
+}
+
+async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBody> {
     let header = |name: &str| {
         req.headers()
             .get(name)
@@ -493,13 +549,13 @@ async fn respond(
     let (sink, mut notes) = mpsc::unbounded_channel::<Value>();
     let server = state.server.clone();
     let task_session = session.clone();
-    let mut work = tokio::spawn(async move {
+    let mut work = tokio::spawn(crate::server::in_this_era(async move {
         let handled = server.handle_frame(&task_session, &body, &sink).await;
         if slow {
             task_session.busy.store(false, Ordering::Relaxed);
         }
         handled
-    });
+    }));
     if let Some(id) = &call_id {
         session
             .in_flight
@@ -616,7 +672,7 @@ fn json_response(
 }
 
 /// The host the request named, for URLs of this server (its resource metadata).
-fn host_of(req: &Request<Incoming>) -> String {
+fn host_of<B>(req: &Request<B>) -> String {
     req.headers()
         .get("host")
         .and_then(|h| h.to_str().ok())

@@ -200,6 +200,23 @@ impl Drop for Unlisten<'_> {
     }
 }
 
+tokio::task_local! {
+    /// Over HTTP with `--dual-era`: whether the request being served is of the stateless era,
+    /// decided request by request from what it carries ([`Server::stateless`] reads it).
+    pub static ERA: bool;
+}
+
+/// `fut`, run in the era of the request being served (for work spawned on its behalf).
+pub fn in_this_era<F: std::future::Future>(fut: F) -> impl std::future::Future<Output = F::Output> {
+    let era = ERA.try_with(|stateless| *stateless).ok();
+    async move {
+        match era {
+            Some(stateless) => ERA.scope(stateless, fut).await,
+            None => fut.await,
+        }
+    }
+}
+
 /// The error code of a request the server ends without answering (a quirk's abrupt end).
 const UNANSWERED: i64 = i64::MIN;
 
@@ -371,7 +388,9 @@ impl Server {
 
     /// Whether this connection speaks the stateless era.
     pub fn stateless(&self) -> bool {
-        self.stateless.load(Ordering::Relaxed)
+        // Over HTTP with --dual-era, the era is the request's (`ERA`); otherwise the server's.
+        ERA.try_with(|stateless| *stateless)
+            .unwrap_or_else(|_| self.stateless.load(Ordering::Relaxed))
     }
 
     /// With `dual_era`: decides the connection's era from its first request that says
@@ -403,7 +422,11 @@ impl Server {
         let Value::Object(message) = message else {
             return Some(self.error(Value::Null, -32600, "Invalid Request: not an object", None));
         };
-        if self.dual_era && !self.era_decided.load(Ordering::Relaxed) {
+        // Over stdio a connection's era is decided once; over HTTP each request has its own.
+        if self.dual_era
+            && !self.era_decided.load(Ordering::Relaxed)
+            && ERA.try_with(|_| ()).is_err()
+        {
             self.decide_era(&message);
         }
         if message.is_empty() && self.quirks.has(Quirk::EmptyObjectMethodNotFound) {

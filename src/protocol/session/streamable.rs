@@ -31,7 +31,13 @@ impl Session {
                 "application/json, text/event-stream".into(),
             ),
         ];
-        if let Some(id) = &info.http_session {
+        // The stateless era has no sessions: an id a server issued anyway (one that also speaks
+        // the handshake era, answering an initialize) is not sent back on its requests.
+        if let Some(id) = info
+            .http_session
+            .as_ref()
+            .filter(|_| info.era != Some(Era::Stateless))
+        {
             headers.push(("Mcp-Session-Id".into(), id.clone()));
         }
         match (info.era, &info.version) {
