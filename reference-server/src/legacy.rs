@@ -70,7 +70,11 @@ pub fn open(
     let _ = body_tx.send(Bytes::from(format!(
         "{name}data: {at}/messages?sessionId={id}\n\n"
     )));
-    let conversation = tokio::spawn(crate::stdio::converse(server.clone(), frames_rx, out_tx));
+    // HTTP+SSE is of the handshake era, also for a server that speaks both (--dual-era).
+    let conversation = tokio::spawn(crate::server::ERA.scope(
+        false,
+        crate::stdio::converse(server.clone(), frames_rx, out_tx),
+    ));
     let streams = streams.clone();
     tokio::spawn(async move {
         loop {

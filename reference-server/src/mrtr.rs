@@ -253,10 +253,12 @@ pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
     }
 }
 
+/// An elicitation of the user's name (key `user_name` in the official fixtures).
 fn ask_name() -> Value {
     ask_text("What is your name?", "name")
 }
 
+/// A sampling request for one user message.
 fn ask_sample(text: &str, max_tokens: u64) -> Value {
     json!({
         "method": "sampling/createMessage",
@@ -267,6 +269,7 @@ fn ask_sample(text: &str, max_tokens: u64) -> Value {
     })
 }
 
+/// An elicitation of a yes or no (`ok`).
 fn ask_confirmation() -> Value {
     json!({
         "method": "elicitation/create",
@@ -281,6 +284,7 @@ fn ask_confirmation() -> Value {
     })
 }
 
+/// An InputRequiredResult asking these requests, with a signed state of this payload if given.
 fn asking(requests: Value, state: Option<&str>) -> Outcome {
     let mut result = json!({"resultType": "input_required", "inputRequests": requests});
     if let Some(state) = state {
@@ -289,6 +293,7 @@ fn asking(requests: Value, state: Option<&str>) -> Outcome {
     Ok(result)
 }
 
+/// A CallToolResult of one text.
 fn done(text_: String) -> Outcome {
     Ok(json!({"content": [text(text_)]}))
 }
@@ -302,7 +307,10 @@ fn answers(params: &Value, key: &str, kind: &str) -> Result<bool, String> {
     };
     let fits = match kind {
         "elicitation" => answer.get("action").is_some_and(Value::is_string),
-        "sampling" => answer.get("content").is_some_and(Value::is_object),
+        // A sampling result's content is one block, or (2025-11-25 on) an array of them.
+        "sampling" => answer
+            .get("content")
+            .is_some_and(|c| c.is_object() || c.is_array()),
         _ => answer.get("roots").is_some_and(Value::is_array),
     };
     if fits {
@@ -344,8 +352,9 @@ pub fn official_tool(name: &str, params: &Value) -> Option<Outcome> {
             match answers(params, "capital_question", "sampling") {
                 Err(why) => invalid(why),
                 Ok(true) => {
-                    let said = params
-                        .pointer("/inputResponses/capital_question/content/text")
+                    let content = params.pointer("/inputResponses/capital_question/content");
+                    let said = content
+                        .and_then(|c| c.get("text").or_else(|| c.pointer("/0/text")))
                         .and_then(Value::as_str)
                         .unwrap_or("(no text)");
                     done(format!("The model said: {said}"))

@@ -708,7 +708,9 @@ fn answers_request(request: &Value, answer: &Value) -> bool {
     match request.get("method").and_then(Value::as_str) {
         Some("roots/list") => answer.get("roots").is_some_and(Value::is_array),
         Some("elicitation/create") => answer.get("action").is_some_and(Value::is_string),
-        Some("sampling/createMessage") => answer.get("content").is_some_and(Value::is_object),
+        Some("sampling/createMessage") => answer
+            .get("content")
+            .is_some_and(|c| c.is_object() || c.is_array()),
         _ => true,
     }
 }

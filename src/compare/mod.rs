@@ -188,6 +188,37 @@ pub fn exit_code(reports: &[Report]) -> u8 {
 /// sent something.
 pub fn observed<'a>(mut evidence: impl Iterator<Item = &'a Evidence>) -> Option<String> {
     let first = evidence.find(|e| e.sent.is_some())?;
+    Some(observed_in(first))
+}
+
+/// What a check observed, from the piece of its judged evidence its verdict rests on: of several
+/// exchanges (a check over steps), the one whose answer the verdict's `actual` describes (the
+/// worst one's), else the first that sent something.
+pub fn observed_for<'a>(
+    evidence: impl Iterator<Item = &'a Evidence>,
+    actual: Option<&str>,
+) -> Option<String> {
+    let labels: Vec<String> = evidence
+        .filter(|e| e.sent.is_some())
+        .map(observed_in)
+        .collect();
+    let described = |label: &&String| {
+        actual.is_some_and(|actual| {
+            label
+                .split(' ')
+                .next_back()
+                .is_some_and(|what| what.starts_with('-') && actual.contains(what))
+        })
+    };
+    labels
+        .iter()
+        .find(described)
+        .or_else(|| labels.first())
+        .cloned()
+}
+
+/// What one piece of evidence observed, in a few characters.
+fn observed_in(first: &Evidence) -> String {
     let http = first.http_status.map(|s| format!("HTTP {s} "));
     let message = first
         .received
@@ -217,11 +248,9 @@ pub fn observed<'a>(mut evidence: impl Iterator<Item = &'a Evidence>) -> Option<
             },
         },
     };
-    Some(
-        format!("{}{what}", http.unwrap_or_default())
-            .trim()
-            .to_string(),
-    )
+    format!("{}{what}", http.unwrap_or_default())
+        .trim()
+        .to_string()
 }
 
 /// The error code of a (possibly cut) JSON-RPC error response's text, e.g. `-32603`.
@@ -310,7 +339,7 @@ pub fn build(names: Vec<String>, reports: Vec<Report>) -> Matrix {
             });
             row.cells[column] = Cell {
                 status: Some(check.status),
-                observed: observed(check.judged_evidence()),
+                observed: observed_for(check.judged_evidence(), check.actual.as_deref()),
                 message: Some(check.message.clone()),
                 note: check.note.clone(),
                 evidence: check.judged_evidence().take(3).cloned().collect(),
@@ -364,7 +393,24 @@ mod tests {
             received: Some(cut.into()),
             ..Evidence::default()
         };
-        assert_eq!(observed([evidence].iter()).as_deref(), Some("-32603"));
+        assert_eq!(
+            observed([evidence.clone()].iter()).as_deref(),
+            Some("-32603")
+        );
+        // Of a check over two steps, the exchange its verdict describes.
+        let passed = Evidence {
+            sent: Some("{}".into()),
+            received: Some(
+                r#"{"jsonrpc":"2.0","id":6,"error":{"code":-32601,"message":"no"}}"#.into(),
+            ),
+            ..Evidence::default()
+        };
+        let both = [passed, evidence];
+        assert_eq!(
+            observed_for(both.iter(), Some("error -32603 \"ValidationError\"")).as_deref(),
+            Some("-32603")
+        );
+        assert_eq!(observed_for(both.iter(), None).as_deref(), Some("-32601"));
     }
 
     #[test]

@@ -243,15 +243,10 @@ fn session_of<B>(
     }
 }
 
-/// Long by design: the POST checks in the order the transport section gives them (Origin,
-/// Accept, Content-Type, session, protocol version, body), each refusing with its own status.
-/// With `--dual-era`: whether a POST is of the stateless era. A session id says the handshake
-/// era, as does `initialize`; a `_meta` protocol version or `server/discover` says the stateless
-/// era; anything else goes by its MCP-Protocol-Version header.
+/// With `--dual-era`: whether a POST is of the stateless era. A `_meta` protocol version or
+/// `server/discover` says the stateless era; `initialize` or a session id the handshake era;
+/// anything else goes by its MCP-Protocol-Version header.
 fn stateless_request(headers: &hyper::HeaderMap, body: &[u8]) -> bool {
-    if headers.contains_key("mcp-session-id") {
-        return false;
-    }
     let message: Option<Value> = serde_json::from_slice(body).ok();
     let first = message
         .as_ref()
@@ -268,12 +263,21 @@ fn stateless_request(headers: &hyper::HeaderMap, body: &[u8]) -> bool {
             return false;
         }
     }
+    // A session id says the handshake era, unless the message said otherwise (a 2026-07-28
+    // server ignores the header).
+    if headers.contains_key("mcp-session-id") {
+        return false;
+    }
     headers
         .get("mcp-protocol-version")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.trim() == crate::server::STATELESS_VERSION)
 }
 
+/// Answers a POST to the endpoint (its body already read).
+///
+/// Long by design: the POST checks in the order the transport section gives them (Origin,
+/// Accept, Content-Type, session, protocol version, body), each refusing with its own status.
 async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBody> {
     let header = |name: &str| {
         req.headers()

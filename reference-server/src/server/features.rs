@@ -87,9 +87,15 @@ impl Server {
                     // model is gone.
                     for tool in tools.iter_mut() {
                         if let Some(schema) = tool["inputSchema"].as_object_mut() {
-                            for keyword in ["if", "then", "else", "$anchor"] {
+                            for keyword in ["if", "then", "else"] {
                                 schema.remove(keyword);
                             }
+                        }
+                        if let Some(address) = tool
+                            .pointer_mut("/inputSchema/$defs/address")
+                            .and_then(Value::as_object_mut)
+                        {
+                            address.remove("$anchor");
                         }
                     }
                 }
@@ -102,6 +108,23 @@ impl Server {
                     }
                 }
                 tools.retain(|t| self.official_fixtures || !official(t));
+                // The tasks extension's official fixtures, only where the extension is served.
+                if !self.serves("tasks") {
+                    tools.retain(|t| {
+                        !t["name"].as_str().is_some_and(|n| {
+                            matches!(
+                                n,
+                                "greet"
+                                    | "slow_compute"
+                                    | "failing_job"
+                                    | "protocol_error_job"
+                                    | "confirm_delete"
+                                    | "multi_input"
+                                    | "test_tool_with_task"
+                            )
+                        })
+                    });
+                }
                 if self.quirks.has(Quirk::ToolNameWithSpace) {
                     tools[0]["name"] = json!("mcpcheck echo");
                 }

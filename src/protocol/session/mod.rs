@@ -718,8 +718,15 @@ impl Session {
                 exit
             }
             Link::Http(link) => {
-                // Only a session the server issued can be deleted.
-                self.info.lock().expect("info lock").http_session.as_ref()?;
+                // Only a session the server issued can be deleted, and the stateless era has
+                // none to delete (it sends no session id).
+                {
+                    let info = self.info.lock().expect("info lock");
+                    info.http_session.as_ref()?;
+                    if info.era == Some(crate::record::Era::Stateless) {
+                        return None;
+                    }
+                }
                 let mut headers = self.http_headers(
                     &link.spec,
                     &Outgoing::Raw {
