@@ -324,16 +324,10 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
     let has_last_event_id = req.headers().contains_key("last-event-id");
     let req_host = host_of(&req);
     let session = session_of(state, &req);
-    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+    // Read already, within MAX_BODY (`route`).
+    let body = match req.into_body().collect().await {
         Ok(body) => body.to_bytes(),
-        Err(_) => {
-            return rpc_error(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                -32600,
-                "Request body too large",
-                None,
-            )
-        }
+        Err(never) => match never {},
     };
     let parsed: Option<Value> = serde_json::from_slice(&body).ok();
     let (sink, _) = mpsc::unbounded_channel();
