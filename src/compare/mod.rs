@@ -240,6 +240,14 @@ fn observed_in(first: &Evidence) -> String {
         // Evidence is capped: a long error message may have been cut, but its code came first.
         None => match first.received.as_deref().and_then(error_code_prefix) {
             Some(code) => code,
+            // A cut response whose result came before its id is still a result.
+            None if first
+                .received
+                .as_deref()
+                .is_some_and(|r| r.starts_with('{') && r.contains("\"result\":")) =>
+            {
+                "result".into()
+            }
             None if first.received.is_some() => "body".into(),
             None => match first.reply {
                 Some(Replied::Nothing) => "none".into(),
@@ -411,6 +419,13 @@ mod tests {
             Some("-32603")
         );
         assert_eq!(observed_for(both.iter(), None).as_deref(), Some("-32601"));
+        // A result cut before its id (a server that writes `result` first) is still a result.
+        let cut_result = Evidence {
+            sent: Some("{}".into()),
+            received: Some(r#"{"result":{"tools":[{"name":"a very long"#.into()),
+            ..Evidence::default()
+        };
+        assert_eq!(observed([cut_result].iter()).as_deref(), Some("result"));
     }
 
     #[test]
