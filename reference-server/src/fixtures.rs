@@ -54,6 +54,18 @@ pub const INPUT_TOOLS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The official suite's tasks-extension fixture tools (2026-07-28; served by tasks.rs), listed
+/// only where the extension is served.
+pub const TASK_TOOLS: &[&str] = &[
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
+];
+
 /// A 1×1 transparent PNG, base64-encoded.
 pub const PIXEL_PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -265,7 +277,7 @@ pub fn tools(version: &str) -> Vec<Value> {
         for (name, description) in INPUT_TOOLS {
             tools.push(json!({"name": name, "description": description, "inputSchema": {"type": "object", "properties": {}}}));
         }
-        // The official suite's tasks-extension fixtures (tasks.rs).
+        // The official suite's tasks-extension fixtures (tasks.rs), in the order of TASK_TOOLS.
         let none = json!({"type": "object", "properties": {}});
         for (name, description, schema) in [
             (

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use crate::record::{Exchange, Reply};
+use super::step::reply_message;
+use crate::record::Exchange;
 
 /// The most frontmatter read, in bytes: a SKILL.md's is a few lines.
 const MAX_FRONTMATTER: usize = 64 * 1024;
@@ -16,10 +17,7 @@ const MAX_DEPTH: usize = 64;
 /// The bytes of the first item of a read's `contents`: its text as UTF-8, or its blob
 /// decoded from base64 (`None` when it has neither, or the blob is not base64).
 pub fn bytes(exchange: &Exchange) -> Option<Vec<u8>> {
-    let Reply::Message { message, .. } = &exchange.reply else {
-        return None;
-    };
-    let item = message.pointer("/result/contents/0")?;
+    let item = reply_message(exchange)?.pointer("/result/contents/0")?;
     if let Some(text) = item.get("text").and_then(Value::as_str) {
         return Some(text.as_bytes().to_vec());
     }

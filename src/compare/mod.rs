@@ -186,9 +186,8 @@ pub fn exit_code(reports: &[Report]) -> u8 {
 
 /// What a check observed, in a few characters, from the first piece of its judged evidence that
 /// sent something.
-pub fn observed<'a>(mut evidence: impl Iterator<Item = &'a Evidence>) -> Option<String> {
-    let first = evidence.find(|e| e.sent.is_some())?;
-    Some(observed_in(first))
+pub fn observed<'a>(evidence: impl Iterator<Item = &'a Evidence>) -> Option<String> {
+    observed_for(evidence, None)
 }
 
 /// What a check observed, from the piece of its judged evidence its verdict rests on: of several

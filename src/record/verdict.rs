@@ -274,6 +274,9 @@ pub enum SkipReason {
     Extension {
         /// The extension's name.
         extension: String,
+        /// The setting of it the check needs `true` (`directoryRead`), if it needs one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        setting: Option<String>,
     },
     /// The check is about a capability left undeclared, and the server declares it.
     Declared {
@@ -380,16 +383,16 @@ impl fmt::Display for SkipReason {
             SkipReason::Capability { capability } => {
                 write!(f, "the server does not declare the `{capability}` capability")
             }
-            SkipReason::Extension { extension } => match extension.match_indices('/').nth(1) {
-                // A setting of an extension (`io.modelcontextprotocol/skills/directoryRead`).
-                Some((i, _)) => write!(
-                    f,
-                    "the server does not declare the `{}` extension with `{}: true`",
-                    &extension[..i],
-                    &extension[i + 1..]
-                ),
-                None => write!(f, "the server does not declare the `{extension}` extension"),
-            },
+            SkipReason::Extension {
+                extension,
+                setting: Some(setting),
+            } => write!(
+                f,
+                "the server does not declare the `{extension}` extension with `{setting}: true`"
+            ),
+            SkipReason::Extension { extension, .. } => {
+                write!(f, "the server does not declare the `{extension}` extension")
+            }
             SkipReason::Declared { capability } => write!(
                 f,
                 "the server declares the `{capability}` capability (this checks an undeclared one)"

@@ -550,7 +550,11 @@ pub fn reason(check: &CheckResult) -> String {
         SkipReason::Version { versions, .. } => format!("are for protocol versions {versions}"),
         SkipReason::FixtureSet { set } => format!("need the `{set}` fixtures (--fixtures {set})"),
         SkipReason::Capability { capability } => format!("need the `{capability}` capability"),
-        SkipReason::Extension { extension } => format!("need the `{extension}` extension"),
+        SkipReason::Extension {
+            extension,
+            setting: Some(setting),
+        } => format!("need the `{extension}` extension with `{setting}`"),
+        SkipReason::Extension { extension, .. } => format!("need the `{extension}` extension"),
         SkipReason::Declared { .. } => {
             "check a server without a capability (this one declares it)".into()
         }

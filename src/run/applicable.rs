@@ -42,9 +42,13 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
         .find(|c| !declares(&context.info, c))
     {
         return Some(match missing.strip_prefix("extensions.") {
-            Some(extension) => SkipReason::Extension {
-                extension: extension.to_string(),
-            },
+            Some(extension) => {
+                let (extension, setting) = super::connect::extension_setting(extension);
+                SkipReason::Extension {
+                    extension: extension.to_string(),
+                    setting: setting.map(str::to_string),
+                }
+            }
             None => SkipReason::Capability {
                 capability: missing.to_string(),
             },

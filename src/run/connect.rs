@@ -221,10 +221,7 @@ fn supported(message: &Value) -> Vec<&str> {
 /// slash, which must be `true` (`extensions.io.modelcontextprotocol/skills/directoryRead`).
 pub(super) fn declares(info: &SessionInfo, capability: &str) -> bool {
     if let Some(extension) = capability.strip_prefix("extensions.") {
-        let (id, setting) = match extension.match_indices('/').nth(1) {
-            Some((i, _)) => (&extension[..i], Some(&extension[i + 1..])),
-            None => (extension, None),
-        };
+        let (id, setting) = extension_setting(extension);
         let declared = info
             .capabilities
             .as_ref()
@@ -252,6 +249,16 @@ pub(super) fn declares(info: &SessionInfo, capability: &str) -> bool {
         }
     }
     value.as_bool().unwrap_or(true)
+}
+
+/// An extension named in `requires.capabilities` (after `extensions.`), split into its identifier
+/// and the setting after one more slash: `io.modelcontextprotocol/skills/directoryRead` is
+/// (`io.modelcontextprotocol/skills`, `directoryRead`).
+pub(super) fn extension_setting(name: &str) -> (&str, Option<&str>) {
+    match name.match_indices('/').nth(1) {
+        Some((i, _)) => (&name[..i], Some(&name[i + 1..])),
+        None => (name, None),
+    }
 }
 
 /// Lists every item of a list method (`tools/list` → `tools`, keyed by `name`), following

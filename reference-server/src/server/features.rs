@@ -111,18 +111,9 @@ impl Server {
                 // The tasks extension's official fixtures, only where the extension is served.
                 if !self.serves("tasks") {
                     tools.retain(|t| {
-                        !t["name"].as_str().is_some_and(|n| {
-                            matches!(
-                                n,
-                                "greet"
-                                    | "slow_compute"
-                                    | "failing_job"
-                                    | "protocol_error_job"
-                                    | "confirm_delete"
-                                    | "multi_input"
-                                    | "test_tool_with_task"
-                            )
-                        })
+                        !t["name"]
+                            .as_str()
+                            .is_some_and(|n| fixtures::TASK_TOOLS.contains(&n))
                     });
                 }
                 if self.quirks.has(Quirk::ToolNameWithSpace) {

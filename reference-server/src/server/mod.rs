@@ -240,16 +240,8 @@ fn official(item: &Value) -> bool {
         .any(|v| {
             v.starts_with("test_")
                 || v.starts_with("test://")
-                || matches!(
-                    v,
-                    "json_schema_2020_12_tool"
-                        | "greet"
-                        | "slow_compute"
-                        | "failing_job"
-                        | "protocol_error_job"
-                        | "confirm_delete"
-                        | "multi_input"
-                )
+                || v == "json_schema_2020_12_tool"
+                || fixtures::TASK_TOOLS.contains(&v)
         })
 }
 
