@@ -90,8 +90,9 @@ pub fn result_type(method: &str) -> Option<&'static str> {
     METHODS.iter().find(|(m, _)| *m == method).map(|(_, t)| *t)
 }
 
+/// Whether revision `version` is `first` or a later one.
 fn since(version: &str, first: &str) -> bool {
-    version >= first
+    crate::record::version::at_least(version, first)
 }
 
 fn string() -> Value {
@@ -540,7 +541,7 @@ impl OfficialSchemas {
             let Some(version) = path
                 .file_stem()
                 .and_then(|s| s.to_str())
-                .filter(|s| crate::record::version::KNOWN_VERSIONS.contains(s))
+                .filter(|s| crate::record::version::known(s))
             else {
                 continue;
             };

@@ -19,7 +19,7 @@ pub struct Seen<'a> {
     pub version: &'a str,
     /// The transport.
     pub transport: TransportKind,
-    /// The versions the server offered in `server/discover`.
+    /// The versions the server offered in `server/discover`, as wire strings.
     pub offered: &'a [String],
     /// Every listed tool's definition, by name, if the run listed tools.
     pub tools: Option<&'a std::collections::HashMap<String, Value>>,
@@ -42,10 +42,13 @@ pub fn values(query: &Query, exchange: &Exchange, seen: Seen) -> Vec<Value> {
     match query {
         Query::Version => vec![Value::from(seen.version)],
         Query::Transport => vec![Value::from(seen.transport.to_string())],
+        // Offered as wire strings; judged as revisions (an unknown string stays as it was).
         Query::Offered => seen
             .offered
             .iter()
-            .map(|v| Value::from(v.as_str()))
+            .map(|v| {
+                Value::from(crate::record::version::by_wire(v).map_or(v.as_str(), |r| &r.name))
+            })
             .collect(),
         Query::Tool { name, at } => seen
             .tools

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::record::version::KNOWN_VERSIONS;
+use crate::record::version;
 
 /// mcpcheck: checks, requirement by requirement, whether an MCP server follows the spec.
 #[derive(Debug, Parser)]
@@ -118,13 +118,13 @@ pub struct FetchArgs {
 }
 
 fn parse_known_version(value: &str) -> Result<String, String> {
-    if KNOWN_VERSIONS.contains(&value) {
-        Ok(value.to_string())
-    } else {
-        Err(format!(
+    // A revision's name, or the string it is spoken with on the wire.
+    match version::named_or_wire(value) {
+        Some(revision) => Ok(revision.name.clone()),
+        None => Err(format!(
             "unknown protocol version `{value}`; known: {}",
-            KNOWN_VERSIONS.join(", ")
-        ))
+            version::names_joined()
+        )),
     }
 }
 

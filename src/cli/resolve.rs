@@ -9,7 +9,7 @@ use super::args::{CompareArgs, DerivedArg, GradingArgs, OutputArgs, RunArgs, Sce
 use super::config::{ConfigFile, ServerFile, ServersFile};
 use super::UsageError;
 use crate::profile::{self, Profile};
-use crate::record::version::KNOWN_VERSIONS;
+use crate::record::version;
 use crate::report::grade::Baseline;
 use crate::run::RunConfig;
 use crate::scenario::{load, Scenario};
@@ -500,10 +500,10 @@ impl RunArgs {
                 Some((format!("--check `{p}`: `{v}`"), v))
             }));
         for (what, version) in pinned {
-            if !KNOWN_VERSIONS.contains(&version) {
+            if version::named_or_wire(version).is_none() {
                 return Err(UsageError::Flag(format!(
                     "{what} is not a known protocol version ({})",
-                    KNOWN_VERSIONS.join(", ")
+                    version::names_joined()
                 )));
             }
         }
@@ -553,7 +553,14 @@ impl RunArgs {
         let config = RunConfig {
             target,
             limits,
-            versions: dedup(&args.spec_version),
+            // A revision given by its wire string is named by its name from here on.
+            versions: dedup(
+                &args
+                    .spec_version
+                    .iter()
+                    .map(|v| version::named_or_wire(v).map_or(v.clone(), |r| r.name.clone()))
+                    .collect::<Vec<_>>(),
+            ),
             spec_version: None,
             jobs,
             run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,

@@ -11,37 +11,15 @@ use sha2::{Digest, Sha256};
 
 use crate::transport::http::{self, HttpRequest};
 
-/// The specification repository's commit the files are pinned to.
-pub const COMMIT: &str = "b0f60ba5409db7a6582440a7b473cc0398890f15";
+/// The specification repository's commit the files are pinned to (`revisions.toml`).
+pub fn commit() -> &'static str {
+    &crate::record::version::table().schema_commit
+}
 
 /// Where the files are downloaded from, unless `--from` names a mirror: the file of a version
 /// is `<base>/<commit>/schema/<version>/schema.json`.
 pub const DEFAULT_BASE: &str =
     "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol";
-
-/// Every protocol version's schema file at [`COMMIT`], with its sha256.
-pub const PINNED: &[(&str, &str)] = &[
-    (
-        "2024-11-05",
-        "61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce",
-    ),
-    (
-        "2025-03-26",
-        "e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131",
-    ),
-    (
-        "2025-06-18",
-        "af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01",
-    ),
-    (
-        "2025-11-25",
-        "268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7",
-    ),
-    (
-        "2026-07-28",
-        "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203",
-    ),
-];
 
 /// The largest schema file accepted (the 2026-07-28 file is about 200 kB).
 const MAX_FILE: usize = 4 * 1024 * 1024;
@@ -82,11 +60,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The URL of a version's file under a base.
+/// The URL of a revision's file under a base (in the revision's folder).
 pub fn url(base: &str, version: &str) -> String {
+    let folder = crate::record::version::revision(version).map_or(version, |r| r.folder());
     format!(
-        "{}/{COMMIT}/schema/{version}/schema.json",
-        base.trim_end_matches('/')
+        "{}/{}/schema/{folder}/schema.json",
+        base.trim_end_matches('/'),
+        commit()
     )
 }
 
@@ -102,7 +82,7 @@ pub fn default_dir() -> PathBuf {
                 .map(|h| PathBuf::from(h).join(".cache"))
         })
         .unwrap_or_else(|| PathBuf::from(".mcpcheck"));
-    cache.join("mcpcheck").join("schemas").join(COMMIT)
+    cache.join("mcpcheck").join("schemas").join(commit())
 }
 
 /// Fetches one version's file into `dir` (which must exist).
@@ -112,9 +92,8 @@ pub async fn fetch_one(
     version: &str,
     timeout: Duration,
 ) -> Result<Fetched, FetchError> {
-    let (_, pinned) = PINNED
-        .iter()
-        .find(|(v, _)| *v == version)
+    let pinned = crate::record::version::revision(version)
+        .map(|r| &r.schema)
         .ok_or_else(|| FetchError::Download(format!("no pinned schema for version {version}")))?;
     let path = dir.join(format!("{version}.json"));
     if std::fs::read(&path).is_ok_and(|bytes| sha256_hex(&bytes) == *pinned) {
@@ -188,18 +167,20 @@ mod tests {
 
     #[test]
     fn every_known_version_is_pinned() {
-        let pinned: Vec<&str> = PINNED.iter().map(|(v, _)| *v).collect();
-        assert_eq!(pinned, crate::record::version::KNOWN_VERSIONS.to_vec());
-        assert!(PINNED
+        assert!(crate::record::version::revisions()
             .iter()
-            .all(|(_, sha)| sha.len() == 64 && sha.bytes().all(|b| b.is_ascii_hexdigit())));
+            .all(|r| r.schema.len() == 64 && r.schema.bytes().all(|b| b.is_ascii_hexdigit())));
+        assert_eq!(commit().len(), 40);
     }
 
     #[test]
     fn urls_name_the_commit_and_the_version() {
         assert_eq!(
             url("http://mirror.example/", "2025-11-25"),
-            format!("http://mirror.example/{COMMIT}/schema/2025-11-25/schema.json")
+            format!(
+                "http://mirror.example/{}/schema/2025-11-25/schema.json",
+                commit()
+            )
         );
     }
 }

@@ -66,49 +66,57 @@ impl SpecRef {
 }
 
 impl SpecRef {
-    /// The citation as the pages of `judged` have it, for a check judged at that version: a
-    /// 2025-11-25 section whose page 2026-07-28 kept (under the same path, or moved to
-    /// `basic/patterns/` or `basic/transports/stdio`) is cited at 2026-07-28. Other citations
-    /// stay as written: a version's own changelog, a page 2026-07-28 removed (lifecycle, ping),
-    /// JSON-RPC and RFCs, and a section of an older version a check names on purpose (the
+    /// The citation as the pages of `judged` have it, for a check judged at that revision: a
+    /// section whose page each later revision up to `judged` kept (under the same path, or
+    /// moved, as `revisions.toml` lists) is cited at `judged`, so a 2025-11-25 section of
+    /// `server/tools` judged at 2026-07-28 is cited at 2026-07-28. Other citations stay as
+    /// written: a revision's own changelog, a page a later revision removed (lifecycle, ping),
+    /// JSON-RPC and RFCs, and a section of an older revision a check names on purpose (the
     /// 2025-03-26 batching it judges on a 2025-03-26 connection).
     pub fn at(&self, judged: &str) -> SpecRef {
         // A link given by hand (the derived one being wrong) stays too.
-        let derived_link = self.url == spec_url(&self.version, &self.section);
-        if judged != "2026-07-28" || self.version != "2025-11-25" || !derived_link {
+        if self.url != spec_url(&self.version, &self.section) {
             return self.clone();
         }
-        let (path, anchor) = self
-            .section
-            .split_once('#')
-            .map_or((self.section.as_str(), None), |(p, a)| (p, Some(a)));
-        let moved = match (path, anchor) {
-            (
-                "basic/index"
-                | "server/tools"
-                | "server/resources"
-                | "server/prompts"
-                | "server/utilities/completion"
-                | "server/utilities/logging"
-                | "server/utilities/pagination"
-                | "client/elicitation"
-                | "client/sampling"
-                | "client/roots"
-                | "schema",
-                _,
-            ) => path,
-            ("basic/utilities/cancellation", _) => "basic/patterns/cancellation",
-            ("basic/utilities/progress", _) => "basic/patterns/progress",
-            ("basic/transports", Some("stdio")) => "basic/transports/stdio",
-            _ => return self.clone(),
+        let (Some(from), Some(to)) = (
+            crate::record::version::position(&self.version),
+            crate::record::version::position(judged),
+        ) else {
+            return self.clone();
         };
-        let section = match anchor {
-            Some(anchor) if moved == path => format!("{moved}#{anchor}"),
-            // A page that moved has anchors of its own.
-            _ => moved.to_string(),
-        };
+        if to <= from {
+            return self.clone();
+        }
+        let mut section = self.section.clone();
+        for revision in crate::record::version::revisions()
+            .iter()
+            .take(to + 1)
+            .skip(from + 1)
+        {
+            match revision
+                .kept
+                .as_ref()
+                .and_then(|kept| kept_section(kept, &section))
+            {
+                Some(kept) => section = kept,
+                None => return self.clone(),
+            }
+        }
         SpecRef::mcp(judged, &section)
     }
+}
+
+/// Where a section of the revision before is in a revision that kept its page, if it did.
+fn kept_section(kept: &crate::record::version::Kept, section: &str) -> Option<String> {
+    let path = section.split_once('#').map_or(section, |(p, _)| p);
+    if kept.same.iter().any(|p| p == path) {
+        return Some(section.to_string());
+    }
+    // A page that moved has anchors of its own: the citation names the page.
+    kept.moved
+        .get(section)
+        .or_else(|| kept.moved.get(path))
+        .cloned()
 }
 
 /// The URL of a section: MCP sections under modelcontextprotocol.io (the tasks extension's,
@@ -129,11 +137,12 @@ pub fn spec_url(version: &str, section: &str) -> String {
         let (path, anchor) = section
             .split_once('#')
             .map_or((section, None), |(p, a)| (p, Some(a)));
+        let folder = crate::record::version::revision(version).map_or(version, |r| r.folder());
         match anchor {
             Some(anchor) => {
-                format!("https://modelcontextprotocol.io/specification/{version}/{path}#{anchor}")
+                format!("https://modelcontextprotocol.io/specification/{folder}/{path}#{anchor}")
             }
-            None => format!("https://modelcontextprotocol.io/specification/{version}/{path}"),
+            None => format!("https://modelcontextprotocol.io/specification/{folder}/{path}"),
         }
     }
 }

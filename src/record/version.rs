@@ -1,24 +1,203 @@
-//! Protocol versions, the two wire eras, and version windows such as `>=2025-06-18`.
+//! Protocol revisions (read from `revisions.toml`: a revision's name, its wire string, its era,
+//! its pages), the two wire eras, and version windows such as `>=2025-06-18`.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::OnceLock;
 
-/// Every released protocol version mcpcheck knows, oldest first.
-pub const KNOWN_VERSIONS: [&str; 5] = [
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
+use serde::Deserialize;
 
-/// The newest version of the handshake era; what mcpcheck asks for in `initialize` by default.
-pub const LATEST_HANDSHAKE: &str = "2025-11-25";
+/// One revision of MCP, as `revisions.toml` describes it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Revision {
+    /// What checks, windows, citations and reports call it (`2026-07-28`).
+    pub name: String,
+    /// The `protocolVersion` string it is spoken with on the wire.
+    pub wire: String,
+    /// Its era.
+    pub era: Era,
+    /// Its folder in the specification repository (pages and schema); the name unless given.
+    #[serde(default)]
+    pub folder: Option<String>,
+    /// The sha256 of its schema file at the pinned commit.
+    pub schema: String,
+    /// The pages it kept from the revision before.
+    #[serde(default)]
+    pub kept: Option<Kept>,
+}
 
-/// The newest version of the stateless era.
-pub const LATEST_STATELESS: &str = "2026-07-28";
+/// The pages a revision kept from the one before it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kept {
+    /// The revision they were kept from.
+    pub from: String,
+    /// Pages kept under the same path, anchors and all.
+    #[serde(default)]
+    pub same: Vec<String>,
+    /// Pages (or `PAGE#ANCHOR`s) that moved, to the page they moved to.
+    #[serde(default)]
+    pub moved: BTreeMap<String, String>,
+}
+
+impl Revision {
+    /// Its folder in the specification repository.
+    pub fn folder(&self) -> &str {
+        self.folder.as_deref().unwrap_or(&self.name)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    schema_commit: String,
+    revision: Vec<Revision>,
+}
+
+/// The revisions of a table, oldest first, and the specification repository's commit their
+/// schema checksums are of.
+#[derive(Debug)]
+pub struct Revisions {
+    /// The commit `mcpcheck schemas fetch` downloads from.
+    pub schema_commit: String,
+    /// Every revision, oldest first.
+    pub list: Vec<Revision>,
+}
+
+/// Reads a revision table, checking what the rest of mcpcheck relies on: names and wire strings
+/// unique, the eras in order (no handshake revision after a stateless one), `kept.from` the
+/// revision just before.
+pub fn parse_table(text: &str) -> Result<Revisions, String> {
+    let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let revisions = table.revision;
+    for (i, r) in revisions.iter().enumerate() {
+        let earlier = &revisions[..i];
+        if earlier.iter().any(|e| e.name == r.name || e.wire == r.wire) {
+            return Err(format!("revision `{}` is listed twice", r.name));
+        }
+        if r.era == Era::Handshake && earlier.iter().any(|e| e.era == Era::Stateless) {
+            return Err(format!(
+                "revision `{}` is of the handshake era but follows a stateless one",
+                r.name
+            ));
+        }
+        if let Some(kept) = &r.kept {
+            if earlier.last().map(|e| e.name.as_str()) != Some(kept.from.as_str()) {
+                return Err(format!(
+                    "revision `{}` keeps pages from `{}`, which is not the revision before it",
+                    r.name, kept.from
+                ));
+            }
+        }
+    }
+    if revisions.is_empty() {
+        return Err("no revision is listed".into());
+    }
+    Ok(Revisions {
+        schema_commit: table.schema_commit,
+        list: revisions,
+    })
+}
+
+/// Every revision mcpcheck knows, oldest first (`revisions.toml`, compiled in).
+pub fn revisions() -> &'static [Revision] {
+    &table().list
+}
+
+/// The compiled-in table.
+pub fn table() -> &'static Revisions {
+    static ALL: OnceLock<Revisions> = OnceLock::new();
+    ALL.get_or_init(|| {
+        parse_table(include_str!("revisions.toml")).expect("revisions.toml is a valid table")
+    })
+}
+
+impl Revisions {
+    /// The revision of a name.
+    pub fn revision(&self, name: &str) -> Option<&Revision> {
+        self.list.iter().find(|r| r.name == name)
+    }
+
+    /// The revision spoken with a wire string.
+    pub fn by_wire(&self, wire: &str) -> Option<&Revision> {
+        self.list.iter().find(|r| r.wire == wire)
+    }
+
+    /// A revision's place in the table (older is less).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.list.iter().position(|r| r.name == name)
+    }
+
+    /// The newest revision of an era.
+    pub fn latest(&self, era: Era) -> Option<&Revision> {
+        self.list.iter().rev().find(|r| r.era == era)
+    }
+}
+
+/// The revision of a name.
+pub fn revision(name: &str) -> Option<&'static Revision> {
+    table().revision(name)
+}
+
+/// The revision spoken with a wire string.
+pub fn by_wire(wire: &str) -> Option<&'static Revision> {
+    table().by_wire(wire)
+}
+
+/// Whether a revision of that name is known.
+pub fn known(name: &str) -> bool {
+    revision(name).is_some()
+}
+
+/// The wire string of a revision; an unknown name is sent as it is.
+pub fn wire(name: &str) -> &str {
+    revision(name).map_or(name, |r| r.wire.as_str())
+}
+
+/// The revision a name or a wire string stands for (a user may give either).
+pub fn named_or_wire(text: &str) -> Option<&'static Revision> {
+    revision(text).or_else(|| by_wire(text))
+}
+
+/// The known revisions' names, `, `-joined, for messages.
+pub fn names_joined() -> String {
+    revisions()
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A revision's place in the table (older is less).
+pub fn position(name: &str) -> Option<usize> {
+    table().position(name)
+}
+
+/// Whether revision `name` is `floor` or later; false when either is unknown.
+pub fn at_least(name: &str, floor: &str) -> bool {
+    matches!((position(name), position(floor)), (Some(a), Some(b)) if a >= b)
+}
+
+/// The newest revision of an era: what mcpcheck asks for there by default.
+pub fn latest(era: Era) -> &'static Revision {
+    table()
+        .latest(era)
+        .expect("revisions.toml lists a revision of each era")
+}
+
+/// The newest revision of the handshake era's name; what `initialize` asks for by default.
+pub fn latest_handshake() -> &'static str {
+    &latest(Era::Handshake).name
+}
+
+/// The newest revision of the stateless era's name.
+pub fn latest_stateless() -> &'static str {
+    &latest(Era::Stateless).name
+}
 
 /// The two wire eras of MCP.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Era {
     /// 2024-11-05 … 2025-11-25: `initialize`, then a session.
@@ -28,15 +207,9 @@ pub enum Era {
 }
 
 impl Era {
-    /// The era a known version belongs to.
+    /// The era a known revision belongs to.
     pub fn of(version: &str) -> Option<Era> {
-        if !KNOWN_VERSIONS.contains(&version) {
-            None
-        } else if version >= LATEST_STATELESS {
-            Some(Era::Stateless)
-        } else {
-            Some(Era::Handshake)
-        }
+        revision(version).map(|r| r.era)
     }
 }
 
@@ -64,12 +237,12 @@ impl VersionRange {
         let text = text.trim();
         let known = |v: &str| -> Result<String, String> {
             let v = v.trim();
-            if KNOWN_VERSIONS.contains(&v) {
+            if known(v) {
                 Ok(v.to_string())
             } else {
                 Err(format!(
                     "unknown protocol version `{v}` (known: {})",
-                    KNOWN_VERSIONS.join(", ")
+                    names_joined()
                 ))
             }
         };
@@ -99,10 +272,17 @@ impl VersionRange {
         }
     }
 
-    /// Whether `version` lies inside the window.
+    /// Whether revision `version` lies inside the window (in the table's order; an unknown
+    /// revision lies only in the unbounded window).
     pub fn contains(&self, version: &str) -> bool {
-        self.min.as_deref().is_none_or(|min| version >= min)
-            && self.max.as_deref().is_none_or(|max| version <= max)
+        let at = position(version);
+        self.min
+            .as_deref()
+            .is_none_or(|min| matches!((at, position(min)), (Some(a), Some(m)) if a >= m))
+            && self
+                .max
+                .as_deref()
+                .is_none_or(|max| matches!((at, position(max)), (Some(a), Some(m)) if a <= m))
     }
 }
 
@@ -121,6 +301,73 @@ impl fmt::Display for VersionRange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table this binary carries, with a next revision appended as its entry would be
+    /// written: named after its date, spoken with a draft string, its pages in `draft`.
+    fn with_next() -> Revisions {
+        let next = r#"
+[[revision]]
+name = "2026-12-15"
+wire = "DRAFT-2026-v2"
+era = "stateless"
+folder = "draft"
+schema = "0000000000000000000000000000000000000000000000000000000000000000"
+
+[revision.kept]
+from = "2026-07-28"
+same = ["server/tools"]
+"#;
+        parse_table(&format!("{}{next}", include_str!("revisions.toml"))).unwrap()
+    }
+
+    #[test]
+    fn the_table_is_valid_and_has_a_revision_of_each_era() {
+        let table = table();
+        assert_eq!(latest_handshake(), "2025-11-25");
+        assert_eq!(latest_stateless(), "2026-07-28");
+        assert!(
+            table.list.iter().all(|r| r.wire == r.name),
+            "every released revision"
+        );
+        assert_eq!(wire("2026-07-28"), "2026-07-28");
+        assert_eq!(
+            by_wire("2025-06-18").map(|r| r.name.as_str()),
+            Some("2025-06-18")
+        );
+    }
+
+    #[test]
+    fn a_next_revision_is_an_entry_of_the_table() {
+        let table = with_next();
+        let next = table.latest(Era::Stateless).unwrap();
+        assert_eq!(
+            (next.name.as_str(), next.wire.as_str()),
+            ("2026-12-15", "DRAFT-2026-v2")
+        );
+        assert_eq!(next.folder(), "draft");
+        assert_eq!(table.by_wire("DRAFT-2026-v2").unwrap().name, "2026-12-15");
+        assert!(
+            table.revision("DRAFT-2026-v2").is_none(),
+            "a wire string is no name"
+        );
+        assert!(table.position("2026-12-15") > table.position("2026-07-28"));
+        assert_eq!(table.latest(Era::Handshake).unwrap().name, "2025-11-25");
+    }
+
+    #[test]
+    fn a_table_out_of_order_is_refused() {
+        let text = include_str!("revisions.toml");
+        let twice = format!("{text}\n[[revision]]\nname = \"2025-06-18\"\nwire = \"x\"\nera = \"stateless\"\nschema = \"\"\n");
+        assert!(parse_table(&twice).unwrap_err().contains("listed twice"));
+        let late = format!("{text}\n[[revision]]\nname = \"2027-01-01\"\nwire = \"2027-01-01\"\nera = \"handshake\"\nschema = \"\"\n");
+        assert!(parse_table(&late)
+            .unwrap_err()
+            .contains("follows a stateless one"));
+        let kept = format!("{text}\n[[revision]]\nname = \"2027-01-01\"\nwire = \"2027-01-01\"\nera = \"stateless\"\nschema = \"\"\n[revision.kept]\nfrom = \"2025-11-25\"\n");
+        assert!(parse_table(&kept)
+            .unwrap_err()
+            .contains("not the revision before it"));
+    }
 
     #[test]
     fn eras_split_at_2026() {

@@ -116,9 +116,13 @@ impl TargetInfo {
 pub struct ProtocolInfo {
     /// `handshake` or `stateless`.
     pub era: Option<String>,
-    /// The negotiated version.
+    /// The negotiated revision, by name (`2026-07-28`): what the checks were judged at.
     pub version: Option<String>,
-    /// The version mcpcheck asked for.
+    /// The negotiated revision's wire string: the `protocolVersion` the conversation carried.
+    /// The same as the name for every released revision; a draft's differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire_version: Option<String>,
+    /// The revision mcpcheck asked for, by name.
     pub requested_version: Option<String>,
     /// How the era was determined.
     pub detection: String,

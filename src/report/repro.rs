@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::{CheckResult, Report};
-use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_HANDSHAKE};
+use crate::record::version::{self, Era};
 use crate::record::{was_cut, EVIDENCE_TEXT};
 
 /// How the check's session began, which decides what the script sends before its frames.
@@ -103,8 +103,8 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
         .version
         .as_deref()
         .or(report.protocol.version.as_deref())
-        .filter(|v| KNOWN_VERSIONS.contains(v))
-        .unwrap_or(LATEST_HANDSHAKE)
+        .filter(|v| version::known(v))
+        .unwrap_or(version::latest_handshake())
         .to_string();
     let start = match Era::of(&version) {
         Some(Era::Stateless) => Start::Nothing,
@@ -259,7 +259,8 @@ fn http(
         );
         let _ = writeln!(
             out,
-            "curl -sS -o /dev/null -X POST \"$URL\" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H \"Mcp-Session-Id: $SESSION\" -H 'MCP-Protocol-Version: {version}'{auth} --data-binary '{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}'"
+            "curl -sS -o /dev/null -X POST \"$URL\" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H \"Mcp-Session-Id: $SESSION\" -H 'MCP-Protocol-Version: {}'{auth} --data-binary '{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}}'",
+            version::wire(version)
         );
     }
     out.push_str(
@@ -319,10 +320,11 @@ fn fetched(sent: &str) -> Option<Vec<&str>> {
         .collect()
 }
 
-/// The initialize request the script's handshake sends.
+/// The initialize request the script's handshake sends, asking for revision `version`.
 fn initialize(version: &str) -> String {
     format!(
-        "{{\"jsonrpc\":\"2.0\",\"id\":\"repro-init\",\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{version}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"mcpcheck-repro\",\"version\":\"{}\"}}}}}}",
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"repro-init\",\"method\":\"initialize\",\"params\":{{\"protocolVersion\":\"{}\",\"capabilities\":{{}},\"clientInfo\":{{\"name\":\"mcpcheck-repro\",\"version\":\"{}\"}}}}}}",
+        version::wire(version),
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -456,6 +458,6 @@ mod tests {
         );
         let script = script(&report, &check, Start::Handshake).unwrap();
         assert!(!script.contains("owned"), "{script}");
-        assert!(script.contains(LATEST_HANDSHAKE), "{script}");
+        assert!(script.contains(version::latest_handshake()), "{script}");
     }
 }

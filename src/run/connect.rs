@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::{CallTools, Context, RunConfig};
 use crate::check::step;
 use crate::protocol::{Session, SessionInfo};
-use crate::record::version::{LATEST_HANDSHAKE, LATEST_STATELESS};
+use crate::record::version::{self, latest_handshake, latest_stateless};
 use crate::record::{Era, Exchange, Reply, Transcript};
 use crate::report::ProtocolInfo;
 use crate::scenario::SessionKind;
@@ -50,15 +50,17 @@ pub(super) async fn connect(
                     Era::Stateless
                 }
                 (None, Some(Modern::Defective { why, answer })) => {
-                    main.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
+                    main.adopt_stateless_defective(latest_stateless(), answer.as_ref());
                     protocol.detection = format!(
-                        "server/discover answered as a 2026-07-28 server, but {why}; judged at {LATEST_STATELESS}"
+                        "server/discover answered as a 2026-07-28 server, but {why}; judged at {}",
+                        latest_stateless()
                     );
                     Era::Stateless
                 }
                 (None, Some(Modern::Unknown(listed))) => {
                     return Err(format!(
-                        "server/discover refused {LATEST_STATELESS} with -32022 and lists only versions mcpcheck does not know ({listed})"
+                        "server/discover refused {} with -32022 and lists only versions mcpcheck does not know ({listed})",
+                        version::wire(latest_stateless())
                     ))
                 }
                 (None, _) => {
@@ -98,7 +100,7 @@ pub(super) async fn connect(
                 match (discovered, modern(&probe)) {
                     (Some(result), _) => session.adopt_stateless(&result)?,
                     (None, Some(Modern::Defective { answer, .. })) => {
-                        session.adopt_stateless_defective(LATEST_STATELESS, answer.as_ref());
+                        session.adopt_stateless_defective(latest_stateless(), answer.as_ref());
                     }
                     (None, _) => {
                         return Err(format!(
@@ -108,21 +110,17 @@ pub(super) async fn connect(
                     }
                 }
             }
-            protocol.requested_version = Some(
-                forced
-                    .unwrap_or(crate::record::version::LATEST_STATELESS)
-                    .to_string(),
-            );
+            protocol.requested_version = Some(forced.unwrap_or(latest_stateless()).to_string());
         }
         Era::Handshake => {
-            let version = forced.unwrap_or(LATEST_HANDSHAKE);
+            let version = forced.unwrap_or(latest_handshake());
             protocol.requested_version = Some(version.to_string());
             if let Err((why, exchange)) = session.handshake(version).await {
                 // initialize refused with -32022 listing 2026-07-28: a modern server that
                 // speaks only that era (its discover answer was late or lost).
                 let refused_modern = step::reply_message(&exchange).is_some_and(|m| {
                     m.pointer("/error/code").and_then(Value::as_i64) == Some(-32022)
-                        && supported(m).contains(&LATEST_STATELESS)
+                        && supported(m).contains(&version::wire(latest_stateless()))
                 });
                 if forced.is_some() || !refused_modern {
                     return Err(format!(
@@ -133,12 +131,14 @@ pub(super) async fn connect(
                 let (discovered, _) = session.discover().await;
                 match discovered {
                     Some(result) => session.adopt_stateless(&result)?,
-                    None => session.adopt_stateless_defective(LATEST_STATELESS, None),
+                    None => session.adopt_stateless_defective(latest_stateless(), None),
                 }
                 protocol.detection = format!(
-                    "initialize refused with -32022 naming {LATEST_STATELESS}; judged at {LATEST_STATELESS}"
+                    "initialize refused with -32022 naming {}; judged at {}",
+                    version::wire(latest_stateless()),
+                    latest_stateless()
                 );
-                protocol.requested_version = Some(LATEST_STATELESS.to_string());
+                protocol.requested_version = Some(latest_stateless().to_string());
             }
         }
     }
@@ -150,6 +150,10 @@ pub(super) async fn connect(
 fn learned(session: &Session, protocol: &mut ProtocolInfo) {
     let info = session.info();
     protocol.era = info.era.map(|e| e.to_string());
+    protocol.wire_version = info
+        .version
+        .as_deref()
+        .map(|v| version::wire(v).to_string());
     protocol.version = info.version;
     protocol.server_info = info.server_info;
     protocol.capabilities = info.capabilities;
@@ -189,12 +193,18 @@ pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
         }),
         -32022 => {
             let listed = supported(message);
-            if listed.contains(&LATEST_STATELESS) {
+            if listed.contains(&version::wire(latest_stateless())) {
                 Some(Modern::Defective {
-                    why: format!("it refused {LATEST_STATELESS} with -32022 while listing it"),
+                    why: format!(
+                        "it refused {} with -32022 while listing it",
+                        version::wire(latest_stateless())
+                    ),
                     answer: None,
                 })
-            } else if listed.iter().any(|v| Era::of(v) == Some(Era::Handshake)) {
+            } else if listed
+                .iter()
+                .any(|v| version::by_wire(v).is_some_and(|r| r.era == Era::Handshake))
+            {
                 None
             } else {
                 Some(Modern::Unknown(listed.join(", ")))
@@ -204,7 +214,7 @@ pub(super) fn modern(probe: &Exchange) -> Option<Modern> {
     }
 }
 
-/// The versions a -32022 (unsupported version) error lists as supported.
+/// The versions a -32022 (unsupported version) error lists as supported, as wire strings.
 fn supported(message: &Value) -> Vec<&str> {
     message
         .pointer("/error/data/supported")
@@ -398,7 +408,7 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
                     .info
                     .version
                     .clone()
-                    .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+                    .unwrap_or_else(|| latest_handshake().to_string());
                 if let Err((why, _)) = session.handshake(&version).await {
                     session.close().await;
                     return Err(why);

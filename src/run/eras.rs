@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::{connect, pattern_matches, run_started, RunConfig, Shared};
 use crate::protocol::Session;
-use crate::record::version::LATEST_HANDSHAKE;
+use crate::record::version::latest_handshake;
 use crate::record::{SkipReason, Status};
 use crate::report::{CheckResult, Report, Summary};
 use crate::transport::Target;
@@ -106,7 +106,7 @@ async fn handshake_pass(
             )
         })?;
     let mut pass = config.clone();
-    pass.spec_version = Some(LATEST_HANDSHAKE.to_string());
+    pass.spec_version = Some(latest_handshake().to_string());
     // What is left once the handshake probe is done.
     pass.run_timeout = config.run_timeout.saturating_sub(clock.elapsed());
     let mut second = run_started(pass, Some(session), shared, None).await;
@@ -114,8 +114,10 @@ async fn handshake_pass(
     if let Some(fatal) = second.fatal.take() {
         return Err(format!("the handshake era was not judged: {fatal}"));
     }
-    second.protocol.detection =
-        format!("the server also completed initialize (asked for {LATEST_HANDSHAKE})");
+    second.protocol.detection = format!(
+        "the server also completed initialize (asked for {})",
+        latest_handshake()
+    );
     Ok(second)
 }
 
@@ -140,7 +142,7 @@ async fn completes_handshake(
     }
     // Under what is left of the run bound, too.
     let bound = (config.limits.startup_timeout + config.limits.request_timeout).min(left);
-    let outcome = tokio::time::timeout(bound, session.handshake(LATEST_HANDSHAKE)).await;
+    let outcome = tokio::time::timeout(bound, session.handshake(latest_handshake())).await;
     let why = match outcome {
         Ok(Ok(_)) => return Ok(session),
         Ok(Err((why, _))) => why,

@@ -27,7 +27,7 @@ use tokio::task::JoinSet;
 use crate::check::step::NotSent;
 use crate::check::wire;
 use crate::protocol::{Outgoing, Session, SessionInfo};
-use crate::record::version::LATEST_HANDSHAKE;
+use crate::record::version::latest_handshake;
 use crate::record::Era;
 use crate::record::{SkipReason, Status, Verdict};
 use crate::record::{Transcript, TransportKind};
@@ -514,7 +514,7 @@ async fn run_started(
             .spec_version
             .clone()
             .filter(|v| Era::of(v) == Some(Era::Handshake))
-            .unwrap_or_else(|| LATEST_HANDSHAKE.to_string());
+            .unwrap_or_else(|| latest_handshake().to_string());
         main.set_info(SessionInfo {
             era: Some(Era::Handshake),
             version: Some(version.clone()),

@@ -118,7 +118,10 @@ impl Fill<'_> {
             return url_part(value.as_str()?, filter).map(Value::from);
         }
         match name {
-            "protocolVersion" => return Some(Value::from(self.version)),
+            // What a request carries on the wire: the revision's wire string.
+            "protocolVersion" => {
+                return Some(Value::from(crate::record::version::wire(self.version)))
+            }
             "token" => return self.token.map(Value::from),
             "copy" => return self.copy.map(Value::from),
             "probe.name" => return self.probe.map(|(n, _)| Value::from(n.clone())),

@@ -623,7 +623,7 @@ fn mirror(
                 .and_then(|p| p.rsplit('/').next())
                 .unwrap_or("");
             let (status, mut body) = match std::fs::read(dir.join(format!("{version}.json"))) {
-                Ok(body) if path.contains(mcpcheck::cli::schemas::COMMIT) => ("200 OK", body),
+                Ok(body) if path.contains(mcpcheck::cli::schemas::commit()) => ("200 OK", body),
                 _ => ("404 Not Found", b"not found".to_vec()),
             };
             if Some(version) == tamper {

@@ -264,7 +264,11 @@ fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in input.transcripts {
-        let Some(version) = transcript.version.as_deref().filter(|v| *v >= "2025-06-18") else {
+        let Some(version) = transcript
+            .version
+            .as_deref()
+            .filter(|v| crate::record::version::at_least(v, "2025-06-18"))
+        else {
             continue;
         };
         for frame in transcript
@@ -277,7 +281,7 @@ fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
             };
             let mut keys = Vec::new();
             meta_keys(message, "", &mut keys);
-            if version >= "2026-07-28" {
+            if crate::record::version::at_least(version, "2026-07-28") {
                 if let Some(extensions) = message
                     .pointer("/result/capabilities/extensions")
                     .and_then(Value::as_object)
@@ -315,7 +319,7 @@ fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdi
         if transcript
             .version
             .as_deref()
-            .is_none_or(|v| v < "2025-06-18")
+            .is_none_or(|v| !crate::record::version::at_least(v, "2025-06-18"))
         {
             continue;
         }

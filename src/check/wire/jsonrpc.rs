@@ -371,10 +371,9 @@ fn server_cancel_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in input.transcripts {
-        let stateless = transcript
-            .version
-            .as_deref()
-            .is_some_and(|v| v >= "2026-07-28");
+        let stateless = transcript.version.as_deref().is_some_and(|v| {
+            crate::record::version::Era::of(v) == Some(crate::record::version::Era::Stateless)
+        });
         bad.extend(stray_cancellations(transcript, stateless, &mut seen));
     }
     tally(def, bad, seen, note)
@@ -412,10 +411,9 @@ fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in input.transcripts {
-        let stateless = transcript
-            .version
-            .as_deref()
-            .is_some_and(|v| v >= "2026-07-28");
+        let stateless = transcript.version.as_deref().is_some_and(|v| {
+            crate::record::version::Era::of(v) == Some(crate::record::version::Era::Stateless)
+        });
         let declared = declared_client_capabilities(transcript);
         let has = |pointer: &str| declared.pointer(pointer).is_some_and(|c| !c.is_null());
         for (message, frame) in server_requests(transcript) {

@@ -335,7 +335,12 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         Some(builtin) => (builtin.judge)(def, input),
         None => unknown(&def.id),
     };
-    let stateless = |t: &Transcript| t.version.as_deref() == Some("2026-07-28");
+    let stateless = |t: &Transcript| {
+        t.version
+            .as_deref()
+            .and_then(crate::record::version::Era::of)
+            == Some(crate::record::version::Era::Stateless)
+    };
     if let (Status::Skip, Some(Idle::Stateless(_))) = (
         verdict.status,
         builtins().find(|b| b.id == def.id).and_then(|b| b.idle),
@@ -366,15 +371,16 @@ fn unknown(id: &str) -> (Verdict, Vec<Evidence>) {
     )
 }
 
-/// The transcripts of connections on `version` or later (a version string sorts by date).
+/// The transcripts of connections on revision `version` or a later one.
 fn transcripts_since<'a>(
     input: &'a WireInput,
     version: &'a str,
 ) -> impl Iterator<Item = &'a Transcript> {
-    input
-        .transcripts
-        .iter()
-        .filter(move |t| t.version.as_deref().is_some_and(|v| v >= version))
+    input.transcripts.iter().filter(move |t| {
+        t.version
+            .as_deref()
+            .is_some_and(|v| crate::record::version::at_least(v, version))
+    })
 }
 
 /// The verdict of a check that examined `seen` items and found `bad` among them.

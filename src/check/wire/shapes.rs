@@ -250,7 +250,7 @@ pub fn elicitation_schema_problems(schema: &Value, version: &str) -> Vec<String>
         problems.push("requestedSchema has no properties object".into());
         return problems;
     };
-    let late = version >= "2025-11-25";
+    let late = crate::record::version::at_least(version, "2025-11-25");
     let titled = |options: &Value| {
         options.as_array().is_some_and(|o| {
             !o.is_empty()

@@ -188,11 +188,9 @@ fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, V
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in input.transcripts {
-        if transcript
-            .version
-            .as_deref()
-            .is_none_or(|v| v < "2026-07-28")
-        {
+        if transcript.version.as_deref().is_none_or(|v| {
+            crate::record::version::Era::of(v) != Some(crate::record::version::Era::Stateless)
+        }) {
             continue;
         }
         // The cacheScope of the page that handed out each cursor, by method and cursor.
@@ -730,7 +728,8 @@ fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in transcripts_since(input, "2026-07-28") {
-        let version = transcript.version.as_deref().unwrap_or_default();
+        let version =
+            crate::record::version::wire(transcript.version.as_deref().unwrap_or_default());
         // Requests that claimed another version in their header, or none (mcpcheck's own
         // contradiction and legacy probes), may be routed to a legacy handler; they do
         // not count.

@@ -17,7 +17,10 @@ pub(super) fn fetch_schemas(args: &cli::FetchArgs) -> ExitCode {
         return ExitCode::from(exit::USAGE);
     }
     let versions: Vec<&str> = if args.versions.is_empty() {
-        official::PINNED.iter().map(|(v, _)| *v).collect()
+        crate::record::version::revisions()
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect()
     } else {
         args.versions.iter().map(String::as_str).collect()
     };

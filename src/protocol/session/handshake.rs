@@ -8,20 +8,21 @@ use serde_json::{json, Value};
 
 use super::{Link, Outgoing, SendOptions, Session, SessionInfo};
 use crate::record::exchange::{client_capabilities, client_info};
-use crate::record::version::{Era, KNOWN_VERSIONS, LATEST_STATELESS};
+use crate::record::version::{self, Era};
 use crate::record::{Exchange, Reply};
 
 impl Session {
     /// Detects the era: probes `server/discover` (stateless era); anything else means handshake.
     pub async fn discover(&self) -> (Option<Value>, Exchange) {
+        let wire = version::wire(version::latest_stateless());
         let params = json!({"_meta": {
-            "io.modelcontextprotocol/protocolVersion": LATEST_STATELESS,
+            "io.modelcontextprotocol/protocolVersion": wire,
             "io.modelcontextprotocol/clientCapabilities": client_capabilities(),
             "io.modelcontextprotocol/clientInfo": client_info(),
         }});
         let options = SendOptions {
             headers: vec![
-                ("MCP-Protocol-Version".into(), LATEST_STATELESS.into()),
+                ("MCP-Protocol-Version".into(), wire.into()),
                 ("Mcp-Method".into(), "server/discover".into()),
             ],
             // The first frame on the connection: an answer without an id (a handshake-era
@@ -71,10 +72,12 @@ impl Session {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        let version = KNOWN_VERSIONS
+        // The listed strings are wire strings; the newest revision of the era among them.
+        let version = version::revisions()
             .iter()
             .rev()
-            .find(|v| Era::of(v) == Some(Era::Stateless) && supported.contains(v))
+            .find(|r| r.era == Era::Stateless && supported.contains(&r.wire.as_str()))
+            .map(|r| &r.name)
             .ok_or_else(|| {
                 format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})")
             })?;
@@ -115,9 +118,10 @@ impl Session {
         });
     }
 
-    /// The handshake: `initialize` with `version`, then `notifications/initialized`.
+    /// The handshake: `initialize` asking for revision `version` (by its wire string), then
+    /// `notifications/initialized`.
     pub async fn handshake(&self, version: &str) -> Result<Exchange, (String, Exchange)> {
-        let params = json!({"protocolVersion": version, "capabilities": client_capabilities(), "clientInfo": client_info()});
+        let params = json!({"protocolVersion": version::wire(version), "capabilities": client_capabilities(), "clientInfo": client_info()});
         let exchange = self.request("initialize", Some(params)).await;
         let result = match &exchange.reply {
             Reply::Message { message, .. } => match (message.get("result"), message.get("error")) {
@@ -179,13 +183,14 @@ impl Session {
                 exchange,
             ));
         };
-        if Era::of(negotiated) != Some(Era::Handshake) {
+        let Some(negotiated) = version::by_wire(negotiated).filter(|r| r.era == Era::Handshake)
+        else {
             return Err((format!("the server chose protocol version `{negotiated}`, which mcpcheck does not know for the handshake era"), exchange));
-        }
+        };
         {
             let mut info = self.info.lock().expect("info lock");
             info.era = Some(Era::Handshake);
-            info.version = Some(negotiated.to_string());
+            info.version = Some(negotiated.name.clone());
             info.server_info = result.get("serverInfo").cloned();
             info.capabilities = result.get("capabilities").cloned();
         }

@@ -611,10 +611,13 @@ impl Session {
         else {
             return;
         };
+        let Some(revision) = crate::record::version::by_wire(version) else {
+            return;
+        };
         let mut info = self.info.lock().expect("info lock");
-        if info.version.is_none() && Era::of(version) == Some(Era::Handshake) {
+        if info.version.is_none() && revision.era == Era::Handshake {
             info.era = Some(Era::Handshake);
-            info.version = Some(version.to_string());
+            info.version = Some(revision.name.clone());
         }
     }
 
@@ -638,7 +641,9 @@ impl Session {
         let version = {
             let info = self.info.lock().expect("info lock");
             match (info.era, &info.version) {
-                (Some(Era::Stateless), Some(version)) => version.clone(),
+                (Some(Era::Stateless), Some(version)) => {
+                    crate::record::version::wire(version).to_string()
+                }
                 _ => return outgoing,
             }
         };

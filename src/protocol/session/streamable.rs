@@ -42,7 +42,10 @@ impl Session {
         }
         match (info.era, &info.version) {
             (Some(Era::Stateless), Some(version)) => {
-                headers.push(("MCP-Protocol-Version".into(), version.clone()));
+                headers.push((
+                    "MCP-Protocol-Version".into(),
+                    crate::record::version::wire(version).to_string(),
+                ));
                 // Routing headers mirror the body; for raw frames, the body as far as it parses,
                 // so that a raw frame tests its own defect rather than missing headers.
                 let raw = match outgoing {
@@ -82,8 +85,12 @@ impl Session {
                     }
                 }
             }
-            (_, Some(version)) if version.as_str() >= "2025-06-18" => {
-                headers.push(("MCP-Protocol-Version".into(), version.clone()));
+            // The header exists from 2025-06-18 on.
+            (_, Some(version)) if crate::record::version::at_least(version, "2025-06-18") => {
+                headers.push((
+                    "MCP-Protocol-Version".into(),
+                    crate::record::version::wire(version).to_string(),
+                ));
             }
             _ => {}
         }

@@ -11,7 +11,7 @@ use super::{
     ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
 };
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
-use crate::record::version::KNOWN_VERSIONS;
+use crate::record::version;
 use crate::record::{TransportKind, VersionRange};
 
 pub(super) fn resolve_step(
@@ -492,7 +492,7 @@ pub(super) fn resolve_check(
         let rfc = version
             .strip_prefix("rfc")
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if version != "jsonrpc-2.0" && !rfc && !KNOWN_VERSIONS.contains(&version.as_str()) {
+        if version != "jsonrpc-2.0" && !rfc && !version::known(version) {
             return Err(source.at(
                 &s.version,
                 format!(
