@@ -31,6 +31,9 @@ mod compare;
 /// The official suite's known false results do not happen here.
 mod parity;
 
+/// Every check of the official suite, mapped to mcpcheck's (tests/official/parity.toml).
+mod official_map;
+
 /// mcpcheck's own result schemas against the official schema files.
 mod schemas;
 

@@ -6,6 +6,7 @@
 //! explains). mcpcheck's checks and the reference server are written from the specification;
 //! this keeps them honest against the suite SDK tier assessments use.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,9 +20,12 @@ fn suite_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/official")
 }
 
+/// The (scenario, check id) pairs the suite's runs reported.
+type Seen = BTreeSet<(String, String)>;
+
 /// Runs `conformance server ARGS` against `url`, within [`RUN_BOUND`]; its output and whether
-/// it succeeded.
-fn suite(url: &str, args: &[&str]) -> (bool, String) {
+/// it succeeded. The check ids it reported go into `seen`.
+fn suite(url: &str, args: &[&str], seen: &mut Seen) -> (bool, String) {
     let dir = suite_dir();
     let bin = dir.join("node_modules/.bin");
     // The package's own Node.js 22 (the `node` package) comes first on the PATH.
@@ -74,12 +78,32 @@ fn suite(url: &str, args: &[&str]) -> (bool, String) {
         out_text.join().unwrap_or_default(),
         err_text.join().unwrap_or_default()
     );
+    collect(out.path(), seen);
     match status {
         Some(status) => (status.success(), text),
         None => (
             false,
             format!("the suite ran longer than {RUN_BOUND:?}\n{text}"),
         ),
+    }
+}
+
+/// Reads every `checks.json` of an output folder: one folder per scenario run.
+fn collect(out: &Path, seen: &mut Seen) {
+    for entry in std::fs::read_dir(out).into_iter().flatten().flatten() {
+        let folder = entry.file_name().to_string_lossy().into_owned();
+        let Some(scenario) = crate::official_map::scenario_of_folder(&folder) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(entry.path().join("checks.json")) else {
+            continue;
+        };
+        let checks: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for check in checks.as_array().into_iter().flatten() {
+            if let Some(id) = check.get("id").and_then(|i| i.as_str()) {
+                seen.insert((scenario.to_string(), id.to_string()));
+            }
+        }
     }
 }
 
@@ -104,13 +128,14 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
         return;
     }
     let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/reference-server/skills");
+    let mut seen = Seen::new();
     for (era, revision) in [(Some("--stateless"), "2026-07-28"), (None, "2025-11-25")] {
         // One page for every list: the suite reads only the first page of tools/list (a
         // disagreement docs/coverage.md lists), where a client must follow nextCursor.
         let mut args = vec!["--page-size", "1000", "--skills", skills];
         args.extend(era);
         let server = HttpServer::start_with(&args);
-        let (ok, text) = suite(&server.url, &["--requirements", revision]);
+        let (ok, text) = suite(&server.url, &["--requirements", revision], &mut seen);
         assert!(
             ok,
             "the official suite's {revision} requirements fail against the reference server:\n{text}"
@@ -122,7 +147,7 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
                 // An extension scenario runs at 2026-07-28 unless forced to another revision.
                 args.extend(["--spec-version", revision, "--force"]);
             }
-            let (ok, text) = suite(&server.url, &args);
+            let (ok, text) = suite(&server.url, &args, &mut seen);
             assert!(
                 ok,
                 "the official {scenario} fails against the reference server at {revision}:\n{text}"
@@ -131,12 +156,32 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
     }
     // Every scenario of both eras at one URL: a server that speaks both over HTTP.
     let server = HttpServer::start_with(&["--dual-era", "--page-size", "1000", "--skills", skills]);
-    let (ok, text) = suite(&server.url, &["--suite", "all"]);
+    let (ok, text) = suite(&server.url, &["--suite", "all"], &mut seen);
     assert!(
         ok,
         "the official suite's `--suite all` fails against the dual-era reference server:\n{text}"
     );
     assert_total(&text, 270);
+    // Every check the suite reported is in tests/official/parity.toml, with its counterparts:
+    // a new release's new checks fail here until they are mapped.
+    let mapped: Seen = crate::official_map::entries()
+        .into_iter()
+        .map(|e| (e.scenario, e.id))
+        .collect();
+    let unmapped: Vec<String> = seen
+        .difference(&mapped)
+        .map(|(s, i)| format!("{s} / {i}"))
+        .collect();
+    assert!(
+        unmapped.is_empty(),
+        "official checks tests/official/parity.toml does not map:\n{}",
+        unmapped.join("\n")
+    );
+    assert!(
+        seen.len() >= 260,
+        "only {} official checks were seen",
+        seen.len()
+    );
 }
 
 /// The suite's `Total: N passed, M failed` line says none failed and at least `least` passed
