@@ -80,7 +80,8 @@ http://ADDR/sse (its messages are POSTed to the URI its `endpoint` event names).
   --quirk NAME     break one rule on purpose (repeatable); see --list-quirks
   --list-quirks    print every quirk, the runs it shows in (handshake: stdio and HTTP;
                    stateless: the same with --stateless; legacy-sse; auth: HTTP with
-                   --static-token; oauth: HTTP with --auth) and the rule it breaks";
+                   --static-token; stateless-auth: the same with --stateless; oauth:
+                   HTTP with --auth) and the rule it breaks";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);

@@ -42,6 +42,7 @@ macro_rules! quirks {
     (@modes stateless) => { Modes::Stateless };
     (@modes legacy_sse) => { Modes::LegacySse };
     (@modes auth) => { Modes::Auth };
+    (@modes stateless_auth) => { Modes::StatelessAuth };
     (@modes oauth) => { Modes::OAuth };
     (@rewrite) => { None };
     (@rewrite $rewrite:path) => { Some($rewrite) };
@@ -59,6 +60,8 @@ pub enum Modes {
     LegacySse,
     /// Streamable HTTP as a protected resource (`--static-token`), the client holding the token.
     Auth,
+    /// The same in the 2026-07-28 stateless era (`--stateless --static-token`).
+    StatelessAuth,
     /// Streamable HTTP as the resource server of a real authorization server (`--auth ISSUER`),
     /// the client getting its token with the client credentials grant.
     OAuth,
@@ -72,6 +75,7 @@ impl Modes {
             Modes::Stateless => "stateless",
             Modes::LegacySse => "legacy-sse",
             Modes::Auth => "auth",
+            Modes::StatelessAuth => "stateless-auth",
             Modes::OAuth => "oauth",
         }
     }
@@ -553,6 +557,9 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name
+    /// `offline_access` besides the server's scope.
+    AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)",
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
     AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)",
     /// With `--static-token`: any bearer token is accepted; only a request with none is refused.

@@ -667,7 +667,7 @@ impl StepRunner<'_> {
                     };
                     Ok(Outgoing::Request {
                         id,
-                        method: method.clone(),
+                        method: text(method)?,
                         params,
                     })
                 }

@@ -17,12 +17,13 @@ use serde_json::Value;
 pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
-/// names the file's steps capture. Known: `protocolVersion`, `token`, `copy`, `probe.name`,
+/// names the file's steps capture. Known: `protocolVersion`, `era.request`, `token`, `copy`, `probe.name`,
 /// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
 /// `reply` with a JSON pointer.
 pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     const FIXED: &[&str] = &[
         "protocolVersion",
+        "era.request",
         "token",
         "copy",
         "probe.name",
@@ -121,6 +122,17 @@ impl Fill<'_> {
             // What a request carries on the wire: the revision's wire string.
             "protocolVersion" => {
                 return Some(Value::from(crate::record::version::wire(self.version)))
+            }
+            // A request every server of the connection's era answers with a result: `ping`, which
+            // 2026-07-28 removed, or there `server/discover`.
+            "era.request" => {
+                let stateless = crate::record::version::Era::of(self.version)
+                    == Some(crate::record::version::Era::Stateless);
+                return Some(Value::from(if stateless {
+                    "server/discover"
+                } else {
+                    "ping"
+                }));
             }
             "token" => return self.token.map(Value::from),
             "copy" => return self.copy.map(Value::from),

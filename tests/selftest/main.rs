@@ -49,10 +49,12 @@ enum Transport {
     /// Streamable HTTP as the resource server of a real authorization server (oauth2-mock-server,
     /// `--auth ISSUER`), mcpcheck getting its token with `--auth client-credentials`.
     OAuth,
+    /// A protected resource (`--static-token`) in the 2026-07-28 stateless era.
+    StatelessAuth,
 }
 
 impl Transport {
-    const ALL: [Transport; 7] = [
+    const ALL: [Transport; 8] = [
         Transport::Stdio,
         Transport::Http,
         Transport::StatelessStdio,
@@ -60,6 +62,7 @@ impl Transport {
         Transport::LegacySse,
         Transport::AuthHttp,
         Transport::OAuth,
+        Transport::StatelessAuth,
     ];
 
     fn name(self) -> &'static str {
@@ -71,6 +74,7 @@ impl Transport {
             Transport::LegacySse => "sse",
             Transport::AuthHttp => "auth",
             Transport::OAuth => "oauth",
+            Transport::StatelessAuth => "stateless-auth",
         }
     }
 
@@ -82,6 +86,7 @@ impl Transport {
             "legacy-sse" => &[Transport::LegacySse],
             "auth" => &[Transport::AuthHttp],
             "oauth" => &[Transport::OAuth],
+            "stateless-auth" => &[Transport::StatelessAuth],
             other => panic!("--list-quirks names unknown modes `{other}`"),
         }
     }
@@ -160,9 +165,17 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
         | Transport::StatelessHttp
         | Transport::LegacySse
         | Transport::AuthHttp
+        | Transport::StatelessAuth
         | Transport::OAuth => {
             match transport {
                 Transport::StatelessHttp => args.push("--stateless"),
+                Transport::StatelessAuth => args.extend([
+                    "--stateless",
+                    "--static-token",
+                    SELFTEST_TOKEN,
+                    "--expired-token",
+                    SELFTEST_EXPIRED,
+                ]),
                 Transport::AuthHttp => args.extend([
                     "--static-token",
                     SELFTEST_TOKEN,
@@ -186,7 +199,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             } else {
                 flags.push(&server.url);
             }
-            if transport == Transport::AuthHttp {
+            if matches!(transport, Transport::AuthHttp | Transport::StatelessAuth) {
                 // The token as a user passes it: named in the header, read from the environment.
                 flags.extend(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"]);
                 flags.extend(["--expired-token-env", "MCPCHECK_SELFTEST_EXPIRED"]);
@@ -206,7 +219,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
 /// The report of the whole library against the clean server of this run, made once and shared
 /// by every test of that run.
 fn clean(transport: Transport) -> &'static (i32, Value) {
-    static CLEAN: [OnceLock<(i32, Value)>; 7] = [const { OnceLock::new() }; 7];
+    static CLEAN: [OnceLock<(i32, Value)>; 8] = [const { OnceLock::new() }; 8];
     let slot = Transport::ALL.iter().position(|t| *t == transport).unwrap();
     CLEAN[slot].get_or_init(|| run(transport, &[]))
 }
@@ -230,9 +243,11 @@ fn assert_clean(transport: Transport) {
     assert_eq!(report["protocol"]["era"], "handshake");
     let this = match transport {
         Transport::Stdio | Transport::StatelessStdio => "stdio",
-        Transport::Http | Transport::StatelessHttp | Transport::AuthHttp | Transport::OAuth => {
-            "http"
-        }
+        Transport::Http
+        | Transport::StatelessHttp
+        | Transport::AuthHttp
+        | Transport::OAuth
+        | Transport::StatelessAuth => "http",
         Transport::LegacySse => "sse",
     };
     assert_eq!(report["target"]["transport"], this);
@@ -252,14 +267,15 @@ fn assert_clean(transport: Transport) {
             || id == "skills-cache-hints"
             || id == "skills-result-type"
             || id.contains("-undeclared-")
+            || id.ends_with("-offline-access")
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))
             || (id == "auth-other-audience-refused" && transport != Transport::OAuth)
             || (id == "auth-expired-token-refused" && transport != Transport::AuthHttp)
         {
             // The authorization checks, too, where the server is not protected.
-            // The stateless era's checks (the tasks extension's and the skills extension's
-            // caching hints among them), and those of
+            // The stateless era's checks (the tasks extension's, the skills extension's
+            // caching hints and the authorization checks of 2026-07-28 among them), and those of
             // capabilities the server does not declare.
             assert_eq!(status, "skip", "{id} does not apply to the clean server");
         } else {
@@ -292,6 +308,7 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "sse" => vec!["sse"],
                 "auth" => vec!["auth"],
                 "oauth" => vec!["oauth"],
+                "stateless-auth" => vec!["stateless-auth"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -516,7 +533,11 @@ fn main() {
             },
         ));
     }
-    for transport in [Transport::StatelessStdio, Transport::StatelessHttp] {
+    for transport in [
+        Transport::StatelessStdio,
+        Transport::StatelessHttp,
+        Transport::StatelessAuth,
+    ] {
         trials.push(Trial::test(
             format!("clean::{}", transport.name()),
             move || {
@@ -577,6 +598,18 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28(transport: Transport)
         assert_eq!(status("lifecycle-initialize-result"), "skip");
         assert_eq!(status("resources-read-missing-error"), "pass");
         assert_eq!(status("stateless-meta-required"), "pass");
+        if transport == Transport::StatelessAuth {
+            // A protected server of the stateless era is judged as a resource server there.
+            for id in [
+                "auth-missing-token-401",
+                "auth-metadata-resource",
+                "auth-foreign-key-token-refused",
+                "auth-challenge-offline-access",
+                "auth-metadata-offline-access",
+            ] {
+                assert_eq!(status(id), "pass", "{id}");
+            }
+        }
         // The clean server passes everything that applies to the stateless era.
         for check in checks {
             let (id, verdict) = (

@@ -732,7 +732,9 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         };
         params.push(format!("resource_metadata=\"{named}\""));
     }
-    if !quirks.has(Quirk::AuthChallengeNoScope) {
+    if quirks.has(Quirk::AuthOfflineAccess) {
+        params.push(format!("scope=\"{SCOPE} offline_access\""));
+    } else if !quirks.has(Quirk::AuthChallengeNoScope) {
         params.push(format!("scope=\"{SCOPE}\""));
     }
     if let Some(error) = error.filter(|_| !quirks.has(Quirk::AuthInvalidTokenNoError)) {
@@ -874,6 +876,9 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
     }
     if quirks.has(Quirk::AuthMetadataNoAuthorizationServers) {
         document["authorization_servers"] = json!([]);
+    }
+    if quirks.has(Quirk::AuthOfflineAccess) {
+        document["scopes_supported"] = json!([SCOPE, "offline_access"]);
     }
     let content_type = if quirks.has(Quirk::AuthMetadataContentType) {
         "text/plain"
