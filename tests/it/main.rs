@@ -31,6 +31,9 @@ mod compare;
 /// The official suite's known false results do not happen here.
 mod parity;
 
+/// docs/sdk-comparison.md's sentences about cells agree with peers/matrix.md.
+mod sdk_claims;
+
 /// Every check of the official suite, mapped to mcpcheck's (tests/official/parity.toml).
 mod official_map;
 
