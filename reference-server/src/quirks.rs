@@ -557,6 +557,8 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
+    StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601",
     /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name
     /// `offline_access` besides the server's scope.
     AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)",
