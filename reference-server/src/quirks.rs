@@ -557,6 +557,9 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// 2026-07-28, tasks extension: `tasks/cancel` of a task that is over is refused with -32602,
+    /// as 2025-11-25 refused it.
+    ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",
     /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
     StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601",
     /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name

@@ -555,6 +555,10 @@ impl ExtTasks {
                 Ok(json!({}))
             }
             "tasks/cancel" => {
+                let over = task.cancelled.is_some() || task.done();
+                if over && quirks.has(Quirk::ExtTaskCancelTerminalRefused) {
+                    return Err((-32602, "Invalid params: the task is over".into(), None));
+                }
                 // Cancelling a task that is over changes nothing; the request is acknowledged.
                 if task.cancelled.is_none() && !task.done() {
                     task.cancelled = Some(SystemTime::now());
