@@ -557,6 +557,9 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// HTTP: every request that carries an Origin header is refused with 403, the server's own
+    /// origin too.
+    OriginRefusedAlways => "an Origin check refuses foreign origins, not the server's own: a browser page the server serves sends it (a warning: neither MCP nor HTTP states it)",
     /// 2026-07-28, tasks extension: `tasks/cancel` of a task that is over is refused with -32602,
     /// as 2025-11-25 refused it.
     ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",

@@ -583,6 +583,10 @@ impl StepRunner<'_> {
                 captures: Some(captures),
                 tools: context.tools.as_ref(),
                 each,
+                server: match &context.target {
+                    crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
+                    crate::transport::Target::Stdio(_) => None,
+                },
                 ..Default::default()
             };
             let lookup = |name: &str| fill.lookup(name);

@@ -92,7 +92,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         .filter(|_| !state.server.quirks.has(Quirk::StatelessNoOriginCheck))
         .filter(|_| !(legacy && state.server.quirks.has(Quirk::LegacySseNoOriginCheck)))
     {
-        if !origin_allowed(origin) {
+        if !origin_allowed(origin) || state.server.quirks.has(Quirk::OriginRefusedAlways) {
             return rpc_error(
                 StatusCode::FORBIDDEN,
                 -32600,
