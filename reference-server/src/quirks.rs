@@ -557,6 +557,9 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// 2026-07-28, tasks extension over HTTP: the Mcp-Name of tasks/get, tasks/update and
+    /// tasks/cancel is not compared with the task id.
+    ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests",
     /// HTTP: every request that carries an Origin header is refused with 403, the server's own
     /// origin too.
     OriginRefusedAlways => "an Origin check refuses foreign origins, not the server's own: a browser page the server serves sends it (a warning: neither MCP nor HTTP states it)",

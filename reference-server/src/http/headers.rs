@@ -51,7 +51,11 @@ pub(super) fn stateless_header_problem(
         "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
         "resources/read" => params.and_then(|p| p.get("uri")),
         // The tasks extension routes by task.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => params.and_then(|p| p.get("taskId")),
+        "tasks/get" | "tasks/update" | "tasks/cancel"
+            if !quirks.has(Quirk::ExtTaskIgnoreMcpName) =>
+        {
+            params.and_then(|p| p.get("taskId"))
+        }
         _ => None,
     }
     .and_then(Value::as_str);
