@@ -557,6 +557,9 @@ quirks! {
     AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    /// 2026-07-28, tasks extension: a `tools/call` with a 2025-11-25 `task` member gets a task
+    /// handle though the request does not declare the extension.
+    ExtTaskLegacyHintOptIn in stateless => "tasks extension: a CreateTaskResult only for a request that declares the extension; a 2025-11-25 `task` member in the params is no declaration",
     /// 2026-07-28, tasks extension over HTTP: the Mcp-Name of tasks/get, tasks/update and
     /// tasks/cancel is not compared with the task id.
     ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests",

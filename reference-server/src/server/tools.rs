@@ -90,7 +90,10 @@ impl Server {
             if asks_roots && !mrtr::declares(params, "roots") {
                 return mrtr::missing_capability("roots");
             }
-            if declared || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
+            // A 2025-11-25 `task` member asks for a task the way that revision did.
+            let legacy_hint = params.get("task").is_some_and(Value::is_object)
+                && self.quirks.has(Quirk::ExtTaskLegacyHintOptIn);
+            if declared || legacy_hint || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
                 return Ok(self.ext_tasks.create(
                     &self.quirks,
                     outcome,
