@@ -446,7 +446,7 @@ fn the_html_reports_render_in_headless_chromium_and_read_like_the_terminal() {
     assert!(at("id=\"areas\"") < at("id=\"area-resources\""));
     assert!(at("id=\"area-resources\"") < at("id=\"not-applicable\""));
     assert!(
-        dom.contains("<details class=\"reason\"><summary>42 are for the stateless era</summary>"),
+        dom.contains("<details class=\"reason\"><summary>46 are for the stateless era</summary>"),
         "{dom}"
     );
     assert!(!dom.contains(">skip<"), "the word is not applicable");
