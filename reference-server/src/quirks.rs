@@ -571,6 +571,9 @@ quirks! {
     ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",
     /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
     StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601",
+    /// With `--static-token`: a request carrying the id of a session (one an initialize with the
+    /// token opened) is served without a token.
+    AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401",
     /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name
     /// `offline_access` besides the server's scope.
     AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)",

@@ -686,6 +686,21 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if !state.server.protected() {
         return None;
     }
+    let trusted_session = state.server.quirks.has(Quirk::AuthSessionTrusted)
+        && req
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|id| {
+                state
+                    .sessions
+                    .lock()
+                    .expect("sessions lock")
+                    .contains_key(id)
+            });
+    if trusted_session {
+        return None;
+    }
     let given = req
         .headers()
         .get("authorization")
