@@ -38,6 +38,16 @@ pub struct ServerFile {
     /// `--header`.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// `--auth`: get this server's token from its authorization server.
+    pub auth: Option<String>,
+    /// `--client-id`.
+    pub client_id: Option<String>,
+    /// `--client-secret-env`.
+    pub client_secret_env: Option<String>,
+    /// `--scope`.
+    pub scope: Option<String>,
+    /// `--expired-token-env`.
+    pub expired_token_env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

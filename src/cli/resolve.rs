@@ -32,11 +32,22 @@ fn parse_shard(text: &str) -> Result<(usize, usize), UsageError> {
     }
 }
 
+/// One server of a comparison, resolved.
+pub struct CompareEntry {
+    /// Its name and run configuration.
+    pub entry: crate::compare::Entry,
+    /// What its reports redact.
+    pub secrets: Vec<String>,
+    /// How its token is got, when its `[[server]]` names `auth`.
+    pub auth: Option<crate::run::authorize::Client>,
+}
+
 impl CompareArgs {
-    /// Resolves the servers into compare entries, with the secrets to redact per server.
+    /// Resolves the servers into compare entries, with the secrets to redact per server and the
+    /// client that gets a server's token (`auth` in its `[[server]]`).
     ///
     /// Long by design: one check per key of a compare `[[server]]`, each with its own message.
-    pub fn resolve(&self) -> Result<Vec<(crate::compare::Entry, Vec<String>)>, UsageError> {
+    pub fn resolve(&self) -> Result<Vec<CompareEntry>, UsageError> {
         let mut servers: Vec<ServerFile> = Vec::new();
         if let Some(path) = &self.config {
             let text = std::fs::read_to_string(path)
@@ -81,6 +92,11 @@ impl CompareArgs {
                 env: BTreeMap::new(),
                 cwd: None,
                 headers: BTreeMap::new(),
+                auth: None,
+                client_id: None,
+                client_secret_env: None,
+                scope: None,
+                expired_token_env: None,
             });
         }
         if servers.is_empty() {
@@ -126,6 +142,11 @@ impl CompareArgs {
                 timeout: self.timeout,
                 startup_timeout: server.startup_timeout.or(self.startup_timeout),
                 exit_grace: server.exit_grace,
+                auth: server.auth,
+                client_id: server.client_id,
+                client_secret_env: server.client_secret_env,
+                scope: server.scope,
+                expired_token_env: server.expired_token_env,
                 fixtures: self.fixtures.clone(),
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
@@ -140,13 +161,14 @@ impl CompareArgs {
             let resolved = args
                 .resolve()
                 .map_err(|e| UsageError::Flag(format!("server `{}`: {e}", server.name)))?;
-            entries.push((
-                crate::compare::Entry {
+            entries.push(CompareEntry {
+                entry: crate::compare::Entry {
                     name: server.name,
                     config: resolved.config,
                 },
-                resolved.secrets,
-            ));
+                secrets: resolved.secrets,
+                auth: resolved.auth,
+            });
         }
         Ok(entries)
     }

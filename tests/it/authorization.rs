@@ -411,3 +411,65 @@ fn the_code_flow_signs_in_through_a_browser_and_refuses_a_forged_redirect() {
         "{said}"
     );
 }
+
+#[test]
+fn compare_gets_each_protected_servers_token_as_run_does() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    let protected = HttpServer::start_with(&["--auth", &oauth.issuer]);
+    let open = HttpServer::start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let servers = dir.path().join("servers.toml");
+    std::fs::write(
+        &servers,
+        format!(
+            "[[server]]\nname = \"protected\"\nurl = \"{}\"\nauth = \"client-credentials\"\nclient-id = \"mcpcheck-test\"\nclient-secret-env = \"MCPCHECK_TEST_SECRET\"\n\n[[server]]\nname = \"open\"\nurl = \"{}\"\n",
+            protected.url, open.url
+        ),
+    )
+    .unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["compare", "--config"])
+        .arg(&servers)
+        .args(["--json", "-"])
+        .env("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("server `protected`: getting its token")
+            && stderr.contains("got a token by the client credentials grant"),
+        "{stderr}"
+    );
+    let matrix: Value = serde_json::from_str(&stdout).unwrap();
+    let reports = matrix["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 2);
+    // The protected server was judged authenticated, as a whole library: its authorization
+    // checks passed with the token, the rest of the library ran.
+    let protected = &reports[0];
+    assert!(protected["fatal"].is_null(), "{}", protected["fatal"]);
+    assert!(
+        protected["summary"]["pass"].as_u64().unwrap() > 100,
+        "{}",
+        protected["summary"]
+    );
+    let status = |id: &str| {
+        protected["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("auth-missing-token-401"), "pass");
+    assert_eq!(status("auth-session-token-required"), "pass");
+    // No token, and not the client secret, in anything compare printed (each token a JWT).
+    for text in [&*stdout, &*stderr] {
+        assert!(!text.contains("eyJ"), "a token was printed");
+        assert!(!text.contains("mcpcheck-test-client-secret"));
+    }
+}

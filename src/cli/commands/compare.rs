@@ -8,12 +8,10 @@ use crate::report::Report;
 
 /// Runs every server of the comparison side by side and renders the matrix.
 pub(super) fn compare(args: &cli::CompareArgs) -> ExitCode {
-    let entries = match args.resolve() {
+    let mut entries = match args.resolve() {
         Ok(entries) => entries,
         Err(e) => return usage(e),
     };
-    let names: Vec<String> = entries.iter().map(|(e, _)| e.name.clone()).collect();
-    let secrets: Vec<Vec<String>> = entries.iter().map(|(_, s)| s.clone()).collect();
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -23,7 +21,27 @@ pub(super) fn compare(args: &cli::CompareArgs) -> ExitCode {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let entries: Vec<_> = entries.into_iter().map(|(e, _)| e).collect();
+    // First, the tokens of the servers whose `[[server]]` names `auth`, each got as `run --auth`
+    // gets it (and each a secret of that server's reports): a server without one cannot be
+    // compared, and the comparison does not start.
+    for compared in &mut entries {
+        let Some(client) = compared.auth.clone() else {
+            continue;
+        };
+        eprintln!(
+            "mcpcheck: server `{}`: getting its token",
+            crate::report::safe::terminal(&compared.entry.name)
+        );
+        let config = &mut compared.entry.config;
+        if let Err(code) =
+            super::run_command::authorize(&runtime, config, &mut compared.secrets, false, &client)
+        {
+            return code;
+        }
+    }
+    let names: Vec<String> = entries.iter().map(|c| c.entry.name.clone()).collect();
+    let secrets: Vec<Vec<String>> = entries.iter().map(|c| c.secrets.clone()).collect();
+    let entries: Vec<_> = entries.into_iter().map(|c| c.entry).collect();
     let outcome = runtime.block_on(async {
         let stop = stop_signal();
         tokio::select! {

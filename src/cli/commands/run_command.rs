@@ -22,7 +22,14 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
         .expect("tokio runtime");
     // First: the token it gets is a secret every output after it redacts.
     if let Some(client) = resolved.auth.clone() {
-        if let Err(code) = authorize(&runtime, &mut resolved, &client) {
+        let quiet = resolved.quiet;
+        if let Err(code) = authorize(
+            &runtime,
+            &mut resolved.config,
+            &mut resolved.secrets,
+            quiet,
+            &client,
+        ) {
             return code;
         }
     }
@@ -104,16 +111,19 @@ fn redactor(resolved: &cli::Resolved) -> report::redact::Redactor {
 /// `--auth`: gets a token from the server's authorization server and adds it to the run's
 /// headers, and it and the tokens the checks make from it to the secrets. For `--auth code` the
 /// sign-in URL is printed and opened in a browser (`$BROWSER`, else the system's opener). A
-/// server for which no token can be had cannot be tested: exit 3, saying why.
-fn authorize(
+/// server for which no token can be had cannot be tested: exit 3, saying why. (`compare` gets
+/// each server's token the same way.)
+pub(super) fn authorize(
     runtime: &tokio::runtime::Runtime,
-    resolved: &mut cli::Resolved,
+    config: &mut run::RunConfig,
+    secrets: &mut Vec<String>,
+    quiet: bool,
     client: &run::authorize::Client,
 ) -> Result<(), ExitCode> {
-    let crate::transport::Target::Http(spec) = &mut resolved.config.target else {
+    let crate::transport::Target::Http(spec) = &mut config.target else {
         return Ok(());
     };
-    let redactor = report::redact::Redactor::new(&resolved.secrets);
+    let redactor = report::redact::Redactor::new(secrets);
     let browser = std::sync::Mutex::new(None::<std::process::Child>);
     let show = |url: &str| {
         // The URL is the authorization server's (from its metadata): shown escaped.
@@ -135,20 +145,18 @@ fn authorize(
     };
     match obtained {
         Ok(obtained) => {
-            if !resolved.quiet {
+            if !quiet {
                 eprintln!(
                     "mcpcheck: got a token by the {}",
                     report::safe::terminal(&redactor.prose(&obtained.how))
                 );
             }
-            resolved.secrets.push(obtained.access_token.clone());
+            secrets.push(obtained.access_token.clone());
             if let Some(Ok(other)) = &obtained.other_audience {
-                resolved.secrets.push(other.clone());
+                secrets.push(other.clone());
             }
-            resolved.config.other_audience = obtained.other_audience.clone();
-            resolved
-                .secrets
-                .extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
+            config.other_audience = obtained.other_audience.clone();
+            secrets.extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
             spec.headers.push((
                 "Authorization".into(),
                 format!("Bearer {}", obtained.access_token),
