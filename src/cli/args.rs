@@ -109,7 +109,7 @@ pub struct FetchArgs {
     #[arg(long = "version", value_name = "VERSION", value_parser = parse_known_version)]
     pub versions: Vec<String>,
     /// Download from a mirror of the repository's raw files instead: the file of a version is
-    /// `<URL>/<commit>/schema/<version>/schema.json`.
+    /// `<URL>/<commit>/schema/<folder>/schema.json` (the revision's folder: its name, or `draft`).
     #[arg(long, value_name = "URL", default_value = super::schemas::DEFAULT_BASE)]
     pub from: String,
     /// Give up on a file after this many seconds.

@@ -587,7 +587,19 @@ impl RunArgs {
             jobs,
             run_timeout: seconds(args.run_timeout.unwrap_or(300.0), "--run-timeout")?,
             scenarios,
-            only: args.only.clone(),
+            // A check pinned to a revision by its wire string (`ID@WIRE`) names it by its name,
+            // as every result does.
+            only: args
+                .only
+                .iter()
+                .map(|p| match p.split_once('@') {
+                    Some((id, v)) => match version::named_or_wire(v) {
+                        Some(r) => format!("{id}@{}", r.name),
+                        None => p.clone(),
+                    },
+                    None => p.clone(),
+                })
+                .collect(),
             builtins: !args.scenarios.no_builtin,
             observer: None,
             shard,

@@ -1,5 +1,5 @@
 //! Fetching the official MCP schema files (`mcpcheck schemas fetch`): each version's
-//! `schema/<version>/schema.json` of the specification repository, at one pinned commit, checked
+//! `schema/<folder>/schema.json` of the specification repository, at one pinned commit, checked
 //! against the sha256 mcpcheck carries for it, and written as `<version>.json` into a folder that
 //! `--official-schemas` then reads. A file that is already there with the right checksum is not
 //! downloaded again; a download with the wrong checksum is never written.
@@ -17,7 +17,7 @@ pub fn commit() -> &'static str {
 }
 
 /// Where the files are downloaded from, unless `--from` names a mirror: the file of a version
-/// is `<base>/<commit>/schema/<version>/schema.json`.
+/// is `<base>/<commit>/schema/<folder>/schema.json`, the revision's folder in `revisions.toml`.
 pub const DEFAULT_BASE: &str =
     "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol";
 

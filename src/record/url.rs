@@ -55,6 +55,20 @@ pub fn origin(url: &str) -> Option<String> {
     Some(format!("{scheme}://{host}:{port}"))
 }
 
+/// The origin of an http or https URL as a browser sends it in an `Origin` header (RFC 6454
+/// §6.2): scheme and host in lower case, the port only when it is not the scheme's default, no
+/// user information.
+pub fn web_origin(url: &str) -> Option<String> {
+    let uri = parse_url(url).ok()?;
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let default = if scheme == "https" { 443 } else { 80 };
+    Some(match uri.port_u16().filter(|p| *p != default) {
+        Some(port) => format!("{scheme}://{host}:{port}"),
+        None => format!("{scheme}://{host}"),
+    })
+}
+
 /// The authority of an http or https URL as written (`host:port`, the port only when given):
 /// the `Host` header of a request to it (RFC 9110 §7.2), which mcpcheck's client sets itself.
 pub fn authority(url: &str) -> Option<String> {
@@ -122,7 +136,20 @@ pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_url, resolve, same_origin};
+    use super::{parse_url, resolve, same_origin, web_origin};
+
+    #[test]
+    fn a_web_origin_is_serialized_as_a_browser_sends_it() {
+        assert_eq!(
+            web_origin("HTTPS://User:pw@Example.COM:443/mcp?x=1").as_deref(),
+            Some("https://example.com")
+        );
+        assert_eq!(
+            web_origin("http://127.0.0.1:8080/mcp").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(web_origin("http://h:80").as_deref(), Some("http://h"));
+    }
 
     #[test]
     fn origins_compare_scheme_host_and_port() {

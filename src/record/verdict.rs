@@ -549,6 +549,23 @@ mod tests {
         );
         let moved = SpecRef::mcp("2025-11-25", "basic/utilities/cancellation#x").at("2026-07-28");
         assert_eq!(moved.section, "basic/patterns/cancellation");
+        // The authorization page was split: a section stays on the index under its anchor, or
+        // is cited at the page it moved to.
+        let stayed =
+            SpecRef::mcp("2025-11-25", "basic/authorization#token-handling").at("2026-07-28");
+        assert_eq!(
+            (stayed.version.as_str(), stayed.section.as_str()),
+            ("2026-07-28", "basic/authorization#token-handling")
+        );
+        let split = SpecRef::mcp(
+            "2025-11-25",
+            "basic/authorization#authorization-server-location",
+        )
+        .at("2026-07-28");
+        assert_eq!(
+            split.section,
+            "basic/authorization/authorization-server-discovery"
+        );
         // A page 2026-07-28 removed, an older version named on purpose, JSON-RPC, and any
         // citation of a handshake-era check, stay as written.
         for (version, section, judged) in [
@@ -557,6 +574,11 @@ mod tests {
             ("jsonrpc-2.0", "error_object", "2026-07-28"),
             ("2025-11-25", "server/tools#error-handling", "2025-11-25"),
             ("2025-06-18", "server/tools", "2025-11-25"),
+            (
+                "2025-11-25",
+                "basic/authorization#no-such-section",
+                "2026-07-28",
+            ),
         ] {
             let cited = SpecRef::mcp(version, section);
             assert_eq!(cited.at(judged), cited, "{version} {section} at {judged}");

@@ -73,8 +73,25 @@ pub fn parse_table(text: &str) -> Result<Revisions, String> {
     let revisions = table.revision;
     for (i, r) in revisions.iter().enumerate() {
         let earlier = &revisions[..i];
-        if earlier.iter().any(|e| e.name == r.name || e.wire == r.wire) {
+        if earlier.iter().any(|e| e.name == r.name) {
             return Err(format!("revision `{}` is listed twice", r.name));
+        }
+        if earlier.iter().any(|e| e.wire == r.wire) {
+            return Err(format!(
+                "revision `{}` is spoken with `{}`, as an earlier revision is",
+                r.name, r.wire
+            ));
+        }
+        // A string that is one revision's name and another's wire string would make the two
+        // lookups disagree.
+        if let Some(other) = revisions
+            .iter()
+            .find(|o| o.name != r.name && o.name == r.wire)
+        {
+            return Err(format!(
+                "revision `{}` is spoken with `{}`, the name of revision `{}`",
+                r.name, r.wire, other.name
+            ));
         }
         if r.era == Era::Handshake && earlier.iter().any(|e| e.era == Era::Stateless) {
             return Err(format!(

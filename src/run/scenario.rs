@@ -676,10 +676,8 @@ impl StepRunner<'_> {
                     })
                 }
                 StepSend::Notification { method, params } => {
-                    expand(params).map(|params| Outgoing::Notification {
-                        method: method.clone(),
-                        params,
-                    })
+                    let method = text(method)?;
+                    expand(params).map(|params| Outgoing::Notification { method, params })
                 }
                 StepSend::Raw(raw) => text(raw).map(|text| Outgoing::Raw { text }),
                 // A fetch sends no frame ([`StepRunner::fetch`]).

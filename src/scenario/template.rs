@@ -18,7 +18,7 @@ pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
 /// names the file's steps capture. Known: `protocolVersion`, `era.request`, `token`, `copy`, `probe.name`,
-/// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
+/// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `server.web-origin`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
 /// `reply` with a JSON pointer.
 pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     const FIXED: &[&str] = &[
@@ -32,6 +32,7 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
         "server.url",
         "server.origin",
         "server.path",
+        "server.web-origin",
     ];
     if let Some((base, filter)) = name.rsplit_once('|') {
         if !URL_FILTERS.contains(&filter) {
@@ -142,6 +143,9 @@ impl Fill<'_> {
             "server.url" => return self.server.map(Value::from),
             "server.origin" => return url_part(self.server?, "origin").map(Value::from),
             "server.path" => return url_part(self.server?, "path").map(Value::from),
+            "server.web-origin" => {
+                return crate::record::url::web_origin(self.server?).map(Value::from)
+            }
             _ => {}
         }
         if let Some(pointer) = name.strip_prefix("sent") {

@@ -177,6 +177,16 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
         "official checks tests/official/parity.toml does not map:\n{}",
         unmapped.join("\n")
     );
+    // And every check it maps is one the suite still has.
+    let stale: Vec<String> = mapped
+        .difference(&seen)
+        .map(|(s, i)| format!("{s} / {i}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "tests/official/parity.toml maps checks no run of the suite reported:\n{}",
+        stale.join("\n")
+    );
     assert!(
         seen.len() >= 260,
         "only {} official checks were seen",

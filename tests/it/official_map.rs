@@ -113,6 +113,7 @@ fn every_official_check_is_mapped_to_checks_that_exist_and_the_coverage_table_is
     }
     let scenarios: BTreeSet<&str> = entries.iter().map(|e| e.scenario.as_str()).collect();
     assert_eq!(scenarios.len(), 65, "alpha.12 has 65 server scenarios");
+    assert_eq!(entries.len(), 266, "alpha.12's runs report 266 check ids");
 
     let doc = std::fs::read_to_string(DOC).unwrap();
     let (head, rest) = doc

@@ -175,9 +175,11 @@ fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
     let mut seen = 0usize;
     let note: Option<String> = None;
     for transcript in input.transcripts.iter().filter(|t| {
-        t.version
-            .as_deref()
-            .is_some_and(|v| ("2025-03-26".."2026-07-28").contains(&v))
+        t.version.as_deref().is_some_and(|v| {
+            crate::record::version::at_least(v, "2025-03-26")
+                && crate::record::version::Era::of(v)
+                    == Some(crate::record::version::Era::Handshake)
+        })
     }) {
         let mut ids: HashMap<&str, usize> = HashMap::new();
         for (n, post) in transcript
@@ -252,7 +254,8 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
             !initialize.contains(i)
                 && p.method == "POST"
                 && p.request_headers.iter().any(|(n, v)| {
-                    n.eq_ignore_ascii_case("mcp-protocol-version") && v == "2025-11-25"
+                    n.eq_ignore_ascii_case("mcp-protocol-version")
+                        && v == crate::record::version::wire("2025-11-25")
                 })
                 && p.response_header("content-type")
                     .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
