@@ -48,20 +48,15 @@ impl Revision {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    schema_commit: String,
-    revision: Vec<Revision>,
-}
-
 /// The revisions of a table, oldest first, and the specification repository's commit their
 /// schema checksums are of.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Revisions {
     /// The commit `mcpcheck schemas fetch` downloads from.
     pub schema_commit: String,
-    /// Every revision, oldest first.
+    /// Every revision, oldest first (`[[revision]]` in the file).
+    #[serde(rename = "revision")]
     pub list: Vec<Revision>,
 }
 
@@ -69,8 +64,8 @@ pub struct Revisions {
 /// unique, the eras in order (no handshake revision after a stateless one), `kept.from` the
 /// revision just before.
 pub fn parse_table(text: &str) -> Result<Revisions, String> {
-    let table: Table = toml::from_str(text).map_err(|e| e.to_string())?;
-    let revisions = table.revision;
+    let table: Revisions = toml::from_str(text).map_err(|e| e.to_string())?;
+    let revisions = &table.list;
     for (i, r) in revisions.iter().enumerate() {
         let earlier = &revisions[..i];
         if earlier.iter().any(|e| e.name == r.name) {
@@ -111,10 +106,7 @@ pub fn parse_table(text: &str) -> Result<Revisions, String> {
     if revisions.is_empty() {
         return Err("no revision is listed".into());
     }
-    Ok(Revisions {
-        schema_commit: table.schema_commit,
-        list: revisions,
-    })
+    Ok(table)
 }
 
 /// Every revision mcpcheck knows, oldest first (`revisions.toml`, compiled in).

@@ -182,10 +182,7 @@ pub(super) async fn run_scenario(
         captures: &captures,
         tools: context.tools.as_ref(),
         offered: &context.info.supported_versions,
-        server: match &context.target {
-            crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
-            crate::transport::Target::Stdio(_) => None,
-        },
+        server: context.target.url(),
     };
     let mut results = Vec::new();
     for check in &scenario.checks {
@@ -420,10 +417,7 @@ impl StepRunner<'_> {
         timeout: Option<Duration>,
         captures: &HashMap<String, Value>,
     ) -> Result<Exchange, NotSent> {
-        let server = match &self.context.target {
-            crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
-            crate::transport::Target::Stdio(_) => None,
-        };
+        let server = self.context.target.url();
         let fill = crate::scenario::template::Fill {
             version: self.version,
             token: Some(&self.context.token),
@@ -583,10 +577,7 @@ impl StepRunner<'_> {
                 captures: Some(captures),
                 tools: context.tools.as_ref(),
                 each,
-                server: match &context.target {
-                    crate::transport::Target::Http(spec) => Some(spec.url.as_str()),
-                    crate::transport::Target::Stdio(_) => None,
-                },
+                server: context.target.url(),
                 ..Default::default()
             };
             let lookup = |name: &str| fill.lookup(name);

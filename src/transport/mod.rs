@@ -31,6 +31,14 @@ impl Target {
             Target::Http(_) => TransportKind::Http,
         }
     }
+
+    /// The URL under test, for HTTP (`None` over stdio).
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            Target::Http(spec) => Some(&spec.url),
+            Target::Stdio(_) => None,
+        }
+    }
 }
 
 /// Sets headers, each replacing any of the same name (names compare case-insensitively), then

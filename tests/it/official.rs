@@ -168,24 +168,21 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
         .into_iter()
         .map(|e| (e.scenario, e.id))
         .collect();
-    let unmapped: Vec<String> = seen
-        .difference(&mapped)
-        .map(|(s, i)| format!("{s} / {i}"))
-        .collect();
+    let missing = |from: &Seen, to: &Seen| -> String {
+        from.difference(to)
+            .map(|(s, i)| format!("{s} / {i}\n"))
+            .collect()
+    };
+    let unmapped = missing(&seen, &mapped);
     assert!(
         unmapped.is_empty(),
-        "official checks tests/official/parity.toml does not map:\n{}",
-        unmapped.join("\n")
+        "official checks tests/official/parity.toml does not map:\n{unmapped}"
     );
     // And every check it maps is one the suite still has.
-    let stale: Vec<String> = mapped
-        .difference(&seen)
-        .map(|(s, i)| format!("{s} / {i}"))
-        .collect();
+    let stale = missing(&mapped, &seen);
     assert!(
         stale.is_empty(),
-        "tests/official/parity.toml maps checks no run of the suite reported:\n{}",
-        stale.join("\n")
+        "tests/official/parity.toml maps checks no run of the suite reported:\n{stale}"
     );
     assert!(
         seen.len() >= 260,

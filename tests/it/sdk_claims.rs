@@ -85,34 +85,31 @@ fn named(
     row: &str,
     columns: &str,
 ) -> Vec<(String, String)> {
-    let mut rows: Vec<&String> = match row.strip_suffix('*') {
-        Some(prefix) => matrix
+    let mut cells: Vec<(String, String)> = match (row.strip_suffix('*'), columns) {
+        (prefix, "*") => matrix
             .keys()
-            .map(|(r, _)| r)
-            .filter(|r| r.starts_with(prefix))
+            .filter(|(r, _)| prefix.map_or(r == row, |p| r.starts_with(p)))
+            .cloned()
             .collect(),
-        None => vec![],
-    };
-    rows.sort();
-    rows.dedup();
-    let rows: Vec<String> = if row.ends_with('*') {
-        rows.into_iter().cloned().collect()
-    } else {
-        vec![row.to_string()]
-    };
-    let mut cells = Vec::new();
-    for r in rows {
-        if columns == "*" {
-            let mut all: Vec<String> = matrix
+        (Some(prefix), _) => {
+            let mut rows: Vec<&String> = matrix
                 .keys()
-                .filter(|(mr, _)| *mr == r)
-                .map(|(_, c)| c.clone())
+                .map(|(r, _)| r)
+                .filter(|r| r.starts_with(prefix))
                 .collect();
-            all.sort();
-            cells.extend(all.into_iter().map(|c| (r.clone(), c)));
-        } else {
-            cells.extend(columns.split(", ").map(|c| (r.clone(), c.to_string())));
+            rows.sort();
+            rows.dedup();
+            rows.into_iter()
+                .flat_map(|r| columns.split(", ").map(|c| (r.clone(), c.to_string())))
+                .collect()
         }
+        (None, _) => columns
+            .split(", ")
+            .map(|c| (row.to_string(), c.to_string()))
+            .collect(),
+    };
+    if columns == "*" {
+        cells.sort();
     }
     cells
 }
