@@ -27,7 +27,7 @@ use tokio::task::JoinSet;
 use crate::check::step::NotSent;
 use crate::check::wire;
 use crate::protocol::{Outgoing, Session, SessionInfo};
-use crate::record::version::latest_handshake;
+use crate::record::version::{latest_handshake, latest_stateless};
 use crate::record::Era;
 use crate::record::{SkipReason, Status, Verdict};
 use crate::record::{Transcript, TransportKind};
@@ -509,24 +509,33 @@ async fn run_started(
     let tokenless = failure.as_ref().and_then(|_| tokenless(&main, &config));
     let failure = failure.filter(|_| tokenless.is_none());
     if let Some(refusal) = &tokenless {
-        // The version the pass asked for, else the newest of the handshake era.
-        let version = config
-            .spec_version
+        // The version the pass asked for, else the newest of the handshake era: without a token
+        // the server says nothing of the era it speaks (server/discover and initialize are both
+        // refused), and most protected servers in the field speak the handshake era.
+        let pinned = config.spec_version.clone();
+        let version = pinned
             .clone()
-            .filter(|v| Era::of(v) == Some(Era::Handshake))
             .unwrap_or_else(|| latest_handshake().to_string());
+        let era = Era::of(&version).unwrap_or(Era::Handshake);
         main.set_info(SessionInfo {
-            era: Some(Era::Handshake),
+            era: Some(era),
             version: Some(version.clone()),
             ..SessionInfo::default()
         });
         report.protocol.version = Some(version.clone());
-        report.protocol.era = Some("handshake".to_string());
-        report.protocol.detection = format!(
-            "initialize was refused for authorization ({refusal}) and the run has no token: judged at {version}"
-        );
+        report.protocol.wire_version = Some(crate::record::version::wire(&version).to_string());
+        report.protocol.era = Some(era.to_string());
+        report.protocol.detection = match pinned {
+            Some(_) => format!(
+                "the request was refused for authorization ({refusal}) and the run has no token: judged at {version}, as --spec-version asks"
+            ),
+            None => format!(
+                "initialize and server/discover were refused for authorization ({refusal}) and the run has no token, so the era the server speaks is unknown: judged at {version} (--spec-version {} judges a server of the stateless era)",
+                latest_stateless()
+            ),
+        };
         report.eras_note = Some(format!(
-            "the server is protected (initialize was refused with {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
+            "the server is protected (it refused the run's first request with {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
         ));
     }
     if let Some(mut fatal) = failure {

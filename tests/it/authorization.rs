@@ -110,6 +110,51 @@ fn with_a_token_that_covers_everything_the_protected_server_passes() {
     assert_eq!(stdio["reason"]["kind"], "transport", "{stdio}");
 }
 
+#[test]
+fn without_a_token_the_era_is_unknown_and_a_pinned_stateless_version_is_honoured() {
+    let server = HttpServer::start_with(&["--stateless", "--static-token", TOKEN]);
+    // Unpinned: judged at the newest handshake revision, and the report says why and how to
+    // judge the other era.
+    let (_, report, _) = run_json_with_env(&["--url", &server.url, "--check", "auth-*", "-q"], &[]);
+    assert_eq!(
+        report["protocol"]["version"], "2025-11-25",
+        "{}",
+        report["protocol"]
+    );
+    let detection = report["protocol"]["detection"].as_str().unwrap();
+    assert!(
+        detection.contains("era the server speaks is unknown")
+            && detection.contains("--spec-version 2026-07-28"),
+        "{detection}"
+    );
+    // Pinned to 2026-07-28: judged there, the stateless era's own checks with it.
+    let (code, report, _) = run_json_with_env(
+        &[
+            "--url",
+            &server.url,
+            "--spec-version",
+            "2026-07-28",
+            "--check",
+            "auth-*",
+            "-q",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{}", report["summary"]);
+    assert_eq!(
+        report["protocol"]["version"], "2026-07-28",
+        "{}",
+        report["protocol"]
+    );
+    assert_eq!(report["protocol"]["era"], "stateless");
+    let checks = report["checks"].as_array().unwrap();
+    for id in ["auth-missing-token-401", "auth-metadata-offline-access"] {
+        let check = checks.iter().find(|c| c["id"] == id).unwrap();
+        assert_eq!(check["status"], "pass", "{check}");
+        assert_eq!(check["version"], "2026-07-28", "{check}");
+    }
+}
+
 /// The statuses of the authorization checks of a run with the token, by id.
 fn authorization_checks(server: &HttpServer) -> Vec<(String, String, String)> {
     let (_, report, text) = run_with_token(server);
