@@ -61,9 +61,17 @@ impl Issuer {
         Ok(Issuer { url, keys })
     }
 
-    /// Whether `token` is good for a request to `resource` that needs `scope`.
+    /// Whether `token` is good for a request to `resource` that needs `scope`: issued for this
+    /// server alone (`aud` is the resource, or a list of it only), or with `among` for any list
+    /// of audiences that names it (the membership test of JWT libraries, a quirk).
     /// `resource: None` takes a token for any audience (a quirk).
-    pub fn check(&self, token: &str, resource: Option<&str>, scope: &str) -> Result<(), Refused> {
+    pub fn check(
+        &self,
+        token: &str,
+        resource: Option<&str>,
+        among: bool,
+        scope: &str,
+    ) -> Result<(), Refused> {
         let invalid = |e: jsonwebtoken::errors::Error| Refused::Invalid(e.to_string());
         let header = decode_header(token).map_err(invalid)?;
         let jwk = match &header.kid {
@@ -93,6 +101,18 @@ impl Issuer {
         let claims = decode::<Value>(token, &key, &validation)
             .map_err(invalid)?
             .claims;
+        if let (Some(resource), false) = (resource, among) {
+            let alone = match &claims["aud"] {
+                Value::String(aud) => aud == resource,
+                Value::Array(list) => list.len() == 1 && list[0] == resource,
+                _ => false,
+            };
+            if !alone {
+                return Err(Refused::Invalid(
+                    "the token is for other audiences besides this server".into(),
+                ));
+            }
+        }
         let scopes = claims["scope"].as_str().unwrap_or_default();
         if scopes.split(' ').any(|s| s == scope) {
             Ok(())

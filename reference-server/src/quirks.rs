@@ -44,6 +44,7 @@ macro_rules! quirks {
     (@modes auth) => { Modes::Auth };
     (@modes stateless_auth) => { Modes::StatelessAuth };
     (@modes oauth) => { Modes::OAuth };
+    (@modes legacy_auth) => { Modes::LegacyAuth };
     (@rewrite) => { None };
     (@rewrite $rewrite:path) => { Some($rewrite) };
 }
@@ -65,6 +66,9 @@ pub enum Modes {
     /// Streamable HTTP as the resource server of a real authorization server (`--auth ISSUER`),
     /// the client getting its token with the client credentials grant.
     OAuth,
+    /// Streamable HTTP as a protected resource (`--static-token`) judged at 2025-03-26, whose
+    /// authorization took the MCP server's own origin for the authorization server.
+    LegacyAuth,
 }
 
 impl Modes {
@@ -77,6 +81,7 @@ impl Modes {
             Modes::Auth => "auth",
             Modes::StatelessAuth => "stateless-auth",
             Modes::OAuth => "oauth",
+            Modes::LegacyAuth => "legacy-auth",
         }
     }
 }
@@ -591,6 +596,8 @@ quirks! {
     AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)",
     /// With `--auth`: a token issued for another resource is accepted (its audience never checked).
     AuthAnyAudience in oauth => "a server MUST accept only tokens issued for it as the audience (RFC 8707), 401 otherwise",
+    /// With `--auth`: a token whose audience lists this server among others is accepted (a membership test).
+    AuthAudienceMembership in oauth => "a server SHOULD accept only tokens issued for it alone: one for it and another resource can be replayed by the other (RFC 8707, token audience binding)",
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.
@@ -603,6 +610,14 @@ quirks! {
     AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)",
     /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
     AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try",
+    /// With `--static-token`, judged at 2025-03-26: no authorization server metadata is served at the origin (the default endpoints are).
+    AuthOriginMetadataMissing in legacy_auth => "2025-03-26: a server SHOULD serve authorization server metadata at its origin (RFC 8414)",
+    /// With `--static-token`, judged at 2025-03-26: neither the metadata nor the default authorization endpoint is served at the origin.
+    AuthOriginNoEndpoints in legacy_auth => "2025-03-26: a server without authorization server metadata MUST serve the default endpoints (/authorize, /token, /register)",
+    /// With `--static-token`: the challenge for a request without any token says `error="invalid_token"`.
+    AuthMissingTokenError in auth => "a challenge to a request without credentials SHOULD NOT carry an error code (RFC 6750 §3.1)",
+    /// With `--static-token`: a bad token is answered 500 with an OAuth error body (a verifier that throws).
+    AuthBadToken500 in auth => "an invalid token MUST get 401 (authorization token handling), not a server error",
     /// With `--static-token`: the 401's challenge carries no `scope`.
     AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for",
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.

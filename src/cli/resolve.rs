@@ -605,7 +605,7 @@ impl RunArgs {
             shard,
             fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
-            other_audience: None,
+            issued: Default::default(),
             expired_token: args
                 .expired_token_env
                 .as_deref()

@@ -97,15 +97,23 @@ impl MadeUp {
 /// The names of the tokens [`MadeUp`] makes from the user's (and `mcpcheck token` makes again).
 pub const MADE: &[&str] = &["garbage", "alg-none", "foreign-key", "tampered"];
 
+/// Tokens the authorization server issued besides the run's own, by name (one of [`ISSUED`]),
+/// or why it issued none.
+pub type Issued = std::collections::BTreeMap<String, Result<String, String>>;
+
+/// The names of the tokens the authorization server issues for the checks when the run gets its
+/// own with client credentials: for another resource, and for the server and that one at once.
+pub const ISSUED: &[&str] = &["other-audience", "shared-audience"];
+
 /// The names of the tokens a scenario may send (`{{auth.NAME}}`): those [`MadeUp::named`] makes,
-/// `other-audience`, a token the authorization server issued for another resource (got by the
-/// run with client credentials), and `expired`, one the user gave (`--expired-token-env`).
+/// those in [`ISSUED`], and `expired`, one the user gave (`--expired-token-env`).
 pub const NAMES: &[&str] = &[
     "garbage",
     "alg-none",
     "foreign-key",
     "tampered",
     "other-audience",
+    "shared-audience",
     "expired",
 ];
 

@@ -48,10 +48,11 @@ pub struct Obtained {
     pub access_token: String,
     /// Where it came from, in words (the token endpoint, the scope asked for).
     pub how: String,
-    /// With client credentials: a token the same client got for another resource
-    /// ([`OTHER_RESOURCE`]), which the server must refuse, or why the authorization server
-    /// issued none.
-    pub other_audience: Option<Result<String, String>>,
+    /// With client credentials, tokens the same client got that the server should refuse, by
+    /// the name a scenario sends them under (`{{auth.NAME}}`), or why the authorization server
+    /// issued none: `other-audience`, for another resource ([`OTHER_RESOURCE`]), and
+    /// `shared-audience`, for the server and that resource at once.
+    pub issued: crate::record::token::Issued,
 }
 
 /// The resource mcpcheck asks a token for that is not the server under test (RFC 8707): a URL
@@ -106,20 +107,27 @@ pub async fn obtain(
             "authorization code grant (PKCE S256)"
         }
     };
-    let other_audience = match client.flow {
+    let (other_audience, shared_audience) = match client.flow {
         Flow::ClientCredentials => {
             let mut other = form.clone();
             other[0].1 = OTHER_RESOURCE.to_string();
-            Some(token_request(&found, client, other).await)
+            // RFC 8707 §2: a token may be asked for several resources, each its own parameter.
+            let mut shared = form.clone();
+            shared.insert(1, ("resource", OTHER_RESOURCE.to_string()));
+            (
+                Some(token_request(&found, client, other).await),
+                Some(token_request(&found, client, shared).await),
+            )
         }
-        Flow::Code => None,
+        Flow::Code => (None, None),
     };
     let access_token = token_request(&found, client, form).await?;
+    let audience =
+        |token: &str| crate::record::token::claims(token).and_then(|c| c.get("aud").cloned());
     // An authorization server that ignores `resource` issues the same audience for both: the
     // second token then says nothing about the server's audience check.
     let other_audience = other_audience.map(|other| {
         let other = other?;
-        let audience = |token: &str| crate::record::token::claims(token).and_then(|c| c.get("aud").cloned());
         match (audience(&access_token), audience(&other)) {
             (Some(mine), Some(theirs))
                 if mine == theirs
@@ -133,9 +141,32 @@ pub async fn obtain(
             _ => Ok(other),
         }
     });
+    // One asked for both resources names both in its audience, or says nothing of the
+    // server's audience check.
+    let shared_audience = shared_audience.map(|shared| {
+        let shared = shared?;
+        let names = |aud: &Value, resource: &str| {
+            aud.as_array()
+                .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(resource)))
+        };
+        match audience(&shared) {
+            Some(aud) if names(&aud, url) && names(&aud, OTHER_RESOURCE) => Ok(shared),
+            Some(aud) => Err(format!(
+                "the authorization server, asked for a token for {url} and {OTHER_RESOURCE} at once, issued one with the audience {aud}"
+            )),
+            None => Err("the token asked for two resources at once is no JWT with an audience to read".into()),
+        }
+    });
+    let issued = [
+        ("other-audience", other_audience),
+        ("shared-audience", shared_audience),
+    ]
+    .into_iter()
+    .filter_map(|(name, token)| Some((name.to_string(), token?)))
+    .collect();
     Ok(Obtained {
         access_token,
-        other_audience,
+        issued,
         how: format!(
             "{how} at {}{}",
             found.token_endpoint,

@@ -82,9 +82,10 @@ pub struct RunConfig {
     pub official_schemas: Option<Arc<crate::check::messages::OfficialSchemas>>,
     /// Which discovered tools mcpcheck may call (`--call-tools`); none when not given.
     pub call_tools: Option<CallTools>,
-    /// With `--auth client-credentials`: a token for another resource, which the server must
-    /// refuse (`{{auth.other-audience}}`), or why the authorization server issued none.
-    pub other_audience: Option<Result<String, String>>,
+    /// With `--auth client-credentials`: tokens the authorization server issued that the server
+    /// should refuse (`{{auth.other-audience}}`, `{{auth.shared-audience}}`), or why it issued
+    /// none ([`authorize::Obtained::issued`]).
+    pub issued: crate::record::token::Issued,
     /// An expired token of the server's (`--expired-token-env`), which it must refuse
     /// (`{{auth.expired}}`).
     pub expired_token: Option<String>,
@@ -207,8 +208,8 @@ struct Context {
     /// A protected server met without a token: why every check but the authorization ones
     /// cannot be made.
     tokenless: Option<SkipReason>,
-    /// A token for another resource, or why there is none ([`RunConfig::other_audience`]).
-    other_audience: Option<Result<String, String>>,
+    /// Tokens the authorization server issued for the checks, or why none ([`RunConfig::issued`]).
+    issued: crate::record::token::Issued,
     /// An expired token of the server's ([`RunConfig::expired_token`]).
     expired_token: Option<String>,
     /// The connections that scenarios take one after another ([`Lane`], placed by [`lanes`]).
@@ -640,7 +641,7 @@ async fn run_started(
         fixtures: config.fixtures.clone(),
         starts: shared.starts.clone(),
         tokenless: tokenless.map(|refusal| SkipReason::Token { refusal }),
-        other_audience: config.other_audience.clone(),
+        issued: config.issued.clone(),
         expired_token: config.expired_token.clone(),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
         lanes_ended: std::sync::Mutex::default(),

@@ -566,11 +566,7 @@ impl StepRunner<'_> {
                 version: self.version,
                 token: Some(&context.token),
                 bearer: bearer(&context.target),
-                other_audience: context
-                    .other_audience
-                    .as_ref()
-                    .and_then(|t| t.as_ref().ok())
-                    .map(String::as_str),
+                issued: Some(&context.issued),
                 expired: context.expired_token.as_deref(),
                 copy: Some(copy),
                 probe: context.probe.as_ref(),
@@ -606,13 +602,21 @@ impl StepRunner<'_> {
                         not_applicable: true,
                     };
                 }
-                if name == "auth.other-audience" {
-                    return match &context.other_audience {
+                if let Some(issued) = name
+                    .strip_prefix("auth.")
+                    .filter(|n| crate::record::token::ISSUED.contains(n))
+                {
+                    let what = if issued == "shared-audience" {
+                        "for this server and another resource at once"
+                    } else {
+                        "for another resource"
+                    };
+                    return match context.issued.get(issued) {
                         Some(Err(why)) => NotSent::from(format!(
-                            "the authorization server issued no token for another resource ({why}), so there is none to send"
+                            "the authorization server issued no token {what} ({why}), so there is none to send"
                         )),
                         _ => NotSent {
-                            why: "the run got no token of its own with client credentials (--auth client-credentials), so it has none for another resource".to_string(),
+                            why: format!("the run got no token of its own with client credentials (--auth client-credentials), so it has none {what}"),
                             not_applicable: true,
                         },
                     };

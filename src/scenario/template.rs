@@ -106,8 +106,9 @@ pub struct Fill<'a> {
     /// `{{auth.garbage}}`, `{{auth.alg-none}}`, `{{auth.foreign-key}}`, `{{auth.tampered}}`:
     /// tokens a protected server must refuse, made from the user's bearer token (this one).
     pub bearer: Option<&'a str>,
-    /// `{{auth.other-audience}}`: a token the authorization server issued for another resource.
-    pub other_audience: Option<&'a str>,
+    /// `{{auth.other-audience}}`, `{{auth.shared-audience}}`: tokens the authorization server
+    /// issued for another resource, and for this server and that one at once.
+    pub issued: Option<&'a crate::record::token::Issued>,
     /// `{{auth.expired}}`: an expired token the user gave.
     pub expired: Option<&'a str>,
 }
@@ -160,8 +161,15 @@ impl Fill<'_> {
         if let Some(capture) = name.strip_prefix("capture.") {
             return self.captures?.get(capture).cloned();
         }
-        if name == "auth.other-audience" {
-            return self.other_audience.map(Value::from);
+        if let Some(issued) = name
+            .strip_prefix("auth.")
+            .filter(|n| crate::record::token::ISSUED.contains(n))
+        {
+            return self
+                .issued?
+                .get(issued)
+                .and_then(|t| t.as_ref().ok())
+                .map(|t| Value::from(t.as_str()));
         }
         if name == "auth.expired" {
             return self.expired.map(Value::from);

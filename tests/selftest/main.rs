@@ -51,10 +51,13 @@ enum Transport {
     OAuth,
     /// A protected resource (`--static-token`) in the 2026-07-28 stateless era.
     StatelessAuth,
+    /// A protected resource (`--static-token`) judged at 2025-03-26 (`--spec-version`), its
+    /// authorization checks only: the revision whose authorization lived at the server's origin.
+    LegacyAuth,
 }
 
 impl Transport {
-    const ALL: [Transport; 8] = [
+    const ALL: [Transport; 9] = [
         Transport::Stdio,
         Transport::Http,
         Transport::StatelessStdio,
@@ -63,6 +66,7 @@ impl Transport {
         Transport::AuthHttp,
         Transport::OAuth,
         Transport::StatelessAuth,
+        Transport::LegacyAuth,
     ];
 
     fn name(self) -> &'static str {
@@ -75,6 +79,7 @@ impl Transport {
             Transport::AuthHttp => "auth",
             Transport::OAuth => "oauth",
             Transport::StatelessAuth => "stateless-auth",
+            Transport::LegacyAuth => "legacy-auth",
         }
     }
 
@@ -87,6 +92,7 @@ impl Transport {
             "auth" => &[Transport::AuthHttp],
             "oauth" => &[Transport::OAuth],
             "stateless-auth" => &[Transport::StatelessAuth],
+            "legacy-auth" => &[Transport::LegacyAuth],
             other => panic!("--list-quirks names unknown modes `{other}`"),
         }
     }
@@ -166,6 +172,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
         | Transport::LegacySse
         | Transport::AuthHttp
         | Transport::StatelessAuth
+        | Transport::LegacyAuth
         | Transport::OAuth => {
             match transport {
                 Transport::StatelessHttp => args.push("--stateless"),
@@ -176,7 +183,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                     "--expired-token",
                     SELFTEST_EXPIRED,
                 ]),
-                Transport::AuthHttp => args.extend([
+                Transport::AuthHttp | Transport::LegacyAuth => args.extend([
                     "--static-token",
                     SELFTEST_TOKEN,
                     "--expired-token",
@@ -199,7 +206,13 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             } else {
                 flags.push(&server.url);
             }
-            if matches!(transport, Transport::AuthHttp | Transport::StatelessAuth) {
+            if transport == Transport::LegacyAuth {
+                flags.extend(["--spec-version", "2025-03-26", "--check", "auth-*"]);
+            }
+            if matches!(
+                transport,
+                Transport::AuthHttp | Transport::StatelessAuth | Transport::LegacyAuth
+            ) {
                 // The token as a user passes it: named in the header, read from the environment.
                 flags.extend(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"]);
                 flags.extend(["--expired-token-env", "MCPCHECK_SELFTEST_EXPIRED"]);
@@ -219,7 +232,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
 /// The report of the whole library against the clean server of this run, made once and shared
 /// by every test of that run.
 fn clean(transport: Transport) -> &'static (i32, Value) {
-    static CLEAN: [OnceLock<(i32, Value)>; 8] = [const { OnceLock::new() }; 8];
+    static CLEAN: [OnceLock<(i32, Value)>; 9] = [const { OnceLock::new() }; 9];
     let slot = Transport::ALL.iter().position(|t| *t == transport).unwrap();
     CLEAN[slot].get_or_init(|| run(transport, &[]))
 }
@@ -247,7 +260,8 @@ fn assert_clean(transport: Transport) {
         | Transport::StatelessHttp
         | Transport::AuthHttp
         | Transport::OAuth
-        | Transport::StatelessAuth => "http",
+        | Transport::StatelessAuth
+        | Transport::LegacyAuth => "http",
         Transport::LegacySse => "sse",
     };
     assert_eq!(report["target"]["transport"], this);
@@ -268,9 +282,13 @@ fn assert_clean(transport: Transport) {
             || id == "skills-result-type"
             || id.contains("-undeclared-")
             || id.ends_with("-offline-access")
+            || id.starts_with("auth-origin-")
             || (id.starts_with("auth-")
                 && !matches!(transport, Transport::AuthHttp | Transport::OAuth))
-            || (id == "auth-other-audience-refused" && transport != Transport::OAuth)
+            || (matches!(
+                id,
+                "auth-other-audience-refused" | "auth-shared-audience-refused"
+            ) && transport != Transport::OAuth)
             || (id == "auth-expired-token-refused" && transport != Transport::AuthHttp)
         {
             // The authorization checks, too, where the server is not protected.
@@ -309,6 +327,7 @@ fn expectations() -> BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, St
                 "auth" => vec!["auth"],
                 "oauth" => vec!["oauth"],
                 "stateless-auth" => vec!["stateless-auth"],
+                "legacy-auth" => vec!["legacy-auth"],
                 other => panic!("[{quirk}]: unknown section `{other}`"),
             };
             for target in targets {
@@ -546,6 +565,10 @@ fn main() {
             },
         ));
     }
+    trials.push(Trial::test("clean::legacy-auth", || {
+        a_protected_server_is_judged_at_its_origin_at_2025_03_26();
+        Ok(())
+    }));
     trials.push(Trial::test(
         "quirks_toml_names_every_quirk",
         quirks_toml_names_every_quirk,
@@ -633,6 +656,49 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28(transport: Transport)
         assert!(
             sent.contains("\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""),
             "{sent}"
+        );
+    }
+}
+
+/// The clean protected server judged at 2025-03-26: its origin serves the authorization server
+/// metadata (so the default endpoints are not judged), and every authorization check of that
+/// revision passes.
+fn a_protected_server_is_judged_at_its_origin_at_2025_03_26() {
+    let (code, report) = clean(Transport::LegacyAuth);
+    assert_eq!(*code, 0, "{}", report["summary"]);
+    assert_eq!(report["protocol"]["version"], "2025-03-26");
+    let checks = report["checks"].as_array().unwrap();
+    let status = |id: &str| {
+        checks.iter().find(|c| c["id"] == id).unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for id in [
+        "auth-missing-token-401",
+        "auth-missing-token-challenge",
+        "auth-garbage-token-refused",
+        "auth-tampered-token-refused",
+        "auth-expired-token-refused",
+        "auth-origin-metadata",
+    ] {
+        assert_eq!(status(id), "pass", "{id}");
+    }
+    // Later revisions' discovery does not apply; the defaults are not used where metadata is.
+    for id in [
+        "auth-metadata-discoverable",
+        "auth-other-audience-refused",
+        "auth-origin-default-endpoints",
+    ] {
+        assert_eq!(status(id), "skip", "{id}");
+    }
+    for check in checks {
+        assert_eq!(check["area"], "authorization", "{check}");
+        assert!(
+            check["status"] == "pass" || check["status"] == "skip",
+            "{}: {}",
+            check["id"],
+            check["message"]
         );
     }
 }

@@ -722,7 +722,8 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
         match state.server.issuer.as_ref().map(|issuer| {
             let audience =
                 (!state.server.quirks.has(Quirk::AuthAnyAudience)).then_some(resource.as_str());
-            issuer.check(given, audience, SCOPE)
+            let among = state.server.quirks.has(Quirk::AuthAudienceMembership);
+            issuer.check(given, audience, among, SCOPE)
         }) {
             Some(Ok(())) => return None,
             Some(Err(crate::issuer::Refused::Scope)) => {
@@ -731,7 +732,22 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
             Some(Err(crate::issuer::Refused::Invalid(_))) | None => {}
         }
     }
+    if given.is_some() && state.server.quirks.has(Quirk::AuthBadToken500) {
+        // A token verifier that throws on a token it cannot verify, and a framework that turns
+        // the throw into a server error: an OAuth error body, not JSON-RPC.
+        let body =
+            json!({"error": "server_error", "error_description": "token verification failed"});
+        let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        response
+            .headers_mut()
+            .insert("content-type", HeaderValue::from_static("application/json"));
+        return Some(response);
+    }
     let (error, description) = match given {
+        None if state.server.quirks.has(Quirk::AuthMissingTokenError) => {
+            (Some("invalid_token"), "a bearer token is required")
+        }
         None => (None, "a bearer token is required"),
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
     };
@@ -910,8 +926,9 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
 /// With `--static-token` and no `--authorization-server`: this server's origin is its own
 /// authorization server as far as discovery goes, and serves that server's metadata (RFC 8414 at
 /// `/.well-known/oauth-authorization-server`), so that the checks of the document have a server
-/// whose every field a quirk can change. (Its endpoints issue nothing: a run against a real
-/// authorization server names it with `--authorization-server`.)
+/// whose every field a quirk can change, and the default authorization endpoint 2025-03-26 names
+/// (`/authorize`). (Its endpoints issue nothing: a run against a real authorization server names
+/// it with `--authorization-server`.)
 fn authorization_server_metadata(
     state: &Arc<State>,
     req: &Request<Incoming>,
@@ -926,7 +943,24 @@ fn authorization_server_metadata(
     } else {
         "/.well-known/oauth-authorization-server"
     };
-    if req.uri().path() != path || quirks.has(Quirk::AuthServerMetadataMissing) {
+    if req.uri().path() == "/authorize" && !quirks.has(Quirk::AuthOriginNoEndpoints) {
+        // The default authorization endpoint of 2025-03-26 (at the origin, for clients that
+        // find no metadata): a request without a client is refused as RFC 6749 §4.1.2.1 says,
+        // with an error to the user and no redirect. It issues nothing.
+        let body =
+            json!({"error": "invalid_request", "error_description": "client_id is required"});
+        let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+        *response.status_mut() = StatusCode::BAD_REQUEST;
+        response
+            .headers_mut()
+            .insert("content-type", HeaderValue::from_static("application/json"));
+        return Some(response);
+    }
+    if req.uri().path() != path
+        || quirks.has(Quirk::AuthServerMetadataMissing)
+        || quirks.has(Quirk::AuthOriginMetadataMissing)
+        || quirks.has(Quirk::AuthOriginNoEndpoints)
+    {
         return None;
     }
     let origin = format!("http://{}", host_of(req));

@@ -90,21 +90,18 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
 /// What keeps the run's secrets out of its outputs: the tokens the authorization checks send
 /// in place of the user's each under its name.
 fn redactor(resolved: &cli::Resolved) -> report::redact::Redactor {
-    let other = resolved
+    let issued = resolved
         .config
-        .other_audience
-        .as_ref()
-        .and_then(|o| o.as_ref().ok());
-    let named = other
-        .map(|t| ("other-audience", t.as_str()))
-        .into_iter()
-        .chain(
-            resolved
-                .config
-                .expired_token
-                .as_deref()
-                .map(|t| ("expired", t)),
-        );
+        .issued
+        .iter()
+        .filter_map(|(name, token)| Some((name.as_str(), token.as_ref().ok()?.as_str())));
+    let named = issued.chain(
+        resolved
+            .config
+            .expired_token
+            .as_deref()
+            .map(|t| ("expired", t)),
+    );
     report::redact::Redactor::new(&resolved.secrets).naming(named)
 }
 
@@ -152,10 +149,8 @@ pub(super) fn authorize(
                 );
             }
             secrets.push(obtained.access_token.clone());
-            if let Some(Ok(other)) = &obtained.other_audience {
-                secrets.push(other.clone());
-            }
-            config.other_audience = obtained.other_audience.clone();
+            secrets.extend(obtained.issued.values().filter_map(|t| t.clone().ok()));
+            config.issued = obtained.issued.clone();
             secrets.extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
             spec.headers.push((
                 "Authorization".into(),

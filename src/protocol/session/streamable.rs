@@ -287,6 +287,17 @@ impl Session {
             },
             ..HttpRecord::default()
         };
+        // A request sent without the run's Authorization header, or with another in its place,
+        // is a question for the authorization layer (the authorization checks send them): what
+        // it refuses, with whatever body, is judged by those checks, not read as the server's
+        // JSON-RPC by the checks over the whole run.
+        let authorization = |headers: &[(String, String)]| {
+            headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+                .map(|(_, v)| v.clone())
+        };
+        let probes_authorization = authorization(&link.spec.headers) != authorization(&headers);
         let (reply, notifications, server_requests, facts) = match result {
             Err(_) => {
                 record.error = Some(format!("no response within {} ms", timeout.as_millis()));
@@ -365,6 +376,7 @@ impl Session {
             // checks over the whole run do not read it as such (its HTTP record stays).
             let refused = facts.as_ref().is_some_and(|(_, response)| {
                 authorization_refusal(response.status, &response.headers).is_some()
+                    || (probes_authorization && response.status >= 400)
             });
             if let Some((_, response)) = facts.as_ref().filter(|_| !refused) {
                 for (message, raw) in &response.messages {
