@@ -5,11 +5,14 @@ _slow; resources ref://docs/readme, ref://images/pixel and the template ref://it
 greeting and plain), written the way a user of each framework would write it, so that the
 framework's own behaviour is what mcpcheck observes.
 
-    python server.py mcp2|mcp1|fastmcp [--http PORT | --sse PORT]
+    python server.py mcp2|mcp1|fastmcp [--http PORT [--auth] | --sse PORT]
 
 mcp2: the official SDK 2.x (MCPServer); mcp1: the official SDK 1.x (FastMCP); fastmcp: the
 standalone FastMCP package. Without --http it speaks stdio; --sse serves the 2024-11-05 HTTP+SSE
-transport (mcp1 only) at /sse.
+transport (mcp1 only) at /sse. --auth (mcp1 only) makes the HTTP server an OAuth resource server
+the SDK's way (a token verifier and AuthSettings), taking the tokens of the authorization server
+whose issuer URL is in MCPCHECK_PEERS_ISSUER: JWTs verified with PyJWT (which the SDK brings)
+against the issuer's keys, for this server as the audience, with the scope `mcp`.
 """
 
 import argparse
@@ -24,6 +27,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("sdk", choices=["mcp2", "mcp1", "fastmcp"])
 parser.add_argument("--http", type=int, metavar="PORT")
 parser.add_argument("--sse", type=int, metavar="PORT")
+parser.add_argument("--auth", action="store_true")
 options = parser.parse_args()
 
 if options.sdk == "mcp2":
@@ -35,7 +39,47 @@ else:
 
 from typing_extensions import TypedDict  # pydantic needs this one before Python 3.12
 
-server = Server("mcpcheck-peer-" + options.sdk)
+
+def protected() -> dict:
+    """The arguments that make the server a resource server of the issuer in MCPCHECK_PEERS_ISSUER."""
+    import json
+    import os
+    import urllib.request
+
+    import jwt
+    from mcp.server.auth.provider import AccessToken, TokenVerifier
+    from mcp.server.auth.settings import AuthSettings
+
+    issuer = os.environ["MCPCHECK_PEERS_ISSUER"]
+    resource = f"http://127.0.0.1:{options.http}/mcp"
+    with urllib.request.urlopen(issuer + "/.well-known/openid-configuration", timeout=10) as answer:
+        keys = jwt.PyJWKClient(json.load(answer)["jwks_uri"])
+
+    class Verifier(TokenVerifier):
+        async def verify_token(self, token: str):
+            try:
+                key = keys.get_signing_key_from_jwt(token).key
+                claims = jwt.decode(token, key, algorithms=["RS256"], audience=resource, issuer=issuer)
+            except jwt.PyJWTError:
+                return None
+            return AccessToken(
+                token=token,
+                client_id=str(claims.get("client_id", "")),
+                scopes=str(claims.get("scope", "")).split(),
+                expires_at=claims.get("exp"),
+                resource=resource,
+            )
+
+    settings = AuthSettings(
+        issuer_url=issuer,
+        resource_server_url=resource,
+        required_scopes=["mcp"],
+        validate_token_resource=False,
+    )
+    return {"token_verifier": Verifier(), "auth": settings}
+
+
+server = Server("mcpcheck-peer-" + options.sdk, **(protected() if options.auth else {}))
 
 
 class Sum(TypedDict):

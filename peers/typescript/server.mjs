@@ -5,6 +5,13 @@
 //
 //   node server.mjs                # stdio
 //   node server.mjs --http PORT    # Streamable HTTP at http://127.0.0.1:PORT/mcp, with sessions
+//   node server.mjs --http PORT --auth
+//
+// --auth makes the HTTP server an OAuth resource server the SDK's way (its Express router for the
+// metadata, its bearer middleware), taking the tokens of the authorization server whose issuer URL
+// is in MCPCHECK_PEERS_ISSUER: JWTs verified with jose (which the SDK brings) against the issuer's
+// keys, for this server as the audience, with the scope `mcp`; a token that does not verify is the
+// SDK's InvalidTokenError, as its documentation asks of a verifier.
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -150,5 +157,54 @@ if (portAt < 0) {
     }
     await transport.handleRequest(req, res, body);
   });
-  httpServer.listen(Number(process.argv[portAt + 1]), "127.0.0.1");
+  const port = Number(process.argv[portAt + 1]);
+  if (process.argv.includes("--auth")) {
+    await protect(httpServer, port);
+  }
+  httpServer.listen(port, "127.0.0.1");
+}
+
+// Puts the SDK's authorization in front of the server's handler (`--auth`).
+async function protect(httpServer, port) {
+  const { default: express } = await import("express");
+  const { createRemoteJWKSet, jwtVerify } = await import("jose");
+  const { requireBearerAuth } = await import("@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js");
+  const { mcpAuthMetadataRouter, getOAuthProtectedResourceMetadataUrl } = await import(
+    "@modelcontextprotocol/sdk/server/auth/router.js"
+  );
+  const { InvalidTokenError } = await import("@modelcontextprotocol/sdk/server/auth/errors.js");
+  const issuer = process.env.MCPCHECK_PEERS_ISSUER;
+  const resource = new URL(`http://127.0.0.1:${port}/mcp`);
+  const metadata = await (await fetch(`${issuer}/.well-known/openid-configuration`)).json();
+  const keys = createRemoteJWKSet(new URL(metadata.jwks_uri));
+  const verifier = {
+    async verifyAccessToken(token) {
+      let payload;
+      try {
+        ({ payload } = await jwtVerify(token, keys, { issuer, audience: resource.href }));
+      } catch (e) {
+        throw new InvalidTokenError(String(e.message));
+      }
+      return {
+        token,
+        clientId: String(payload.client_id ?? ""),
+        scopes: String(payload.scope ?? "").split(" "),
+        expiresAt: payload.exp,
+      };
+    },
+  };
+  const handler = httpServer.listeners("request")[0];
+  httpServer.removeAllListeners("request");
+  const app = express();
+  app.use(mcpAuthMetadataRouter({ oauthMetadata: metadata, resourceServerUrl: resource, scopesSupported: ["mcp"] }));
+  app.all(
+    "/mcp",
+    requireBearerAuth({
+      verifier,
+      requiredScopes: ["mcp"],
+      resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
+    }),
+    handler,
+  );
+  httpServer.on("request", app);
 }

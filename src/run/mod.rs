@@ -383,6 +383,40 @@ pub async fn run(config: RunConfig) -> Report {
     }
 }
 
+/// Does `work` while the server the target serves (`--serve`) is up: started for it and stopped
+/// after (a target that serves nothing is taken as it is). For what must reach the server before
+/// the run, which starts it again: the token `--auth` gets names the server's URL, and its
+/// authorization server is learned from the server itself.
+pub async fn while_served<T>(
+    config: &RunConfig,
+    work: impl std::future::Future<Output = T>,
+) -> Result<T, String> {
+    let Target::Http(HttpSpec {
+        url,
+        serve: Some(serve),
+        ..
+    }) = &config.target
+    else {
+        return Ok(work.await);
+    };
+    let uri = crate::record::url::parse_url(url)?;
+    let host = uri.host().unwrap_or("127.0.0.1").to_string();
+    let port = uri.port_u16().unwrap_or(default_port(uri.scheme_str()));
+    let served = Served::start(serve, &host, port, &config.limits)
+        .await
+        .map_err(|failure| {
+            let tail = failure.stderr_tail.trim();
+            if tail.is_empty() {
+                failure.why
+            } else {
+                format!("{}; its stderr ended with: {tail}", failure.why)
+            }
+        })?;
+    let done = work.await;
+    served.stop().await;
+    Ok(done)
+}
+
 /// The port a URL without one means: 443 for https, 80 otherwise.
 fn default_port(scheme: Option<&str>) -> u16 {
     match scheme {

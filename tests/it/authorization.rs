@@ -288,6 +288,50 @@ fn bad_tokens_are_refused_and_never_shown_and_a_token_that_is_no_jwt_cannot_be_t
 }
 
 #[test]
+fn a_server_mcpcheck_serves_is_up_while_its_token_is_got() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    // `--serve`: the server is not running before mcpcheck starts it, and its token (for its
+    // own URL) can only be had once it is: its 401 names the authorization server.
+    let serve = format!(
+        "{} --http 127.0.0.1:{{port}} --auth {}",
+        crate::support::reference_server().display(),
+        oauth.issuer
+    );
+    let (code, report, stderr) = run_json_with_env(
+        &[
+            "--url",
+            "http://127.0.0.1:{port}/mcp",
+            "--serve",
+            &serve,
+            "--auth",
+            "client-credentials",
+            "--client-id",
+            "mcpcheck-test",
+            "--client-secret-env",
+            "MCPCHECK_TEST_SECRET",
+            "--check",
+            "auth-*",
+        ],
+        &[("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")],
+    );
+    assert!(
+        stderr.contains("got a token by the client credentials grant at"),
+        "{stderr}"
+    );
+    assert_eq!(code, 0, "{}\n{stderr}", report["summary"]);
+    let checks = report["checks"].as_array().unwrap();
+    for id in [
+        "auth-other-audience-refused",
+        "auth-shared-audience-refused",
+    ] {
+        let check = checks.iter().find(|c| c["id"] == id).unwrap();
+        assert_eq!(check["status"], "pass", "{check}");
+    }
+}
+
+#[test]
 fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization_server() {
     let Some(oauth) = AuthorizationServer::start() else {
         return;

@@ -117,8 +117,9 @@ pub(super) fn authorize(
     quiet: bool,
     client: &run::authorize::Client,
 ) -> Result<(), ExitCode> {
-    let crate::transport::Target::Http(spec) = &mut config.target else {
-        return Ok(());
+    let url = match &config.target {
+        crate::transport::Target::Http(spec) => spec.url.clone(),
+        crate::transport::Target::Stdio(_) => return Ok(()),
     };
     let redactor = report::redact::Redactor::new(secrets);
     let browser = std::sync::Mutex::new(None::<std::process::Child>);
@@ -130,7 +131,18 @@ pub(super) fn authorize(
         );
         *browser.lock().expect("browser lock") = open_browser(url);
     };
-    let obtained = runtime.block_on(run::authorize::obtain(&spec.url, client, &show));
+    // A server that mcpcheck serves (`--serve`) is up while the token is got, and started again
+    // for the run.
+    let served = runtime.block_on(run::while_served(
+        config,
+        run::authorize::obtain(&url, client, &show),
+    ));
+    let obtained = served
+        .map_err(|why| format!("the --serve command could not be started to get a token: {why}"))
+        .and_then(|obtained| obtained);
+    let crate::transport::Target::Http(spec) = &mut config.target else {
+        return Ok(());
+    };
     // The browser is the user's: one still running is left to them (an opener that has
     // returned is reaped).
     if let Some(mut child) = browser.lock().expect("browser lock").take() {
