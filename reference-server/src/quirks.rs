@@ -608,6 +608,10 @@ quirks! {
     AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)",
     /// With `--static-token`: the authorization server metadata has no `code_challenge_methods_supported`.
     AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)",
+    /// With `--static-token`: the authorization server metadata offers Dynamic Client Registration only.
+    AuthServerRegistrationOnly in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents",
+    /// With `--static-token`: the authorization server metadata offers no way for a new client to get a client id.
+    AuthServerNoRegistration in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents (Dynamic Client Registration is the fallback)",
     /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
     AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try",
     /// With `--static-token`, judged at 2025-03-26: no authorization server metadata is served at the origin (the default endpoints are).

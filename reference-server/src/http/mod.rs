@@ -980,8 +980,17 @@ fn authorization_server_metadata(
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
         "code_challenge_methods_supported": ["S256"],
         "scopes_supported": [SCOPE],
+        "client_id_metadata_document_supported": true,
+        "registration_endpoint": format!("{origin}/register"),
     });
     let members = document.as_object_mut()?;
+    if quirks.has(Quirk::AuthServerRegistrationOnly) {
+        members.remove("client_id_metadata_document_supported");
+    }
+    if quirks.has(Quirk::AuthServerNoRegistration) {
+        members.remove("client_id_metadata_document_supported");
+        members.remove("registration_endpoint");
+    }
     if quirks.has(Quirk::AuthServerNoTokenEndpoint) {
         members.remove("token_endpoint");
     }
