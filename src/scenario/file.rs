@@ -61,6 +61,10 @@ pub struct ScenarioFile {
     /// The checks.
     #[serde(default, rename = "check")]
     pub checks: Vec<CheckFile>,
+    /// Rule lists several checks of the file share, by name; a check's rules take one in with
+    /// `{ use = "NAME" }`, at that place.
+    #[serde(default)]
+    pub rules: std::collections::BTreeMap<Spanned<String>, Vec<RuleFile>>,
 }
 
 /// Applicability.
@@ -326,14 +330,20 @@ pub struct SpecFile {
     pub url: Option<String>,
 }
 
-/// A rule: a condition and the verdict it gives.
-#[derive(Debug, Deserialize)]
+/// A rule: a condition and the verdict it gives, or (`use`) a shared rule list of the file's
+/// taken in at its place.
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// The condition: query = predicate, every one of which must hold (`{}`: always).
-    pub when: Spanned<toml::Table>,
+    #[serde(default)]
+    pub when: Option<Spanned<toml::Table>>,
     /// `pass`, `fail`, `warn`, `info`, `skip`, `not-testable` or `violation` (per the level).
-    pub verdict: Spanned<String>,
+    #[serde(default)]
+    pub verdict: Option<Spanned<String>>,
+    /// The name of a list in the file's `[rules]`, whose rules stand here (alone in its rule).
+    #[serde(default, rename = "use")]
+    pub shared: Option<Spanned<String>>,
     /// The message reported (templated).
     #[serde(default)]
     pub message: Option<String>,

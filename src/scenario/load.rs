@@ -263,8 +263,31 @@ fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
         steps.push(resolved);
     }
     let mut checks = Vec::new();
+    let mut used = HashSet::new();
     for check in file.checks {
-        checks.push(resolve_check(source, check, &file.area, &names, &requires)?);
+        checks.push(resolve_check(
+            source,
+            check,
+            &file.area,
+            &names,
+            &requires,
+            (&file.rules, &mut used),
+        )?);
+    }
+    // A shared list no check takes in is a leftover.
+    if let Some(unused) = file
+        .rules
+        .keys()
+        .find(|name| !used.contains(name.get_ref()))
+    {
+        return Err(source.at(
+            unused,
+            format!(
+                "no check uses the shared rules `{}`: take them in with {{ use = \"{}\" }} or remove them",
+                unused.get_ref(),
+                unused.get_ref()
+            ),
+        ));
     }
     if checks.is_empty() {
         return Err(source.at(&file.id, "a scenario needs at least one [[check]]"));

@@ -156,6 +156,18 @@ pub fn scenario_schema() -> Value {
             }
         }
     });
+    // A rule of a check, or of a list the file's checks share (`[rules]`).
+    let rule = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["when", "verdict"],
+        "properties": {
+            "when": { "$ref": "#/$defs/condition" },
+            "verdict": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] },
+            "message": { "type": "string" },
+            "note": { "type": "string" }
+        }
+    });
     let check = json!({
         "type": "array",
         "items": {
@@ -190,15 +202,15 @@ pub fn scenario_schema() -> Value {
                 "rule": {
                     "type": "array",
                     "items": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "required": ["when", "verdict"],
-                        "properties": {
-                            "when": { "$ref": "#/$defs/condition" },
-                            "verdict": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] },
-                            "message": { "type": "string" },
-                            "note": { "type": "string" }
-                        }
+                        "oneOf": [
+                            { "$ref": "#/$defs/rule" },
+                            {
+                                "type": "object",
+                                "additionalProperties": false,
+                                "required": ["use"],
+                                "properties": { "use": { "type": "string" } }
+                            }
+                        ]
                     }
                 },
                 "otherwise": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] }
@@ -211,7 +223,7 @@ pub fn scenario_schema() -> Value {
         "type": "object",
         "additionalProperties": false,
         "required": ["id", "area", "title"],
-        "$defs": { "predicate": predicate_table, "condition": condition },
+        "$defs": { "predicate": predicate_table, "condition": condition, "rule": rule },
         "properties": {
             "id": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$" },
             "area": { "type": "string" },
@@ -220,7 +232,11 @@ pub fn scenario_schema() -> Value {
             "session": { "enum": ["shared", "probe", "fresh", "bare"] },
             "requires": requires,
             "step": step,
-            "check": check
+            "check": check,
+            "rules": {
+                "type": "object",
+                "additionalProperties": { "type": "array", "items": { "$ref": "#/$defs/rule" } }
+            }
         }
     })
 }
@@ -231,6 +247,54 @@ mod tests {
 
     fn validator() -> jsonschema::Validator {
         jsonschema::validator_for(&scenario_schema()).expect("the schema compiles")
+    }
+
+    /// Every property name the schema allows, anywhere in it.
+    fn property_names(schema: &Value, names: &mut std::collections::BTreeSet<String>) {
+        match schema {
+            Value::Object(map) => {
+                if let Some(Value::Object(properties)) = map.get("properties") {
+                    names.extend(properties.keys().cloned());
+                }
+                map.values().for_each(|v| property_names(v, names));
+            }
+            Value::Array(items) => items.iter().for_each(|v| property_names(v, names)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_readme_documents_every_key_of_the_scenario_schema() {
+        let readme = include_str!("../../README.md");
+        let section = readme
+            .split_once("## Writing a scenario")
+            .and_then(|(_, rest)| rest.split_once("\n## "))
+            .map(|(section, _)| section)
+            .expect("the README has a section on writing a scenario");
+        let mut names = std::collections::BTreeSet::new();
+        property_names(&scenario_schema(), &mut names);
+        // A key is documented where the README writes it as TOML writes it (`key =`, `[key]`,
+        // `[[key]]`, `"key" =`) or names it in code (`key`).
+        let undocumented: Vec<&String> = names
+            .iter()
+            .filter(|name| {
+                ![
+                    format!("{name} ="),
+                    format!("[{name}]"),
+                    format!("[[{name}]]"),
+                    format!("\"{name}\" ="),
+                    format!("`{name}`"),
+                    format!("{name} = "),
+                ]
+                .iter()
+                .any(|form| section.contains(form.as_str()))
+            })
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "keys of the scenario schema the README's \"Writing a scenario\" does not document: {undocumented:?}"
+        );
+        assert!(names.len() > 60, "{} keys", names.len());
     }
 
     #[test]

@@ -460,12 +460,16 @@ fn poll(
     })
 }
 
+/// The rule lists a file shares among its checks (`[rules]`), by name.
+pub(super) type SharedRules = std::collections::BTreeMap<Spanned<String>, Vec<RuleFile>>;
+
 pub(super) fn resolve_check(
     source: &Source,
     check: CheckFile,
     area: &str,
     steps: &HashSet<String>,
     requires: &Requires,
+    shared: (&SharedRules, &mut HashSet<String>),
 ) -> Result<ScenarioCheck, LoadError> {
     let id = check.id.get_ref().clone();
     if !is_kebab(&id) {
@@ -532,9 +536,45 @@ pub(super) fn resolve_check(
         Some(v) => VersionRange::parse(v.get_ref()).map_err(|e| source.at(v, e))?,
         None => requires.versions.clone(),
     };
+    let (shared, used) = shared;
     let mut rules = Vec::new();
     for rule in check.rules {
-        rules.push(resolve_rule(source, rule, level, steps)?);
+        let Some(name) = &rule.shared else {
+            rules.push(resolve_rule(source, rule, level, steps)?);
+            continue;
+        };
+        if rule.when.is_some()
+            || rule.verdict.is_some()
+            || rule.message.is_some()
+            || rule.note.is_some()
+        {
+            return Err(source.at(
+                name,
+                "`use` takes in a shared rule list: it stands alone in its rule (no `when`, `verdict`, `message` or `note`)",
+            ));
+        }
+        let Some((_, list)) = shared.iter().find(|(n, _)| n.get_ref() == name.get_ref()) else {
+            let known: Vec<&str> = shared.keys().map(|n| n.get_ref().as_str()).collect();
+            return Err(source.at(
+                name,
+                format!(
+                    "no shared rules are named `{}`; the file's [rules] has: {}",
+                    name.get_ref(),
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ));
+        };
+        used.insert(name.get_ref().clone());
+        for rule in list {
+            if let Some(nested) = &rule.shared {
+                return Err(source.at(nested, "a shared rule list cannot take in another"));
+            }
+            rules.push(resolve_rule(source, rule.clone(), level, steps)?);
+        }
     }
     let otherwise = match &check.otherwise {
         Some(v) => verdict(source, v, level)?,
@@ -587,9 +627,22 @@ pub(super) fn resolve_rule(
     level: Level,
     steps: &HashSet<String>,
 ) -> Result<Rule, LoadError> {
-    let status = verdict(source, &rule.verdict, level)?;
-    let span = rule.when.span();
-    let when = query::resolve_cond(source, span, rule.when.into_inner(), Some(steps))?;
+    let (when, verdict_given) = match (rule.when, rule.verdict) {
+        (Some(when), Some(verdict)) => (when, verdict),
+        (Some(when), None) => return Err(source.at(&when, "this rule has no `verdict`")),
+        (None, Some(verdict)) => {
+            return Err(source.at(&verdict, "this rule has no `when` (`{}` holds always)"))
+        }
+        (None, None) => {
+            return Err(source.error(
+                None,
+                "a rule needs `when` and `verdict` (or `use` naming shared rules, alone)",
+            ))
+        }
+    };
+    let status = verdict(source, &verdict_given, level)?;
+    let span = when.span();
+    let when = query::resolve_cond(source, span, when.into_inner(), Some(steps))?;
     Ok(Rule {
         when,
         verdict: status,

@@ -311,3 +311,55 @@ fn a_fetch_step_gets_a_document_over_http_and_sends_nothing_else() {
     let err = parse("demo.toml", &ftp).unwrap_err();
     assert!(err.message.contains("not an http or https URL"), "{err}");
 }
+
+#[test]
+fn shared_rules_stand_where_a_check_uses_them_and_are_checked_like_its_own() {
+    let shared = MINIMAL.replace(
+        "[[step]]",
+        "[rules]\nanswered = [{ when = { reply = \"error\" }, verdict = \"fail\", message = \"m\" }]\n\n[[step]]",
+    );
+    let used = shared.replace(
+        "rule = [{ when = { reply = \"result\" }, verdict = \"pass\" }]",
+        "rule = [{ use = \"answered\" }, { when = { reply = \"result\" }, verdict = \"pass\" }]",
+    );
+    let scenario = parse("demo.toml", &used).unwrap();
+    let rules = &scenario.checks[0].rules;
+    assert_eq!(rules.len(), 2);
+    assert_eq!(
+        (rules[0].verdict, rules[0].message.as_deref()),
+        (Status::Fail, Some("m"))
+    );
+    assert_eq!(rules[1].verdict, Status::Pass);
+    // A list no check uses, a name no list has, and `use` beside a rule's own parts are errors
+    // at their place.
+    let e = parse("demo.toml", &shared).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("no check uses the shared rules `answered`"),
+        "{e}"
+    );
+    let e = parse(
+        "demo.toml",
+        &used.replace("use = \"answered\"", "use = \"asnwered\""),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("[rules] has: answered"), "{e}");
+    let e = parse(
+        "demo.toml",
+        &used.replace(
+            "{ use = \"answered\" }",
+            "{ use = \"answered\", verdict = \"pass\" }",
+        ),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("stands alone"), "{e}");
+    let e = parse(
+        "demo.toml",
+        &used.replace(
+            "{ when = { reply = \"result\" }, verdict = \"pass\" }",
+            "{ when = { reply = \"result\" } }",
+        ),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("no `verdict`"), "{e}");
+}
