@@ -368,11 +368,31 @@ fn an_endless_sse_response_stays_bounded_in_memory() {
         flood_sse(stream);
     }
     let url = format!("{}/mcp", http_fixture(handle));
-    // However many requests run at once, what their bodies hold is bounded together.
-    for jobs in ["4", "16"] {
+    // However many requests run at once, what their bodies hold is bounded together. (The runs
+    // are side by side: each is its own process, measured on its own, ended by its run bound.)
+    side_by_side(&["4", "16"], |jobs| {
         let run = flooded(&url, jobs, "20", 40);
         assert!(matches!(run.code, 1 | 4), "exit {}", run.code);
-    }
+    });
+}
+
+/// Runs `each` for every value at once, each on a thread of its own (a run of mcpcheck mostly
+/// waits on its bounds); a panic of any is the test's.
+fn side_by_side(values: &[&str], each: impl Fn(&str) + Sync) {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = values
+            .iter()
+            .map(|value| {
+                let each = &each;
+                scope.spawn(move || each(value))
+            })
+            .collect();
+        for run in runs {
+            if let Err(panic) = run.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 /// An SSE stream of small notifications that never ends and never carries the response: cheap
@@ -399,7 +419,7 @@ fn an_endless_stream_of_small_events_is_bounded_and_named_on_initialize_and_afte
     // On initialize: the run ends at --timeout per request (discover, then initialize) and
     // says what came instead of the answer.
     let url = format!("{}/mcp", http_fixture(everything));
-    for jobs in ["1", "4", "16"] {
+    side_by_side(&["1", "4", "16"], |jobs| {
         let run = measured(&["--url", &url, "--timeout", "2", "--jobs", jobs]);
         run.within(3, 15);
         let fatal = run.fatal();
@@ -408,12 +428,12 @@ fn an_endless_stream_of_small_events_is_bounded_and_named_on_initialize_and_afte
             "{fatal}"
         );
         assert!(fatal.contains("an SSE stream of"), "{fatal}");
-    }
+    });
     // After a good initialize: every request floods; memory stays bounded at any --jobs.
     let url = format!("{}/mcp", http_fixture(after_initialize));
-    for jobs in ["1", "4", "16"] {
+    side_by_side(&["1", "4", "16"], |jobs| {
         flooded(&url, jobs, "8", 30);
-    }
+    });
 }
 
 #[test]
