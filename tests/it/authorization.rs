@@ -10,6 +10,20 @@ use crate::support::{run_json_with_env, AuthorizationServer, HttpServer};
 /// of bad tokens alter its claims too.
 const TOKEN: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNlbGZ0ZXN0In0.eyJpc3MiOiJodHRwczovL2l0LmludmFsaWQiLCJzdWIiOiJtY3BjaGVjay1pdCIsInNjb3BlIjoibWNwIiwiZXhwIjo0MTAyNDQ0ODAwfQ.XqOiIIJ43-p6hi7XqBT1-M2J9pLdyarCzLWlYrjw9Os";
 
+/// The flags that have mcpcheck get its token by the client credentials grant, as the test
+/// client of oauth2-mock-server (which takes any client), its secret from [`CLIENT_SECRET`].
+const CLIENT_CREDENTIALS: [&str; 6] = [
+    "--auth",
+    "client-credentials",
+    "--client-id",
+    "mcpcheck-test",
+    "--client-secret-env",
+    "MCPCHECK_TEST_SECRET",
+];
+
+/// The environment variable holding the test client's secret, and the secret.
+const CLIENT_SECRET: (&str, &str) = ("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret");
+
 /// Runs the library over HTTP with the token from the environment, as a user would pass it;
 /// returns the exit code, the report, and all it printed (the report and stderr).
 fn run_with_token(server: &HttpServer) -> (i32, Value, String) {
@@ -300,22 +314,10 @@ fn a_server_mcpcheck_serves_is_up_while_its_token_is_got() {
         crate::support::reference_server().display(),
         oauth.issuer
     );
+    let served = ["--url", "http://127.0.0.1:{port}/mcp", "--serve", &serve];
     let (code, report, stderr) = run_json_with_env(
-        &[
-            "--url",
-            "http://127.0.0.1:{port}/mcp",
-            "--serve",
-            &serve,
-            "--auth",
-            "client-credentials",
-            "--client-id",
-            "mcpcheck-test",
-            "--client-secret-env",
-            "MCPCHECK_TEST_SECRET",
-            "--check",
-            "auth-*",
-        ],
-        &[("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")],
+        &[&served[..], &CLIENT_CREDENTIALS, &["--check", "auth-*"]].concat(),
+        &[CLIENT_SECRET],
     );
     assert!(
         stderr.contains("got a token by the client credentials grant at"),
@@ -341,17 +343,8 @@ fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization
     // audience, scope), as a real resource server does.
     let server = HttpServer::start_with(&["--auth", &oauth.issuer]);
     let (code, report, stderr) = run_json_with_env(
-        &[
-            "--url",
-            &server.url,
-            "--auth",
-            "client-credentials",
-            "--client-id",
-            "mcpcheck-test",
-            "--client-secret-env",
-            "MCPCHECK_TEST_SECRET",
-        ],
-        &[("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")],
+        &[&["--url", server.url.as_str()][..], &CLIENT_CREDENTIALS].concat(),
+        &[CLIENT_SECRET],
     );
     assert!(
         stderr.contains("got a token by the client credentials grant at")

@@ -735,14 +735,11 @@ fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<
     if given.is_some() && state.server.quirks.has(Quirk::AuthBadToken500) {
         // A token verifier that throws on a token it cannot verify, and a framework that turns
         // the throw into a server error: an OAuth error body, not JSON-RPC.
-        let body =
-            json!({"error": "server_error", "error_description": "token verification failed"});
-        let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-        *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-        response
-            .headers_mut()
-            .insert("content-type", HeaderValue::from_static("application/json"));
-        return Some(response);
+        return Some(oauth_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            "token verification failed",
+        ));
     }
     let (error, description) = match given {
         None if state.server.quirks.has(Quirk::AuthMissingTokenError) => {
@@ -947,14 +944,11 @@ fn authorization_server_metadata(
         // The default authorization endpoint of 2025-03-26 (at the origin, for clients that
         // find no metadata): a request without a client is refused as RFC 6749 §4.1.2.1 says,
         // with an error to the user and no redirect. It issues nothing.
-        let body =
-            json!({"error": "invalid_request", "error_description": "client_id is required"});
-        let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-        *response.status_mut() = StatusCode::BAD_REQUEST;
-        response
-            .headers_mut()
-            .insert("content-type", HeaderValue::from_static("application/json"));
-        return Some(response);
+        return Some(oauth_error(
+            StatusCode::BAD_REQUEST,
+            "invalid_request",
+            "client_id is required",
+        ));
     }
     if req.uri().path() != path
         || quirks.has(Quirk::AuthServerMetadataMissing)
@@ -1012,6 +1006,17 @@ fn insufficient_scope(host: &str, scope: &str, what: &str) -> Response<HttpBody>
     );
     let body = json!({"error": "insufficient_scope", "error_description": format!("the token does not cover {what}")});
     auth_refusal(StatusCode::FORBIDDEN, &challenge, &body)
+}
+
+/// An OAuth error answer (RFC 6749 §5.2's body): JSON naming the error and describing it.
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response<HttpBody> {
+    let body = json!({"error": error, "error_description": description});
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
+    response
 }
 
 fn auth_refusal(status: StatusCode, challenge: &str, body: &Value) -> Response<HttpBody> {
