@@ -606,6 +606,7 @@ impl RunArgs {
             fixtures: args.fixtures.clone(),
             call_tools: args.call_tools,
             issued: Default::default(),
+            served: None,
             expired_token: args
                 .expired_token_env
                 .as_deref()

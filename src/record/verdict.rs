@@ -414,7 +414,7 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::Token { refusal } => write!(
                 f,
-                "needs a token: the server is protected (it refused the run's first request with {refusal}) and the run has none; pass one with -H \"Authorization: Bearer $TOKEN\""
+                "needs a token: the server is protected (it refused the run's requests without a token: {refusal}) and the run has none; pass one with -H \"Authorization: Bearer $TOKEN\""
             ),
             SkipReason::NoToolToProbe { read_only } => write!(
                 f,

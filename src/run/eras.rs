@@ -230,25 +230,10 @@ fn stamp(report: &mut Report) {
         if check.version.is_none() {
             check.version = version.clone();
         }
-        // Cited at the pages of the version judged, where they have the section; a revision
-        // later than the one judged is not the text in force there, and is left out where the
-        // check cites another (the 2025-11-25 page of a check judged at 2025-03-26).
+        // Cited at the pages of the version judged, where they have the section.
         if let Some(version) = &check.version {
-            let in_force: Vec<&SpecRef> = check
-                .spec
-                .iter()
-                .filter(|s| {
-                    !crate::record::version::known(&s.version)
-                        || crate::record::version::at_least(version, &s.version)
-                })
-                .collect();
-            let cited = if in_force.is_empty() {
-                check.spec.iter().collect()
-            } else {
-                in_force
-            };
             let mut spec: Vec<SpecRef> = Vec::new();
-            for cited in cited.into_iter().map(|s| s.at(version)) {
+            for cited in check.spec.iter().map(|s| s.at(version)) {
                 // Two revisions' sections may be one page at the revision judged.
                 if !spec.contains(&cited) {
                     spec.push(cited);
@@ -323,6 +308,7 @@ mod tests {
             official_schemas: None,
             call_tools: None,
             issued: Default::default(),
+            served: None,
             expired_token: None,
         });
         report.protocol.version = Some(version.into());

@@ -35,7 +35,7 @@ use crate::report::{
     rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
 };
 use crate::scenario::{Scenario, SessionKind};
-use crate::transport::serve::Served;
+use crate::transport::serve::{ServeFailure, Served};
 use crate::transport::{HttpSpec, Limits, Target};
 
 /// Which discovered tools mcpcheck may call (`--call-tools`; never any unless asked).
@@ -89,6 +89,9 @@ pub struct RunConfig {
     /// An expired token of the server's (`--expired-token-env`), which it must refuse
     /// (`{{auth.expired}}`).
     pub expired_token: Option<String>,
+    /// The server the target serves, already running ([`serve_early`]): the run goes on with it
+    /// and stops it.
+    pub served: Option<Arc<Served>>,
 }
 
 /// How many redirects a GET of a metadata document follows from one URL (a fetch step, and
@@ -344,32 +347,11 @@ impl Starts {
 
 /// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
 pub async fn run(config: RunConfig) -> Report {
-    let Target::Http(HttpSpec {
-        url,
-        serve: Some(serve),
-        ..
-    }) = &config.target
-    else {
-        return eras::run_eras(config).await;
-    };
     let clock = Instant::now();
-    let (host, port) = match crate::record::url::parse_url(url) {
-        Ok(uri) => (
-            uri.host().unwrap_or("127.0.0.1").to_string(),
-            uri.port_u16().unwrap_or(default_port(uri.scheme_str())),
-        ),
-        Err(e) => {
-            let mut report = empty_report(&config);
-            report.fatal = Some(e);
-            return report;
-        }
-    };
-    match Served::start(serve, &host, port, &config.limits).await {
-        Ok(served) => {
-            let report = eras::run_eras(config).await;
-            served.stop().await;
-            report
-        }
+    // A server the target serves is started (unless it already was, for its token) and stopped
+    // once the run is over.
+    let served = match serve_early(&config).await {
+        Ok(served) => served,
         Err(failure) => {
             let mut report = empty_report(&config);
             report.fatal = Some(failure.why);
@@ -378,43 +360,42 @@ pub async fn run(config: RunConfig) -> Report {
                 stderr_tail: failure.stderr_tail,
             });
             report.duration_ms = clock.elapsed().as_millis() as u64;
-            report
+            return report;
         }
+    };
+    let report = eras::run_eras(config).await;
+    if let Some(served) = served {
+        served.stop().await;
     }
+    report
 }
 
-/// Does `work` while the server the target serves (`--serve`) is up: started for it and stopped
-/// after (a target that serves nothing is taken as it is). For what must reach the server before
-/// the run, which starts it again: the token `--auth` gets names the server's URL, and its
-/// authorization server is learned from the server itself.
-pub async fn while_served<T>(
-    config: &RunConfig,
-    work: impl std::future::Future<Output = T>,
-) -> Result<T, String> {
+/// Starts the server the target serves (`--serve`), unless the configuration holds it running
+/// already; `None` for a target that serves nothing. What must reach the server before the run
+/// (the token `--auth` gets names its URL, and its authorization server is learned from it)
+/// starts it here and puts it in [`RunConfig::served`], and the run goes on with that process:
+/// a server that is its own authorization server keeps the keys that signed the token.
+pub async fn serve_early(config: &RunConfig) -> Result<Option<Arc<Served>>, ServeFailure> {
+    if let Some(served) = &config.served {
+        return Ok(Some(served.clone()));
+    }
     let Target::Http(HttpSpec {
         url,
         serve: Some(serve),
         ..
     }) = &config.target
     else {
-        return Ok(work.await);
+        return Ok(None);
     };
-    let uri = crate::record::url::parse_url(url)?;
+    let uri = crate::record::url::parse_url(url).map_err(|why| ServeFailure {
+        why,
+        stderr_tail: String::new(),
+    })?;
     let host = uri.host().unwrap_or("127.0.0.1").to_string();
     let port = uri.port_u16().unwrap_or(default_port(uri.scheme_str()));
-    let served = Served::start(serve, &host, port, &config.limits)
-        .await
-        .map_err(|failure| {
-            let tail = failure.stderr_tail.trim();
-            if tail.is_empty() {
-                failure.why
-            } else {
-                format!("{}; its stderr ended with: {tail}", failure.why)
-            }
-        })?;
-    let done = work.await;
-    served.stop().await;
-    Ok(done)
+    Ok(Some(Arc::new(
+        Served::start(serve, &host, port, &config.limits).await?,
+    )))
 }
 
 /// The port a URL without one means: 443 for https, 80 otherwise.
@@ -558,6 +539,7 @@ async fn run_started(
             ..SessionInfo::default()
         });
         report.protocol.version = Some(version.clone());
+        report.protocol.requested_version = Some(version.clone());
         report.protocol.wire_version = Some(crate::record::version::wire(&version).to_string());
         report.protocol.era = Some(era.to_string());
         report.protocol.detection = match pinned {
@@ -570,7 +552,7 @@ async fn run_started(
             ),
         };
         report.eras_note = Some(format!(
-            "the server is protected (it refused the run's first request with {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
+            "the server is protected (it refused the run's requests without a token: {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
         ));
     }
     if let Some(mut fatal) = failure {

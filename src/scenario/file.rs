@@ -64,7 +64,7 @@ pub struct ScenarioFile {
     /// Rule lists several checks of the file share, by name; a check's rules take one in with
     /// `{ use = "NAME" }`, at that place.
     #[serde(default)]
-    pub rules: std::collections::BTreeMap<Spanned<String>, Vec<RuleFile>>,
+    pub rules: std::collections::BTreeMap<Spanned<String>, Vec<Spanned<RuleFile>>>,
 }
 
 /// Applicability.
@@ -311,7 +311,7 @@ pub struct CheckFile {
     pub versions: Option<Spanned<String>>,
     /// The rules, tried in order; the first that matches gives the verdict.
     #[serde(default, rename = "rule")]
-    pub rules: Vec<RuleFile>,
+    pub rules: Vec<Spanned<RuleFile>>,
     /// The verdict when no rule matches (default: what a violation of the level gets).
     #[serde(default)]
     pub otherwise: Option<Spanned<String>>,

@@ -274,22 +274,25 @@ mod tests {
         let mut names = std::collections::BTreeSet::new();
         property_names(&scenario_schema(), &mut names);
         // A key is documented where the README writes it as TOML writes it (`key =`, `[key]`,
-        // `[[key]]`, `"key" =`) or names it in code (`key`).
-        let undocumented: Vec<&String> = names
-            .iter()
-            .filter(|name| {
-                ![
-                    format!("{name} ="),
-                    format!("[{name}]"),
-                    format!("[[{name}]]"),
-                    format!("\"{name}\" ="),
-                    format!("`{name}`"),
-                    format!("{name} = "),
-                ]
-                .iter()
-                .any(|form| section.contains(form.as_str()))
+        // `[[key]]`, `"key" =`) or names it in code (`key`): the whole key, not the end of a
+        // longer one.
+        let written = |name: &str| {
+            let forms = [
+                format!("{name} ="),
+                format!("[{name}]"),
+                format!("\"{name}\" ="),
+                format!("`{name}`"),
+            ];
+            forms.iter().any(|form| {
+                section.match_indices(form.as_str()).any(|(at, _)| {
+                    !section[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                })
             })
-            .collect();
+        };
+        let undocumented: Vec<&String> = names.iter().filter(|name| !written(name)).collect();
         assert!(
             undocumented.is_empty(),
             "keys of the scenario schema the README's \"Writing a scenario\" does not document: {undocumented:?}"

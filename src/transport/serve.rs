@@ -35,6 +35,12 @@ pub struct Served {
     process: StdioProcess,
 }
 
+impl std::fmt::Debug for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Served { .. }")
+    }
+}
+
 impl Served {
     /// Starts the command and waits until `host:port` accepts a TCP connection. Fails (with the
     /// command's stderr) if it exits first or does not listen within the start-up timeout.

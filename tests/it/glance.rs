@@ -222,7 +222,7 @@ fn failures_and_warnings_are_github_annotations_under_github_actions() {
         "tools-call-unknown-tool",
     ];
     let expected = [
-        "::error title=resources-read-missing-error (MUST)::a missing resource is a JSON-RPC error -32602, never empty contents — a resource that does not exist was read as empty contents, which SEP-2164 forbids%0Aexpected: JSON-RPC error -32602 (Invalid params); -32002 is accepted from a server on 2025-11-25 or earlier%0Aactual: result {\"contents\":[]}%0Aspec: https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling",
+        "::error title=resources-read-missing-error (MUST)::a missing resource is a JSON-RPC error -32602, never empty contents — a resource that does not exist was read as empty contents, which SEP-2164 forbids%0Aexpected: JSON-RPC error -32602 (Invalid params); -32002 is accepted from a server on 2025-11-25 or earlier%0Aactual: result {\"contents\":[]}%0Aspec: https://modelcontextprotocol.io/specification/2026-07-28/server/resources#error-handling",
         "::warning title=tools-call-unknown-tool (SHOULD)::an unknown tool is a protocol error (-32602), not a tool result — answered with a tool result marked isError instead of a protocol error%0Aexpected: JSON-RPC error -32602 (Invalid params)%0Aactual: result {\"content\":[{\"type\":\"text\",\"text\":\"Unknown tool: mcpcheck_no_such_tool_e3b0c442\"}],\"isError\":true}%0Aspec: https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling",
     ];
     let annotations = |out: std::process::Output| -> Vec<String> {

@@ -131,15 +131,32 @@ pub(super) fn authorize(
         );
         *browser.lock().expect("browser lock") = open_browser(url);
     };
-    // A server that mcpcheck serves (`--serve`) is up while the token is got, and started again
-    // for the run.
-    let served = runtime.block_on(run::while_served(
-        config,
-        run::authorize::obtain(&url, client, &show),
-    ));
-    let obtained = served
-        .map_err(|why| format!("the --serve command could not be started to get a token: {why}"))
-        .and_then(|obtained| obtained);
+    // A server that mcpcheck serves (`--serve`) is started now, to get its token from, and the
+    // run goes on with that process.
+    let obtained = match runtime.block_on(run::serve_early(config)) {
+        Ok(served) => {
+            config.served = served;
+            runtime.block_on(run::authorize::obtain(&url, client, &show))
+        }
+        Err(failure) => {
+            let tail = failure.stderr_tail.trim();
+            Err(format!(
+                "the --serve command could not be started to get a token: {}{}",
+                failure.why,
+                if tail.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its stderr ended with: {tail}")
+                }
+            ))
+        }
+    };
+    if obtained.is_err() {
+        // Nothing will run against it.
+        if let Some(served) = config.served.take() {
+            runtime.block_on(served.stop());
+        }
+    }
     let crate::transport::Target::Http(spec) = &mut config.target else {
         return Ok(());
     };

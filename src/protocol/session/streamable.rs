@@ -291,10 +291,11 @@ impl Session {
         // is a question for the authorization layer (the authorization checks send them): what
         // it refuses, with whatever body, is judged by those checks, not read as the server's
         // JSON-RPC by the checks over the whole run.
+        // (The last of the run's, as the last given is the one sent.)
         let authorization = |headers: &[(String, String)]| {
             headers
                 .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+                .rfind(|(n, _)| n.eq_ignore_ascii_case("authorization"))
                 .map(|(_, v)| v.clone())
         };
         let probes_authorization = authorization(&link.spec.headers) != authorization(&headers);

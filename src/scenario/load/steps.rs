@@ -461,7 +461,7 @@ fn poll(
 }
 
 /// The rule lists a file shares among its checks (`[rules]`), by name.
-pub(super) type SharedRules = std::collections::BTreeMap<Spanned<String>, Vec<RuleFile>>;
+pub(super) type SharedRules = std::collections::BTreeMap<Spanned<String>, Vec<Spanned<RuleFile>>>;
 
 pub(super) fn resolve_check(
     source: &Source,
@@ -539,14 +539,15 @@ pub(super) fn resolve_check(
     let (shared, used) = shared;
     let mut rules = Vec::new();
     for rule in check.rules {
-        let Some(name) = &rule.shared else {
+        let Some(name) = &rule.get_ref().shared else {
             rules.push(resolve_rule(source, rule, level, steps)?);
             continue;
         };
-        if rule.when.is_some()
-            || rule.verdict.is_some()
-            || rule.message.is_some()
-            || rule.note.is_some()
+        let parts = rule.get_ref();
+        if parts.when.is_some()
+            || parts.verdict.is_some()
+            || parts.message.is_some()
+            || parts.note.is_some()
         {
             return Err(source.at(
                 name,
@@ -570,7 +571,7 @@ pub(super) fn resolve_check(
         };
         used.insert(name.get_ref().clone());
         for rule in list {
-            if let Some(nested) = &rule.shared {
+            if let Some(nested) = &rule.get_ref().shared {
                 return Err(source.at(nested, "a shared rule list cannot take in another"));
             }
             rules.push(resolve_rule(source, rule.clone(), level, steps)?);
@@ -623,10 +624,12 @@ pub(super) fn verdict(
 
 pub(super) fn resolve_rule(
     source: &Source,
-    rule: RuleFile,
+    rule: Spanned<RuleFile>,
     level: Level,
     steps: &HashSet<String>,
 ) -> Result<Rule, LoadError> {
+    let span = rule.span();
+    let rule = rule.into_inner();
     let (when, verdict_given) = match (rule.when, rule.verdict) {
         (Some(when), Some(verdict)) => (when, verdict),
         (Some(when), None) => return Err(source.at(&when, "this rule has no `verdict`")),
@@ -635,7 +638,7 @@ pub(super) fn resolve_rule(
         }
         (None, None) => {
             return Err(source.error(
-                None,
+                Some(span),
                 "a rule needs `when` and `verdict` (or `use` naming shared rules, alone)",
             ))
         }

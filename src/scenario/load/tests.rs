@@ -362,4 +362,15 @@ fn shared_rules_stand_where_a_check_uses_them_and_are_checked_like_its_own() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("no `verdict`"), "{e}");
+    // A rule with neither is pointed at where it is written.
+    let e = parse(
+        "demo.toml",
+        &used.replace(
+            "{ when = { reply = \"result\" }, verdict = \"pass\" }",
+            "{ message = \"m\" }",
+        ),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("needs `when` and `verdict`"), "{e}");
+    assert!(e.line > 1, "{e}");
 }
