@@ -616,7 +616,8 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28(transport: Transport)
             "mcpcheck-reference-server"
         );
         let checks = report["checks"].as_array().unwrap();
-        let status = |id: &str| status_of(report, id);
+        let by_id = statuses(report);
+        let status = |id: &str| by_id[id].clone();
         assert_eq!(status("lifecycle-initialize-result"), "skip");
         assert_eq!(status("resources-read-missing-error"), "pass");
         assert_eq!(status("stateless-meta-required"), "pass");
@@ -659,19 +660,6 @@ fn a_stateless_server_is_detected_and_judged_at_2026_07_28(transport: Transport)
     }
 }
 
-/// The status a report gives a check.
-fn status_of(report: &Value, id: &str) -> String {
-    report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("{id} is not in the report"))["status"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 /// The clean protected server judged at 2025-03-26: its origin serves the authorization server
 /// metadata (so the default endpoints are not judged), and every authorization check of that
 /// revision passes.
@@ -680,7 +668,8 @@ fn a_protected_server_is_judged_at_its_origin_at_2025_03_26() {
     assert_eq!(*code, 0, "{}", report["summary"]);
     assert_eq!(report["protocol"]["version"], "2025-03-26");
     let checks = report["checks"].as_array().unwrap();
-    let status = |id: &str| status_of(report, id);
+    let by_id = statuses(report);
+    let status = |id: &str| by_id[id].clone();
     for id in [
         "auth-missing-token-401",
         "auth-missing-token-challenge",

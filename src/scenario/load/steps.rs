@@ -554,7 +554,7 @@ pub(super) fn resolve_check(
                 "`use` takes in a shared rule list: it stands alone in its rule (no `when`, `verdict`, `message` or `note`)",
             ));
         }
-        let Some((_, list)) = shared.iter().find(|(n, _)| n.get_ref() == name.get_ref()) else {
+        let Some(list) = shared.get(name.get_ref().as_str()) else {
             let known: Vec<&str> = shared.keys().map(|n| n.get_ref().as_str()).collect();
             return Err(source.at(
                 name,
