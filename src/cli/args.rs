@@ -228,11 +228,13 @@ pub struct RunArgs {
     /// With --url: get an access token from the authorization server the server's metadata
     /// names, and run with it: `client-credentials` (for CI: --client-id and
     /// --client-secret-env) or `code` (interactive: sign in in a browser, PKCE S256; --client-id,
-    /// and --client-secret-env for a confidential client). The token is asked for this server
-    /// (RFC 8707) and redacted from every output.
+    /// and --client-secret-env for a confidential client). Without --client-id mcpcheck
+    /// registers itself where the authorization server lets it (RFC 7591). The token is asked
+    /// for this server (RFC 8707) and redacted from every output.
     #[arg(long, value_name = "FLOW", value_parser = ["client-credentials", "code"], requires = "url")]
     pub auth: Option<String>,
-    /// With --auth: the client id registered with the authorization server.
+    /// With --auth: the client id registered with the authorization server (default: mcpcheck
+    /// registers a client of its own).
     #[arg(long, value_name = "ID")]
     pub client_id: Option<String>,
     /// With --auth: the environment variable holding the client secret (never the secret

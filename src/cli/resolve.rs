@@ -658,26 +658,30 @@ impl RunArgs {
                         )))
                     }
                 };
-                let named = args.auth.clone().unwrap_or_default();
-                let client_id = args.client_id.clone().ok_or_else(|| {
-                    UsageError::Flag(format!(
-                        "--auth {named} needs --client-id (the client registered with the authorization server)"
-                    ))
-                })?;
-                let client_secret = match &args.client_secret_env {
-                    Some(var) => Some(secret_from_env("--client-secret-env", var, &mut secrets)?),
-                    None if flow == crate::run::authorize::Flow::Code => None,
-                    None => {
+                // Without a client id mcpcheck registers itself, and is given its secret.
+                let client_id = args.client_id.clone();
+                let client_secret = match (&args.client_secret_env, &client_id) {
+                    (Some(_), None) => {
                         return Err(UsageError::Flag(
-                            "--auth client-credentials needs --client-secret-env VAR (the variable holding the secret)".into(),
+                            "--client-secret-env goes with --client-id (without one, mcpcheck registers itself and is given a secret)".into(),
                         ))
                     }
+                    (Some(var), Some(_)) => {
+                        Some(secret_from_env("--client-secret-env", var, &mut secrets)?)
+                    }
+                    (None, Some(_)) if flow == crate::run::authorize::Flow::ClientCredentials => {
+                        return Err(UsageError::Flag(
+                            "--auth client-credentials --client-id needs --client-secret-env VAR (the variable holding the secret)".into(),
+                        ))
+                    }
+                    (None, _) => None,
                 };
                 Some(crate::run::authorize::Client {
                     flow,
                     client_id,
                     client_secret,
                     scope: args.scope.clone(),
+                    auth_method: None,
                 })
             }
             (Some(_), Target::Stdio(_)) => {

@@ -4,8 +4,10 @@
 //! 2025-11-25 gives), then a grant at that server's token endpoint for this server as the
 //! resource (RFC 8707): client credentials (for CI), or the authorization code with PKCE S256
 //! (interactive: the user signs in in a browser, which the authorization server sends back to a
-//! loopback listener of mcpcheck's). The client secret, the code and the PKCE verifier go only
-//! to that token endpoint, over HTTPS or to a loopback address, never in a URL.
+//! loopback listener of mcpcheck's). Without a client id, mcpcheck first registers itself with
+//! that server's registration endpoint (Dynamic Client Registration, RFC 7591). The client
+//! secret, the code and the PKCE verifier go only to that token endpoint, over HTTPS or to a
+//! loopback address, never in a URL.
 
 use std::time::Duration;
 
@@ -26,19 +28,22 @@ pub enum Flow {
     Code,
 }
 
-/// A client registered with the authorization server (`--client-id`, `--client-secret-env`).
+/// The client mcpcheck is to the authorization server (`--client-id`, `--client-secret-env`).
 #[derive(Clone, Debug)]
 pub struct Client {
     /// The grant.
     pub flow: Flow,
-    /// The client id.
-    pub client_id: String,
+    /// The client id; `None`: mcpcheck registers itself (RFC 7591) and uses the id it is given.
+    pub client_id: Option<String>,
     /// The client secret (from the environment; redacted from every output); `None` for a
-    /// public client (`--auth code` only).
+    /// public client (`--auth code` only) and for a client mcpcheck registers.
     pub client_secret: Option<String>,
     /// The scopes to ask for (`--scope`); by default those the server's challenge names, else
     /// those its metadata lists.
     pub scope: Option<String>,
+    /// How the client authenticates at the token endpoint, where its registration said
+    /// (`token_endpoint_auth_method`, RFC 7591 §2); `None`: by what the server's metadata lists.
+    pub auth_method: Option<String>,
 }
 
 /// A token obtained, with how.
@@ -53,6 +58,9 @@ pub struct Obtained {
     /// issued none: `other-audience`, for another resource ([`OTHER_RESOURCE`]), and
     /// `shared-audience`, for the server and that resource at once.
     pub issued: crate::record::token::Issued,
+    /// What a registration gave that must not be shown: the client secret and the registration
+    /// access token (RFC 7591 §3.2.1); empty when mcpcheck did not register.
+    pub secrets: Vec<String>,
 }
 
 /// The resource mcpcheck asks a token for that is not the server under test (RFC 8707): a URL
@@ -67,8 +75,17 @@ const MAX_BODY: usize = 1 << 20;
 
 /// What discovery found: where to get a token, and for which scope.
 struct Discovered {
+    /// The authorization server's issuer identifier.
+    issuer: String,
     authorization_endpoint: Option<String>,
     token_endpoint: String,
+    /// Where a client registers itself (RFC 7591), when the server offers it.
+    registration_endpoint: Option<String>,
+    /// Whether the server takes a Client ID Metadata Document's URL as a client id.
+    metadata_documents: bool,
+    /// Whether the server says it names itself in every authorization response
+    /// (`authorization_response_iss_parameter_supported`, RFC 9207 §3).
+    names_itself: bool,
     scope: Option<String>,
     /// `token_endpoint_auth_methods_supported`.
     auth_methods: Vec<String>,
@@ -85,21 +102,44 @@ pub async fn obtain(
     show: &(dyn Fn(&str) + Sync),
 ) -> Result<Obtained, String> {
     let found = discover(url, client).await?;
+    // The code's redirect listener comes first: a client registers its redirect URI.
+    let listener = match client.flow {
+        Flow::Code => Some(Redirect::listen().await?),
+        Flow::ClientCredentials => None,
+    };
+    let mut secrets = Vec::new();
+    let mut registered = String::new();
+    let client = match &client.client_id {
+        Some(_) => client.clone(),
+        None => {
+            let redirect_uri = listener.as_ref().map(|l| l.uri.as_str());
+            let (client, endpoint, kept) = register(&found, client, redirect_uri).await?;
+            secrets = kept;
+            registered = format!(
+                ", as the client {} mcpcheck registered at {endpoint}",
+                client.client_id.as_deref().unwrap_or_default()
+            );
+            client
+        }
+    };
+    let client = &client;
     let mut form = vec![("resource", url.to_string())];
-    let how = match client.flow {
-        Flow::ClientCredentials => {
+    let how = match (client.flow, listener) {
+        (Flow::ClientCredentials, _) => {
             form.push(("grant_type", "client_credentials".to_string()));
             if let Some(scope) = &found.scope {
                 form.push(("scope", scope.clone()));
             }
             "client credentials grant"
         }
-        Flow::Code => {
+        (Flow::Code, listener) => {
             let endpoint = found.authorization_endpoint.as_deref().ok_or_else(|| {
                 "the authorization server names no authorization endpoint".to_string()
             })?;
-            let (code, redirect_uri, verifier) =
-                authorization_code(url, endpoint, client, found.scope.as_deref(), show).await?;
+            let listener = listener.expect("a listener for the code flow");
+            let redirect_uri = listener.uri.clone();
+            let (code, verifier) =
+                authorization_code(url, endpoint, client, &found, listener, show).await?;
             form.push(("grant_type", "authorization_code".to_string()));
             form.push(("code", code));
             form.push(("redirect_uri", redirect_uri));
@@ -167,8 +207,9 @@ pub async fn obtain(
     Ok(Obtained {
         access_token,
         issued,
+        secrets,
         how: format!(
-            "{how} at {}{}",
+            "{how} at {}{}{registered}",
             found.token_endpoint,
             found
                 .scope
@@ -283,9 +324,14 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
                     .join(" ")
             })
     });
+    let registration_endpoint = endpoint("registration_endpoint")?;
     Ok(Discovered {
+        issuer: speaks_for.to_string(),
         authorization_endpoint,
         token_endpoint,
+        registration_endpoint,
+        metadata_documents: server_metadata["client_id_metadata_document_supported"] == true,
+        names_itself: server_metadata["authorization_response_iss_parameter_supported"] == true,
         scope: scope.filter(|s| !s.is_empty()),
         auth_methods: server_metadata["token_endpoint_auth_methods_supported"]
             .as_array()
@@ -309,7 +355,13 @@ async fn token_request(
 ) -> Result<String, String> {
     let token_endpoint = &found.token_endpoint;
     let methods: Vec<&str> = found.auth_methods.iter().map(String::as_str).collect();
-    let post = methods.contains(&"client_secret_post") && !methods.contains(&"client_secret_basic");
+    let post = match client.auth_method.as_deref() {
+        Some(method) => method == "client_secret_post",
+        None => {
+            methods.contains(&"client_secret_post") && !methods.contains(&"client_secret_basic")
+        }
+    };
+    let client_id = client.client_id.clone().unwrap_or_default();
     let mut headers = vec![
         (
             "Content-Type".to_string(),
@@ -319,17 +371,17 @@ async fn token_request(
     ];
     match &client.client_secret {
         Some(secret) if post => {
-            form.push(("client_id", client.client_id.clone()));
+            form.push(("client_id", client_id));
             form.push(("client_secret", secret.clone()));
         }
         Some(secret) => {
-            let credentials = format!("{}:{}", form_encode(&client.client_id), form_encode(secret));
+            let credentials = format!("{}:{}", form_encode(&client_id), form_encode(secret));
             headers.push((
                 "Authorization".to_string(),
                 format!("Basic {}", encode_padded(credentials.as_bytes())),
             ));
         }
-        None => form.push(("client_id", client.client_id.clone())),
+        None => form.push(("client_id", client_id)),
     }
     let body = form
         .iter()
@@ -360,38 +412,165 @@ async fn token_request(
         })
 }
 
-/// The authorization code grant's first half: a loopback listener on a free port for the
-/// redirect, the authorization URL (with PKCE S256, a state, this server as the resource) shown
-/// to the user, and the one redirect back whose state matches. Returns the code, the redirect
-/// URI and the PKCE verifier.
+/// Registers mcpcheck with the authorization server (Dynamic Client Registration, RFC 7591
+/// §3): a confidential client for the client credentials grant, or a public native client
+/// (RFC 8252) with the loopback `redirect_uri` for the authorization code. Returns the client,
+/// the registration endpoint, and the secrets the answer carried.
+async fn register(
+    found: &Discovered,
+    client: &Client,
+    redirect_uri: Option<&str>,
+) -> Result<(Client, String, Vec<String>), String> {
+    let issuer = &found.issuer;
+    let Some(endpoint) = &found.registration_endpoint else {
+        let cimd = if found.metadata_documents {
+            " It takes Client ID Metadata Documents: give --client-id the https URL of one."
+        } else {
+            ""
+        };
+        return Err(format!(
+            "no --client-id was given, and the authorization server {issuer} offers no registration_endpoint (RFC 7591) for mcpcheck to register itself: give --client-id, a client registered there.{cimd}"
+        ));
+    };
+    let methods: Vec<&str> = found.auth_methods.iter().map(String::as_str).collect();
+    let mut metadata = match (client.flow, redirect_uri) {
+        (Flow::Code, Some(uri)) => serde_json::json!({
+            "client_name": "mcpcheck",
+            "application_type": "native",
+            "redirect_uris": [uri],
+            "grant_types": ["authorization_code"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        }),
+        _ => {
+            // RFC 8414 §2: a server that lists no methods takes client_secret_basic.
+            let method = if methods.contains(&"client_secret_post")
+                && !methods.contains(&"client_secret_basic")
+            {
+                "client_secret_post"
+            } else {
+                "client_secret_basic"
+            };
+            serde_json::json!({
+                "client_name": "mcpcheck",
+                "grant_types": ["client_credentials"],
+                "response_types": [],
+                "redirect_uris": [],
+                "token_endpoint_auth_method": method,
+            })
+        }
+    };
+    if let Some(scope) = &found.scope {
+        metadata["scope"] = Value::from(scope.as_str());
+    }
+    let answer = request(
+        "POST",
+        endpoint,
+        vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("Accept".into(), "application/json".into()),
+        ],
+        metadata.to_string().into_bytes(),
+    )
+    .await?;
+    let document: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+    if !(200..300).contains(&answer.status) {
+        // RFC 7591 §3.2.2: the error and its description.
+        let error = document["error"].as_str().unwrap_or("no error code");
+        let described = document["error_description"]
+            .as_str()
+            .map(|d| format!(": {d}"))
+            .unwrap_or_default();
+        return Err(format!(
+            "the registration endpoint {endpoint} refused to register mcpcheck with HTTP {} ({error}{described}); give --client-id, a client registered there",
+            answer.status
+        ));
+    }
+    let client_id = document["client_id"]
+        .as_str()
+        .filter(|id| !id.is_empty())
+        .ok_or_else(|| {
+            format!("the registration endpoint {endpoint} answered without a client_id")
+        })?;
+    let secret = |name: &str| {
+        document[name]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let client_secret = secret("client_secret");
+    if client.flow == Flow::ClientCredentials && client_secret.is_none() {
+        return Err(format!(
+            "the registration endpoint {endpoint} registered mcpcheck without a client_secret, which the client credentials grant needs"
+        ));
+    }
+    let kept = [secret("client_secret"), secret("registration_access_token")]
+        .into_iter()
+        .flatten()
+        .collect();
+    Ok((
+        Client {
+            client_id: Some(client_id.to_string()),
+            client_secret,
+            auth_method: document["token_endpoint_auth_method"]
+                .as_str()
+                .map(str::to_string),
+            ..client.clone()
+        },
+        endpoint.clone(),
+        kept,
+    ))
+}
+
+/// The loopback listener the browser comes back to (`--auth code`), on a free port.
+struct Redirect {
+    listener: tokio::net::TcpListener,
+    /// `http://127.0.0.1:PORT/callback`.
+    uri: String,
+}
+
+impl Redirect {
+    async fn listen() -> Result<Redirect, String> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("no loopback port for the redirect: {e}"))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| format!("no loopback port for the redirect: {e}"))?
+            .port();
+        Ok(Redirect {
+            listener,
+            uri: format!("http://127.0.0.1:{port}/callback"),
+        })
+    }
+}
+
+/// The authorization code grant's first half: the authorization URL (with PKCE S256, a state,
+/// this server as the resource) shown to the user, and the one redirect back to `listener`
+/// whose state matches. Returns the code and the PKCE verifier.
 async fn authorization_code(
     url: &str,
     endpoint: &str,
     client: &Client,
-    scope: Option<&str>,
+    found: &Discovered,
+    listener: Redirect,
     show: &(dyn Fn(&str) + Sync),
-) -> Result<(String, String, String), String> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .map_err(|e| format!("no loopback port for the redirect: {e}"))?;
-    let port = listener
-        .local_addr()
-        .map_err(|e| format!("no loopback port for the redirect: {e}"))?
-        .port();
-    let redirect_uri = format!("http://127.0.0.1:{port}/callback");
+) -> Result<(String, String), String> {
+    let redirect_uri = listener.uri.as_str();
     let verifier = random(32)?;
     let challenge = crate::record::token::encode(&sha256(verifier.as_bytes()));
     let state = random(16)?;
+    let client_id = client.client_id.clone().unwrap_or_default();
     let mut query = vec![
         ("response_type", "code"),
-        ("client_id", client.client_id.as_str()),
-        ("redirect_uri", redirect_uri.as_str()),
+        ("client_id", client_id.as_str()),
+        ("redirect_uri", redirect_uri),
         ("state", state.as_str()),
         ("code_challenge", challenge.as_str()),
         ("code_challenge_method", "S256"),
         ("resource", url),
     ];
-    if let Some(scope) = scope {
+    if let Some(scope) = &found.scope {
         query.push(("scope", scope));
     }
     let query = query
@@ -401,7 +580,7 @@ async fn authorization_code(
         .join("&");
     let separator = if endpoint.contains('?') { '&' } else { '?' };
     show(&format!("{endpoint}{separator}{query}"));
-    let code = tokio::time::timeout(SIGN_IN, redirect(&listener, &state))
+    let code = tokio::time::timeout(SIGN_IN, redirect(&listener.listener, &state, found))
         .await
         .map_err(|_| {
             format!(
@@ -409,13 +588,20 @@ async fn authorization_code(
                 SIGN_IN.as_secs()
             )
         })??;
-    Ok((code, redirect_uri, verifier))
+    Ok((code, verifier))
 }
 
 /// Waits for the browser's redirect to `/callback` and answers it; returns the code, once the
 /// state matches. Another path gets 404 and the wait goes on; an error from the authorization
-/// server, or a state that does not match (a request mcpcheck did not start), ends it.
-async fn redirect(listener: &tokio::net::TcpListener, state: &str) -> Result<String, String> {
+/// server, a state that does not match (a request mcpcheck did not start), or an `iss` that
+/// is not the issuer's, or none where the server says it sends one (RFC 9207 §2.4: another
+/// server's answer), ends it.
+async fn redirect(
+    listener: &tokio::net::TcpListener,
+    state: &str,
+    found: &Discovered,
+) -> Result<String, String> {
+    let issuer = found.issuer.as_str();
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     loop {
         let Ok((mut stream, _)) = listener.accept().await else {
@@ -469,6 +655,14 @@ async fn redirect(listener: &tokio::net::TcpListener, state: &str) -> Result<Str
         // answered and ends it (a sign-in that was tampered with is not to be trusted).
         let outcome = match (param("state"), param("code"), param("error")) {
             (Some(got), _, _) if got == state => match (param("code"), param("error")) {
+                // Compared as strings, exactly (RFC 9207 §2.4).
+                _ if param("iss").is_some_and(|iss| iss != issuer) => Err(format!(
+                    "the redirect names the issuer {:?}, not {issuer:?}: an answer of another authorization server (RFC 9207)",
+                    param("iss").unwrap_or_default()
+                )),
+                _ if param("iss").is_none() && found.names_itself => Err(format!(
+                    "the redirect names no issuer, though {issuer} says it names itself in every answer: an answer of another authorization server (RFC 9207)"
+                )),
                 (_, Some(error)) => Err(format!("the authorization server refused: {error}")),
                 (Some(code), None) => Ok(code),
                 (None, None) => Err("the redirect carries no code".to_string()),

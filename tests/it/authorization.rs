@@ -499,6 +499,106 @@ fn the_code_flow_signs_in_through_a_browser_and_refuses_a_forged_redirect() {
 }
 
 #[test]
+fn without_a_client_id_mcpcheck_registers_itself_for_either_grant() {
+    let Some(oauth) = AuthorizationServer::registering() else {
+        return;
+    };
+    // oidc-provider lets any client register (RFC 7591) and binds each token to the one
+    // resource asked for; the server takes only its tokens for it, with the scope `mcp`.
+    let server = HttpServer::start_with(&["--auth", &oauth.issuer]);
+    let (code, report, stderr) =
+        run_json_with_env(&["--url", &server.url, "--auth", "client-credentials"], &[]);
+    assert!(
+        stderr.contains("got a token by the client credentials grant at")
+            && stderr.contains(&format!("mcpcheck registered at {}/reg", oauth.issuer)),
+        "{stderr}"
+    );
+    assert_eq!(code, 0, "{}\n{stderr}", report["summary"]);
+    assert!(
+        report["summary"]["pass"].as_u64().unwrap() > 100,
+        "{}",
+        report["summary"]
+    );
+    let checks = report["checks"].as_array().unwrap();
+    let check = |id: &str| checks.iter().find(|c| c["id"] == id).unwrap().clone();
+    assert_eq!(check("auth-other-audience-refused")["status"], "pass");
+    // oidc-provider issues no token for two resources at once, which is its right: the check
+    // says so, and it is the run's only one not testable.
+    let shared = check("auth-shared-audience-refused");
+    assert_eq!(shared["status"], "not-testable", "{shared}");
+    assert_eq!(report["summary"]["notTestable"], 1, "{}", report["summary"]);
+
+    // The code flow registers a public native client with its loopback redirect URI, then
+    // signs in through oidc-provider's sign-in and consent pages.
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth/browse.mjs");
+    let code_flow = |flags: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+            .args(["run", "--url", &server.url, "--auth", "code"])
+            .args(["--check", "auth-*", "--check", "lifecycle-*"])
+            .env("BROWSER", format!("node {} {flags}", script.display()))
+            .output()
+            .unwrap()
+    };
+    let output = code_flow("");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("got a token by the authorization code grant (PKCE S256)")
+            && said.contains("mcpcheck registered at"),
+        "{said}"
+    );
+    // A redirect that names another issuer, or none from a server that says it names itself
+    // (RFC 9207), is another server's answer.
+    for (flags, why) in [
+        (
+            "--tamper-iss",
+            "names the issuer \"https://another-issuer.invalid\"",
+        ),
+        ("--drop-iss", "names no issuer"),
+    ] {
+        let output = code_flow(flags);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{said}");
+        assert!(
+            said.contains(why) && said.contains("an answer of another authorization server"),
+            "{said}"
+        );
+    }
+}
+
+#[test]
+fn without_a_client_id_a_server_that_offers_no_registration_cannot_be_tested() {
+    let Some(oauth) = AuthorizationServer::start() else {
+        return;
+    };
+    // oauth2-mock-server has no registration endpoint.
+    let server = HttpServer::start_with(&["--auth", &oauth.issuer]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["run", "--url", &server.url, "--auth", "client-credentials"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{said}");
+    assert!(
+        said.contains("offers no registration_endpoint (RFC 7591)") && said.contains("--client-id"),
+        "{said}"
+    );
+    // A secret without the client it belongs to is a usage error.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["run", "--url", &server.url, "--auth", "client-credentials"])
+        .args(["--client-secret-env", "MCPCHECK_TEST_SECRET"])
+        .env("MCPCHECK_TEST_SECRET", "x")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--client-secret-env goes with --client-id"),
+        "{said}"
+    );
+}
+
+#[test]
 fn compare_gets_each_protected_servers_token_as_run_does() {
     let Some(oauth) = AuthorizationServer::start() else {
         return;

@@ -84,43 +84,58 @@ impl Drop for HttpServer {
     }
 }
 
-/// A real OAuth 2 authorization server, oauth2-mock-server from npm (tests/oauth, installed by
-/// `npm ci --prefix tests/oauth`), on a free loopback port; stopped when dropped (and on its own
-/// when its stdin closes, should the test die first).
+/// A real OAuth 2 authorization server from npm, oauth2-mock-server or oidc-provider
+/// (tests/oauth, installed by `npm ci --prefix tests/oauth`), on a free loopback port; stopped
+/// when dropped (and on its own when its stdin closes, should the test die first).
 pub struct AuthorizationServer {
     child: Child,
-    /// Its issuer URL (`http://localhost:PORT`).
+    /// Its issuer URL (`http://localhost:PORT` or `http://127.0.0.1:PORT`).
     pub issuer: String,
 }
 
 impl AuthorizationServer {
-    /// Starts one, or says why it cannot (the package is not installed): the test then skips,
-    /// unless `MCPCHECK_REQUIRE_FIXTURES` names `oauth`.
+    /// Starts oauth2-mock-server (`tests/oauth/serve.mjs`), or says why it cannot (the package
+    /// is not installed): the test then skips, unless `MCPCHECK_REQUIRE_FIXTURES` names `oauth`.
     pub fn start() -> Option<AuthorizationServer> {
+        Self::start_script("serve.mjs", "oauth2-mock-server")
+    }
+
+    /// Starts oidc-provider (`tests/oauth/registering.mjs`), which lets a client register
+    /// itself, or says why it cannot, as [`AuthorizationServer::start`] does.
+    pub fn registering() -> Option<AuthorizationServer> {
+        Self::start_script("registering.mjs", "oidc-provider")
+    }
+
+    fn start_script(script: &str, package: &str) -> Option<AuthorizationServer> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oauth");
-        if !dir.join("node_modules/oauth2-mock-server").is_dir() {
+        if !dir.join("node_modules").join(package).is_dir() {
             fixture_missing(
                 "oauth",
-                "the authorization server oauth2-mock-server is not installed (npm ci --prefix tests/oauth)",
+                &format!(
+                    "the authorization server {package} is not installed (npm ci --prefix tests/oauth)"
+                ),
             );
             return None;
         }
+        // oidc-provider warns of its development settings on every start: not shown.
+        let stderr = if package == "oidc-provider" {
+            Stdio::null()
+        } else {
+            Stdio::inherit()
+        };
         let mut child = Command::new("node")
-            .arg("serve.mjs")
+            .arg(script)
             .current_dir(&dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("node starts");
         let mut line = String::new();
         BufReader::new(child.stdout.as_mut().expect("stdout"))
             .read_line(&mut line)
             .expect("the issuer line");
-        assert!(
-            line.starts_with("http://"),
-            "oauth2-mock-server said {line:?}"
-        );
+        assert!(line.starts_with("http://"), "{package} said {line:?}");
         Some(AuthorizationServer {
             child,
             issuer: line.trim().to_string(),

@@ -178,6 +178,7 @@ pub(super) fn authorize(
                 );
             }
             secrets.push(obtained.access_token.clone());
+            secrets.extend(obtained.secrets.iter().cloned());
             secrets.extend(obtained.issued.values().filter_map(|t| t.clone().ok()));
             config.issued = obtained.issued.clone();
             secrets.extend(crate::record::token::MadeUp::from(&obtained.access_token).all());
