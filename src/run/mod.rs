@@ -272,14 +272,14 @@ fn lanes(
             SessionKind::Shared | SessionKind::Bare => false,
         })
         .collect();
-    shared.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
+    shared.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s, target)));
     let mut waits = vec![Duration::ZERO; count.max(1)];
     let mut taken = vec![0; count.max(1)];
     let mut placed = HashMap::new();
     for (index, scenario) in shared {
         let lane = (0..waits.len()).min_by_key(|&l| waits[l]).unwrap_or(0);
         placed.insert(*index, (lane, taken[lane]));
-        waits[lane] += known_wait(scenario).max(Duration::from_millis(100));
+        waits[lane] += known_wait(scenario, target).max(Duration::from_millis(100));
         taken[lane] += 1;
     }
     placed
@@ -438,15 +438,23 @@ fn empty_report(config: &RunConfig) -> Report {
     }
 }
 
-/// How long a scenario is known to wait, at least: its steps' waits and holds, and a second for
-/// each step with a timeout of its own (a call that blocks, such as tasks/result).
-fn known_wait(scenario: &Scenario) -> Duration {
+/// How long a scenario is known to wait, at least: its steps' holds, a second for each step
+/// with a timeout of its own (a call that blocks, such as tasks/result), and its steps' waits.
+/// Over a stream (stdio, HTTP+SSE) a wait is a window for an answer that should not come, which
+/// the barrier's answer ends on a server that answers: at most 50 ms of each is counted there
+/// (counted whole, a probe of three such windows would pass for the library's longest wait).
+fn known_wait(scenario: &Scenario, target: &Target) -> Duration {
+    let barrier_ended = target.kind() != TransportKind::Http;
     scenario
         .steps
         .iter()
         .map(|step| {
-            step.wait.unwrap_or_default()
-                + step.hold.unwrap_or_default()
+            let wait = step.wait.unwrap_or_default();
+            (if barrier_ended {
+                wait.min(Duration::from_millis(50))
+            } else {
+                wait
+            }) + step.hold.unwrap_or_default()
                 + if step.timeout.is_some() {
                     Duration::from_secs(1)
                 } else {
@@ -485,7 +493,7 @@ async fn run_started(
         .enumerate()
         .collect();
     // Scenarios that are known to wait long start first, so that their waits overlap the rest.
-    scenarios.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s)));
+    scenarios.sort_by_key(|(_, s)| std::cmp::Reverse(known_wait(s, &config.target)));
     let opened = match ready {
         Some(session) => Ok(session),
         None => Session::open(&config.target, &config.limits),
@@ -672,13 +680,41 @@ async fn run_started(
     shared
         .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
-    let semaphore = Arc::new(Semaphore::new(config.jobs.max(1)));
     let lanes = lanes(&scenarios, &context.target, context.lanes.len());
+    // Over stdio the lanes' scenarios, one after another within each lane, take their places
+    // among the jobs from places of their own, so that a lane's turn never waits behind the
+    // scenarios of the main connection (and those never behind a lane's long waits). Over HTTP
+    // most scenarios have sessions of their own and the probes' one lane waits little: one pool
+    // for all, as with too few jobs to spare one per lane.
+    let (semaphore, lane_places) = {
+        let jobs = config.jobs.max(1);
+        let lanes_used = lanes
+            .values()
+            .map(|(lane, _)| *lane)
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        if context.target.kind() == TransportKind::Stdio && jobs > lanes_used + 1 {
+            (
+                Arc::new(Semaphore::new(jobs - lanes_used)),
+                Arc::new(Semaphore::new(lanes_used)),
+            )
+        } else {
+            let one = Arc::new(Semaphore::new(jobs));
+            (one.clone(), one)
+        }
+    };
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
-        let (context, semaphore, observer) =
-            (context.clone(), semaphore.clone(), config.observer.clone());
         let lane = lanes.get(&index).copied();
+        let (context, semaphore, observer) = (
+            context.clone(),
+            if lane.is_some() {
+                lane_places.clone()
+            } else {
+                semaphore.clone()
+            },
+            config.observer.clone(),
+        );
         tasks.spawn(async move {
             // The scenarios of a lane take its connection one after another, in the order
             // `lanes` fixed, waiting for their turn before they take a place among the jobs.

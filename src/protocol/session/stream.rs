@@ -411,7 +411,11 @@ impl Session {
                     got = unmatched.recv() => break got,
                     _ = &mut barrier, if !barrier_done => {
                         barrier_done = true;
-                        until = Some(tokio::time::Instant::now() + GRACE);
+                        // The grace never outlasts the window asked for (a frame sent without
+                        // waiting, `wait` 0, is not held up by its barrier's answer).
+                        let window_end = tokio::time::Instant::from_std(started + wait);
+                        let now = tokio::time::Instant::now();
+                        until = Some((now + GRACE).min(window_end.max(now)));
                     }
                     _ = async { let _ = closed.wait_for(|c| *c).await; } => {
                         // The server may have answered just before it went away.
