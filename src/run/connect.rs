@@ -286,10 +286,17 @@ pub(super) async fn list_all(
     let mut seen_cursors = HashSet::new();
     let listed = |e: &Exchange| step::reply_message(e).is_some_and(|m| m.get("result").is_some());
     for page in 0..50 {
+        // A server that has stopped answering would only let each page wait out its bound.
+        if let Some(why) = session.stuck() {
+            return (names, Some(why));
+        }
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
         let mut exchange = session.request(method, params.clone()).await;
         if page == 0 && !listed(&exchange) {
             tokio::time::sleep(Duration::from_millis(500)).await;
+            if let Some(why) = session.stuck() {
+                return (names, Some(why));
+            }
             exchange = session.request(method, params).await;
             if !listed(&exchange) {
                 return (

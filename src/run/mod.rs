@@ -302,7 +302,11 @@ impl Context {
     /// barrier with a result, else closed and kept with the reason (the next one starts a new
     /// connection).
     async fn release_lane(&self, mut slot: LaneSlot, session: Arc<Session>, scenario: &str) {
-        match session.still_serving().await {
+        let serving = match session.stuck() {
+            Some(why) => Err(why),
+            None => session.still_serving().await,
+        };
+        match serving {
             Ok(()) => *slot = Some(session),
             Err(why) => {
                 drop(slot);

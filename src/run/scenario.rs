@@ -62,6 +62,23 @@ pub(super) async fn run_scenario(
         }
     };
     let session = match open.await {
+        // The main connection, which the server has stopped answering: the scenario would
+        // only wait out its bounds (the server is not judged on that silence).
+        Ok(opened) if scenario.session == SessionKind::Shared && opened.stuck().is_some() => {
+            let why = opened.stuck().unwrap_or_default();
+            let results = scenario
+                .checks
+                .iter()
+                .map(|c| {
+                    CheckResult::new(
+                        &c.def,
+                        Verdict::new(Status::Error, format!("not run: {why}")),
+                        Vec::new(),
+                    )
+                })
+                .collect();
+            return (results, None);
+        }
         Ok(opened) => opened,
         Err(why) => {
             let results = scenario
@@ -132,6 +149,24 @@ pub(super) async fn run_scenario(
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
         let Some(ready_on) = &step.background else {
+            // On a connection the server has stopped answering, the step would only wait out
+            // its bound: it is not sent, and its checks are errors of the run.
+            if let Some(why) = session.stuck() {
+                let unsent = Exchange {
+                    sent: "(not sent: the server had stopped answering)".into(),
+                    sent_headers: Vec::new(),
+                    reply: Reply::Nothing { waited_ms: 0 },
+                    notifications: Vec::new(),
+                    server_requests: Vec::new(),
+                    http: None,
+                    elapsed_ms: 0,
+                };
+                step_of.record(step, vec![Ok(unsent)], &mut captures, &mut records);
+                if let Some(record) = records.last_mut() {
+                    record.stopped = Some(format!("not sent: {why}"));
+                }
+                continue;
+            }
             let outcomes = step_of.run_step(n, step, &captures).await;
             step_of.record(step, outcomes, &mut captures, &mut records);
             continue;
@@ -269,7 +304,12 @@ async fn confirm_silence(session: &Session, records: &mut [StepRecord]) {
     if unconfirmed.is_empty() {
         return;
     }
-    if let Some(why) = session.answers().await {
+    // A connection already known to be silent needs no barrier to say so.
+    let why = match session.stuck() {
+        Some(why) => Some(why),
+        None => session.answers().await,
+    };
+    if let Some(why) = why {
         for i in unconfirmed {
             records[i].stopped = Some(format!(
                 "the server stopped answering: nothing came back to this step, and {why}"

@@ -36,6 +36,9 @@ pub(super) async fn dispatch(
         tokio::task::consume_budget().await;
         let Some(link) = link.upgrade() else { return };
         for event in events {
+            if !matches!(event, Inbound::Closed) {
+                link.received.fetch_add(1, Ordering::SeqCst);
+            }
             match event {
                 Inbound::Closed => break 'read,
                 Inbound::Noise { text, issue } => {

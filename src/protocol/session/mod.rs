@@ -196,6 +196,14 @@ impl Pipe {
     }
 }
 
+/// A request a stream server left unanswered, with nothing at all said since it was sent.
+struct Silence {
+    /// When that request was sent.
+    since: std::time::Instant,
+    /// [`StreamLink::received`] then: anything the server sends after ends the silence.
+    received: u64,
+}
+
 struct StreamLink {
     pipe: Pipe,
     pending: Mutex<HashMap<String, oneshot::Sender<(Value, String)>>>,
@@ -218,6 +226,11 @@ struct StreamLink {
     /// Set once a request waited out the whole start-up allowance on a silent server: the
     /// allowance is given once per connection, not once per request.
     allowance_spent: std::sync::atomic::AtomicBool,
+    /// How many frames (and lines that are none) the server has sent on this connection.
+    received: std::sync::atomic::AtomicU64,
+    /// Since when the server has said nothing: set when a request's bound ran out with nothing
+    /// at all received since it was sent (see [`Session::stuck`]).
+    silence: Mutex<Option<Silence>>,
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
     closed: watch::Receiver<bool>,
@@ -256,6 +269,22 @@ impl StepSlot {
 }
 
 impl StreamLink {
+    /// Records that a request sent at `sent`, when [`StreamLink::received`] was `received`,
+    /// got nothing back within its bound: if nothing at all has come since, the server has
+    /// been silent from then (the earliest such request counts, until it says anything).
+    fn note_silence(&self, sent: std::time::Instant, received: u64) {
+        if self.received.load(Ordering::SeqCst) != received {
+            return;
+        }
+        let mut silence = self.silence.lock().expect("silence lock");
+        if silence.as_ref().is_none_or(|s| s.received != received) {
+            *silence = Some(Silence {
+                since: sent,
+                received,
+            });
+        }
+    }
+
     /// Whether a message of `bytes` may still be kept (counting it, on this connection and in
     /// the run's budget, if so).
     fn keep(&self, bytes: usize) -> bool {
@@ -369,6 +398,8 @@ impl Session {
             kept_bytes: std::sync::atomic::AtomicUsize::new(0),
             budget: budget.clone(),
             allowance_spent: std::sync::atomic::AtomicBool::new(false),
+            received: std::sync::atomic::AtomicU64::new(0),
+            silence: Mutex::new(None),
             declared: Mutex::new(client_capabilities()),
             closed: closed_rx,
             slot: Arc::new(tokio::sync::RwLock::new(())),
@@ -394,6 +425,31 @@ impl Session {
             }
             _ => None,
         }
+    }
+
+    /// Why the server is taken to have stopped answering on this connection, if it has: a
+    /// request's bound ran out, the server has sent nothing at all since that request was sent,
+    /// and twice the per-request bound (`--timeout`) has passed since. Anything the server
+    /// sends ends it. A scenario that would only wait out its own bounds on such a connection
+    /// is not run (an error of the run, never a verdict on the server). `None` over Streamable
+    /// HTTP, where each request has an answer of its own.
+    pub fn stuck(&self) -> Option<String> {
+        let Link::Stream(link) = &self.link else {
+            return None;
+        };
+        let silence = link.silence.lock().expect("silence lock");
+        let silence = silence.as_ref()?;
+        if link.received.load(Ordering::SeqCst) != silence.received {
+            return None;
+        }
+        let silent = silence.since.elapsed();
+        (silent >= 2 * self.limits.request_timeout).then(|| {
+            format!(
+                "the server has sent nothing on this connection for {:.1} s, since a request it left unanswered past its bound (--timeout {} s)",
+                silent.as_secs_f64(),
+                self.limits.request_timeout.as_secs_f64()
+            )
+        })
     }
 
     /// Whether the server still answers on this session: a barrier request (`ping`, or

@@ -289,6 +289,7 @@ impl Session {
         }
         let mut closed = link.closed.clone();
         let mut rx = rx;
+        let (sent, received) = (Instant::now(), link.received.load(Ordering::SeqCst));
         let got = {
             let mut unmatched = if accept_unmatched {
                 Some(link.unmatched.lock().await)
@@ -323,9 +324,14 @@ impl Session {
                 }
                 Reply::Message { message, text }
             }
-            Got::Timeout(waited) => Reply::Nothing {
-                waited_ms: waited.as_millis() as u64,
-            },
+            Got::Timeout(waited) => {
+                // Nothing at all since the request went out: the silence dates from it (the
+                // earliest such request, until the server says anything).
+                link.note_silence(sent, received);
+                Reply::Nothing {
+                    waited_ms: waited.as_millis() as u64,
+                }
+            }
             Got::Dropped => Reply::Closed {
                 detail: self.closed_detail(link, "stdout closed").await,
             },
@@ -366,6 +372,7 @@ impl Session {
     pub(super) async fn await_unmatched(&self, link: &Arc<StreamLink>, wait: Duration) -> Reply {
         const GRACE: Duration = Duration::from_millis(50);
         let started = Instant::now();
+        let received = link.received.load(Ordering::SeqCst);
         let mut closed = link.closed.clone();
         let barrier_id = self.next_id();
         let (tx, barrier) = oneshot::channel();
@@ -424,6 +431,8 @@ impl Session {
                     _ = async { match until { Some(until) => tokio::time::sleep_until(until).await, None => { (&mut limit).await; } } } => {
                         if !barrier_done {
                             link.abandoned.lock().expect("abandoned lock").insert(id_key(&barrier_id));
+                            // Neither the frame nor the barrier behind it got anything back.
+                            link.note_silence(started, received);
                         }
                         link.pending.lock().expect("pending lock").remove(&id_key(&barrier_id));
                         return Reply::Nothing { waited_ms: started.elapsed().as_millis() as u64 };
