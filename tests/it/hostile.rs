@@ -409,7 +409,23 @@ fn a_server_that_takes_two_seconds_of_cpu_to_start_is_judged_in_both_eras_with_a
 
 #[test]
 fn a_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() {
-    stops_answering("", 3);
+    let report = stops_answering("", 3);
+    // Its connections fall silent for good: once one has been for twice the bound, what would
+    // be sent on it is not (the main connection's scenarios, a lane's later steps), rather than
+    // each waiting out its own bound.
+    let not_sent: Vec<&str> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "error")
+        .filter_map(|c| c["message"].as_str())
+        .filter(|m| m.contains("the server has sent nothing on this connection for"))
+        .collect();
+    assert!(not_sent.len() > 5, "{not_sent:?}");
+    assert!(
+        not_sent.iter().any(|m| m.starts_with("not run: ")),
+        "{not_sent:?}"
+    );
 }
 
 #[test]
@@ -431,7 +447,8 @@ fn a_stateless_server_that_stops_answering_mid_run_is_an_error_of_the_run_never_
 /// resting on silence after that holds only if a later request is answered, so none fails,
 /// wherever in the run the server stopped (before the handshake's end, in the middle of the
 /// shared session, on either era). Four tests, so that the test runner runs them side by side.
-fn stops_answering(era: &str, n: usize) {
+/// Returns the report.
+fn stops_answering(era: &str, n: usize) -> Value {
     let command = format!(
         "{} {era} --stop-answering-after {n}",
         reference_server().display()
@@ -451,6 +468,7 @@ fn stops_answering(era: &str, n: usize) {
         })
         .count();
     assert!(stopped > 0, "{era} {n}: {}", report["summary"]);
+    report
 }
 
 #[test]
