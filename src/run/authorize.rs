@@ -35,8 +35,9 @@ pub struct Client {
     pub flow: Flow,
     /// The client id; `None`: mcpcheck registers itself (RFC 7591) and uses the id it is given.
     pub client_id: Option<String>,
-    /// The client secret (from the environment; redacted from every output); `None` for a
-    /// public client (`--auth code` only) and for a client mcpcheck registers.
+    /// The client secret (from the environment, or from a registration's answer; redacted from
+    /// every output); `None` for a public client, and in what the user gives without a
+    /// `--client-id`.
     pub client_secret: Option<String>,
     /// The scopes to ask for (`--scope`); by default those the server's challenge names, else
     /// those its metadata lists.
@@ -91,6 +92,16 @@ struct Discovered {
     auth_methods: Vec<String>,
 }
 
+impl Discovered {
+    /// Whether the server takes a client secret only in the form (`client_secret_post`): it
+    /// lists that method and not `client_secret_basic` (RFC 8414 §2: a server that lists none
+    /// takes `client_secret_basic`).
+    fn takes_post_only(&self) -> bool {
+        let lists = |m: &str| self.auth_methods.iter().any(|a| a == m);
+        lists("client_secret_post") && !lists("client_secret_basic")
+    }
+}
+
 /// How long the user has to sign in (`--auth code`).
 const SIGN_IN: Duration = Duration::from_secs(300);
 
@@ -102,6 +113,9 @@ pub async fn obtain(
     show: &(dyn Fn(&str) + Sync),
 ) -> Result<Obtained, String> {
     let found = discover(url, client).await?;
+    if client.flow == Flow::Code && found.authorization_endpoint.is_none() {
+        return Err("the authorization server names no authorization endpoint".into());
+    }
     // The code's redirect listener comes first: a client registers its redirect URI.
     let listener = match client.flow {
         Flow::Code => Some(Redirect::listen().await?),
@@ -324,7 +338,10 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
                     .join(" ")
             })
     });
-    let registration_endpoint = endpoint("registration_endpoint")?;
+    // Checked when used: a server's registration endpoint is nothing to a client with an id.
+    let registration_endpoint = server_metadata["registration_endpoint"]
+        .as_str()
+        .map(str::to_string);
     Ok(Discovered {
         issuer: speaks_for.to_string(),
         authorization_endpoint,
@@ -354,12 +371,9 @@ async fn token_request(
     mut form: Vec<(&str, String)>,
 ) -> Result<String, String> {
     let token_endpoint = &found.token_endpoint;
-    let methods: Vec<&str> = found.auth_methods.iter().map(String::as_str).collect();
     let post = match client.auth_method.as_deref() {
         Some(method) => method == "client_secret_post",
-        None => {
-            methods.contains(&"client_secret_post") && !methods.contains(&"client_secret_basic")
-        }
+        None => found.takes_post_only(),
     };
     let client_id = client.client_id.clone().unwrap_or_default();
     let mut headers = vec![
@@ -369,7 +383,12 @@ async fn token_request(
         ),
         ("Accept".to_string(), "application/json".to_string()),
     ];
-    match &client.client_secret {
+    // A client registered as public authenticates with its id alone, whatever else it got.
+    let secret = client
+        .client_secret
+        .as_ref()
+        .filter(|_| client.auth_method.as_deref() != Some("none"));
+    match secret {
         Some(secret) if post => {
             form.push(("client_id", client_id));
             form.push(("client_secret", secret.clone()));
@@ -432,7 +451,7 @@ async fn register(
             "no --client-id was given, and the authorization server {issuer} offers no registration_endpoint (RFC 7591) for mcpcheck to register itself: give --client-id, a client registered there.{cimd}"
         ));
     };
-    let methods: Vec<&str> = found.auth_methods.iter().map(String::as_str).collect();
+    secure("the registration_endpoint", endpoint)?;
     let mut metadata = match (client.flow, redirect_uri) {
         (Flow::Code, Some(uri)) => serde_json::json!({
             "client_name": "mcpcheck",
@@ -442,23 +461,20 @@ async fn register(
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
         }),
-        _ => {
-            // RFC 8414 §2: a server that lists no methods takes client_secret_basic.
-            let method = if methods.contains(&"client_secret_post")
-                && !methods.contains(&"client_secret_basic")
-            {
+        (Flow::Code, None) => {
+            return Err("no redirect URI to register for the authorization code".into())
+        }
+        (Flow::ClientCredentials, _) => serde_json::json!({
+            "client_name": "mcpcheck",
+            "grant_types": ["client_credentials"],
+            "response_types": [],
+            "redirect_uris": [],
+            "token_endpoint_auth_method": if found.takes_post_only() {
                 "client_secret_post"
             } else {
                 "client_secret_basic"
-            };
-            serde_json::json!({
-                "client_name": "mcpcheck",
-                "grant_types": ["client_credentials"],
-                "response_types": [],
-                "redirect_uris": [],
-                "token_endpoint_auth_method": method,
-            })
-        }
+            },
+        }),
     };
     if let Some(scope) = &found.scope {
         metadata["scope"] = Value::from(scope.as_str());

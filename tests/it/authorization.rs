@@ -527,6 +527,16 @@ fn without_a_client_id_mcpcheck_registers_itself_for_either_grant() {
     let shared = check("auth-shared-audience-refused");
     assert_eq!(shared["status"], "not-testable", "{shared}");
     assert_eq!(report["summary"]["notTestable"], 1, "{}", report["summary"]);
+    // What the registration gave (a client secret, a registration access token) is never shown.
+    let issued = oauth.issued_secrets();
+    assert_eq!(issued.len(), 2, "{issued:?}");
+    let shown = format!("{report}{stderr}");
+    for secret in &issued {
+        assert!(
+            !shown.contains(secret.as_str()),
+            "a registration secret was shown"
+        );
+    }
 
     // The code flow registers a public native client with its loopback redirect URI, then
     // signs in through oidc-provider's sign-in and consent pages.

@@ -89,6 +89,8 @@ impl Drop for HttpServer {
 /// when dropped (and on its own when its stdin closes, should the test die first).
 pub struct AuthorizationServer {
     child: Child,
+    /// oidc-provider: the file it writes the secrets of each registration to.
+    issued: Option<tempfile::TempPath>,
     /// Its issuer URL (`http://localhost:PORT` or `http://127.0.0.1:PORT`).
     pub issuer: String,
 }
@@ -118,12 +120,18 @@ impl AuthorizationServer {
             return None;
         }
         // oidc-provider warns of its development settings on every start: not shown.
-        let stderr = if package == "oidc-provider" {
+        let registering = package == "oidc-provider";
+        let stderr = if registering {
             Stdio::null()
         } else {
             Stdio::inherit()
         };
-        let mut child = Command::new("node")
+        let issued = registering.then(|| tempfile::NamedTempFile::new().unwrap().into_temp_path());
+        let mut command = Command::new("node");
+        if let Some(log) = &issued {
+            command.env("MCPCHECK_ISSUED_LOG", log);
+        }
+        let mut child = command
             .arg(script)
             .current_dir(&dir)
             .stdin(Stdio::piped())
@@ -138,8 +146,21 @@ impl AuthorizationServer {
         assert!(line.starts_with("http://"), "{package} said {line:?}");
         Some(AuthorizationServer {
             child,
+            issued,
             issuer: line.trim().to_string(),
         })
+    }
+
+    /// The client secrets and registration access tokens oidc-provider has issued so far.
+    pub fn issued_secrets(&self) -> Vec<String> {
+        self.issued
+            .as_ref()
+            .and_then(|log| std::fs::read_to_string(log).ok())
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
     }
 }
 

@@ -4,8 +4,11 @@
 // credentials and the authorization code (PKCE S256, with its development sign-in and consent
 // pages: any login, any password), and binds each access token, a JWT signed with one RSA key,
 // to the one resource it was asked for (RFC 8707) with the scope `mcp`, as a real authorization
-// server for MCP servers does. It stops on SIGTERM, or when its stdin closes (so that it never
-// outlives the test that started it).
+// server for MCP servers does. With MCPCHECK_ISSUED_LOG set, it appends the client secret and
+// the registration access token of each registration to that file, one per line, so that a test
+// can look for them in what mcpcheck printed. It stops on SIGTERM, or when its stdin closes (so
+// that it never outlives the test that started it).
+import { appendFileSync } from 'node:fs';
 import http from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import Provider from 'oidc-provider';
@@ -34,6 +37,19 @@ const provider = new Provider(issuer, {
     },
   },
 });
+const log = process.env.MCPCHECK_ISSUED_LOG;
+if (log) {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.method === 'POST' && ctx.path === '/reg' && ctx.body && typeof ctx.body === 'object') {
+      for (const secret of [ctx.body.client_secret, ctx.body.registration_access_token]) {
+        if (secret) {
+          appendFileSync(log, `${secret}\n`);
+        }
+      }
+    }
+  });
+}
 server.on('request', provider.callback());
 console.log(issuer);
 const stop = () => {
