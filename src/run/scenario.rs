@@ -62,23 +62,6 @@ pub(super) async fn run_scenario(
         }
     };
     let session = match open.await {
-        // The main connection, which the server has stopped answering: the scenario would
-        // only wait out its bounds (the server is not judged on that silence).
-        Ok(opened) if scenario.session == SessionKind::Shared && opened.stuck().is_some() => {
-            let why = opened.stuck().unwrap_or_default();
-            let results = scenario
-                .checks
-                .iter()
-                .map(|c| {
-                    CheckResult::new(
-                        &c.def,
-                        Verdict::new(Status::Error, format!("not run: {why}")),
-                        Vec::new(),
-                    )
-                })
-                .collect();
-            return (results, None);
-        }
         Ok(opened) => opened,
         Err(why) => {
             let results = scenario
@@ -149,26 +132,9 @@ pub(super) async fn run_scenario(
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
         let Some(ready_on) = &step.background else {
-            // On a connection the server has stopped answering, the step would only wait out
-            // its bound: it is not sent, and its checks are errors of the run.
-            if let Some(why) = session.stuck() {
-                let unsent = Exchange {
-                    sent: "(not sent: the server had stopped answering)".into(),
-                    sent_headers: Vec::new(),
-                    reply: Reply::Nothing { waited_ms: 0 },
-                    notifications: Vec::new(),
-                    server_requests: Vec::new(),
-                    http: None,
-                    elapsed_ms: 0,
-                };
-                step_of.record(step, vec![Ok(unsent)], &mut captures, &mut records);
-                if let Some(record) = records.last_mut() {
-                    record.stopped = Some(format!("not sent: {why}"));
-                }
-                continue;
-            }
-            let outcomes = step_of.run_step(n, step, &captures).await;
-            step_of.record(step, outcomes, &mut captures, &mut records);
+            step_of
+                .run_and_record(n, step, &mut captures, &mut records)
+                .await;
             continue;
         };
         let built = step_of.build(n, step, &captures);
@@ -187,8 +153,9 @@ pub(super) async fn run_scenario(
             let mut captures = captures.clone();
             let mut records = Vec::new();
             for (m, later) in scenario.steps.iter().enumerate().skip(n + 1) {
-                let outcomes = step_of.run_step(m, later, &captures).await;
-                step_of.record(later, outcomes, &mut captures, &mut records);
+                step_of
+                    .run_and_record(m, later, &mut captures, &mut records)
+                    .await;
             }
             (captures, records)
         };
@@ -289,7 +256,8 @@ async fn finish(
 
 /// Silence is a verdict only on a server that still answers: a step that got nothing back
 /// (no reply, or a request's timeout) holds as the server's doing only if the same connection
-/// answered something after it: a later step, or else a barrier request sent now. Otherwise
+/// answered something after it: a later step, or else a barrier request sent now (none is
+/// needed on a connection already known to have stopped answering). Otherwise
 /// every such step is marked as the server having stopped answering, and the checks resting on
 /// it are errors of the run, whatever the scenario and whatever its order in the run.
 async fn confirm_silence(session: &Session, records: &mut [StepRecord]) {
@@ -341,6 +309,36 @@ impl StepRunner<'_> {
             transport: self.context.target.kind(),
             offered: &self.context.info.supported_versions,
             tools: self.context.tools.as_ref(),
+        }
+    }
+
+    /// Runs step `n` and records what it did; on a connection the server has stopped
+    /// answering ([`Session::stuck`]) the step is not sent (it would only wait out its bound),
+    /// and the checks resting on it are errors of the run.
+    pub(super) async fn run_and_record(
+        &self,
+        n: usize,
+        step: &Step,
+        captures: &mut HashMap<String, Value>,
+        records: &mut Vec<StepRecord>,
+    ) {
+        let Some(why) = self.session.stuck() else {
+            let outcomes = self.run_step(n, step, captures).await;
+            self.record(step, outcomes, captures, records);
+            return;
+        };
+        let unsent = Exchange {
+            sent: "(not sent: the server had stopped answering)".into(),
+            sent_headers: Vec::new(),
+            reply: Reply::Nothing { waited_ms: 0 },
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            http: None,
+            elapsed_ms: 0,
+        };
+        self.record(step, vec![Ok(unsent)], captures, records);
+        if let Some(record) = records.last_mut() {
+            record.stopped = Some(format!("not sent: {why}"));
         }
     }
 

@@ -419,13 +419,9 @@ fn a_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() 
         .iter()
         .filter(|c| c["status"] == "error")
         .filter_map(|c| c["message"].as_str())
-        .filter(|m| m.contains("the server has sent nothing on this connection for"))
+        .filter(|m| m.contains("not sent: the server has sent nothing on this connection since"))
         .collect();
     assert!(not_sent.len() > 5, "{not_sent:?}");
-    assert!(
-        not_sent.iter().any(|m| m.starts_with("not run: ")),
-        "{not_sent:?}"
-    );
 }
 
 #[test]

@@ -196,9 +196,10 @@ impl Pipe {
     }
 }
 
-/// A request a stream server left unanswered, with nothing at all said since it was sent.
+/// A request a stream server left unanswered past its bound, with nothing at all said since
+/// it was sent.
 struct Silence {
-    /// When that request was sent.
+    /// When that request's bound ran out.
     since: std::time::Instant,
     /// [`StreamLink::received`] then: anything the server sends after ends the silence.
     received: u64,
@@ -228,8 +229,8 @@ struct StreamLink {
     allowance_spent: std::sync::atomic::AtomicBool,
     /// How many frames (and lines that are none) the server has sent on this connection.
     received: std::sync::atomic::AtomicU64,
-    /// Since when the server has said nothing: set when a request's bound ran out with nothing
-    /// at all received since it was sent (see [`Session::stuck`]).
+    /// Set when a request's bound ran out with nothing at all received since it was sent (see
+    /// [`Session::stuck`]).
     silence: Mutex<Option<Silence>>,
     /// The client capabilities this connection declared (what mcpcheck answers).
     declared: Mutex<Value>,
@@ -269,17 +270,17 @@ impl StepSlot {
 }
 
 impl StreamLink {
-    /// Records that a request sent at `sent`, when [`StreamLink::received`] was `received`,
-    /// got nothing back within its bound: if nothing at all has come since, the server has
-    /// been silent from then (the earliest such request counts, until it says anything).
-    fn note_silence(&self, sent: std::time::Instant, received: u64) {
+    /// Records that a request sent when [`StreamLink::received`] was `received` has just
+    /// waited out its whole bound: if nothing at all has come since it was sent, the server
+    /// is silent, counted from now (the first such bound counts, until it says anything).
+    fn note_silence(&self, received: u64) {
         if self.received.load(Ordering::SeqCst) != received {
             return;
         }
         let mut silence = self.silence.lock().expect("silence lock");
         if silence.as_ref().is_none_or(|s| s.received != received) {
             *silence = Some(Silence {
-                since: sent,
+                since: std::time::Instant::now(),
                 received,
             });
         }
@@ -429,10 +430,11 @@ impl Session {
 
     /// Why the server is taken to have stopped answering on this connection, if it has: a
     /// request's bound ran out, the server has sent nothing at all since that request was sent,
-    /// and twice the per-request bound (`--timeout`) has passed since. Anything the server
-    /// sends ends it. A scenario that would only wait out its own bounds on such a connection
-    /// is not run (an error of the run, never a verdict on the server). `None` over Streamable
-    /// HTTP, where each request has an answer of its own.
+    /// and a whole per-request bound (`--timeout`) more has passed since the first ran out (so
+    /// the barrier that confirms a step's silence has had its chance). Anything the server
+    /// sends ends it. What would only wait out its own bounds on such a connection is not sent
+    /// (an error of the run, never a verdict on the server). `None` over Streamable HTTP, where
+    /// each request has an answer of its own.
     pub fn stuck(&self) -> Option<String> {
         let Link::Stream(link) = &self.link else {
             return None;
@@ -443,9 +445,9 @@ impl Session {
             return None;
         }
         let silent = silence.since.elapsed();
-        (silent >= 2 * self.limits.request_timeout).then(|| {
+        (silent >= self.limits.request_timeout).then(|| {
             format!(
-                "the server has sent nothing on this connection for {:.1} s, since a request it left unanswered past its bound (--timeout {} s)",
+                "the server has sent nothing on this connection since a request it left unanswered, and for {:.1} s more after that request's bound ran out (--timeout {} s)",
                 silent.as_secs_f64(),
                 self.limits.request_timeout.as_secs_f64()
             )

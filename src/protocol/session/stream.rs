@@ -289,7 +289,7 @@ impl Session {
         }
         let mut closed = link.closed.clone();
         let mut rx = rx;
-        let (sent, received) = (Instant::now(), link.received.load(Ordering::SeqCst));
+        let received = link.received.load(Ordering::SeqCst);
         let got = {
             let mut unmatched = if accept_unmatched {
                 Some(link.unmatched.lock().await)
@@ -327,7 +327,7 @@ impl Session {
             Got::Timeout(waited) => {
                 // Nothing at all since the request went out: the silence dates from it (the
                 // earliest such request, until the server says anything).
-                link.note_silence(sent, received);
+                link.note_silence(received);
                 Reply::Nothing {
                     waited_ms: waited.as_millis() as u64,
                 }
@@ -418,11 +418,10 @@ impl Session {
                     got = unmatched.recv() => break got,
                     _ = &mut barrier, if !barrier_done => {
                         barrier_done = true;
-                        // The grace never outlasts the window asked for (a frame sent without
-                        // waiting, `wait` 0, is not held up by its barrier's answer).
-                        let window_end = tokio::time::Instant::from_std(started + wait);
-                        let now = tokio::time::Instant::now();
-                        until = Some((now + GRACE).min(window_end.max(now)));
+                        // A frame sent without waiting (`wait` 0) is not held up by its
+                        // barrier's answer; any other gets the grace.
+                        let grace = if wait.is_zero() { Duration::ZERO } else { GRACE };
+                        until = Some(tokio::time::Instant::now() + grace);
                     }
                     _ = async { let _ = closed.wait_for(|c| *c).await; } => {
                         // The server may have answered just before it went away.
@@ -431,8 +430,11 @@ impl Session {
                     _ = async { match until { Some(until) => tokio::time::sleep_until(until).await, None => { (&mut limit).await; } } } => {
                         if !barrier_done {
                             link.abandoned.lock().expect("abandoned lock").insert(id_key(&barrier_id));
-                            // Neither the frame nor the barrier behind it got anything back.
-                            link.note_silence(started, received);
+                            // Neither the frame nor the barrier behind it got anything back
+                            // within a whole request bound.
+                            if started.elapsed() >= self.limits.request_timeout {
+                                link.note_silence(received);
+                            }
                         }
                         link.pending.lock().expect("pending lock").remove(&id_key(&barrier_id));
                         return Reply::Nothing { waited_ms: started.elapsed().as_millis() as u64 };
