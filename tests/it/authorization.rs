@@ -41,6 +41,15 @@ fn run_with_token(server: &HttpServer) -> (i32, Value, String) {
     (code, report, printed)
 }
 
+/// Asserts that mcpcheck exited with `code` and that its stderr says each of `words`.
+fn exits_saying(output: &std::process::Output, code: i32, words: &[&str]) {
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(code), "{said}");
+    for word in words {
+        assert!(said.contains(word), "{word:?} not in: {said}");
+    }
+}
+
 #[test]
 fn a_step_up_refusal_is_not_testable_never_a_failure() {
     let server =
@@ -443,9 +452,7 @@ fn the_whole_library_passes_with_a_token_mcpcheck_gets_from_a_real_authorization
         .env("MCPCHECK_TEST_SECRET", "mcpcheck-test-client-secret")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(3));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.contains("could not get a token"), "{said}");
+    exits_saying(&output, 3, &["could not get a token"]);
 }
 
 #[test]
@@ -477,24 +484,20 @@ fn the_code_flow_signs_in_through_a_browser_and_refuses_a_forged_redirect() {
     };
     // Signed in: the token the code was exchanged for (PKCE S256, for this server) is taken.
     let output = run(browser(""));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{said}");
-    assert!(
-        said.contains("sign in to authorize mcpcheck: http://localhost:"),
-        "{said}"
-    );
-    assert!(said.contains("code_challenge_method=S256"), "{said}");
-    assert!(
-        said.contains("got a token by the authorization code grant (PKCE S256)"),
-        "{said}"
+    exits_saying(
+        &output,
+        0,
+        &[
+            "sign in to authorize mcpcheck: http://localhost:",
+            "code_challenge_method=S256",
+            "got a token by the authorization code grant (PKCE S256)",
+        ],
     );
     // A redirect whose state is not the one mcpcheck sent is refused, and nothing is tested.
-    let output = run(browser("--tamper-state"));
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "{said}");
-    assert!(
-        said.contains("state is not the one mcpcheck sent"),
-        "{said}"
+    exits_saying(
+        &run(browser("--tamper-state")),
+        3,
+        &["state is not the one mcpcheck sent"],
     );
 }
 
@@ -549,13 +552,13 @@ fn without_a_client_id_mcpcheck_registers_itself_for_either_grant() {
             .output()
             .unwrap()
     };
-    let output = code_flow("");
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{said}");
-    assert!(
-        said.contains("got a token by the authorization code grant (PKCE S256)")
-            && said.contains("mcpcheck registered at"),
-        "{said}"
+    exits_saying(
+        &code_flow(""),
+        0,
+        &[
+            "got a token by the authorization code grant (PKCE S256)",
+            "mcpcheck registered at",
+        ],
     );
     // A redirect that names another issuer, or none from a server that says it names itself
     // (RFC 9207), is another server's answer.
@@ -566,12 +569,10 @@ fn without_a_client_id_mcpcheck_registers_itself_for_either_grant() {
         ),
         ("--drop-iss", "names no issuer"),
     ] {
-        let output = code_flow(flags);
-        let said = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(3), "{said}");
-        assert!(
-            said.contains(why) && said.contains("an answer of another authorization server"),
-            "{said}"
+        exits_saying(
+            &code_flow(flags),
+            3,
+            &[why, "an answer of another authorization server"],
         );
     }
 }
@@ -587,11 +588,10 @@ fn without_a_client_id_a_server_that_offers_no_registration_cannot_be_tested() {
         .args(["run", "--url", &server.url, "--auth", "client-credentials"])
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(3), "{said}");
-    assert!(
-        said.contains("offers no registration_endpoint (RFC 7591)") && said.contains("--client-id"),
-        "{said}"
+    exits_saying(
+        &output,
+        3,
+        &["offers no registration_endpoint (RFC 7591)", "--client-id"],
     );
     // A secret without the client it belongs to is a usage error.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
@@ -600,12 +600,7 @@ fn without_a_client_id_a_server_that_offers_no_registration_cannot_be_tested() {
         .env("MCPCHECK_TEST_SECRET", "x")
         .output()
         .unwrap();
-    let said = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{said}");
-    assert!(
-        said.contains("--client-secret-env goes with --client-id"),
-        "{said}"
-    );
+    exits_saying(&output, 2, &["--client-secret-env goes with --client-id"]);
 }
 
 #[test]
