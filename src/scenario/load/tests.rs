@@ -338,39 +338,25 @@ fn shared_rules_stand_where_a_check_uses_them_and_are_checked_like_its_own() {
             .contains("no check uses the shared rules `answered`"),
         "{e}"
     );
-    let e = parse(
-        "demo.toml",
-        &used.replace("use = \"answered\"", "use = \"asnwered\""),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("[rules] has: answered"), "{e}");
-    let e = parse(
-        "demo.toml",
-        &used.replace(
-            "{ use = \"answered\" }",
-            "{ use = \"answered\", verdict = \"pass\" }",
-        ),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("stands alone"), "{e}");
-    let e = parse(
-        "demo.toml",
-        &used.replace(
-            "{ when = { reply = \"result\" }, verdict = \"pass\" }",
-            "{ when = { reply = \"result\" } }",
-        ),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("no `verdict`"), "{e}");
+    // Each edit of the file that uses the list, and what its error says.
+    let refused = |from: &str, to: &str, says: &str| {
+        let e = parse("demo.toml", &used.replace(from, to)).unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+        e
+    };
+    refused(
+        "use = \"answered\"",
+        "use = \"asnwered\"",
+        "[rules] has: answered",
+    );
+    refused(
+        "{ use = \"answered\" }",
+        "{ use = \"answered\", verdict = \"pass\" }",
+        "stands alone",
+    );
+    let own = "{ when = { reply = \"result\" }, verdict = \"pass\" }";
+    refused(own, "{ when = { reply = \"result\" } }", "no `verdict`");
     // A rule with neither is pointed at where it is written.
-    let e = parse(
-        "demo.toml",
-        &used.replace(
-            "{ when = { reply = \"result\" }, verdict = \"pass\" }",
-            "{ message = \"m\" }",
-        ),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("needs `when` and `verdict`"), "{e}");
+    let e = refused(own, "{ message = \"m\" }", "needs `when` and `verdict`");
     assert!(e.line > 1, "{e}");
 }
