@@ -608,6 +608,12 @@ quirks! {
     AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)",
     /// With `--static-token`: the authorization server metadata has no `code_challenge_methods_supported`.
     AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)",
+    /// With `--static-token`: `ping` and `server/discover` are answered without a token (a
+    /// health check left open); everything else needs it.
+    AuthOpenPing in stateless_auth => "control: a server may leave ping open and guard the rest; the authorization checks then judge a request it guards",
+    /// With `--static-token`: the resource metadata lists a second authorization server (this
+    /// origin's `/second`), whose metadata has no `code_challenge_methods_supported`.
+    AuthSecondServerNoPkce in auth => "every authorization server the resource metadata lists is one a client may pick: each MUST list S256 in code_challenge_methods_supported (2025-11-25)",
     /// With `--static-token`: the authorization server metadata offers Dynamic Client Registration only.
     AuthServerRegistrationOnly in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents",
     /// With `--static-token`: the authorization server metadata offers no way for a new client to get a client id.

@@ -107,6 +107,10 @@ fn what_was_sent(record: &StepRecord) -> Option<String> {
             })
         })
         .or_else(|| {
+            // A document fetched once per item: the URL of the answer judged.
+            if record.item.is_some() {
+                return exchange.sent.lines().last().map(str::to_string);
+            }
             exchange
                 .sent
                 .split_once(' ')

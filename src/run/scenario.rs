@@ -436,16 +436,58 @@ impl StepRunner<'_> {
         captures: &HashMap<String, Value>,
     ) -> Vec<Result<Exchange, NotSent>> {
         if let StepSend::Fetch(urls) = &step.send {
-            return vec![self.fetch(urls, step.timeout, captures).await];
+            // A `for_each` fetch: one document per item, one after another.
+            return match self.items(step, captures) {
+                Err(why) => vec![Err(why)],
+                Ok(None) => vec![self.fetch(urls, step.timeout, captures, None).await],
+                Ok(Some(items)) => {
+                    let mut outcomes = Vec::new();
+                    for item in &items {
+                        outcomes.push(self.fetch(urls, step.timeout, captures, Some(item)).await);
+                    }
+                    outcomes
+                }
+            };
         }
         let built = self.build(n, step, captures);
         self.send(step, built, None).await
     }
 
+    /// The items a `for_each` step is sent for (`None`: the step is sent once), or why it is not
+    /// sent at all: an empty list is the capture's absence ("the server lists no prompts"), a
+    /// list none of whose items qualify is the step's own `none`.
+    fn items(
+        &self,
+        step: &Step,
+        captures: &HashMap<String, Value>,
+    ) -> Result<Option<Vec<Value>>, NotSent> {
+        let Some(each) = &step.each else {
+            return Ok(None);
+        };
+        let captured = captures.get(&each.capture);
+        let items = each.items(captured);
+        if !items.is_empty() {
+            return Ok(Some(items));
+        }
+        let empty = captured.is_none_or(|v| v.as_array().is_some_and(Vec::is_empty));
+        Err(match (empty, self.absent_of(&each.capture, captures)) {
+            (true, Some(absent)) => absent,
+            (true, None) if captured.is_none() => NotSent::from(format!(
+                "the run has no value for capture.{}, so the request was not sent",
+                each.capture
+            )),
+            _ => NotSent {
+                why: each.none.clone(),
+                not_applicable: each.not_applicable,
+            },
+        })
+    }
+
     /// A fetch step: GETs each of its URLs in turn (those whose optional placeholders have no
     /// value left out) until one answers 2xx, with nothing but `Accept: application/json`: no
     /// session, no credentials, none of the user's headers; a redirect is followed, up to
-    /// [`super::MAX_REDIRECTS`] hops. The step's
+    /// [`super::MAX_REDIRECTS`] hops; `each` is the item of a `for_each` fetch the URLs are made
+    /// from (`{{each}}`). The step's
     /// exchange is that answer, or the last one tried; each of the others is kept as context in
     /// its `sent` (`GET URL → HTTP 404`). A JSON body of a 2xx answer is the reply the queries
     /// read (`/resource`); any other is a rejected one.
@@ -454,6 +496,7 @@ impl StepRunner<'_> {
         urls: &[String],
         timeout: Option<Duration>,
         captures: &HashMap<String, Value>,
+        each: Option<&Value>,
     ) -> Result<Exchange, NotSent> {
         let server = self.context.target.url();
         let fill = crate::scenario::template::Fill {
@@ -461,6 +504,7 @@ impl StepRunner<'_> {
             token: Some(&self.context.token),
             captures: Some(captures),
             tools: self.context.tools.as_ref(),
+            each,
             server,
             ..Default::default()
         };
@@ -571,30 +615,9 @@ impl StepRunner<'_> {
         // a `for_each` step once per item (`{{each/…}}`).
         let copies = step.concurrent.max(1);
         let context = self.context;
-        let items = match &step.each {
-            None => None,
-            Some(each) => {
-                let captured = captures.get(&each.capture);
-                let items = each.items(captured);
-                if items.is_empty() {
-                    // An empty list is the capture's absence ("the server lists no prompts"),
-                    // not a list whose items did not qualify.
-                    let empty = captured.is_none_or(|v| v.as_array().is_some_and(Vec::is_empty));
-                    let why = match (empty, self.absent_of(&each.capture, captures)) {
-                        (true, Some(absent)) => absent.clone(),
-                        (true, None) if captured.is_none() => NotSent::from(format!(
-                            "the run has no value for capture.{}, so the request was not sent",
-                            each.capture
-                        )),
-                        _ => NotSent {
-                            why: each.none.clone(),
-                            not_applicable: each.not_applicable,
-                        },
-                    };
-                    return vec![Err(why)];
-                }
-                Some(items)
-            }
+        let items = match self.items(step, captures) {
+            Ok(items) => items,
+            Err(why) => return vec![Err(why)],
         };
         let repeated = copies > 1 || items.is_some();
         let build = |copy: usize,
@@ -606,6 +629,7 @@ impl StepRunner<'_> {
                 bearer: bearer(&context.target),
                 issued: Some(&context.issued),
                 expired: context.expired_token.as_deref(),
+                capabilities: context.info.capabilities.as_ref(),
                 copy: Some(copy),
                 probe: context.probe.as_ref(),
                 captures: Some(captures),

@@ -17,13 +17,14 @@ use serde_json::Value;
 pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
-/// names the file's steps capture. Known: `protocolVersion`, `era.request`, `token`, `copy`, `probe.name`,
+/// names the file's steps capture. Known: `protocolVersion`, `era.request`, `guarded.request`, `token`, `copy`, `probe.name`,
 /// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `server.web-origin`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
 /// `reply` with a JSON pointer.
 pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     const FIXED: &[&str] = &[
         "protocolVersion",
         "era.request",
+        "guarded.request",
         "token",
         "copy",
         "probe.name",
@@ -111,6 +112,8 @@ pub struct Fill<'a> {
     pub issued: Option<&'a crate::record::token::Issued>,
     /// `{{auth.expired}}`: an expired token the user gave.
     pub expired: Option<&'a str>,
+    /// `{{guarded.request}}`: the capabilities the server declared.
+    pub capabilities: Option<&'a Value>,
 }
 
 impl Fill<'_> {
@@ -135,6 +138,19 @@ impl Fill<'_> {
                 } else {
                     "ping"
                 }));
+            }
+            // A request a protected server is surest to guard: the listing of the first of tools,
+            // prompts and resources the server declares (a server may leave ping or
+            // server/discover open, as a health check), else `era.request`.
+            "guarded.request" => {
+                let declared = |c: &&&str| {
+                    self.capabilities
+                        .is_some_and(|caps| caps.get(**c).is_some())
+                };
+                return match ["tools", "prompts", "resources"].iter().find(declared) {
+                    Some(listing) => Some(Value::from(format!("{listing}/list"))),
+                    None => self.lookup("era.request"),
+                };
             }
             "token" => return self.token.map(Value::from),
             "copy" => return self.copy.map(Value::from),
@@ -312,6 +328,33 @@ mod tests {
             "v 2025-11-25, code (absent)"
         );
         assert_eq!(expand_message("{{capture.n}}", &lookup), "7");
+    }
+
+    #[test]
+    fn the_guarded_request_is_a_declared_listing_else_the_era_request() {
+        let guarded = |capabilities: Option<Value>, version: &str| {
+            let fill = Fill {
+                version,
+                capabilities: capabilities.as_ref(),
+                ..Fill::default()
+            };
+            fill.lookup("guarded.request")
+        };
+        let listing = json!({ "logging": {}, "resources": {}, "prompts": {} });
+        assert_eq!(
+            guarded(Some(listing), "2025-11-25"),
+            Some(json!("prompts/list"))
+        );
+        let tools = json!({ "resources": {}, "tools": {} });
+        assert_eq!(
+            guarded(Some(tools), "2026-07-28"),
+            Some(json!("tools/list"))
+        );
+        assert_eq!(
+            guarded(Some(json!({ "logging": {} })), "2025-11-25"),
+            Some(json!("ping"))
+        );
+        assert_eq!(guarded(None, "2026-07-28"), Some(json!("server/discover")));
     }
 
     #[test]

@@ -119,8 +119,13 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         }
         _ => {}
     }
-    if let Some(refusal) = unauthorized(state, &req) {
-        return refusal;
+    // `auth-open-ping` lets ping and server/discover through without a token: which method a
+    // POST carries is known once its body is read.
+    let open_ping = state.server.quirks.has(Quirk::AuthOpenPing) && *req.method() == Method::POST;
+    if !open_ping {
+        if let Some(refusal) = unauthorized(state, &req) {
+            return refusal;
+        }
     }
     // With --dual-era, a GET or DELETE of the stateless era (its protocol version, no session)
     // is refused as that era refuses it.
@@ -145,7 +150,16 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
                 .server
                 .dual_era
                 .then(|| stateless_request(&parts.headers, &body));
+            let method = serde_json::from_slice::<Value>(&body)
+                .ok()
+                .and_then(|m| Some(m.get("method")?.as_str()?.to_string()));
             let req = Request::from_parts(parts, Full::new(body));
+            let open = matches!(method.as_deref(), Some("ping" | "server/discover"));
+            if open_ping && !open {
+                if let Some(refusal) = unauthorized(state, &req) {
+                    return refusal;
+                }
+            }
             match stateless {
                 Some(stateless) => crate::server::ERA.scope(stateless, post(state, req)).await,
                 None => post(state, req).await,
@@ -682,7 +696,7 @@ fn host_of<B>(req: &Request<B>) -> String {
 /// with 401 and a Bearer challenge naming the resource metadata (RFC 6750 §3, RFC 9728 §5.1),
 /// with a JSON body that is not JSON-RPC, as many protected servers answer; a token of the
 /// issuer's without the scope gets 403 `insufficient_scope`.
-fn unauthorized(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
+fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<HttpBody>> {
     if !state.server.protected() {
         return None;
     }
@@ -892,9 +906,13 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
     } else {
         format!("http://{host}/mcp")
     };
+    let mut servers = vec![issuer];
+    if quirks.has(Quirk::AuthSecondServerNoPkce) {
+        servers.push(format!("http://{host}/second"));
+    }
     let mut document = json!({
         "resource": resource,
-        "authorization_servers": [issuer],
+        "authorization_servers": servers,
         "scopes_supported": [SCOPE],
         "bearer_methods_supported": ["header"],
         "resource_name": "mcpcheck reference server",
@@ -950,7 +968,11 @@ fn authorization_server_metadata(
             "client_id is required",
         ));
     }
-    if req.uri().path() != path
+    // The second authorization server of `auth-second-server-no-pkce`, at this origin's
+    // `/second`.
+    let second = quirks.has(Quirk::AuthSecondServerNoPkce)
+        && req.uri().path() == "/.well-known/oauth-authorization-server/second";
+    if (req.uri().path() != path && !second)
         || quirks.has(Quirk::AuthServerMetadataMissing)
         || quirks.has(Quirk::AuthOriginMetadataMissing)
         || quirks.has(Quirk::AuthOriginNoEndpoints)
@@ -958,7 +980,9 @@ fn authorization_server_metadata(
         return None;
     }
     let origin = format!("http://{}", host_of(req));
-    let issuer = if quirks.has(Quirk::AuthServerIssuerMismatch) {
+    let issuer = if second {
+        format!("{origin}/second")
+    } else if quirks.has(Quirk::AuthServerIssuerMismatch) {
         format!("{origin}/issuer")
     } else if quirks.has(Quirk::AuthServerIssuerSlash) {
         format!("{origin}/")
@@ -988,7 +1012,7 @@ fn authorization_server_metadata(
     if quirks.has(Quirk::AuthServerNoTokenEndpoint) {
         members.remove("token_endpoint");
     }
-    if quirks.has(Quirk::AuthServerNoPkce) {
+    if quirks.has(Quirk::AuthServerNoPkce) || second {
         members.remove("code_challenge_methods_supported");
     }
     let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());

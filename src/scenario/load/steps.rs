@@ -185,14 +185,13 @@ fn fetch(
         ("background", step.background.is_some()),
         ("alongside", step.alongside.is_some()),
         ("concurrent", step.concurrent.is_some()),
-        ("for_each", step.for_each.is_some()),
         ("pages", step.pages.is_some()),
         ("poll", step.poll.is_some()),
     ];
     if let Some((key, _)) = others.iter().find(|(_, given)| *given) {
         return Err(source.at(
             &fetch,
-            format!("step `{name}`: `fetch` GETs a document and sends nothing else; `{key}` does not go with it"),
+            format!("step `{name}`: `fetch` GETs a document (once per item with `for_each`) and sends nothing else; `{key}` does not go with it"),
         ));
     }
     for url in &urls {
@@ -351,7 +350,8 @@ impl Modes {
 
 /// `for_each` and `pages`: a request sent once per item of a captured array, or once per page of
 /// a list. Either goes with a single request of the scenario's own making (no fixed id, not
-/// `concurrent`, `background`, `alongside` or `poll`), and not both at once.
+/// `concurrent`, `background`, `alongside` or `poll`), and not both at once; `for_each` goes
+/// with a fetch too (its URLs made from each item in turn).
 fn repeats(
     source: &Source,
     step: &mut StepFile,
@@ -360,12 +360,13 @@ fn repeats(
     polls: bool,
 ) -> Result<(Option<ForEach>, usize), LoadError> {
     let name = step.name.get_ref().clone();
+    let fetch = matches!(send, StepSend::Fetch(_));
     let single = matches!(send, StepSend::Request { id: None, .. })
         && modes.concurrent == 1
         && modes.background.is_none()
         && modes.alongside.is_none()
         && !polls;
-    let alone = format!("step `{name}`: `for_each` and `pages` go with a single `request` without a fixed `id` (not `concurrent`, `background`, `alongside` or `poll`), and not together");
+    let alone = format!("step `{name}`: `for_each` and `pages` go with a single `request` without a fixed `id` (not `concurrent`, `background`, `alongside` or `poll`), and not together; `for_each` goes with a `fetch` too");
     let pages = match step.pages.take() {
         None => 1,
         Some(p) if !single || step.for_each.is_some() => return Err(source.at(&p, alone)),
@@ -376,7 +377,7 @@ fn repeats(
     };
     let each = match step.for_each.take() {
         None => None,
-        Some(f) if !single => return Err(source.at(&f, alone)),
+        Some(f) if !single && !fetch => return Err(source.at(&f, alone)),
         Some(f) => {
             let span = f.span();
             let f = f.into_inner();

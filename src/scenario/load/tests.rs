@@ -300,6 +300,16 @@ fn a_fetch_step_gets_a_document_over_http_and_sends_nothing_else() {
         err.message.contains("`headers` does not go with it"),
         "{err}"
     );
+    // Once per item of a captured list, with the URLs made from each; never paged.
+    let each = parse(
+        "demo.toml",
+        &fetch("\nfor_each = { in = \"x\", max = 2, none = \"no URL\" }"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let each = each.steps[0].each.as_ref().expect("for_each kept");
+    assert_eq!((each.capture.as_str(), each.max), ("x", 2));
+    let err = parse("demo.toml", &fetch("\npages = 2")).unwrap_err();
+    assert!(err.message.contains("`pages` does not go with it"), "{err}");
     // HTTP only, and only http(s) URLs.
     let stdio = fetch("").replace("transport = \"http\"", "transport = \"stdio\"");
     let err = parse("demo.toml", &stdio).unwrap_err();
