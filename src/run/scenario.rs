@@ -17,7 +17,7 @@ use crate::protocol::{Outgoing, Session};
 use crate::record::{Evidence, Exchange, Reply, SkipReason, Status, Transcript, Verdict};
 use crate::report::CheckResult;
 use crate::scenario::model::{Part, Query};
-use crate::scenario::{Scenario, SessionKind, Step, StepSend};
+use crate::scenario::{Mode, Scenario, SessionKind, Step, StepSend};
 
 /// Runs one scenario; returns its check results and, for an isolated session, its transcript.
 /// A scenario of a lane comes holding the lane's connection (`lane`), and gives it back.
@@ -131,7 +131,7 @@ pub(super) async fn run_scenario(
     // steps; one that closes during the scenario is what the scenario's own steps did.
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
-        let Some(ready_on) = &step.background else {
+        let Some(ready_on) = step.mode.background() else {
             step_of
                 .run_and_record(n, step, &mut captures, &mut records)
                 .await;
@@ -143,7 +143,7 @@ pub(super) async fn run_scenario(
         let notify = Arc::new(tokio::sync::Notify::new());
         let background = async {
             let outcomes = step_of
-                .send(step, built, Some((ready_on.clone(), notify.clone())))
+                .send(step, built, Some((ready_on.to_string(), notify.clone())))
                 .await;
             notify.notify_one();
             outcomes
@@ -355,8 +355,8 @@ impl StepRunner<'_> {
         let fetch = matches!(step.send, StepSend::Fetch(_));
         // A `for_each` step's items, in the order its exchanges came (as `build` made them).
         let items: Vec<Value> = step
-            .each
-            .as_ref()
+            .mode
+            .each()
             .map(|each| each.items(captures.get(&each.capture)))
             .unwrap_or_default();
         let mut items = items.into_iter();
@@ -392,7 +392,8 @@ impl StepRunner<'_> {
                 for capture in &step.capture {
                     let found = query::values(&capture.query, exchange, self.seen(records));
                     if let Some(value) = found.into_iter().next() {
-                        let value = match (step.pages > 1, joined.get(&capture.name), &value) {
+                        let value = match (step.mode.pages() > 1, joined.get(&capture.name), &value)
+                        {
                             (true, Some(Value::Array(earlier)), Value::Array(page)) => {
                                 Value::Array(earlier.iter().chain(page).cloned().collect())
                             }
@@ -461,7 +462,7 @@ impl StepRunner<'_> {
         step: &Step,
         captures: &HashMap<String, Value>,
     ) -> Result<Option<Vec<Value>>, NotSent> {
-        let Some(each) = &step.each else {
+        let Some(each) = step.mode.each() else {
             return Ok(None);
         };
         let captured = captures.get(&each.capture);
@@ -613,7 +614,7 @@ impl StepRunner<'_> {
     pub(super) fn build(&self, n: usize, step: &Step, captures: &HashMap<String, Value>) -> Built {
         // A step sent `concurrent` times at once is built once per copy (`{{copy}}` is 1, 2, …);
         // a `for_each` step once per item (`{{each/…}}`).
-        let copies = step.concurrent.max(1);
+        let copies = step.mode.copies();
         let context = self.context;
         let items = match self.items(step, captures) {
             Ok(items) => items,
@@ -814,28 +815,28 @@ impl StepRunner<'_> {
             timeout: step.timeout,
             http_method: step.http_method.clone(),
         };
-        if let Some(poll) = &step.poll {
-            return vec![self.poll(poll, built, &options).await];
-        }
-        if step.pages > 1 {
-            return self.paginate(step, built, &options).await;
-        }
-        if step.each.is_some() {
-            // One item after another, as a client going down a list would.
-            let mut outcomes = Vec::new();
-            for built in built {
-                outcomes.push(match built {
-                    Ok((outgoing, headers)) => {
-                        let options = SendOptions {
-                            headers,
-                            ..options.clone()
-                        };
-                        Ok(self.session.send(outgoing, &options).await)
-                    }
-                    Err(why) => Err(why),
-                });
+        match &step.mode {
+            Mode::Poll(poll) => return vec![self.poll(poll, built, &options).await],
+            Mode::Pages(_) => return self.paginate(step, built, &options).await,
+            Mode::ForEach(_) => {
+                // One item after another, as a client going down a list would.
+                let mut outcomes = Vec::new();
+                for built in built {
+                    outcomes.push(match built {
+                        Ok((outgoing, headers)) => {
+                            let options = SendOptions {
+                                headers,
+                                ..options.clone()
+                            };
+                            Ok(self.session.send(outgoing, &options).await)
+                        }
+                        Err(why) => Err(why),
+                    });
+                }
+                return outcomes;
             }
-            return outcomes;
+            // Once, as copies at once, or in the background: every frame at once, below.
+            Mode::Once | Mode::Concurrent(_) | Mode::Background(_) => {}
         }
         let sends = built.into_iter().map(|built| {
             let options = &options;
@@ -891,7 +892,7 @@ impl StepRunner<'_> {
         let mut outcomes = Vec::new();
         let mut followed: Vec<Value> = Vec::new();
         let mut frame = first.clone();
-        for page in 1..=step.pages {
+        for page in 1..=step.mode.pages() {
             let exchange = self.session.send(frame.clone(), &options).await;
             let cursor = step::reply_message(&exchange)
                 .and_then(|reply| reply.pointer("/result/nextCursor"))

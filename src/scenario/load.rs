@@ -14,7 +14,8 @@ use toml::Spanned;
 
 use super::file::{CheckFile, RuleFile, ScenarioFile, StepFile};
 use super::model::{
-    Capture, ForEach, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step, StepSend,
+    Capture, ForEach, Mode, Poll, Requires, Rule, Scenario, ScenarioCheck, SessionKind, Step,
+    StepSend,
 };
 use super::template;
 use crate::record::TransportKind;

@@ -7,4 +7,4 @@ pub mod schema;
 pub mod template;
 
 pub use load::LoadError;
-pub use model::{Capture, Poll, Scenario, ScenarioCheck, SessionKind, Step, StepSend};
+pub use model::{Capture, Mode, Poll, Scenario, ScenarioCheck, SessionKind, Step, StepSend};

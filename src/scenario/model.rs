@@ -99,21 +99,13 @@ pub struct Step {
     pub hold: Option<Duration>,
     /// HTTP: drop a request's SSE stream after this many events.
     pub drop_after_events: Option<usize>,
-    /// How many copies of the request are sent at once (1: just the one).
-    pub concurrent: usize,
+    /// How the step is sent: once, or one of the ways of sending it more than once or of
+    /// leaving it open.
+    pub mode: Mode,
     /// Stop waiting for the response once a notification of this method has arrived.
     pub until_notified: Option<String>,
-    /// The request stays open while the steps after it run; they start once a notification of
-    /// this method has arrived on it (or it has ended).
-    pub background: Option<String>,
     /// A notification (method, params) sent this long after the request, while it is in flight.
     pub alongside: Option<(String, Option<Value>, Duration)>,
-    /// Send the request again until its reply has one of these values at a JSON pointer.
-    pub poll: Option<Poll>,
-    /// Send the request once per item of a captured array.
-    pub each: Option<ForEach>,
-    /// Follow `result.nextCursor` up to this many pages in all (1: just the one request).
-    pub pages: usize,
     /// HTTP headers to add or replace.
     pub headers: Vec<(String, String)>,
     /// HTTP headers to leave out.
@@ -124,6 +116,81 @@ pub struct Step {
     pub capture: Vec<Capture>,
     /// HTTP: a method other than POST (`GET`, `DELETE`), sent with no body.
     pub http_method: Option<String>,
+}
+
+/// How a step is sent: once, or exactly one of the ways of sending its request more than once or
+/// of leaving it open (the loader refuses a step that names two).
+#[derive(Clone, Debug, Default)]
+pub enum Mode {
+    /// Sent once.
+    #[default]
+    Once,
+    /// This many copies of the request at once (2 to 16), each built with its own `{{copy}}`.
+    Concurrent(usize),
+    /// Following `result.nextCursor`, up to this many pages in all (2 to 16).
+    Pages(usize),
+    /// Once per item of a captured array, one after another (a request, or a fetch).
+    ForEach(ForEach),
+    /// Again until the reply meets a condition.
+    Poll(Poll),
+    /// Left open while the steps after it run; they start once a notification of this method
+    /// has arrived on it (or it has ended).
+    Background(String),
+}
+
+impl Mode {
+    /// How many copies are sent at once (1 but for [`Mode::Concurrent`]).
+    pub fn copies(&self) -> usize {
+        match self {
+            Mode::Concurrent(copies) => *copies,
+            _ => 1,
+        }
+    }
+
+    /// How many pages are followed at most (1 but for [`Mode::Pages`]).
+    pub fn pages(&self) -> usize {
+        match self {
+            Mode::Pages(pages) => *pages,
+            _ => 1,
+        }
+    }
+
+    /// The list a [`Mode::ForEach`] step goes down.
+    pub fn each(&self) -> Option<&ForEach> {
+        match self {
+            Mode::ForEach(each) => Some(each),
+            _ => None,
+        }
+    }
+
+    /// The method of the notification a [`Mode::Background`] step lets the later steps start on.
+    pub fn background(&self) -> Option<&str> {
+        match self {
+            Mode::Background(method) => Some(method),
+            _ => None,
+        }
+    }
+
+    /// How the step is sent, for people (`mcpcheck explain`); `None` for once.
+    pub fn describe(&self) -> Option<String> {
+        Some(match self {
+            Mode::Once => return None,
+            Mode::Concurrent(copies) => format!("{copies} copies at once"),
+            Mode::Pages(pages) => format!("following nextCursor, {pages} pages at most"),
+            Mode::ForEach(each) => format!(
+                "once per item of capture.{} (at most {}), one after another",
+                each.capture, each.max
+            ),
+            Mode::Poll(poll) => format!(
+                "again until {} (at most {} s)",
+                poll.until_text,
+                poll.within.as_secs_f64()
+            ),
+            Mode::Background(method) => {
+                format!("left open; the steps after it start once {method} arrives on it")
+            }
+        })
+    }
 }
 
 /// A step sent once per item of a captured array (`for_each`).

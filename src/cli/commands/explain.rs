@@ -98,19 +98,13 @@ pub(super) fn explain(args: &cli::ExplainArgs) -> ExitCode {
                         format!("GET {} (a document, no credentials)", urls.join(", else "))
                     }
                 };
-                let polled = step
-                    .poll
-                    .as_ref()
-                    .map(|p| {
-                        format!(
-                            ", again until {} (at most {} s)",
-                            p.until_text,
-                            p.within.as_secs_f64()
-                        )
-                    })
+                let sent = step
+                    .mode
+                    .describe()
+                    .map(|how| format!(", {how}"))
                     .unwrap_or_default();
                 text.push_str(&format!(
-                    "  {}: {}{polled}{}{judged}\n",
+                    "  {}: {}{sent}{}{judged}\n",
                     step.name,
                     what.trim_end(),
                     window(step)

@@ -7,7 +7,7 @@ use std::time::Duration;
 use toml::Spanned;
 
 use super::{
-    is_kebab, query, Capture, CheckFile, ForEach, LoadError, Poll, Requires, Rule, RuleFile,
+    is_kebab, query, Capture, CheckFile, ForEach, LoadError, Mode, Poll, Requires, Rule, RuleFile,
     ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
 };
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
@@ -21,29 +21,35 @@ pub(super) fn resolve_step(
     transports: &[TransportKind],
 ) -> Result<Step, LoadError> {
     let name = step.name.get_ref().clone();
+    one_way(source, &step)?;
     let http_method = http_method(source, &step, transports)?;
     let send = match fetch(source, &mut step, transports)? {
         Some(urls) => StepSend::Fetch(urls),
         None => what_it_sends(source, &mut step, http_method.is_some(), session)?,
     };
-    let modes = Modes::of(source, &mut step, &send, session)?;
-    let poll = poll(source, &mut step, &send, modes.background.is_some())?;
+    let dressing = Dressing::of(source, &mut step, &send)?;
     let capture = captures(source, &mut step, &send, http_method.as_deref())?;
-    let (each, pages) = repeats(source, &mut step, &send, &modes, poll.is_some())?;
+    // At most one of these is given (`one_way`).
+    let mode = [
+        concurrent(source, &mut step, &send)?,
+        background(source, &mut step, &send, &dressing, session)?,
+        poll(source, &mut step, &send)?,
+        repeats(source, &mut step, &send, &dressing)?,
+    ]
+    .into_iter()
+    .flatten()
+    .next()
+    .unwrap_or_default();
     Ok(Step {
         name,
         send,
         timeout: step.timeout_ms.map(Duration::from_millis),
         wait: step.wait_ms.map(Duration::from_millis),
         hold: step.hold_ms.map(Duration::from_millis),
-        drop_after_events: modes.drop_after_events,
-        concurrent: modes.concurrent,
+        drop_after_events: dressing.drop_after_events,
+        mode,
         until_notified: step.until_notified,
-        background: modes.background,
-        alongside: modes.alongside,
-        poll,
-        each,
-        pages,
+        alongside: dressing.alongside,
         headers: step.headers.0,
         omit_headers: step.omit_headers,
         omit_meta: step.omit_meta,
@@ -256,22 +262,43 @@ fn what_it_sends(
     Ok(send)
 }
 
-/// How a request is sent besides once and alone: with a notification alongside, in the
-/// background, as several copies at once, or on a stream dropped after some events.
-struct Modes {
+/// A step is sent one way: once, or with exactly one of these keys.
+const WAYS: [&str; 5] = ["concurrent", "pages", "for_each", "poll", "background"];
+
+/// Refuses a step that names two ways of sending ([`WAYS`]).
+fn one_way(source: &Source, step: &StepFile) -> Result<(), LoadError> {
+    let given = [
+        step.concurrent.is_some(),
+        step.pages.is_some(),
+        step.for_each.is_some(),
+        step.poll.is_some(),
+        step.background.is_some(),
+    ];
+    let named: Vec<&str> = WAYS
+        .iter()
+        .zip(given)
+        .filter(|(_, given)| *given)
+        .map(|(way, _)| *way)
+        .collect();
+    if let [first, second, ..] = named[..] {
+        let name = step.name.get_ref();
+        return Err(source.at(
+            &step.name,
+            format!("step `{name}`: `{first}` and `{second}` do not go together: a step is sent one way (once, or with one of `{}`)", WAYS.join("`, `")),
+        ));
+    }
+    Ok(())
+}
+
+/// What a request is sent with besides its message: a notification alongside, or a stream
+/// dropped after some events.
+struct Dressing {
     alongside: Option<(String, Option<serde_json::Value>, Duration)>,
-    background: Option<String>,
-    concurrent: usize,
     drop_after_events: Option<usize>,
 }
 
-impl Modes {
-    fn of(
-        source: &Source,
-        step: &mut StepFile,
-        send: &StepSend,
-        session: SessionKind,
-    ) -> Result<Modes, LoadError> {
+impl Dressing {
+    fn of(source: &Source, step: &mut StepFile, send: &StepSend) -> Result<Dressing, LoadError> {
         let name = step.name.get_ref().clone();
         let alongside = match step.alongside.take() {
             None => None,
@@ -283,49 +310,17 @@ impl Modes {
                 return Err(source.at(
                     &a,
                     format!(
-                    "step `{name}`: `alongside` goes with a single `request` (not `concurrent`)"
-                ),
+                        "step `{name}`: `alongside` goes with a single `request` (not `concurrent`)"
+                    ),
                 ))
             }
         };
-        let background = match step.background.take() {
-        None => None,
-        Some(b)
-            if matches!(send, StepSend::Request { .. })
-                && step.concurrent.is_none()
-                && alongside.is_none()
-                && matches!(session, SessionKind::Fresh | SessionKind::Bare) =>
-        {
-            Some(b.into_inner().once_notified)
-        }
-        Some(b) => {
-            return Err(source.at(
-                &b,
-                format!("step `{name}`: `background` goes with a single `request` (not `concurrent`, no `alongside`) on a connection of its own (`session = \"fresh\"` or `\"bare\"`)"),
-            ))
-        }
-    };
         if step.until_notified.is_some() && !matches!(send, StepSend::Request { .. }) {
             return Err(source.at(
                 &step.name,
                 format!("step `{name}`: `until_notified` goes with a `request`"),
             ));
         }
-        let concurrent = match &step.concurrent {
-            None => 1,
-            Some(n) if !(2..=16).contains(n.get_ref()) => {
-                return Err(source.at(n, "`concurrent` is 2 to 16 copies".to_string()))
-            }
-            Some(n) if !matches!(send, StepSend::Request { id: None, .. }) => {
-                return Err(source.at(
-                    n,
-                    format!(
-                        "step `{name}`: `concurrent` goes with a `request` without a fixed `id`"
-                    ),
-                ))
-            }
-            Some(n) => *n.get_ref(),
-        };
         let drop_after_events = match &step.drop_after_events {
             None => None,
             Some(n) if *n.get_ref() == 0 => {
@@ -339,41 +334,83 @@ impl Modes {
             }
             Some(n) => Some(*n.get_ref()),
         };
-        Ok(Modes {
+        Ok(Dressing {
             alongside,
-            background,
-            concurrent,
             drop_after_events,
         })
     }
 }
 
+/// `concurrent`: copies of a request without a fixed id, sent at once.
+fn concurrent(
+    source: &Source,
+    step: &mut StepFile,
+    send: &StepSend,
+) -> Result<Option<Mode>, LoadError> {
+    let name = step.name.get_ref().clone();
+    Ok(match step.concurrent.take() {
+        None => None,
+        Some(n) if !(2..=16).contains(n.get_ref()) => {
+            return Err(source.at(&n, "`concurrent` is 2 to 16 copies".to_string()))
+        }
+        Some(n) if !matches!(send, StepSend::Request { id: None, .. }) => {
+            return Err(source.at(
+                &n,
+                format!("step `{name}`: `concurrent` goes with a `request` without a fixed `id`"),
+            ))
+        }
+        Some(n) => Some(Mode::Concurrent(n.into_inner())),
+    })
+}
+
+/// `background`: a request left open while the steps after it run, on a connection of the
+/// scenario's own.
+fn background(
+    source: &Source,
+    step: &mut StepFile,
+    send: &StepSend,
+    dressing: &Dressing,
+    session: SessionKind,
+) -> Result<Option<Mode>, LoadError> {
+    let name = step.name.get_ref().clone();
+    Ok(match step.background.take() {
+        None => None,
+        Some(b)
+            if matches!(send, StepSend::Request { .. })
+                && dressing.alongside.is_none()
+                && matches!(session, SessionKind::Fresh | SessionKind::Bare) =>
+        {
+            Some(Mode::Background(b.into_inner().once_notified))
+        }
+        Some(b) => {
+            return Err(source.at(
+                &b,
+                format!("step `{name}`: `background` goes with a single `request` (no `alongside`) on a connection of its own (`session = \"fresh\"` or `\"bare\"`)"),
+            ))
+        }
+    })
+}
+
 /// `for_each` and `pages`: a request sent once per item of a captured array, or once per page of
-/// a list. Either goes with a single request of the scenario's own making (no fixed id, not
-/// `concurrent`, `background`, `alongside` or `poll`), and not both at once; `for_each` goes
-/// with a fetch too (its URLs made from each item in turn).
+/// a list. Either goes with a request of the scenario's own making (no fixed id, no
+/// `alongside`); `for_each` goes with a fetch too (its URLs made from each item in turn).
 fn repeats(
     source: &Source,
     step: &mut StepFile,
     send: &StepSend,
-    modes: &Modes,
-    polls: bool,
-) -> Result<(Option<ForEach>, usize), LoadError> {
+    dressing: &Dressing,
+) -> Result<Option<Mode>, LoadError> {
     let name = step.name.get_ref().clone();
     let fetch = matches!(send, StepSend::Fetch(_));
-    let single = matches!(send, StepSend::Request { id: None, .. })
-        && modes.concurrent == 1
-        && modes.background.is_none()
-        && modes.alongside.is_none()
-        && !polls;
-    let alone = format!("step `{name}`: `for_each` and `pages` go with a single `request` without a fixed `id` (not `concurrent`, `background`, `alongside` or `poll`), and not together; `for_each` goes with a `fetch` too");
-    let pages = match step.pages.take() {
-        None => 1,
-        Some(p) if !single || step.for_each.is_some() => return Err(source.at(&p, alone)),
+    let single = matches!(send, StepSend::Request { id: None, .. }) && dressing.alongside.is_none();
+    let alone = format!("step `{name}`: `for_each` and `pages` go with a single `request` without a fixed `id` (and no `alongside`); `for_each` goes with a `fetch` too");
+    match step.pages.take() {
+        None => {}
+        Some(p) if !single => return Err(source.at(&p, alone)),
         Some(p) if !(2..=16).contains(p.get_ref()) => {
             return Err(source.at(&p, "`pages` is 2 to 16 pages".to_string()))
         }
-        Some(p) => p.into_inner(),
+        Some(p) => return Ok(Some(Mode::Pages(p.into_inner()))),
     };
     let each = match step.for_each.take() {
         None => None,
@@ -412,23 +449,16 @@ fn repeats(
             })
         }
     };
-    Ok((each, pages))
+    Ok(each.map(Mode::ForEach))
 }
 
 /// `poll`: sending a request again until its reply meets a condition.
-fn poll(
-    source: &Source,
-    step: &mut StepFile,
-    send: &StepSend,
-    background: bool,
-) -> Result<Option<Poll>, LoadError> {
+fn poll(source: &Source, step: &mut StepFile, send: &StepSend) -> Result<Option<Mode>, LoadError> {
     let name = step.name.get_ref().clone();
     Ok(match step.poll.take() {
         None => None,
         Some(p)
             if matches!(send, StepSend::Request { id: None, .. })
-                && step.concurrent.is_none()
-                && !background
                 && step.until_notified.is_none() =>
         {
             let p = p.into_inner();
@@ -446,16 +476,16 @@ fn poll(
                 .map(|(query, pred)| format!("{query} = {pred}"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            Some(Poll {
+            Some(Mode::Poll(Poll {
                 until: query::resolve_cond(source, span, p.until.into_inner(), None)?,
                 until_text,
                 within: Duration::from_millis(p.within_ms.unwrap_or(10_000)),
-            })
+            }))
         }
         Some(p) => {
             return Err(source.at(
                 &p,
-                format!("step `{name}`: `poll` goes with a single `request` without a fixed `id` (not `concurrent`, `background` or `until_notified`)"),
+                format!("step `{name}`: `poll` goes with a single `request` without a fixed `id` (not `until_notified`)"),
             ))
         }
     })

@@ -145,22 +145,25 @@ fn a_polling_step_names_where_to_look_and_when_to_stop() {
     };
     let scenario =
         with(r#"poll = { until = { "/result/status" = "completed" }, within_ms = 2000 }"#).unwrap();
-    let poll = scenario.steps[0].poll.as_ref().unwrap();
+    let Mode::Poll(poll) = &scenario.steps[0].mode else {
+        panic!("{:?}", scenario.steps[0].mode)
+    };
     assert_eq!(poll.until_text, r#"/result/status = "completed""#);
     assert_eq!(poll.until.0.len(), 1);
     assert_eq!(poll.within, Duration::from_secs(2));
     let default = with(r#"poll = { until = { "/result/status" = "completed" } }"#).unwrap();
-    assert_eq!(
-        default.steps[0].poll.as_ref().unwrap().within,
-        Duration::from_secs(10)
-    );
+    let Mode::Poll(poll) = &default.steps[0].mode else {
+        panic!("{:?}", default.steps[0].mode)
+    };
+    assert_eq!(poll.within, Duration::from_secs(10));
     let err = with(r#"poll = { until = { "result/status" = "completed" } }"#).unwrap_err();
     assert!(err.message.contains("a JSON pointer"), "{err}");
     assert_eq!(err.line, 9, "{err}");
     let err =
         with("poll = { until = { \"/result/status\" = \"x\" } }\nconcurrent = 2").unwrap_err();
     assert!(
-        err.message.contains("`poll` goes with a single `request`"),
+        err.message
+            .contains("`concurrent` and `poll` do not go together: a step is sent one way"),
         "{err}"
     );
 }
@@ -220,10 +223,7 @@ fn background_steps_are_single_requests_on_their_own_connection() {
     // On a connection of its own: loads, and only once per scenario.
     let own = text.replace("title = \"ping\"", "title = \"ping\"\nsession = \"fresh\"");
     let scenario = parse("demo.toml", &own).unwrap();
-    assert_eq!(
-        scenario.steps[0].background.as_deref(),
-        Some("notifications/x")
-    );
+    assert_eq!(scenario.steps[0].mode.background(), Some("notifications/x"));
     let twice = own.replace(
         "[[check]]",
         &format!("[[step]]\nname = \"again\"\n{background}\n\n[[check]]"),
@@ -239,8 +239,8 @@ fn for_each_and_pages_go_with_a_single_request_and_say_what_no_item_means() {
         "request = { method = \"resources/list\" }\npages = 4\ncapture = { all = \"/result/resources\" }\n\n[[step]]\nname = \"read\"\nfor_each = { in = \"all\", max = 3, matching = { required = [\"uri\"] }, none = \"no listed resource has a uri\" }\nrequest = { method = \"resources/read\", params = { uri = \"{{each/uri}}\" } }",
     );
     let scenario = parse("demo.toml", &paged).unwrap();
-    assert_eq!(scenario.steps[0].pages, 4);
-    let each = scenario.steps[1].each.as_ref().unwrap();
+    assert_eq!(scenario.steps[0].mode.pages(), 4);
+    let each = scenario.steps[1].mode.each().unwrap();
     assert_eq!((each.capture.as_str(), each.max), ("all", 3));
     let items = each.items(Some(
         &serde_json::json!([{"uri": "a"}, {"name": "no uri"}, {"uri": "b"}]),
@@ -259,6 +259,19 @@ fn for_each_and_pages_go_with_a_single_request_and_say_what_no_item_means() {
     let e = parse(
         "demo.toml",
         &paged.replace("for_each = {", "concurrent = 2\nfor_each = {"),
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("step `read`: `concurrent` and `for_each` do not go together"),
+        "{e}"
+    );
+    let e = parse(
+        "demo.toml",
+        &paged.replace(
+            "for_each = {",
+            "alongside = { method = \"notifications/cancelled\", after_ms = 1 }\nfor_each = {",
+        ),
     )
     .unwrap_err();
     assert!(e.message.contains("go with a single `request`"), "{e}");
@@ -306,7 +319,7 @@ fn a_fetch_step_gets_a_document_over_http_and_sends_nothing_else() {
         &fetch("\nfor_each = { in = \"x\", max = 2, none = \"no URL\" }"),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let each = each.steps[0].each.as_ref().expect("for_each kept");
+    let each = each.steps[0].mode.each().expect("for_each kept");
     assert_eq!((each.capture.as_str(), each.max), ("x", 2));
     let err = parse("demo.toml", &fetch("\npages = 2")).unwrap_err();
     assert!(err.message.contains("`pages` does not go with it"), "{err}");
