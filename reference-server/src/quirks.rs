@@ -8,17 +8,30 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-/// A quirk that only changes the responses the server sends, applied to each of them as data
-/// instead of a branch in the handlers.
-type Rewrite = fn(&mut Map<String, Value>);
+use crate::outcome::Outcome;
+
+/// Where a quirk that is data acts: the handlers stay the conformant server's, and the quirk's
+/// function changes what they produced at one place, instead of a branch in them.
+#[derive(Clone, Copy)]
+enum Acts {
+    /// Every response about to be sent (`; rewrites f`).
+    Response(fn(&mut Map<String, Value>)),
+    /// A list before it is paged (`; lists "tools" with f`): `tools`, `resources`,
+    /// `resourceTemplates` or `prompts`.
+    Listing(&'static str, fn(&mut Vec<Value>)),
+    /// What a method's handler answered, a result or an error, given the request's params
+    /// (`; answers "prompts/get" with f`).
+    Answer(&'static str, fn(&Value, Outcome) -> Outcome),
+}
 
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
-/// given) and, for a quirk that only changes responses, the rewrite that does it
-/// (`; rewrites f`). The command-line name is derived from the variant (`InitMissingServerInfo`
-/// is `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
+/// given) and, for a quirk that is data, where it acts and the function that does it
+/// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`). The
+/// command-line name is derived from the variant (`InitMissingServerInfo` is
+/// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
-    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; rewrites $rewrite:path)?,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($place:literal with)? $acts:path)?,)*) => {
         /// One deliberate deviation from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Quirk {
@@ -26,14 +39,13 @@ macro_rules! quirks {
         }
 
         /// Every quirk, in declaration order, with the rule it breaks, its name if the variant's
-        /// does not give it, the runs it shows in, and its rewrite of responses, if that is all
-        /// it does.
-        const DECLARED: &[(Quirk, &str, Option<&str>, Modes, Option<Rewrite>)] = &[$((
+        /// does not give it, the runs it shows in, and where it acts, if it is data.
+        const DECLARED: &[(Quirk, &str, Option<&str>, Modes, Option<Acts>)] = &[$((
             Quirk::$variant,
             $rule,
             quirks!(@name $($name)?),
             quirks!(@modes $($modes)?),
-            quirks!(@rewrite $($rewrite)?),
+            quirks!(@acts $($how $($place)? $acts)?),
         ),)*];
     };
     (@name) => { None };
@@ -45,8 +57,10 @@ macro_rules! quirks {
     (@modes stateless_auth) => { Modes::StatelessAuth };
     (@modes oauth) => { Modes::OAuth };
     (@modes legacy_auth) => { Modes::LegacyAuth };
-    (@rewrite) => { None };
-    (@rewrite $rewrite:path) => { Some($rewrite) };
+    (@acts) => { None };
+    (@acts rewrites $f:path) => { Some(Acts::Response($f)) };
+    (@acts lists $place:literal $f:path) => { Some(Acts::Listing($place, $f)) };
+    (@acts answers $place:literal $f:path) => { Some(Acts::Answer($place, $f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -88,7 +102,7 @@ impl Modes {
 
 quirks! {
     /// Error responses that answer no readable request id (id null) name the id "server-error".
-    NullIdErrorsNamed => "an error answering no readable id carries id null (JSON-RPC; over HTTP, the id of a refusal's body is stated by neither: a warning)"; rewrites rewrite::null_id_named,
+    NullIdErrorsNamed => "an error answering no readable id carries id null (JSON-RPC; over HTTP, the id of a refusal's body is stated by neither: a warning)"; rewrites data::null_id_named,
     /// `initialize` answers without `serverInfo`.
     InitMissingServerInfo => "initialize result MUST carry serverInfo (schema)",
     /// `initialize` answers with the next older version instead of echoing a supported one.
@@ -100,13 +114,13 @@ quirks! {
     /// `ping` is answered with a method-not-found error.
     PingError => "ping MUST be answered with an empty result",
     /// Reading an unknown resource succeeds with an empty `contents` array.
-    MissingResourceEmptyContents => "an unknown resource MUST NOT be read as empty contents (SEP-2164)",
+    MissingResourceEmptyContents => "an unknown resource MUST NOT be read as empty contents (SEP-2164)"; answers "resources/read" with data::missing_resource_empty,
     /// Reading an unknown resource fails with -32603 (internal error).
-    MissingResourceInternalError => "an unknown resource MUST give -32602 (SEP-2164)",
+    MissingResourceInternalError => "an unknown resource MUST give -32602 (SEP-2164)"; answers "resources/read" with data::missing_resource_internal_error,
     /// The not-found error for an unknown resource carries no `data.uri`.
-    MissingResourceNoDataUri => "the not-found error SHOULD carry data.uri (SEP-2164; before 2026-07-28 only an example shows it)",
+    MissingResourceNoDataUri => "the not-found error SHOULD carry data.uri (SEP-2164; before 2026-07-28 only an example shows it)"; answers "resources/read" with data::missing_resource_no_data,
     /// 2026-07-28: the not-found error for an unknown resource carries no `data.uri`.
-    StatelessMissingResourceNoDataUri in stateless => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)",
+    StatelessMissingResourceNoDataUri in stateless => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)"; answers "resources/read" with data::missing_resource_no_data,
     /// Calling an unknown tool gives a result with `isError: true` instead of a protocol error.
     UnknownToolIsError => "an unknown tool SHOULD be a protocol error, not isError",
     /// Calling an unknown tool gives a plain success.
@@ -140,7 +154,7 @@ quirks! {
     /// stdio: the response to `ping` is pretty-printed over several lines.
     PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)",
     /// Error responses lack the `"jsonrpc": "2.0"` member.
-    JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites rewrite::no_jsonrpc_on_errors,
+    JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites data::no_jsonrpc_on_errors,
     /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
     HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// 2026-07-28 HTTP: an error sent with a 4xx status (-32602, -32601, -32020, …, each
@@ -149,11 +163,11 @@ quirks! {
     /// stdio: an error response leaves out its `id` (a parse error's id null included).
     StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
-    ZeroIdNull => "a response MUST echo the request id with its type"; rewrites rewrite::zero_id_null,
+    ZeroIdNull => "a response MUST echo the request id with its type"; rewrites data::zero_id_null,
     /// Error responses also carry `"result": null`.
-    ErrorWithNullResult => "a response MUST carry exactly one of result and error"; rewrites rewrite::null_result_on_errors,
+    ErrorWithNullResult => "a response MUST carry exactly one of result and error"; rewrites data::null_result_on_errors,
     /// The -32601 error has no `message`.
-    MethodNotFoundNoMessage => "an error MUST carry an integer code and a string message"; rewrites rewrite::no_message_on_32601,
+    MethodNotFoundNoMessage => "an error MUST carry an integer code and a string message"; rewrites data::no_message_on_32601,
     /// stdio: the server keeps running after its stdin is closed.
     IgnoreStdinEof => "a stdio server SHOULD exit when its stdin closes",
     /// A request with a string id is refused with -32600.
@@ -169,15 +183,15 @@ quirks! {
     /// HTTP: the MCP-Protocol-Version header is not validated.
     IgnoreProtocolVersionHeader => "an invalid MCP-Protocol-Version MUST get 400",
     /// The first tool's inputSchema has no `type`.
-    ToolInputSchemaWithoutType => "a tool's inputSchema MUST be of type object (schema)",
+    ToolInputSchemaWithoutType => "a tool's inputSchema MUST be of type object (schema)"; lists "tools" with data::first_tool_schema_without_type,
     /// The first resource has no `name`.
-    ResourceWithoutName => "a resource MUST have a name (schema)",
+    ResourceWithoutName => "a resource MUST have a name (schema)"; lists "resources" with data::first_without_name,
     /// An unknown prompt is served as an empty list of messages.
-    UnknownPromptEmptyResult => "an unknown prompt SHOULD get -32602",
+    UnknownPromptEmptyResult => "an unknown prompt SHOULD get -32602"; answers "prompts/get" with data::unknown_prompt_empty,
     /// The first prompt has no `name`.
-    PromptWithoutName => "a prompt MUST have a name (schema)",
+    PromptWithoutName => "a prompt MUST have a name (schema)"; lists "prompts" with data::first_without_name,
     /// The resource template has no `uriTemplate`.
-    TemplateWithoutUriTemplate => "a resource template MUST have a uriTemplate (schema)",
+    TemplateWithoutUriTemplate => "a resource template MUST have a uriTemplate (schema)"; lists "resourceTemplates" with data::first_template_without_uri_template,
     /// Reading a text resource returns both `text` and `blob`.
     ReadTextAndBlob => "resource contents MUST be text or blob, not both (schema)",
     /// Every text resource but the first listed one is read with a blob beside its text (only
@@ -186,7 +200,7 @@ quirks! {
     /// The `greeting` prompt is produced without its required argument `name`.
     PromptMissingArgumentServed => "a prompt without a required argument SHOULD get -32602",
     /// The `plain` prompt's message has the role `system`.
-    PromptMessageBadRole => "a prompt message's role MUST be user or assistant (schema)",
+    PromptMessageBadRole => "a prompt message's role MUST be user or assistant (schema)"; answers "prompts/get" with data::plain_prompt_system_role,
     /// Completing the `greeting` prompt's argument gives 101 values.
     CompletionTooManyValues => "completion values MUST NOT exceed 100 items (schema)",
     /// Completion for an unknown prompt offers an empty list.
@@ -200,9 +214,9 @@ quirks! {
     /// A request whose id is null is processed.
     NullIdAccepted => "a request id MUST NOT be null",
     /// The first tool's name contains a space.
-    ToolNameWithSpace => "tool names SHOULD use only A-Z a-z 0-9 _ - . (SEP-986)",
+    ToolNameWithSpace => "tool names SHOULD use only A-Z a-z 0-9 _ - . (SEP-986)"; lists "tools" with data::first_tool_name_with_space,
     /// The first resource's uri has no scheme.
-    ResourceUriWithoutScheme => "a resource uri MUST be a URI (RFC 3986)",
+    ResourceUriWithoutScheme => "a resource uri MUST be a URI (RFC 3986)"; lists "resources" with data::first_uri_without_scheme,
     /// HTTP: DELETE answers 200 but the session lives on.
     SessionsSurviveDelete => "a terminated session MUST get 404 (Streamable HTTP)",
     /// HTTP: DELETE answers 500.
@@ -258,7 +272,7 @@ quirks! {
     /// `test_prompt_with_arguments` leaves its arguments out of the text.
     EverythingPromptIgnoresArguments => "prompts/get MUST use the arguments given",
     /// Any successful completion answers `{"completion": {}}`, without `values`.
-    EverythingCompletionWithoutValues => "a completion result MUST carry completion.values (schema)",
+    EverythingCompletionWithoutValues => "a completion result MUST carry completion.values (schema)"; answers "completion/complete" with data::completion_without_values,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed => "a missing required prompt argument SHOULD get -32602",
     /// Stateless, HTTP: GET is answered 200 instead of 405.
@@ -268,7 +282,7 @@ quirks! {
     /// Tool calls log at info whatever level the client set.
     LogLevelIgnored => "after logging/setLevel the server SHOULD send only messages at or above that level",
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
-    ToolInputSchemaInvalid => "a tool's inputSchema MUST be a valid JSON Schema",
+    ToolInputSchemaInvalid => "a tool's inputSchema MUST be a valid JSON Schema"; lists "tools" with data::first_tool_schema_invalid,
     /// HTTP: SSE responses start straight with a message, without a priming event.
     SseNoPriming => "an SSE stream SHOULD start with an event id and empty data (2025-11-25)",
     /// HTTP: session ids contain a space.
@@ -282,11 +296,11 @@ quirks! {
     /// A log message notification lacks `data`.
     LogMessageWithoutData => "a log message MUST carry level and data (schema)",
     /// The second listed resource's URI holds a malformed percent-escape.
-    ResourceUriBadEscape => "a resource uri MUST be an RFC 3986 URI",
+    ResourceUriBadEscape => "a resource uri MUST be an RFC 3986 URI"; lists "resources" with data::second_uri_bad_escape,
     /// Binary payloads (blobs, image and audio data) lose their `=` padding.
-    BlobUnpadded => "binary data MUST be properly base64-encoded (RFC 4648)"; rewrites rewrite::unpad_results,
+    BlobUnpadded => "binary data MUST be properly base64-encoded (RFC 4648)"; rewrites data::unpad_results,
     /// tools/list names the first tool twice (a copy is listed last).
-    ToolNameDuplicate => "tool names SHOULD be unique",
+    ToolNameDuplicate => "tool names SHOULD be unique"; lists "tools" with data::first_tool_twice,
     /// After the response to a call with a progress token, one more progress notification follows (stdio).
     ProgressAfterResponse => "progress MUST only reference active requests",
     /// With roots/list the server also asks for sampling/createMessage, which the client did not declare.
@@ -294,7 +308,7 @@ quirks! {
     /// roots/list is asked twice with the same request id.
     ServerRequestIdReused => "a request id MUST NOT be reused within a session",
     /// 2026-07-28: a missing resource gets the retired -32002.
-    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
+    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; answers "resources/read" with data::missing_resource_32002,
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     IgnoreCancel => "a cancelled request SHOULD get no response",
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
@@ -337,7 +351,7 @@ quirks! {
     /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
     StatelessToolsOrderUnstable in stateless => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
-    StatelessXMcpHeaderOnNumber in stateless => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties",
+    StatelessXMcpHeaderOnNumber in stateless => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties"; lists "tools" with data::header_on_number,
     /// SSE event ids restart at 0 on every stream, so streams of one session share them.
     SseEventIdsPerStream => "SSE event ids MUST be unique across all streams of a session",
     /// HTTP: a call of the slow fixture tool while another is in progress on the same session
@@ -475,7 +489,7 @@ quirks! {
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
     StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope",
     /// Tool annotations carry `readOnlyHint` as the string "true".
-    ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)",
+    ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)"; lists "tools" with data::read_only_hint_string,
     /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
     MetaKeyInvalid => "_meta keys MUST follow the prefix/name grammar (2025-06-18 on)",
     /// The server asks for the client's roots while answering initialize.
@@ -643,7 +657,7 @@ quirks! {
     /// HTTP: a JSON object that is no JSON-RPC message (`{}`) is refused with 400 and a -32700 body.
     HttpRefusalWrongCode => "an invalid request refused at the HTTP level with a JSON-RPC body SHOULD carry -32600 (derived: a warning)",
     /// tools/list drops the keywords `if`, `then`, `else` and `$anchor` from every inputSchema.
-    SchemaKeywordsDropped => "from 2025-11-25 a tool's inputSchema is 2020-12 JSON Schema, listed with every keyword its author wrote (SEP-1613, SEP-2106)",
+    SchemaKeywordsDropped => "from 2025-11-25 a tool's inputSchema is 2020-12 JSON Schema, listed with every keyword its author wrote (SEP-1613, SEP-2106)"; lists "tools" with data::schema_keywords_dropped,
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
     SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
@@ -742,21 +756,57 @@ impl Quirks {
         self.0.contains(&quirk)
     }
 
+    /// Where the quirks that are on act, if they are data.
+    fn acting(&self) -> impl Iterator<Item = Acts> + '_ {
+        DECLARED
+            .iter()
+            .filter(|(quirk, ..)| self.has(*quirk))
+            .filter_map(|(.., acts)| *acts)
+    }
+
     /// Applies the rewrites of the quirks that are on to a response about to be sent.
     pub fn rewrite(&self, mut response: Value) -> Value {
         if let Value::Object(members) = &mut response {
-            for (quirk, _, _, _, rewrite) in DECLARED {
-                if let (true, Some(rewrite)) = (self.has(*quirk), rewrite) {
+            for acts in self.acting() {
+                if let Acts::Response(rewrite) = acts {
                     rewrite(members);
                 }
             }
         }
         response
     }
+
+    /// Applies the quirks that are on to a list (`tools`, `resources`, `resourceTemplates`,
+    /// `prompts`) before it is paged.
+    pub fn listing(&self, list: &str, items: &mut Vec<Value>) {
+        for acts in self.acting() {
+            if let Acts::Listing(place, change) = acts {
+                if place == list {
+                    change(items);
+                }
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to what the handler of `method` answered.
+    pub fn answer(&self, method: &str, params: &Value, mut outcome: Outcome) -> Outcome {
+        for acts in self.acting() {
+            if let Acts::Answer(place, change) = acts {
+                if place == method {
+                    outcome = change(params, outcome);
+                }
+            }
+        }
+        outcome
+    }
 }
 
-/// The rewrites of the quirks that only change responses.
-mod rewrite {
+/// The quirks that are data: what each changes where it acts ([`Acts`]).
+// A listing's function takes the list itself, as one that adds an item must.
+#[allow(clippy::ptr_arg)]
+mod data {
+    use crate::outcome::Outcome;
+    use serde_json::json;
     use serde_json::{Map, Value};
 
     fn is_error(response: &Map<String, Value>) -> bool {
@@ -819,6 +869,175 @@ mod rewrite {
             Value::Array(items) => items.iter_mut().for_each(unpad),
             Value::Object(members) => members.values_mut().for_each(unpad),
             _ => {}
+        }
+    }
+
+    /// Whether an outcome is resources/read's not-found error (-32602 naming the URI).
+    fn not_found(outcome: &Outcome) -> Option<Value> {
+        match outcome {
+            Err((-32602, _, Some(data))) => data.get("uri").cloned(),
+            _ => None,
+        }
+    }
+
+    /// `MissingResourceEmptyContents`: an unknown resource is read as empty contents.
+    pub fn missing_resource_empty(_: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(_) => Ok(json!({"contents": []})),
+            None => outcome,
+        }
+    }
+
+    /// `MissingResourceInternalError`: an unknown resource gets -32603.
+    pub fn missing_resource_internal_error(_: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(_) => Err((-32603, "Internal error".into(), None)),
+            None => outcome,
+        }
+    }
+
+    /// `MissingResourceNoDataUri`, `StatelessMissingResourceNoDataUri`: the not-found error
+    /// carries no `data`.
+    pub fn missing_resource_no_data(_: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(_) => Err((-32602, "Resource not found".into(), None)),
+            None => outcome,
+        }
+    }
+
+    /// `StatelessLegacyNotFoundCode`: the not-found error is -32002, as before SEP-2164.
+    pub fn missing_resource_32002(_: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(uri) => Err((
+                -32002,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
+            None => outcome,
+        }
+    }
+
+    /// `UnknownPromptEmptyResult`: a prompt the server does not list gets an empty result.
+    pub fn unknown_prompt_empty(params: &Value, outcome: Outcome) -> Outcome {
+        let listed = crate::fixtures::prompts()
+            .iter()
+            .any(|p| p.get("name") == params.get("name"));
+        match outcome {
+            Err((-32602, ..)) if !listed => Ok(json!({"messages": []})),
+            other => other,
+        }
+    }
+
+    /// `PromptMessageBadRole`: the `plain` prompt's first message has the role `system`.
+    pub fn plain_prompt_system_role(params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if params.get("name") == Some(&json!("plain")) {
+                result["messages"][0]["role"] = json!("system");
+            }
+            result
+        })
+    }
+
+    /// `EverythingCompletionWithoutValues`: a completion carries no `values`.
+    pub fn completion_without_values(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|_| json!({"completion": {}}))
+    }
+
+    /// `PromptWithoutName`, `ResourceWithoutName`: the first item has no `name`.
+    pub fn first_without_name(items: &mut Vec<Value>) {
+        remove_from_first(items, "name");
+    }
+
+    /// `TemplateWithoutUriTemplate`: the first template has no `uriTemplate`.
+    pub fn first_template_without_uri_template(items: &mut Vec<Value>) {
+        remove_from_first(items, "uriTemplate");
+    }
+
+    fn remove_from_first(items: &mut [Value], member: &str) {
+        if let Some(first) = items.first_mut().and_then(Value::as_object_mut) {
+            first.remove(member);
+        }
+    }
+
+    /// `ResourceUriWithoutScheme`: the first resource's uri is a relative reference.
+    pub fn first_uri_without_scheme(items: &mut Vec<Value>) {
+        if let Some(first) = items.first_mut() {
+            first["uri"] = json!("docs/readme");
+        }
+    }
+
+    /// `ResourceUriBadEscape`: the second resource's uri has a bad percent escape.
+    pub fn second_uri_bad_escape(items: &mut Vec<Value>) {
+        if let Some(second) = items.get_mut(1) {
+            second["uri"] = json!("ref://images/pi%xel");
+        }
+    }
+
+    /// `ToolNameWithSpace`: the first tool's name has a space.
+    pub fn first_tool_name_with_space(tools: &mut Vec<Value>) {
+        if let Some(first) = tools.first_mut() {
+            first["name"] = json!("mcpcheck echo");
+        }
+    }
+
+    /// `ToolInputSchemaInvalid`: the first tool's inputSchema names a type that does not exist.
+    pub fn first_tool_schema_invalid(tools: &mut Vec<Value>) {
+        if let Some(first) = tools.first_mut() {
+            first["inputSchema"]["properties"]["text"]["type"] = json!("strin");
+        }
+    }
+
+    /// `ToolInputSchemaWithoutType`: the first tool's inputSchema has no `type`.
+    pub fn first_tool_schema_without_type(tools: &mut Vec<Value>) {
+        if let Some(schema) = tools
+            .first_mut()
+            .and_then(|t| t.get_mut("inputSchema"))
+            .and_then(Value::as_object_mut)
+        {
+            schema.remove("type");
+        }
+    }
+
+    /// `ToolNameDuplicate`: the first tool is listed twice.
+    pub fn first_tool_twice(tools: &mut Vec<Value>) {
+        if let Some(first) = tools.first().cloned() {
+            tools.push(first);
+        }
+    }
+
+    /// `ToolAnnotationStringHint`: `readOnlyHint` is the string "true" wherever annotations are.
+    pub fn read_only_hint_string(tools: &mut Vec<Value>) {
+        for tool in tools.iter_mut().filter(|t| t.get("annotations").is_some()) {
+            tool["annotations"]["readOnlyHint"] = json!("true");
+        }
+    }
+
+    /// `SchemaKeywordsDropped`: as an SDK that rebuilds a schema from its own types, what it
+    /// does not model is gone (`if`/`then`/`else`, a `$defs` entry's `$anchor`).
+    pub fn schema_keywords_dropped(tools: &mut Vec<Value>) {
+        for tool in tools.iter_mut() {
+            if let Some(schema) = tool["inputSchema"].as_object_mut() {
+                for keyword in ["if", "then", "else"] {
+                    schema.remove(keyword);
+                }
+            }
+            if let Some(address) = tool
+                .pointer_mut("/inputSchema/$defs/address")
+                .and_then(Value::as_object_mut)
+            {
+                address.remove("$anchor");
+            }
+        }
+    }
+
+    /// `StatelessXMcpHeaderOnNumber`: `mcpcheck_structured` marks its number argument with
+    /// `x-mcp-header`.
+    pub fn header_on_number(tools: &mut Vec<Value>) {
+        if let Some(tool) = tools
+            .iter_mut()
+            .find(|t| t["name"] == "mcpcheck_structured")
+        {
+            tool["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("A");
         }
     }
 }

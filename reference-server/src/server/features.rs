@@ -8,8 +8,28 @@ impl Server {
     /// any other method. With an empty `version` nothing is run: the caller only asks whether
     /// the method is one of them.
     ///
-    /// Long by design: one arm per feature method, each short.
     pub(super) async fn feature(
+        &self,
+        session: &Session,
+        version: &str,
+        method: &str,
+        params: &Value,
+        sink: &Sink,
+    ) -> Option<Outcome> {
+        let outcome = self
+            .serve_feature(session, version, method, params, sink)
+            .await?;
+        if version.is_empty() {
+            return Some(outcome);
+        }
+        // The quirks that change what a handler answered act here, as data.
+        Some(self.quirks.answer(method, params, outcome))
+    }
+
+    /// The conformant server's answer to a feature method ([`Server::feature`]).
+    ///
+    /// Long by design: one arm per feature method, each short.
+    async fn serve_feature(
         &self,
         session: &Session,
         version: &str,
@@ -74,39 +94,6 @@ impl Server {
                     }));
                 }
                 let mut tools = fixtures::tools(version);
-                if self.quirks.has(Quirk::ToolAnnotationStringHint) {
-                    for tool in tools.iter_mut().filter(|t| t.get("annotations").is_some()) {
-                        tool["annotations"]["readOnlyHint"] = json!("true");
-                    }
-                }
-                if self.quirks.has(Quirk::ToolNameDuplicate) {
-                    tools.push(tools[0].clone());
-                }
-                if self.quirks.has(Quirk::SchemaKeywordsDropped) {
-                    // As an SDK that rebuilds a schema from its own types: what it does not
-                    // model is gone.
-                    for tool in tools.iter_mut() {
-                        if let Some(schema) = tool["inputSchema"].as_object_mut() {
-                            for keyword in ["if", "then", "else"] {
-                                schema.remove(keyword);
-                            }
-                        }
-                        if let Some(address) = tool
-                            .pointer_mut("/inputSchema/$defs/address")
-                            .and_then(Value::as_object_mut)
-                        {
-                            address.remove("$anchor");
-                        }
-                    }
-                }
-                if self.quirks.has(Quirk::StatelessXMcpHeaderOnNumber) {
-                    if let Some(tool) = tools
-                        .iter_mut()
-                        .find(|t| t["name"] == "mcpcheck_structured")
-                    {
-                        tool["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("A");
-                    }
-                }
                 tools.retain(|t| self.official_fixtures || !official(t));
                 // The tasks extension's official fixtures, only where the extension is served.
                 if !self.serves("tasks") {
@@ -116,18 +103,7 @@ impl Server {
                             .is_some_and(|n| fixtures::TASK_TOOLS.contains(&n))
                     });
                 }
-                if self.quirks.has(Quirk::ToolNameWithSpace) {
-                    tools[0]["name"] = json!("mcpcheck echo");
-                }
-                if self.quirks.has(Quirk::ToolInputSchemaInvalid) {
-                    tools[0]["inputSchema"]["properties"]["text"]["type"] = json!("strin");
-                }
-                if self.quirks.has(Quirk::ToolInputSchemaWithoutType) {
-                    tools[0]["inputSchema"]
-                        .as_object_mut()
-                        .expect("schema object")
-                        .remove("type");
-                }
+                self.quirks.listing("tools", &mut tools);
                 let ignored = json!({});
                 let params = if self.quirks.has(Quirk::InvalidCursorIgnored) {
                     &ignored
@@ -189,31 +165,13 @@ impl Server {
                 if self.stateless() {
                     resources.push(json!({"uri": mrtr::ROOTS_RESOURCE, "name": "roots", "mimeType": "text/plain", "description": "How many roots the client has (asks for them first)."}));
                 }
-                if self.quirks.has(Quirk::ResourceUriWithoutScheme) {
-                    resources[0]["uri"] = json!("docs/readme");
-                }
-                if self.quirks.has(Quirk::ResourceUriBadEscape) {
-                    if let Some(second) = resources.get_mut(1) {
-                        second["uri"] = json!("ref://images/pi%xel");
-                    }
-                }
-                if self.quirks.has(Quirk::ResourceWithoutName) {
-                    resources[0]
-                        .as_object_mut()
-                        .expect("resource object")
-                        .remove("name");
-                }
+                self.quirks.listing("resources", &mut resources);
                 list_page(resources, params, "resources")
             }
             "resources/templates/list" => {
                 let mut templates = fixtures::resource_templates();
                 templates.retain(|t| self.official_fixtures || !official(t));
-                if self.quirks.has(Quirk::TemplateWithoutUriTemplate) {
-                    templates[0]
-                        .as_object_mut()
-                        .expect("template object")
-                        .remove("uriTemplate");
-                }
+                self.quirks.listing("resourceTemplates", &mut templates);
                 list_page(templates, params, "resourceTemplates")
             }
             "resources/read" => self.read_resource(params),
@@ -223,12 +181,7 @@ impl Server {
                 if self.stateless() && self.official_fixtures {
                     prompts.push(json!({"name": mrtr::INPUT_PROMPT, "description": "The official suite's prompt that asks for context first."}));
                 }
-                if self.quirks.has(Quirk::PromptWithoutName) {
-                    prompts[0]
-                        .as_object_mut()
-                        .expect("prompt object")
-                        .remove("name");
-                }
+                self.quirks.listing("prompts", &mut prompts);
                 list_page(prompts, params, "prompts")
             }
             "prompts/get"
@@ -290,24 +243,7 @@ impl Server {
                     json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Please greet ."}}]}),
                 )
             }
-            "prompts/get"
-                if params.get("name") == Some(&json!("plain"))
-                    && self.quirks.has(Quirk::PromptMessageBadRole) =>
-            {
-                get_prompt(params).map(|mut result| {
-                    result["messages"][0]["role"] = json!("system");
-                    result
-                })
-            }
-            "prompts/get" => match get_prompt(params) {
-                Err((-32602, message, _))
-                    if message.starts_with("Unknown prompt")
-                        && self.quirks.has(Quirk::UnknownPromptEmptyResult) =>
-                {
-                    Ok(json!({"messages": []}))
-                }
-                other => other,
-            },
+            "prompts/get" => get_prompt(params),
             _ if params.pointer("/ref/name") == Some(&json!("greeting"))
                 && self.quirks.has(Quirk::CompletionTooManyValues) =>
             {
@@ -317,9 +253,6 @@ impl Server {
             _ => match complete(params) {
                 Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
                     Ok(json!({"completion": {"values": [], "hasMore": false}}))
-                }
-                Ok(_) if self.quirks.has(Quirk::EverythingCompletionWithoutValues) => {
-                    Ok(json!({"completion": {}}))
                 }
                 other => other,
             },
@@ -377,24 +310,6 @@ impl Server {
                 Ok(
                     json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
                 )
-            }
-            None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
-                Err((
-                    -32002,
-                    "Resource not found".into(),
-                    Some(json!({"uri": uri})),
-                ))
-            }
-            None if self.quirks.has(Quirk::MissingResourceEmptyContents) => {
-                Ok(json!({"contents": []}))
-            }
-            None if self.quirks.has(Quirk::MissingResourceInternalError) => {
-                Err((-32603, "Internal error".into(), None))
-            }
-            None if self.quirks.has(Quirk::MissingResourceNoDataUri)
-                || self.quirks.has(Quirk::StatelessMissingResourceNoDataUri) =>
-            {
-                Err((-32602, "Resource not found".into(), None))
             }
             None => Err((
                 -32602,
