@@ -112,7 +112,7 @@ quirks! {
     /// `notifications/initialized` is answered as if it were a request.
     AnswerInitialized => "notifications/initialized MUST NOT be answered",
     /// `ping` is answered with a method-not-found error.
-    PingError => "ping MUST be answered with an empty result",
+    PingError => "ping MUST be answered with an empty result"; answers "ping" with data::ping_error,
     /// Reading an unknown resource succeeds with an empty `contents` array.
     MissingResourceEmptyContents => "an unknown resource MUST NOT be read as empty contents (SEP-2164)"; answers "resources/read" with data::missing_resource_empty,
     /// Reading an unknown resource fails with -32603 (internal error).
@@ -122,13 +122,13 @@ quirks! {
     /// 2026-07-28: the not-found error for an unknown resource carries no `data.uri`.
     StatelessMissingResourceNoDataUri in stateless => "2026-07-28: the not-found error SHOULD carry data.uri (SEP-2164)"; answers "resources/read" with data::missing_resource_no_data,
     /// Calling an unknown tool gives a result with `isError: true` instead of a protocol error.
-    UnknownToolIsError => "an unknown tool SHOULD be a protocol error, not isError",
+    UnknownToolIsError => "an unknown tool SHOULD be a protocol error, not isError"; answers "tools/call" with data::unknown_tool_is_error,
     /// Calling an unknown tool gives a plain success.
-    UnknownToolSuccess => "an unknown tool MUST NOT succeed",
+    UnknownToolSuccess => "an unknown tool MUST NOT succeed"; answers "tools/call" with data::unknown_tool_success,
     /// The tool that returns nothing answers with `content: null`.
-    EmptyResultNullContent => "a tool result MUST have a content array",
+    EmptyResultNullContent => "a tool result MUST have a content array"; answers "tools/call" with data::empty_null_content,
     /// The tool that returns nothing marks its result `isError: true`.
-    EmptyResultIsError => "a tool that succeeded MUST NOT set isError",
+    EmptyResultIsError => "a tool that succeeded MUST NOT set isError"; answers "tools/call" with data::empty_is_error,
     /// An unparsable frame gets -32603 instead of -32700.
     ParseErrorWrongCode => "an unparsable frame MUST get -32700 (JSON-RPC 2.0)",
     /// After answering an unparsable frame the server stops serving (stdio: exits; HTTP: drops the session).
@@ -177,7 +177,7 @@ quirks! {
     /// A cursor the server never issued is ignored (the first page is served).
     InvalidCursorIgnored => "an invalid cursor SHOULD get -32602",
     /// `logging/setLevel` accepts any level.
-    SetLevelAcceptsAnything => "an invalid log level SHOULD get -32602",
+    SetLevelAcceptsAnything => "an invalid log level SHOULD get -32602"; answers "logging/setLevel" with data::any_level_accepted,
     /// HTTP: the Origin header is not validated.
     NoOriginCheck => "a foreign Origin MUST be refused with 403 (DNS rebinding)",
     /// HTTP: the MCP-Protocol-Version header is not validated.
@@ -206,7 +206,7 @@ quirks! {
     /// Completion for an unknown prompt offers an empty list.
     CompletionUnknownRefEmpty => "completion for an unknown prompt SHOULD get -32602",
     /// The structured tool returns its sum as a string, against its outputSchema.
-    StructuredContentMismatch => "structuredContent MUST validate against the outputSchema",
+    StructuredContentMismatch => "structuredContent MUST validate against the outputSchema"; answers "tools/call" with data::structured_sum_string,
     /// A tools/call without a name gets -32603.
     MalformedCallInternalError => "invalid params MUST get -32602 (JSON-RPC 2.0)",
     /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
@@ -266,7 +266,7 @@ quirks! {
     /// block without `mimeType`.
     EverythingImageWithoutMimeType => "an image content block MUST carry data and mimeType (schema)",
     /// The official fixture `test_error_handling` fails with -32603 instead of an `isError` result.
-    EverythingErrorAsProtocolError => "a tool's execution error SHOULD be a result with isError, not a JSON-RPC error",
+    EverythingErrorAsProtocolError => "a tool's execution error SHOULD be a result with isError, not a JSON-RPC error"; answers "tools/call" with data::tool_error_as_protocol_error,
     /// Reading `test://template/{id}/data` returns content that does not mention the id.
     EverythingTemplateIgnoresId => "a resource read through a template MUST be the resource the URI names",
     /// `test_prompt_with_arguments` leaves its arguments out of the text.
@@ -472,7 +472,7 @@ quirks! {
     /// server gives up on them, and the calls waiting on them fail.
     ResumeForgetsRequests => "a dropped stream SHOULD NOT cancel a call: a request it waits on is redelivered on resumption",
     /// `mcpcheck_structured` returns structuredContent without its JSON in a text block.
-    StructuredContentNotMirrored => "structuredContent SHOULD also be returned as JSON text",
+    StructuredContentNotMirrored => "structuredContent SHOULD also be returned as JSON text"; answers "tools/call" with data::structured_not_mirrored,
     /// 2026-07-28: only the discover result names the server in `_meta`.
     StatelessServerInfoDiscoverOnly in stateless => "2026-07-28: every result SHOULD name the server in _meta",
     /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
@@ -661,7 +661,7 @@ quirks! {
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
     SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
-    SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list",
+    SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list"; answers "skills/list" with data::method_not_found,
     /// With `--skills`: the second skill's entry has no `resources`.
     SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\"",
     /// With `--skills`: the second skill is named in capitals, in its folder and its frontmatter.
@@ -671,9 +671,9 @@ quirks! {
     /// With `--skills`: the skills are served under the scheme `repo://`.
     SkillsCustomScheme => "skills extension: skill URIs SHOULD use the skill:// scheme",
     /// With `--skills`: skills/get answers with the entry's members, not in `skill`.
-    SkillsGetUnwrapped => "skills extension: skills/get MUST answer with the skill's entry in `skill`",
+    SkillsGetUnwrapped => "skills extension: skills/get MUST answer with the skill's entry in `skill`"; answers "skills/get" with data::skill_unwrapped,
     /// With `--skills`: skills/get of an unknown skill answers -32002 (resource not found).
-    SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602",
+    SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602"; answers "skills/get" with data::skill_not_found_32002,
     /// With `--skills`, 2026-07-28: skills/list carries no ttlMs or cacheScope.
     SkillsListNoCacheHints in stateless => "skills extension, 2026-07-28: skills/list MUST carry ttlMs and cacheScope",
     /// With `--skills`, 2026-07-28: skills/list and skills/get carry no resultType.
@@ -691,7 +691,7 @@ quirks! {
     /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
     SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own",
     /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.
-    SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder",
+    SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder"; answers "resources/directory/read" with data::method_not_found,
     /// With `--skills`: a directory read of a file answers an empty folder.
     SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
@@ -1038,6 +1038,124 @@ mod data {
             .find(|t| t["name"] == "mcpcheck_structured")
         {
             tool["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("A");
+        }
+    }
+
+    /// `PingError`: ping gets -32601.
+    pub fn ping_error(_: &Value, _: Outcome) -> Outcome {
+        Err((-32601, "Method not found".into(), None))
+    }
+
+    /// `SetLevelAcceptsAnything`: an unknown log level is accepted.
+    pub fn any_level_accepted(_: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Err((-32602, ..)) => Ok(json!({})),
+            other => other,
+        }
+    }
+
+    /// The tool a tools/call names.
+    fn tool(params: &Value) -> &str {
+        params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// Whether a tools/call's error says the tool is unknown (-32602 naming it).
+    fn unknown_tool(outcome: &Outcome) -> bool {
+        matches!(outcome, Err((-32602, _, Some(data))) if data.get("name").is_some())
+    }
+
+    /// A tools/call's result (not a task's handle) for the tool `name`, if that is what it is.
+    fn called(params: &Value, outcome: &Outcome, name: &str) -> bool {
+        tool(params) == name && matches!(outcome, Ok(result) if result.get("content").is_some())
+    }
+
+    /// `UnknownToolIsError`: an unknown tool is a result with isError.
+    pub fn unknown_tool_is_error(params: &Value, outcome: Outcome) -> Outcome {
+        if !unknown_tool(&outcome) {
+            return outcome;
+        }
+        let text = format!("Unknown tool: {}", tool(params));
+        Ok(json!({"content": [{"type": "text", "text": text}], "isError": true}))
+    }
+
+    /// `UnknownToolSuccess`: an unknown tool succeeds.
+    pub fn unknown_tool_success(_: &Value, outcome: Outcome) -> Outcome {
+        if !unknown_tool(&outcome) {
+            return outcome;
+        }
+        Ok(json!({"content": [{"type": "text", "text": "done"}]}))
+    }
+
+    /// `EmptyResultNullContent`: `mcpcheck_empty`'s result has `content: null`.
+    pub fn empty_null_content(params: &Value, outcome: Outcome) -> Outcome {
+        if !called(params, &outcome, "mcpcheck_empty") {
+            return outcome;
+        }
+        Ok(json!({"content": null}))
+    }
+
+    /// `EmptyResultIsError`: `mcpcheck_empty`'s result says isError.
+    pub fn empty_is_error(params: &Value, outcome: Outcome) -> Outcome {
+        if !called(params, &outcome, "mcpcheck_empty") {
+            return outcome;
+        }
+        Ok(json!({"content": [], "isError": true}))
+    }
+
+    /// `StructuredContentMismatch`: `mcpcheck_structured`'s sum is a string.
+    pub fn structured_sum_string(params: &Value, outcome: Outcome) -> Outcome {
+        if !called(params, &outcome, "mcpcheck_structured") {
+            return outcome;
+        }
+        outcome.map(|mut result| {
+            if let Some(sum) = result.pointer("/structuredContent/sum").cloned() {
+                result["structuredContent"]["sum"] = json!(sum.to_string());
+            }
+            result
+        })
+    }
+
+    /// `StructuredContentNotMirrored`: `mcpcheck_structured`'s text is not its JSON.
+    pub fn structured_not_mirrored(params: &Value, outcome: Outcome) -> Outcome {
+        if !called(params, &outcome, "mcpcheck_structured") {
+            return outcome;
+        }
+        outcome.map(|mut result| {
+            result["content"] = json!([{"type": "text", "text": "The sum is computed."}]);
+            result
+        })
+    }
+
+    /// `EverythingErrorAsProtocolError`: `test_error_handling` fails with -32603.
+    pub fn tool_error_as_protocol_error(params: &Value, outcome: Outcome) -> Outcome {
+        if !called(params, &outcome, "test_error_handling") {
+            return outcome;
+        }
+        Err((-32603, "Internal error: the tool failed".into(), None))
+    }
+
+    /// `SkillsListUnknown`, `SkillsDirectoryUnknown`: the method is answered as unknown.
+    pub fn method_not_found(_: &Value, _: Outcome) -> Outcome {
+        Err((-32601, "Method not found".into(), None))
+    }
+
+    /// `SkillsGetUnwrapped`: skills/get answers with the entry itself, not `{skill: …}`.
+    pub fn skill_unwrapped(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| result["skill"].take())
+    }
+
+    /// `SkillsGetUnknownNotFound`: an unknown skill gets -32002, a resource's not-found code.
+    pub fn skill_not_found_32002(_: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(uri) => Err((
+                -32002,
+                "Resource not found".into(),
+                Some(json!({"uri": uri})),
+            )),
+            None => outcome,
         }
     }
 }

@@ -189,9 +189,6 @@ impl Skills {
 
     /// `skills/list`: every skill's entry, a page at a time.
     pub fn list(&self, params: &Value) -> Outcome {
-        if self.quirks.has(Quirk::SkillsListUnknown) {
-            return Err((-32601, "Method not found: skills/list".into(), None));
-        }
         let entries = (0..self.skills.len()).map(|i| self.entry(i)).collect();
         crate::outcome::list_page(entries, params, "skills")
     }
@@ -204,13 +201,7 @@ impl Skills {
         let found = (0..self.skills.len())
             .find(|&i| format!("{}/SKILL.md", self.root(&self.skills[i])) == uri);
         match found {
-            Some(i) if self.quirks.has(Quirk::SkillsGetUnwrapped) => Ok(self.entry(i)),
             Some(i) => Ok(json!({"skill": self.entry(i)})),
-            None if self.quirks.has(Quirk::SkillsGetUnknownNotFound) => Err((
-                -32002,
-                "Resource not found".into(),
-                Some(json!({"uri": uri})),
-            )),
             None => Err((
                 -32602,
                 format!("Invalid params: no skill has the SKILL.md {uri}"),
@@ -256,13 +247,6 @@ impl Skills {
     /// `resources/directory/read`: the files and folders right inside a skill's folder or one
     /// of its subfolders, a page at a time; -32602 for anything else.
     pub fn directory(&self, params: &Value) -> Outcome {
-        if self.quirks.has(Quirk::SkillsDirectoryUnknown) {
-            return Err((
-                -32601,
-                "Method not found: resources/directory/read".into(),
-                None,
-            ));
-        }
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };

@@ -8,28 +8,8 @@ impl Server {
     /// any other method. With an empty `version` nothing is run: the caller only asks whether
     /// the method is one of them.
     ///
-    pub(super) async fn feature(
-        &self,
-        session: &Session,
-        version: &str,
-        method: &str,
-        params: &Value,
-        sink: &Sink,
-    ) -> Option<Outcome> {
-        let outcome = self
-            .serve_feature(session, version, method, params, sink)
-            .await?;
-        if version.is_empty() {
-            return Some(outcome);
-        }
-        // The quirks that change what a handler answered act here, as data.
-        Some(self.quirks.answer(method, params, outcome))
-    }
-
-    /// The conformant server's answer to a feature method ([`Server::feature`]).
-    ///
     /// Long by design: one arm per feature method, each short.
-    async fn serve_feature(
+    pub(super) async fn feature(
         &self,
         session: &Session,
         version: &str,

@@ -99,7 +99,7 @@ impl Server {
             return Err((-32022, "Unsupported protocol version".into(), data));
         }
         let discover = method == "server/discover";
-        let mut result = match method {
+        let outcome = match method {
             "server/discover" => {
                 let mut result = json!({
                     "supportedVersions": [STATELESS_VERSION],
@@ -173,7 +173,10 @@ impl Server {
                 // initialize, ping, logging/setLevel and subscribe are gone in this era.
                 None => self.unknown_method(method),
             },
-        }?;
+        };
+        // The quirks that change what a handler answered act here, as data, before this era's
+        // members are added.
+        let mut result = self.quirks.answer(method, params, outcome)?;
         let untyped_skills =
             method.starts_with("skills/") && self.quirks.has(Quirk::SkillsNoResultType);
         if (discover || !self.quirks.has(Quirk::StatelessNoResultType))

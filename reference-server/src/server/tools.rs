@@ -188,13 +188,6 @@ impl Server {
             fixtures::call_tool(name, &args, version)
         };
         match outcome {
-            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolIsError) => Ok(json!({
-                "content": [{"type": "text", "text": format!("Unknown tool: {name}")}],
-                "isError": true
-            })),
-            ToolOutcome::Unknown if self.quirks.has(Quirk::UnknownToolSuccess) => {
-                Ok(json!({"content": [{"type": "text", "text": "done"}]}))
-            }
             ToolOutcome::Unknown => Err((
                 -32602,
                 format!("Unknown tool: {name}"),
@@ -207,32 +200,6 @@ impl Server {
             {
                 Ok(json!({"content": [{"type": "text", "text": ""}]}))
             }
-            ToolOutcome::Result(_)
-                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultNullContent) =>
-            {
-                Ok(json!({"content": null}))
-            }
-            ToolOutcome::Result(_)
-                if name == "mcpcheck_empty" && self.quirks.has(Quirk::EmptyResultIsError) =>
-            {
-                Ok(json!({"content": [], "isError": true}))
-            }
-            ToolOutcome::Result(mut result)
-                if name == "mcpcheck_structured"
-                    && self.quirks.has(Quirk::StructuredContentNotMirrored) =>
-            {
-                result["content"] = json!([{"type": "text", "text": "The sum is computed."}]);
-                Ok(result)
-            }
-            ToolOutcome::Result(mut result)
-                if name == "mcpcheck_structured"
-                    && self.quirks.has(Quirk::StructuredContentMismatch) =>
-            {
-                if let Some(sum) = result.pointer("/structuredContent/sum").cloned() {
-                    result["structuredContent"]["sum"] = json!(sum.to_string());
-                }
-                Ok(result)
-            }
             ToolOutcome::Result(mut result)
                 if name == "test_image_content"
                     && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
@@ -244,12 +211,6 @@ impl Server {
                     block.remove("mimeType");
                 }
                 Ok(result)
-            }
-            ToolOutcome::Result(_)
-                if name == "test_error_handling"
-                    && self.quirks.has(Quirk::EverythingErrorAsProtocolError) =>
-            {
-                Err((-32603, "Internal error: the tool failed".into(), None))
             }
             ToolOutcome::Result(result) => Ok(result),
             ToolOutcome::Progress { mut points, total } => {
