@@ -61,10 +61,7 @@ pub fn evaluate(check: &ScenarioCheck, records: &[StepRecord], env: &Env) -> Ver
         if verdicts.is_empty() {
             verdicts.push((
                 None,
-                Verdict::new(
-                    Status::NotTestable,
-                    "the exchange this check judges did not take place in this run",
-                ),
+                Verdict::because(Status::NotTestable, crate::record::Reason::NotTaken),
             ));
         }
         let several = many || verdicts.len() > 1;
@@ -132,9 +129,12 @@ fn evaluate_step(
             not_applicable,
         }) => {
             return if *not_applicable {
-                Verdict::skip(crate::record::SkipReason::Absent { text: why.clone() })
+                Verdict::skip(crate::record::Reason::Absent { text: why.clone() })
             } else {
-                Verdict::new(Status::NotTestable, why.clone())
+                Verdict::because(
+                    Status::NotTestable,
+                    crate::record::Reason::NotSent { text: why.clone() },
+                )
             };
         }
     };
@@ -148,19 +148,20 @@ fn evaluate_step(
         .filter(|_| check.def.area != "authorization")
         .and_then(|http| authorization_refusal(http.status, &http.headers))
     {
-        return Verdict::new(
+        return Verdict::because(
             Status::NotTestable,
-            format!(
-                "the server refused the request for authorization ({refusal}): credentials that cover it are needed (for OAuth, -H \"Authorization: Bearer $TOKEN\")"
-            ),
+            crate::record::Reason::Authorization { refusal },
         )
         .with_actual(actual);
     }
     if let (Some(why), Reply::Nothing { .. } | Reply::Closed { .. }) =
         (&record.stopped, &exchange.reply)
     {
-        return Verdict::new(Status::Error, format!("the check could not be made: {why}"))
-            .with_actual(actual);
+        return Verdict::because(
+            Status::Error,
+            crate::record::Reason::Stopped { text: why.clone() },
+        )
+        .with_actual(actual);
     }
     let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
     let message = reply_message(exchange);
@@ -193,14 +194,18 @@ fn evaluate_step(
         }
     }
     match &exchange.reply {
-        Reply::Closed { detail } => Verdict::new(
+        Reply::Closed { detail } => Verdict::because(
             Status::Error,
-            format!("the check could not be made: {detail}"),
+            crate::record::Reason::Closed {
+                text: detail.clone(),
+            },
         )
         .with_actual(actual),
-        Reply::Nothing { waited_ms } if record.is_request => Verdict::new(
+        Reply::Nothing { waited_ms } if record.is_request => Verdict::because(
             Status::Error,
-            format!("the check could not be made: no response within {waited_ms} ms"),
+            crate::record::Reason::NoResponse {
+                waited_ms: *waited_ms,
+            },
         )
         .with_actual(actual),
         _ => Verdict::new(

@@ -18,7 +18,7 @@ pub mod version;
 pub use evidence::{compact, Evidence, EVIDENCE_TEXT};
 pub use exchange::{id_key, Exchange, ExitReport, HttpFacts, Reply};
 pub use transcript::{cut, was_cut, Direction, FrameIssue, HttpRecord, Transcript, WireFrame};
-pub use verdict::{CheckDef, Level, SkipReason, SpecRef, Status, Verdict};
+pub use verdict::{CheckDef, Level, Reason, SpecRef, Status, Verdict};
 pub use version::{Era, VersionRange};
 
 /// The transports, as named in scenario files and reports. The 2024-11-05 HTTP+SSE transport is

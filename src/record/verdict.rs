@@ -236,16 +236,17 @@ impl fmt::Display for Status {
     }
 }
 
-/// Why a check did not apply (a skip): what reports group skips by and what every reader matches
-/// on, never the words of the message, which [`fmt::Display`] writes from it. In the JSON report
-/// it is `reason: {kind, …}` beside the message.
+/// Why a check did not apply (a skip) or could not be made (not testable, an error of the run):
+/// what reports group skips by and what every reader matches on, never the words of the message,
+/// which [`fmt::Display`] writes from it. In the JSON report it is `reason: {kind, …}` beside the
+/// message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     tag = "kind",
     rename_all = "kebab-case",
     rename_all_fields = "camelCase"
 )]
-pub enum SkipReason {
+pub enum Reason {
     /// The check is for other transports.
     Transport {
         /// The transports it is for.
@@ -324,12 +325,59 @@ pub enum SkipReason {
         #[serde(skip)]
         text: String,
     },
-    /// The check's own rule (a scenario file's `verdict = "skip"`) says it does not apply.
+    /// The check's own words say why (a scenario file's rule with `verdict = "skip"`,
+    /// `"not-testable"` or `"error"`, or a built-in check's judgment).
     Rule {
         /// The rule's message.
         #[serde(skip)]
         text: String,
     },
+    /// A request got no response within its bound (an error of the run).
+    NoResponse {
+        /// How long mcpcheck waited.
+        waited_ms: u64,
+    },
+    /// The connection closed before the exchange the check judges was over (an error of the run).
+    Closed {
+        /// What closed it, in words.
+        #[serde(skip)]
+        text: String,
+    },
+    /// The check's step was not sent: the server had stopped answering on its connection, or the
+    /// connection had closed before the scenario began (an error of the run).
+    Stopped {
+        /// Why, in words.
+        #[serde(skip)]
+        text: String,
+    },
+    /// A step the check judges was not sent, for a reason the scenario or the run gives (no value
+    /// to fill in, a list request that got no list): not testable.
+    NotSent {
+        /// Why, in words.
+        #[serde(skip)]
+        text: String,
+    },
+    /// The authorization layer refused the request (HTTP 401 or 403): what the check asks
+    /// cannot be seen without credentials that cover it (not testable).
+    Authorization {
+        /// The refusal (`HTTP 403 insufficient_scope`).
+        refusal: String,
+    },
+    /// The exchange the check judges did not take place in this run (not testable).
+    NotTaken,
+    /// A connection of the scenario's own could not be opened (an error of the run).
+    NoSession {
+        /// Why, in words.
+        #[serde(skip)]
+        text: String,
+    },
+    /// The run's bound (`--run-timeout`) ran out before the check finished (an error of the run).
+    RunBound {
+        /// The bound, in seconds.
+        seconds: u64,
+    },
+    /// mcpcheck itself failed while running the check's scenario (an error of the run).
+    Internal,
     /// A built-in check over the whole run found nothing of its kind on the wire.
     NothingOnTheWire {
         /// What it looked for, in words.
@@ -342,38 +390,38 @@ pub enum SkipReason {
     Other,
 }
 
-impl SkipReason {
+impl Reason {
     /// Whether the reason is the run's own choice (the transport, the era or version, the
     /// fixture set, whether tools may be called), which holds whatever the server: not a fact
     /// about the server learned from what it said.
     pub fn is_the_runs(&self) -> bool {
         matches!(
             self,
-            SkipReason::Transport { .. }
-                | SkipReason::FixtureSet { .. }
-                | SkipReason::Era { .. }
-                | SkipReason::Version { .. }
-                | SkipReason::CallTools
-                | SkipReason::Token { .. }
+            Reason::Transport { .. }
+                | Reason::FixtureSet { .. }
+                | Reason::Era { .. }
+                | Reason::Version { .. }
+                | Reason::CallTools
+                | Reason::Token { .. }
         )
     }
 }
 
-impl fmt::Display for SkipReason {
+impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SkipReason::Transport { transports } => {
+            Reason::Transport { transports } => {
                 write!(f, "applies to {} only", super::describe(transports))
             }
-            SkipReason::FixtureSet { set } => write!(
+            Reason::FixtureSet { set } => write!(
                 f,
                 "a fixture check of the `{set}` fixtures (run with --fixtures {set} against a server that has them)"
             ),
-            SkipReason::Era { era, server } => write!(
+            Reason::Era { era, server } => write!(
                 f,
                 "applies to the {era} era only; the server speaks the {server} era"
             ),
-            SkipReason::Version {
+            Reason::Version {
                 versions,
                 negotiated,
                 main: None,
@@ -381,7 +429,7 @@ impl fmt::Display for SkipReason {
                 f,
                 "applies to protocol versions {versions}; the server negotiated {negotiated}"
             ),
-            SkipReason::Version {
+            Reason::Version {
                 versions,
                 negotiated,
                 main: Some(main),
@@ -389,34 +437,34 @@ impl fmt::Display for SkipReason {
                 f,
                 "applies to protocol versions {versions}; a new connection negotiated {negotiated} (the main one {main})"
             ),
-            SkipReason::Capability { capability } => {
+            Reason::Capability { capability } => {
                 write!(f, "the server does not declare the `{capability}` capability")
             }
-            SkipReason::Extension {
+            Reason::Extension {
                 extension,
                 setting: Some(setting),
             } => write!(
                 f,
                 "the server does not declare the `{extension}` extension with `{setting}: true`"
             ),
-            SkipReason::Extension { extension, .. } => {
+            Reason::Extension { extension, .. } => {
                 write!(f, "the server does not declare the `{extension}` extension")
             }
-            SkipReason::Declared { capability } => write!(
+            Reason::Declared { capability } => write!(
                 f,
                 "the server declares the `{capability}` capability (this checks an undeclared one)"
             ),
-            SkipReason::CapabilitiesUnknown => f.write_str(
+            Reason::CapabilitiesUnknown => f.write_str(
                 "the server's capabilities are unknown (its server/discover answer gave none), so what it leaves undeclared cannot be told",
             ),
-            SkipReason::CallTools => f.write_str(
+            Reason::CallTools => f.write_str(
                 "calls a tool the server lists, which mcpcheck only does with --call-tools read-only|all",
             ),
-            SkipReason::Token { refusal } => write!(
+            Reason::Token { refusal } => write!(
                 f,
                 "needs a token: the server is protected (it refused the run's requests without a token: {refusal}) and the run has none; pass one with -H \"Authorization: Bearer $TOKEN\""
             ),
-            SkipReason::NoToolToProbe { read_only } => write!(
+            Reason::NoToolToProbe { read_only } => write!(
                 f,
                 "no listed tool{} has a required or typed argument to get wrong",
                 if *read_only {
@@ -425,7 +473,7 @@ impl fmt::Display for SkipReason {
                     ""
                 }
             ),
-            SkipReason::Fixture {
+            Reason::Fixture {
                 name,
                 list_failed: Some((method, why)),
                 ..
@@ -433,18 +481,43 @@ impl fmt::Display for SkipReason {
                 f,
                 "the run's {method} got no list ({why}), so the fixture `{name}` cannot be found"
             ),
-            SkipReason::Fixture { fixture, name, .. } if fixture == "tool" => write!(
+            Reason::Fixture { fixture, name, .. } if fixture == "tool" => write!(
                 f,
                 "the server lists no tool named `{name}`, the fixture this scenario calls"
             ),
-            SkipReason::Fixture { fixture, name, .. } => write!(
+            Reason::Fixture { fixture, name, .. } => write!(
                 f,
                 "the server lists no {fixture} `{name}`, the fixture this scenario uses"
             ),
-            SkipReason::Absent { text }
-            | SkipReason::Rule { text }
-            | SkipReason::NothingOnTheWire { text } => f.write_str(text),
-            SkipReason::Other => f.write_str("a reason this version of mcpcheck does not know"),
+            Reason::Absent { text }
+            | Reason::Rule { text }
+            | Reason::NothingOnTheWire { text }
+            | Reason::NotSent { text } => f.write_str(text),
+            Reason::NoResponse { waited_ms } => write!(
+                f,
+                "the check could not be made: no response within {waited_ms} ms"
+            ),
+            Reason::Closed { text } | Reason::Stopped { text } => {
+                write!(f, "the check could not be made: {text}")
+            }
+            Reason::Authorization { refusal } => write!(
+                f,
+                "the server refused the request for authorization ({refusal}): credentials that cover it are needed (for OAuth, -H \"Authorization: Bearer $TOKEN\")"
+            ),
+            Reason::NotTaken => {
+                f.write_str("the exchange this check judges did not take place in this run")
+            }
+            Reason::NoSession { text } => {
+                write!(f, "could not open a session of its own: {text}")
+            }
+            Reason::RunBound { seconds } => write!(
+                f,
+                "the run exceeded its bound of {seconds} s before this check finished"
+            ),
+            Reason::Internal => f.write_str(
+                "mcpcheck itself failed while running this scenario (an internal error; please report it)",
+            ),
+            Reason::Other => f.write_str("a reason this version of mcpcheck does not know"),
         }
     }
 }
@@ -456,8 +529,8 @@ pub struct Verdict {
     pub status: Status,
     /// Why, in one sentence.
     pub message: String,
-    /// Why the check did not apply, for a skip.
-    pub skip: Option<SkipReason>,
+    /// Why the check did not apply (a skip) or could not be made (not testable, an error).
+    pub reason: Option<Reason>,
     /// What was observed, in short.
     pub actual: Option<String>,
     /// A remark that does not change the status (e.g. a tolerated legacy behaviour).
@@ -466,13 +539,14 @@ pub struct Verdict {
 
 impl Verdict {
     /// A verdict with a status and a message.
-    /// A skip made this way is one its check's own rule gives ([`SkipReason::Rule`]); every
-    /// other skip is made by [`Verdict::skip`].
+    /// A skip, not-testable or error made this way is one its check's own words give
+    /// ([`Reason::Rule`]); one the run's circumstances give is made by [`Verdict::because`].
     pub fn new(status: Status, message: impl Into<String>) -> Verdict {
         let message = message.into();
+        let unjudged = matches!(status, Status::Skip | Status::NotTestable | Status::Error);
         Verdict {
             status,
-            skip: (status == Status::Skip).then(|| SkipReason::Rule {
+            reason: unjudged.then(|| Reason::Rule {
                 text: message.clone(),
             }),
             message,
@@ -482,10 +556,16 @@ impl Verdict {
     }
 
     /// A skip, its message written from its reason.
-    pub fn skip(reason: SkipReason) -> Verdict {
+    pub fn skip(reason: Reason) -> Verdict {
+        Verdict::because(Status::Skip, reason)
+    }
+
+    /// A verdict of a check that did not apply or could not be made, its message written from
+    /// its reason.
+    pub fn because(status: Status, reason: Reason) -> Verdict {
         Verdict {
-            skip: Some(reason.clone()),
-            ..Verdict::new(Status::Skip, reason.to_string())
+            reason: Some(reason.clone()),
+            ..Verdict::new(status, reason.to_string())
         }
     }
 
@@ -501,8 +581,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_check_that_could_not_be_made_carries_its_reason_as_data_too() {
+        let timeout = Verdict::because(Status::Error, Reason::NoResponse { waited_ms: 5000 });
+        assert_eq!(
+            timeout.message,
+            "the check could not be made: no response within 5000 ms"
+        );
+        assert_eq!(
+            serde_json::to_value(timeout.reason.as_ref().unwrap()).unwrap(),
+            serde_json::json!({"kind": "no-response", "waitedMs": 5000})
+        );
+        // A not-testable the check's own words give is the rule's.
+        let own = Verdict::new(Status::NotTestable, "no error came back");
+        assert_eq!(
+            serde_json::to_value(own.reason.unwrap()).unwrap(),
+            serde_json::json!({"kind": "rule"})
+        );
+        let bound = Verdict::because(Status::Error, Reason::RunBound { seconds: 300 });
+        let read: Reason =
+            serde_json::from_value(serde_json::json!({"kind": "run-bound", "seconds": 300}))
+                .unwrap();
+        assert_eq!(bound.reason, Some(read));
+    }
+
+    #[test]
     fn a_skip_carries_its_reason_as_data_and_says_it_in_words() {
-        let verdict = Verdict::skip(SkipReason::Fixture {
+        let verdict = Verdict::skip(Reason::Fixture {
             fixture: "prompt".into(),
             name: "mcpcheck_simple".into(),
             list_failed: Some(("prompts/list".into(), "a timeout".into())),
@@ -512,7 +616,7 @@ mod tests {
             "the run's prompts/list got no list (a timeout), so the fixture `mcpcheck_simple` cannot be found"
         );
         assert_eq!(
-            serde_json::to_value(verdict.skip.as_ref().unwrap()).unwrap(),
+            serde_json::to_value(verdict.reason.as_ref().unwrap()).unwrap(),
             serde_json::json!({
                 "kind": "fixture",
                 "fixture": "prompt",
@@ -520,23 +624,23 @@ mod tests {
                 "listFailed": ["prompts/list", "a timeout"]
             })
         );
-        let transport = SkipReason::Transport {
+        let transport = Reason::Transport {
             transports: vec![TransportKind::Stdio, TransportKind::LegacySse],
         };
         assert_eq!(
             transport.to_string(),
             "applies to the stdio and sse transports only"
         );
-        let back: SkipReason =
+        let back: Reason =
             serde_json::from_value(serde_json::to_value(&transport).unwrap()).unwrap();
         assert_eq!(back, transport);
         // A skip its check's own rule gives keeps the rule's words; the kind says whose they are.
         let rule = Verdict::new(Status::Skip, "no page to ask for");
         assert_eq!(
-            serde_json::to_value(rule.skip.unwrap()).unwrap(),
+            serde_json::to_value(rule.reason.unwrap()).unwrap(),
             serde_json::json!({"kind": "rule"})
         );
-        assert_eq!(Verdict::new(Status::Pass, "fine").skip, None);
+        assert_eq!(Verdict::new(Status::Pass, "fine").reason, None);
     }
 
     #[test]

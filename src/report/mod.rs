@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::record::{CheckDef, Level, SpecRef, Status, Verdict};
-use crate::record::{ExitReport, SkipReason, TransportKind};
+use crate::record::{ExitReport, Reason, TransportKind};
 
 use crate::record::Evidence;
 
@@ -210,9 +210,10 @@ pub struct CheckResult {
     pub spec: Vec<SpecRef>,
     /// Why, in one sentence.
     pub message: String,
-    /// Why the check did not apply, for a skip: what readers match on (`reason: {kind, …}`).
+    /// Why the check did not apply (a skip) or could not be made (not testable, an error): what
+    /// readers match on (`reason: {kind, …}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<SkipReason>,
+    pub reason: Option<Reason>,
     /// What a conforming server does.
     pub expected: String,
     /// What was observed.
@@ -250,7 +251,7 @@ impl CheckResult {
             derived: def.derived,
             spec: def.spec.clone(),
             message: verdict.message,
-            reason: verdict.skip,
+            reason: verdict.reason,
             expected: def.expect.clone(),
             actual: verdict.actual,
             note: verdict.note,

@@ -187,7 +187,7 @@ impl Redactor {
         }
         check.evidence.iter_mut().for_each(|e| self.evidence(e));
         // The reason of a skip can carry what the server said (why a list request got no list).
-        if let Some(crate::record::SkipReason::Fixture {
+        if let Some(crate::record::Reason::Fixture {
             list_failed: Some((_, why)),
             ..
         }) = &mut check.reason
@@ -376,7 +376,7 @@ mod tests {
     #[test]
     fn what_a_server_said_in_a_skip_reason_is_redacted() {
         let r = redactor(&["s3cret-token"]);
-        let reason = crate::record::SkipReason::Fixture {
+        let reason = crate::record::Reason::Fixture {
             fixture: "tool".into(),
             name: "mcpcheck_slow".into(),
             list_failed: Some((

@@ -13,7 +13,7 @@ use comfy_table::{Cell, Color, ContentArrangement, Table};
 
 use super::{safe, CheckResult, Report};
 use crate::record::Status;
-use crate::record::{Level, SkipReason};
+use crate::record::{Level, Reason};
 
 /// How much of the run the terminal shows besides the problems and the verdict.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -543,36 +543,47 @@ pub fn reason(check: &CheckResult) -> String {
         return check.message.clone();
     };
     match reason {
-        SkipReason::Transport { transports } => {
+        Reason::Transport { transports } => {
             format!("need {}", crate::record::describe(transports))
         }
-        SkipReason::Era { era, .. } => format!("are for the {era} era"),
-        SkipReason::Version { versions, .. } => format!("are for protocol versions {versions}"),
-        SkipReason::FixtureSet { set } => format!("need the `{set}` fixtures (--fixtures {set})"),
-        SkipReason::Capability { capability } => format!("need the `{capability}` capability"),
-        SkipReason::Extension {
+        Reason::Era { era, .. } => format!("are for the {era} era"),
+        Reason::Version { versions, .. } => format!("are for protocol versions {versions}"),
+        Reason::FixtureSet { set } => format!("need the `{set}` fixtures (--fixtures {set})"),
+        Reason::Capability { capability } => format!("need the `{capability}` capability"),
+        Reason::Extension {
             extension,
             setting: Some(setting),
         } => format!("need the `{extension}` extension with `{setting}`"),
-        SkipReason::Extension { extension, .. } => format!("need the `{extension}` extension"),
-        SkipReason::Declared { .. } => {
+        Reason::Extension { extension, .. } => format!("need the `{extension}` extension"),
+        Reason::Declared { .. } => {
             "check a server without a capability (this one declares it)".into()
         }
-        SkipReason::CapabilitiesUnknown => "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into(),
-        SkipReason::CallTools => "call a listed tool (--call-tools)".into(),
-        SkipReason::Token { .. } => {
+        Reason::CapabilitiesUnknown => "check what a server leaves undeclared, which is unknown here (server/discover gave no capabilities)".into(),
+        Reason::CallTools => "call a listed tool (--call-tools)".into(),
+        Reason::Token { .. } => {
             "need a token (the server is protected): -H \"Authorization: Bearer $TOKEN\"".into()
         }
-        SkipReason::NoToolToProbe { .. } => {
+        Reason::NoToolToProbe { .. } => {
             "call a listed tool with an argument to get wrong (none has one)".into()
         }
-        SkipReason::Fixture { .. } => "need fixtures the server does not list".into(),
-        SkipReason::NothingOnTheWire { .. } => {
+        Reason::Fixture { .. } => "need fixtures the server does not list".into(),
+        Reason::NothingOnTheWire { .. } => {
             "found nothing of their kind in the run (no such message crossed the wire)".into()
         }
-        SkipReason::Absent { .. } | SkipReason::Rule { .. } | SkipReason::Other => {
-            check.message.clone()
-        }
+        // The check's own words, and the reasons of checks that could not be made (never a
+        // skip's).
+        Reason::Absent { .. }
+        | Reason::Rule { .. }
+        | Reason::Other
+        | Reason::NoResponse { .. }
+        | Reason::Closed { .. }
+        | Reason::Stopped { .. }
+        | Reason::NotSent { .. }
+        | Reason::Authorization { .. }
+        | Reason::NotTaken
+        | Reason::NoSession { .. }
+        | Reason::RunBound { .. }
+        | Reason::Internal => check.message.clone(),
     }
 }
 

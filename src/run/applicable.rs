@@ -2,35 +2,35 @@
 //! declared capabilities, fixtures, and what the user allowed; if not, the reason.
 
 use super::{declares, CallTools, Context};
-use crate::record::SkipReason;
+use crate::record::Reason;
 use crate::scenario::Scenario;
 
 /// Why a scenario does not apply, if it does not.
 ///
 /// Long by design: one test per `[requires]` key, in the file's order, each with the reason a
 /// user reads when the scenario does not apply.
-pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<SkipReason> {
+pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<Reason> {
     let requires = &scenario.requires;
     let transport = context.target.kind();
     let version = context.info.version.as_deref().unwrap_or("");
     if !crate::record::allows(&requires.transports, transport) {
-        return Some(SkipReason::Transport {
+        return Some(Reason::Transport {
             transports: requires.transports.clone(),
         });
     }
     if let Some(set) = &requires.fixtures {
         if context.fixtures.as_ref() != Some(set) {
-            return Some(SkipReason::FixtureSet { set: set.clone() });
+            return Some(Reason::FixtureSet { set: set.clone() });
         }
     }
     if let Some(era) = requires.era.filter(|e| Some(*e) != context.info.era) {
-        return Some(SkipReason::Era {
+        return Some(Reason::Era {
             era: era.to_string(),
             server: context.info.era.map(|e| e.to_string()).unwrap_or_default(),
         });
     }
     if !requires.versions.contains(version) {
-        return Some(SkipReason::Version {
+        return Some(Reason::Version {
             versions: requires.versions.to_string(),
             negotiated: version.to_string(),
             main: None,
@@ -44,33 +44,33 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
         return Some(match missing.strip_prefix("extensions.") {
             Some(extension) => {
                 let (extension, setting) = super::connect::extension_setting(extension);
-                SkipReason::Extension {
+                Reason::Extension {
                     extension: extension.to_string(),
                     setting: setting.map(str::to_string),
                 }
             }
-            None => SkipReason::Capability {
+            None => Reason::Capability {
                 capability: missing.to_string(),
             },
         });
     }
     if !requires.undeclared.is_empty() && context.info.capabilities.is_none() {
-        return Some(SkipReason::CapabilitiesUnknown);
+        return Some(Reason::CapabilitiesUnknown);
     }
     if let Some(declared) = requires
         .undeclared
         .iter()
         .find(|c| declares(&context.info, c))
     {
-        return Some(SkipReason::Declared {
+        return Some(Reason::Declared {
             capability: declared.to_string(),
         });
     }
     if requires.call_tools {
         match context.call_tools {
-            None => return Some(SkipReason::CallTools),
+            None => return Some(Reason::CallTools),
             Some(which) if context.probe.is_none() => {
-                return Some(SkipReason::NoToolToProbe {
+                return Some(Reason::NoToolToProbe {
                     read_only: which == CallTools::ReadOnly,
                 })
             }
@@ -83,7 +83,7 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
             .as_ref()
             .is_some_and(|tools| tools.contains_key(*t))
     }) {
-        return Some(SkipReason::Fixture {
+        return Some(Reason::Fixture {
             fixture: "tool".into(),
             name: missing.clone(),
             list_failed: context
@@ -118,7 +118,7 @@ pub(super) fn not_applicable(context: &Context, scenario: &Scenario) -> Option<S
             Some((_, Some(why))) => Some((method.to_string(), why.clone())),
             _ => None,
         };
-        return Some(SkipReason::Fixture {
+        return Some(Reason::Fixture {
             fixture: kind.into(),
             name: missing.clone(),
             list_failed,

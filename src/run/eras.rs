@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::{connect, pattern_matches, run_started, RunConfig, Shared};
 use crate::protocol::Session;
 use crate::record::version::latest_handshake;
-use crate::record::{SkipReason, SpecRef, Status};
+use crate::record::{Reason, SpecRef, Status};
 use crate::report::{CheckResult, Report, Summary};
 use crate::transport::Target;
 
@@ -198,7 +198,7 @@ fn join(reports: Vec<Report>, only: &[String]) -> Report {
             // "applies to the other era only".
             let reason = skips
                 .iter()
-                .position(|r| !matches!(r.reason, Some(SkipReason::Era { .. })))
+                .position(|r| !matches!(r.reason, Some(Reason::Era { .. })))
                 .unwrap_or(0);
             kept.push(skips.swap_remove(reason));
         }
@@ -353,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_check_that_applied_in_neither_era_says_why_in_the_era_it_belongs_to() {
-        let skip = |reason: SkipReason| {
+        let skip = |reason: Reason| {
             let mut result = result("stateless-only", Status::Skip);
             result.message = reason.to_string();
             result.reason = Some(reason);
@@ -361,13 +361,13 @@ mod tests {
         };
         let stateless = pass(
             "2026-07-28",
-            vec![skip(SkipReason::Capability {
+            vec![skip(Reason::Capability {
                 capability: "tools".into(),
             })],
         );
         let handshake = pass(
             "2025-11-25",
-            vec![skip(SkipReason::Era {
+            vec![skip(Reason::Era {
                 era: "stateless".into(),
                 server: "handshake".into(),
             })],
@@ -380,7 +380,7 @@ mod tests {
             let joined = join(passes, &[]);
             assert_eq!(
                 joined.checks[0].reason,
-                Some(SkipReason::Capability {
+                Some(Reason::Capability {
                     capability: "tools".into()
                 })
             );

@@ -29,7 +29,7 @@ use crate::check::wire;
 use crate::protocol::{Outgoing, Session, SessionInfo};
 use crate::record::version::{latest_handshake, latest_stateless};
 use crate::record::Era;
-use crate::record::{SkipReason, Status, Verdict};
+use crate::record::{Reason, Status, Verdict};
 use crate::record::{Transcript, TransportKind};
 use crate::report::{
     rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
@@ -210,7 +210,7 @@ struct Context {
     starts: Starts,
     /// A protected server met without a token: why every check but the authorization ones
     /// cannot be made.
-    tokenless: Option<SkipReason>,
+    tokenless: Option<Reason>,
     /// Tokens the authorization server issued for the checks, or why none ([`RunConfig::issued`]).
     issued: crate::record::token::Issued,
     /// An expired token of the server's ([`RunConfig::expired_token`]).
@@ -668,7 +668,7 @@ async fn run_started(
         token: token(),
         fixtures: config.fixtures.clone(),
         starts: shared.starts.clone(),
-        tokenless: tokenless.map(|refusal| SkipReason::Token { refusal }),
+        tokenless: tokenless.map(|refusal| Reason::Token { refusal }),
         issued: config.issued.clone(),
         expired_token: config.expired_token.clone(),
         lanes: (0..OWN_LANES).map(|_| Lane::default()).collect(),
@@ -776,14 +776,30 @@ async fn run_started(
             // A scenario that does not apply is skipped whether or not its turn came: the
             // verdict follows the server, not how far the run got.
             if let Some(why) = not_applicable(&context, &scenario) {
-                return scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new())).collect();
+                return scenario
+                    .checks
+                    .iter()
+                    .map(|c| CheckResult::new(&c.def, Verdict::skip(why.clone()), Vec::new()))
+                    .collect();
             }
             let why = if finished && crashed {
-                "mcpcheck itself failed while running this scenario (an internal error; please report it)".to_string()
+                Reason::Internal
             } else {
-                format!("the run exceeded its bound of {} s before this check finished", config.run_timeout.as_secs())
+                Reason::RunBound {
+                    seconds: config.run_timeout.as_secs(),
+                }
             };
-            scenario.checks.iter().map(|c| CheckResult::new(&c.def, Verdict::new(Status::Error, why.clone()), Vec::new())).collect()
+            scenario
+                .checks
+                .iter()
+                .map(|c| {
+                    CheckResult::new(
+                        &c.def,
+                        Verdict::because(Status::Error, why.clone()),
+                        Vec::new(),
+                    )
+                })
+                .collect()
         });
         report.checks.extend(results);
     }
@@ -820,7 +836,7 @@ async fn run_started(
         let (verdict, evidence) = match (wire::evaluate(def, &input), &context.tokenless) {
             // What crossed the wire is refusals: nothing of the server's MCP to judge.
             ((verdict, _), Some(why))
-                if !verdict.skip.as_ref().is_some_and(SkipReason::is_the_runs) =>
+                if !verdict.reason.as_ref().is_some_and(Reason::is_the_runs) =>
             {
                 (Verdict::skip(why.clone()), Vec::new())
             }

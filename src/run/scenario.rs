@@ -14,7 +14,7 @@ use crate::check::step::{NotSent, StepRecord};
 use crate::check::{query, rules, step};
 use crate::protocol::session::SendOptions;
 use crate::protocol::{Outgoing, Session};
-use crate::record::{Evidence, Exchange, Reply, SkipReason, Status, Transcript, Verdict};
+use crate::record::{Evidence, Exchange, Reason, Reply, Status, Transcript, Verdict};
 use crate::report::CheckResult;
 use crate::scenario::model::{Part, Query};
 use crate::scenario::{Mode, Scenario, SessionKind, Step, StepSend};
@@ -70,9 +70,11 @@ pub(super) async fn run_scenario(
                 .map(|c| {
                     CheckResult::new(
                         &c.def,
-                        Verdict::new(
+                        Verdict::because(
                             Status::Error,
-                            format!("could not open a session of its own: {why}"),
+                            crate::record::Reason::NoSession {
+                                text: why.to_string(),
+                            },
                         ),
                         Vec::new(),
                     )
@@ -93,7 +95,7 @@ pub(super) async fn run_scenario(
     };
     if version != main_version && !scenario.requires.versions.contains(&version) {
         let transcript = finish(context, scenario, session, lane).await;
-        let why = SkipReason::Version {
+        let why = Reason::Version {
             versions: scenario.requires.versions.to_string(),
             negotiated: version.clone(),
             main: Some(main_version.clone()),
@@ -189,7 +191,7 @@ pub(super) async fn run_scenario(
     let mut results = Vec::new();
     for check in &scenario.checks {
         let verdict = if !check.def.versions.contains(&version) {
-            Verdict::skip(SkipReason::Version {
+            Verdict::skip(Reason::Version {
                 versions: check.def.versions.to_string(),
                 negotiated: version.clone(),
                 main: None,

@@ -2,7 +2,7 @@
 //! `tools/call`, its 403 `insufficient_scope` answers (a JSON body that is not JSON-RPC) fail no
 //! check; the checks that rest on them are not testable and say why, and the token never shows.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::{run_json_with_env, AuthorizationServer, HttpServer};
 
@@ -75,10 +75,10 @@ fn a_step_up_refusal_is_not_testable_never_a_failure() {
     ] {
         let check = checks.iter().find(|c| c["id"] == id).unwrap();
         assert_eq!(check["status"], "not-testable", "{check}");
-        let message = check["message"].as_str().unwrap();
-        assert!(
-            message.contains("refused the request for authorization (HTTP 403 insufficient_scope (scope \"mcp:tools/call\"))"),
-            "{message}"
+        assert_eq!(
+            check["reason"],
+            json!({"kind": "authorization", "refusal": "HTTP 403 insufficient_scope (scope \"mcp:tools/call\")"}),
+            "{check}"
         );
     }
     // The refusals' bodies are not read as the server's JSON-RPC by the checks over the run.

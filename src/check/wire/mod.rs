@@ -325,7 +325,7 @@ fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
 pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     if !crate::record::allows(&def.transports, input.transport) {
         return (
-            Verdict::skip(crate::record::SkipReason::Transport {
+            Verdict::skip(crate::record::Reason::Transport {
                 transports: def.transports.clone(),
             }),
             Vec::new(),
@@ -346,7 +346,7 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
         builtins().find(|b| b.id == def.id).and_then(|b| b.idle),
     ) {
         if !input.transcripts.iter().any(stateless) {
-            verdict = Verdict::skip(crate::record::SkipReason::Era {
+            verdict = Verdict::skip(crate::record::Reason::Era {
                 era: "stateless".into(),
                 server: "handshake".into(),
             });
@@ -396,16 +396,12 @@ fn tally(
         // What a check that found nothing to examine says: skip, where that means it does not
         // apply; otherwise not testable.
         match builtins().find(|b| b.id == def.id).and_then(|b| b.idle) {
-            Some(Idle::Nothing(why)) => {
-                Verdict::skip(crate::record::SkipReason::NothingOnTheWire {
-                    text: why.to_string(),
-                })
-            }
-            Some(Idle::Stateless(what)) => {
-                Verdict::skip(crate::record::SkipReason::NothingOnTheWire {
-                    text: format!("applies to 2026-07-28 {what}"),
-                })
-            }
+            Some(Idle::Nothing(why)) => Verdict::skip(crate::record::Reason::NothingOnTheWire {
+                text: why.to_string(),
+            }),
+            Some(Idle::Stateless(what)) => Verdict::skip(crate::record::Reason::NothingOnTheWire {
+                text: format!("applies to 2026-07-28 {what}"),
+            }),
             None => Verdict::new(
                 Status::NotTestable,
                 "nothing this check examines crossed the wire during the run",
