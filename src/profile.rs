@@ -59,12 +59,8 @@ fn own() -> &'static std::collections::HashMap<String, Option<String>> {
     static OWN: std::sync::OnceLock<std::collections::HashMap<String, Option<String>>> =
         std::sync::OnceLock::new();
     OWN.get_or_init(|| {
-        crate::scenario::load::library()
-            .unwrap_or_default()
-            .iter()
-            .flat_map(|s| s.checks.iter().map(|c| &c.def))
-            .cloned()
-            .chain(crate::check::wire::definitions())
+        crate::check::definitions(&crate::scenario::load::library().unwrap_or_default())
+            .into_iter()
             .map(|def| (format!("{}@{}", def.id, def.source), def.since))
             .collect()
     })
@@ -109,12 +105,8 @@ mod tests {
 
     #[test]
     fn every_own_check_names_a_profile_and_the_latest_grades_it() {
-        let library = crate::scenario::load::library().unwrap();
-        let defs: Vec<CheckDef> = library
-            .iter()
-            .flat_map(|s| s.checks.iter().map(|c| c.def.clone()))
-            .chain(crate::check::wire::definitions())
-            .collect();
+        let defs: Vec<CheckDef> =
+            crate::check::definitions(&crate::scenario::load::library().unwrap());
         assert!(defs.len() > 150);
         for def in &defs {
             let since = def.since.as_deref().unwrap_or_else(|| {

@@ -11,3 +11,13 @@ pub mod query;
 pub mod rules;
 pub mod step;
 pub mod wire;
+
+/// Every check there is, in one list: the checks of `scenarios` (the library, and any the user
+/// loads) in their order, then the built-in checks over whole transcripts ([`wire`]).
+pub fn definitions(scenarios: &[crate::scenario::Scenario]) -> Vec<crate::record::CheckDef> {
+    scenarios
+        .iter()
+        .flat_map(|s| s.checks.iter().map(|c| c.def.clone()))
+        .chain(wire::definitions())
+        .collect()
+}

@@ -553,11 +553,9 @@ impl RunArgs {
         });
         // A pattern that selects nothing would make a green run that checked nothing.
         for pattern in &args.only {
-            let known = scenarios
+            let known = crate::check::definitions(&scenarios)
                 .iter()
-                .flat_map(|s| s.checks.iter().map(|c| c.def.id.as_str()))
-                .chain(crate::check::wire::ids())
-                .any(|id| crate::run::pattern_matches(pattern, id));
+                .any(|def| crate::run::pattern_matches(pattern, &def.id));
             if !known {
                 return Err(UsageError::Flag(format!(
                     "--check `{pattern}` matches no check (an id, or a prefix ending in `*`; see `mcpcheck list`)"

@@ -11,11 +11,7 @@ pub(super) fn list(args: &cli::ListArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage(e),
     };
-    let mut defs: Vec<_> = scenarios
-        .iter()
-        .flat_map(|s| s.checks.iter().map(|c| c.def.clone()))
-        .collect();
-    defs.extend(crate::check::wire::definitions());
+    let mut defs = crate::check::definitions(&scenarios);
     defs.sort_by(|a, b| a.area.cmp(&b.area).then(a.id.cmp(&b.id)));
     if args.json {
         emit(&format!(
