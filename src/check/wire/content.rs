@@ -10,7 +10,7 @@ use super::shapes::{
     result_base64, result_uris, same_json, uri_problem,
 };
 use super::{
-    declared_capabilities, is_terminal, messages, results, resumed, tally, Answered, Builtin, Idle,
+    declared_capabilities, is_terminal, messages, results, resumed, Answered, Builtin, Idle, Tally,
     WireInput,
 };
 use crate::record::transcript::cut;
@@ -178,9 +178,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 
 /// Judges `tasks-status-transitions`: a task's status moves only along the allowed paths.
 fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let mut last: HashMap<String, String> = HashMap::new();
         for Answered {
@@ -208,7 +206,7 @@ fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
                 ) else {
                     continue;
                 };
-                seen += 1;
+                found.seen += 1;
                 let problem = match last.get(id) {
                     None if method == messages::TASK_AUGMENTED && status != "working" => {
                         Some(format!("task `{id}` began as {status}, not working"))
@@ -219,20 +217,18 @@ fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
                     _ => None,
                 };
                 if let Some(problem) = problem {
-                    bad.push(Evidence::frame(&frame.text, &problem));
+                    found.bad.push(Evidence::frame(&frame.text, &problem));
                 }
                 last.insert(id.to_string(), status.to_string());
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `server-elicitation-schema`: every form elicitation asks with a flat schema of primitive fields.
 fn server_elicitation_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let version = transcript.version.as_deref().unwrap_or("2025-11-25");
         for frame in transcript
@@ -247,22 +243,20 @@ fn server_elicitation_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
             }) else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             let problems =
                 elicitation_schema_problems(&message["params"]["requestedSchema"], version);
             if let Some(problem) = problems.first() {
-                bad.push(Evidence::frame(&frame.text, problem));
+                found.bad.push(Evidence::frame(&frame.text, problem));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-meta-key-format`: every `_meta` key the server sends follows the key grammar.
 fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript
             .version
@@ -296,9 +290,9 @@ fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
                 }
             }
             for (at, key, prefixed) in keys {
-                seen += 1;
+                found.seen += 1;
                 if let Some(problem) = meta_key_problem(key, prefixed) {
-                    bad.push(Evidence::frame(
+                    found.bad.push(Evidence::frame(
                         &frame.text,
                         &format!("key {key:?} at `{at}`: {problem}"),
                     ));
@@ -306,14 +300,12 @@ fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `tools-embedded-resource-declared`: a server that returns embedded resources declares resources.
 fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     let anywhere = input.transcripts.iter().find_map(declared_capabilities);
     for transcript in input.transcripts {
         if transcript
@@ -332,13 +324,13 @@ fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdi
                 if block.get("type").and_then(Value::as_str) != Some("resource") {
                     continue;
                 }
-                seen += 1;
+                found.seen += 1;
                 let resources = declared
                     .as_ref()
                     .and_then(|d| d.get("resources"))
                     .is_some_and(|r| !r.is_null());
                 if !resources {
-                    bad.push(Evidence::frame(
+                    found.bad.push(Evidence::frame(
                         &answered.frame.text,
                         "an embedded resource in a tool result, although the server does not declare `resources`",
                     ));
@@ -346,14 +338,12 @@ fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdi
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-notification-schema`: every notification the server sends has its method's shape.
 fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {
             continue;
@@ -373,10 +363,10 @@ fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
             }) else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             let method = message["method"].as_str().unwrap_or_default();
             if let Some(problem) = messages::check_notification(version, message) {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!("not a {method} notification of {version}: {problem}"),
                 ));
@@ -384,27 +374,25 @@ fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
                 .official
                 .and_then(|o| o.check_notification(version, message))
             {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!("the official {version} schema rejects this {method} notification: {problem}"),
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-uri-rfc3986`: every resource URI the server sends is an RFC 3986 URI.
 fn wire_uri_rfc3986(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript) {
             for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
-                seen += 1;
+                found.seen += 1;
                 if let Some(problem) = uri_problem(uri) {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         &answered.method,
                         format!("{place}: {uri:?} is not an RFC 3986 URI: {problem}"),
                     ));
@@ -412,20 +400,18 @@ fn wire_uri_rfc3986(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-base64`: every blob and every image or audio payload is valid base64.
 fn wire_base64(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript) {
             for (place, data) in result_base64(&answered.method, &answered.message["result"]) {
-                seen += 1;
+                found.seen += 1;
                 if !is_base64(data) {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         &answered.method,
                         format!(
                             "{place} is not padded standard base64 (RFC 4648): {:?}",
@@ -436,14 +422,12 @@ fn wire_base64(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `tools-name-unique`: no tool name is listed twice, across all pages of a listing.
 fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         // A tools/list without a cursor starts a listing; one with the nextCursor of the
         // listing's last page continues it. Any other cursor (mcpcheck's invalid-cursor
@@ -474,9 +458,9 @@ fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
                 .filter_map(|t| t.get("name").and_then(Value::as_str))
             {
                 // What it examined is the names (a listing of no tools holds nothing).
-                seen += 1;
+                found.seen += 1;
                 if let Some(first) = names.insert(name.to_string(), page) {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         "tools/list",
                         format!("the tool name `{name}` is listed twice (pages {first} and {page} of one listing)"),
                     ));
@@ -484,7 +468,7 @@ fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `tools-structured-content-mirrored`: structuredContent is mirrored as JSON in a text block.
@@ -492,9 +476,7 @@ fn tools_structured_content_mirrored(
     def: &CheckDef,
     input: &WireInput,
 ) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript)
             .into_iter()
@@ -504,7 +486,7 @@ fn tools_structured_content_mirrored(
             let Some(structured) = result.get("structuredContent") else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             let mirrored = result
                 .get("content")
                 .and_then(Value::as_array)
@@ -517,21 +499,19 @@ fn tools_structured_content_mirrored(
                         .is_ok_and(|parsed| same_json(&parsed, structured))
                 });
             if !mirrored {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &answered.frame.text,
                     "structuredContent has no text block carrying its JSON serialization",
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `tools-schemas-valid`: every listed tool's inputSchema and outputSchema is a valid JSON Schema.
 fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {
             continue;
@@ -549,9 +529,9 @@ fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
                     let Some(schema) = tool.get(member) else {
                         continue;
                     };
-                    seen += 1;
+                    found.seen += 1;
                     if let Err(problem) = messages::compile_tool_schema(schema, version) {
-                        bad.push(Evidence::remark(
+                        found.bad.push(Evidence::remark(
                             "tools/list",
                             format!(
                                 "the {member} of `{name}` is not a valid JSON Schema: {problem}"
@@ -562,14 +542,12 @@ fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-result-schema`: every result has the shape of its method's result type.
 fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {
             continue;
@@ -585,15 +563,15 @@ fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Eviden
                 continue;
             }
             let result = &message["result"];
-            seen += 1;
+            found.seen += 1;
             let asked = request["method"].as_str().unwrap_or_default();
             if method == messages::TASK_HANDLE && asked != "tools/call" {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!("a task handle (resultType \"task\") answers {asked}; the tasks extension makes tasks of tools/call only"),
                 ));
             } else if let Some(problem) = messages::check_result(&method, version, result) {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!("not a {method} result of {version}: {problem}"),
                 ));
@@ -601,7 +579,7 @@ fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Eviden
                 .official
                 .and_then(|o| o.check_result(&method, version, result))
             {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!(
                         "the official {version} schema rejects this {method} result: {problem}"
@@ -610,7 +588,7 @@ fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Eviden
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{resumes, sent_message, tally, transcripts_since, Builtin, Idle, WireInput};
+use super::{resumes, sent_message, transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::{id_key, CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
@@ -111,9 +111,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 
 /// Judges `http-sse-retry-before-close`: a stream closed before its response carries a retry field.
 fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2025-11-25") {
         // The requests mcpcheck cancelled: their streams may end without a response.
         let cancelled: std::collections::HashSet<String> = transcript
@@ -137,43 +135,39 @@ fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, V
             if id.is_some_and(|id| cancelled.contains(&id)) {
                 continue;
             }
-            seen += 1;
+            found.seen += 1;
             if !post.retry_sent {
-                bad.push(Evidence::remark(
+                found.bad.push(Evidence::remark(
                     "POST request",
                     "the server ended the request's SSE stream before the response without an SSE `retry` field".into(),
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-sse-ends-after-response`: a POST's SSE stream ends after its response.
 fn http_sse_ends_after_response(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
         let Some(ended) = post.ended_after_response else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         if !ended {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 &format!("POST {}", post.carried),
                 "the SSE stream stayed open for more than a second after the response".into(),
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-sse-event-id-unique`: SSE event ids are unique across all streams of a session.
 fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts.iter().filter(|t| {
         t.version.as_deref().is_some_and(|v| {
             crate::record::version::at_least(v, "2025-03-26")
@@ -189,9 +183,9 @@ fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
             .filter(|(_, p)| !resumes(p))
         {
             for id in post.event_ids.iter().filter(|id| !id.is_empty()) {
-                seen += 1;
+                found.seen += 1;
                 if let Some(first) = ids.insert(id, n) {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         "SSE event id",
                         format!(
                             "the event id {id:?} of the stream answering HTTP request {} was used before, on the stream answering request {}",
@@ -203,34 +197,30 @@ fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-session-id-visible-ascii`: a session id holds only visible ASCII.
 fn http_session_id_visible_ascii(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
         let Some(id) = post.response_header("mcp-session-id") else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         if id.is_empty() || !id.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "Mcp-Session-Id",
                 format!("the session id {id:?} holds characters outside 0x21..0x7E"),
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-sse-priming`: an SSE response starts with a priming event (an id and empty data).
 fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input
         .transcripts
         .iter()
@@ -260,7 +250,7 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                 && p.response_header("content-type")
                     .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
         }) {
-            seen += 1;
+            found.seen += 1;
             let primed = post.first_event.as_ref().is_some_and(|e| {
                 e.id.as_deref().is_some_and(|id| !id.is_empty()) && e.data.is_empty()
             });
@@ -273,21 +263,19 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
                     ),
                     None => "it carried no event".to_string(),
                 };
-                bad.push(Evidence::remark(
+                found.bad.push(Evidence::remark(
                     "SSE response",
                     format!("an SSE response to a POST was not primed: {first}"),
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-notification-accepted`: a notification POST is answered 202 with no body.
 fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let mut note = None;
+    let mut found = Tally::default();
     for post in input
         .transcripts
         .iter()
@@ -295,26 +283,24 @@ fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
         .filter(|p| p.carried == "notification")
     {
         let Some(status) = post.status else { continue };
-        seen += 1;
+        found.seen += 1;
         let ok = (status == 202 && post.body_bytes == 0) || (400..500).contains(&status);
         if (400..500).contains(&status) {
-            note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
+            found.note = Some(format!("a notification was refused with HTTP {status}, which the spec allows for input the server cannot accept"));
         }
         if !ok {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "POST notification",
                 format!("HTTP {status} with a body of {} bytes", post.body_bytes),
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `http-response-content-type`: a request POST is answered as application/json or text/event-stream.
 fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for post in input
         .transcripts
         .iter()
@@ -324,7 +310,7 @@ fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
         let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         let content_type = post
             .response_header("content-type")
             .unwrap_or("")
@@ -332,11 +318,11 @@ fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
         if !(content_type.starts_with("application/json")
             || content_type.starts_with("text/event-stream"))
         {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "POST request",
                 format!("HTTP {status} with Content-Type `{content_type}`"),
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::progress::{progress_outside_requests, task_progress_after_terminal};
 use super::{
     declared_capabilities, is_response, received, resumed, sent_message, tally, Builtin, Idle,
-    WireInput, MAX_EVIDENCE,
+    Tally, WireInput, MAX_EVIDENCE,
 };
 use crate::record::exchange::StoppedBy;
 use crate::record::{
@@ -248,9 +248,7 @@ fn lifecycle_quiet_before_initialized(
     def: &CheckDef,
     input: &WireInput,
 ) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let mut window: Option<Vec<&WireFrame>> = None;
         for frame in &transcript.frames {
@@ -262,9 +260,9 @@ fn lifecycle_quiet_before_initialized(
                         Some("initialize") => window = Some(Vec::new()),
                         Some("notifications/initialized") => {
                             if let Some(early) = window.take() {
-                                seen += 1;
+                                found.seen += 1;
                                 if let Some(first) = early.first() {
-                                    bad.push(Evidence::frame(
+                                    found.bad.push(Evidence::frame(
                                         &first.text,
                                         &format!("{} request(s) from the server before mcpcheck sent notifications/initialized", early.len()),
                                     ));
@@ -291,32 +289,30 @@ fn lifecycle_quiet_before_initialized(
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `wire-utf8`: every byte the server sends is UTF-8.
 fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for frame in transcript
             .frames
             .iter()
             .filter(|f| f.direction == Direction::Received && f.post.is_none())
         {
-            seen += 1;
+            found.seen += 1;
             if frame.issue == Some(FrameIssue::NotUtf8) {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     "a stdout line that is not UTF-8",
                 ));
             }
         }
         for post in transcript.posts.iter().filter(|p| p.status.is_some()) {
-            seen += 1;
+            found.seen += 1;
             if post.utf8_errors > 0 {
-                bad.push(Evidence::remark(
+                found.bad.push(Evidence::remark(
                     &format!("{} {}", post.method, post.carried),
                     format!(
                         "HTTP {} with {} stretch(es) of bytes that are not UTF-8 in its body",
@@ -327,14 +323,12 @@ fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `logging-capability-declared`: log messages come only from a server that declares logging.
 fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     let anywhere = input.transcripts.iter().find_map(declared_capabilities);
     for transcript in input.transcripts {
         let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
@@ -353,63 +347,57 @@ fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, V
             {
                 continue;
             }
-            seen += 1;
+            found.seen += 1;
             if declared.get("logging").is_none_or(Value::is_null) {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     "a log message, although the server's capabilities have no `logging`",
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `server-cancel-valid`: the server cancels only what it may.
 fn server_cancel_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let stateless = transcript.version.as_deref().is_some_and(|v| {
             crate::record::version::Era::of(v) == Some(crate::record::version::Era::Stateless)
         });
-        bad.extend(stray_cancellations(transcript, stateless, &mut seen));
+        found
+            .bad
+            .extend(stray_cancellations(transcript, stateless, &mut found.seen));
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `progress-only-while-active`: progress notifications only name tokens of requests still in flight.
 fn progress_only_while_active(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let (count, offenders) = progress_outside_requests(transcript);
-        seen += count;
-        bad.extend(offenders);
+        found.seen += count;
+        found.bad.extend(offenders);
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `tasks-progress-stops`: 2025-11-25: a task's progress stops once the task is terminal.
 fn tasks_progress_stops(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let (count, offenders) = task_progress_after_terminal(transcript);
-        seen += count;
-        bad.extend(offenders);
+        found.seen += count;
+        found.bad.extend(offenders);
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `server-requests-allowed`: the server sends only the requests the client's capabilities allow.
 fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let stateless = transcript.version.as_deref().is_some_and(|v| {
             crate::record::version::Era::of(v) == Some(crate::record::version::Era::Stateless)
@@ -417,7 +405,7 @@ fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
         let declared = declared_client_capabilities(transcript);
         let has = |pointer: &str| declared.pointer(pointer).is_some_and(|c| !c.is_null());
         for (message, frame) in server_requests(transcript) {
-            seen += 1;
+            found.seen += 1;
             let method = message["method"].as_str().unwrap_or("?");
             let params = message.get("params");
             let problem = match method {
@@ -440,41 +428,41 @@ fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
                 _ => None,
             };
             if let Some(problem) = problem {
-                bad.push(Evidence::frame(&frame.text, &problem));
+                found.bad.push(Evidence::frame(&frame.text, &problem));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `server-request-id`: the server's own requests have string or integer ids, never reused.
 fn server_request_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
-        bad.extend(bad_request_ids(transcript, &mut seen));
+        found
+            .bad
+            .extend(bad_request_ids(transcript, &mut found.seen));
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stdio-framing`: stdout carries only MCP messages, one per line.
 fn stdio_framing(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for frame in input
         .transcripts
         .iter()
         .flat_map(|t| t.frames.iter())
         .filter(|f| f.direction == Direction::Received)
     {
-        seen += 1;
+        found.seen += 1;
         if let Some(issue) = &frame.issue {
-            bad.push(Evidence::frame(&frame.text, &issue.to_string()));
+            found
+                .bad
+                .push(Evidence::frame(&frame.text, &issue.to_string()));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stdio-exit-on-stdin-eof`: the server exits when its stdin is closed.
@@ -614,19 +602,17 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
 
 /// Judges `jsonrpc-version-field`: every message carries "jsonrpc": "2.0".
 fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for (message, frame) in received(input) {
-        seen += 1;
+        found.seen += 1;
         if message.get("jsonrpc") != Some(&Value::from("2.0")) {
-            bad.push(Evidence::frame(
+            found.bad.push(Evidence::frame(
                 &frame.text,
                 "`jsonrpc` is missing or not \"2.0\"",
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `jsonrpc-response-id`: every response echoes its request's id, with the same JSON type.
@@ -688,9 +674,7 @@ fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
 
 /// Judges `jsonrpc-response-once`: each request is answered once.
 fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         let mut sent: HashMap<String, usize> = HashMap::new();
         let mut answered: HashMap<String, (usize, &WireFrame)> = HashMap::new();
@@ -723,9 +707,9 @@ fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
             let Some(requests) = sent.get(id) else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             if count > requests {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!(
                         "{count} responses with id {id} to {requests} request(s) with that id"
@@ -735,8 +719,8 @@ fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
         }
     }
     // The order of a map is no order: evidence is sorted for a stable report.
-    bad.sort_by(|a, b| a.remark.cmp(&b.remark));
-    tally(def, bad, seen, note)
+    found.bad.sort_by(|a, b| a.remark.cmp(&b.remark));
+    found.judge(def)
 }
 
 /// Judges `jsonrpc-response-result-xor-error`: every response carries exactly one of result and error.
@@ -744,17 +728,15 @@ fn jsonrpc_response_result_xor_error(
     def: &CheckDef,
     input: &WireInput,
 ) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
-        seen += 1;
+        found.seen += 1;
         let (r, e) = (
             message.get("result").is_some(),
             message.get("error").is_some(),
         );
         if r == e {
-            bad.push(Evidence::frame(
+            found.bad.push(Evidence::frame(
                 &frame.text,
                 if r {
                     "both `result` and `error`"
@@ -764,19 +746,17 @@ fn jsonrpc_response_result_xor_error(
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `jsonrpc-error-shape`: every error has an integer code and a string message.
 fn jsonrpc_error_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
         let Some(error) = message.get("error") else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         let code_ok = error.get("code").is_some_and(|c| c.is_i64());
         let message_ok = error.get("message").is_some_and(Value::is_string);
         if !(code_ok && message_ok) {
@@ -785,10 +765,10 @@ fn jsonrpc_error_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
                 (false, true) => "no integer `code`",
                 _ => "no string `message`",
             };
-            bad.push(Evidence::frame(&frame.text, what));
+            found.bad.push(Evidence::frame(&frame.text, what));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 /// The client capabilities a connection declared: those of the initialize request mcpcheck sent
 /// on it, else mcpcheck's own (`roots`; the stateless era declares them per request).

@@ -2,7 +2,7 @@
 //! begins with the `endpoint` event, the endpoint it names is at the stream's own origin, and
 //! every server message arrives as an SSE `message` event.
 
-use super::{tally, Builtin, Idle, WireInput};
+use super::{Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::{cut, HttpRecord};
 use crate::record::url::{origin, resolve, same_origin};
 use crate::record::{CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
@@ -66,17 +66,15 @@ fn streams<'a>(input: &'a WireInput) -> impl Iterator<Item = &'a HttpRecord> {
 
 /// Judges `legacy-sse-endpoint-event`: an SSE stream begins with the endpoint event.
 fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for post in streams(input) {
         let Some(first) = &post.first_event else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         let name = first.event.as_deref().unwrap_or("message");
         if name != "endpoint" {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "first event",
                 format!(
                     "the stream began with an event named `{name}` (data: {}), not `endpoint`",
@@ -84,7 +82,7 @@ fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
                 ),
             ));
         } else if let Err(e) = resolve("http://127.0.0.1/", first.data.trim()) {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "endpoint event",
                 format!(
                     "the endpoint `{}` is not a usable URI: {e}",
@@ -93,14 +91,12 @@ fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `legacy-sse-endpoint-same-origin`: the endpoint event names a URI at the stream's own origin.
 fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for post in streams(input) {
         let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
             continue;
@@ -108,9 +104,9 @@ fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdic
         let Ok(endpoint) = resolve(url, first.data.trim()) else {
             continue;
         };
-        seen += 1;
+        found.seen += 1;
         if !same_origin(&endpoint, url) {
-            bad.push(Evidence::remark(
+            found.bad.push(Evidence::remark(
                 "endpoint event",
                 format!(
                     "the stream opened at {} named its endpoint at {} (origin {}); mcpcheck sent it nothing",
@@ -121,25 +117,25 @@ fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdic
             ));
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `legacy-sse-message-events`: server messages arrive as SSE message events.
 fn legacy_sse_message_events(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for frame in transcript
             .frames
             .iter()
             .filter(|f| f.direction == Direction::Received && f.post.is_some())
         {
-            seen += 1;
+            found.seen += 1;
             if let Some(issue) = &frame.issue {
-                bad.push(Evidence::frame(&frame.text, &issue.to_string()));
+                found
+                    .bad
+                    .push(Evidence::frame(&frame.text, &issue.to_string()));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }

@@ -383,6 +383,25 @@ fn transcripts_since<'a>(
     })
 }
 
+/// What a built-in check over the run found as it went: how many items it examined, the
+/// offending ones, and a remark for the verdict.
+#[derive(Default)]
+struct Tally {
+    /// The offending items, as evidence.
+    bad: Vec<Evidence>,
+    /// How many items were examined.
+    seen: usize,
+    /// A remark that does not change the status.
+    note: Option<String>,
+}
+
+impl Tally {
+    /// The verdict on what was found ([`tally`]).
+    fn judge(self, def: &CheckDef) -> (Verdict, Vec<Evidence>) {
+        tally(def, self.bad, self.seen, self.note)
+    }
+}
+
 /// The verdict of a check that examined `seen` items and found `bad` among them.
 fn tally(
     def: &CheckDef,

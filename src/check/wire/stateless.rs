@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{results, sent_message, tally, transcripts_since, Builtin, Idle, WireInput};
+use super::{results, sent_message, tally, transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::cut;
 use crate::record::{
     id_key, CheckDef, Direction, Evidence, Level, Transcript, TransportKind, Verdict, WireFrame,
@@ -184,9 +184,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 
 /// Judges `stateless-cache-scope-pages`: every page of one listing has the same cacheScope.
 fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         if transcript.version.as_deref().is_none_or(|v| {
             crate::record::version::Era::of(v) != Some(crate::record::version::Era::Stateless)
@@ -207,9 +205,9 @@ fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, V
                 .and_then(Value::as_str)
             {
                 if let Some(first) = scopes.get(&(answered.method.clone(), cursor.to_string())) {
-                    seen += 1;
+                    found.seen += 1;
                     if *first != scope {
-                        bad.push(Evidence::frame(
+                        found.bad.push(Evidence::frame(
                             &answered.frame.text,
                             &format!("the {} page for cursor {cursor:?} has cacheScope {scope}, the page that gave the cursor {first}", answered.method),
                         ));
@@ -221,14 +219,12 @@ fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, V
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-tools-order-stable`: 2026-07-28: tools/list answers in a deterministic order.
 fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     // The first answer for each cursor (none: the first page), as a sequence of names; every
     // later answer for the same cursor, on any connection, is compared with it.
     let mut first: HashMap<Option<String>, Vec<String>> = HashMap::new();
@@ -251,7 +247,7 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                 .filter_map(|t| t.get("name").and_then(Value::as_str))
                 .map(String::from)
                 .collect();
-            seen += 1;
+            found.seen += 1;
             match first.get(&cursor) {
                 None => {
                     first.insert(cursor, names);
@@ -259,7 +255,7 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
                 // The same tools in another order; other tools are what
                 // stateless-list-not-per-connection judges.
                 Some(before) if *before != names && same_set(before, &names) => {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         "tools/list",
                         format!(
                             "{} listed [{}] once and [{}] later",
@@ -280,7 +276,7 @@ fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, 
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Whether two lists of names hold the same names, in whatever order.
@@ -436,9 +432,7 @@ fn stateless_list_not_per_connection(
 
 /// Judges `stateless-x-mcp-header-valid`: 2026-07-28: x-mcp-header annotations in tool schemas are well-formed.
 fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for answered in results(transcript)
             .into_iter()
@@ -456,9 +450,9 @@ fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, 
                     continue;
                 };
                 let problems = x_mcp_header_problems(schema);
-                seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
+                found.seen += usize::from(schema.to_string().contains("\"x-mcp-header\""));
                 for problem in problems {
-                    bad.push(Evidence::remark(
+                    found.bad.push(Evidence::remark(
                         "tools/list",
                         format!("tool `{name}`: {problem}"),
                     ));
@@ -466,24 +460,22 @@ fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, 
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-listen-ack-first`: 2026-07-28: a subscription's first message is its acknowledgement.
 fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for (id, _, tagged) in listen_streams(transcript) {
             let Some((first, frame)) = tagged.first() else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             if first.get("method").and_then(Value::as_str)
                 != Some("notifications/subscriptions/acknowledged")
             {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!(
                         "the first notification of subscription {id} is not its acknowledgement"
@@ -492,20 +484,18 @@ fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-listen-filter`: 2026-07-28: a subscription carries only the notification types asked for.
 fn stateless_listen_filter(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for (id, filter, tagged) in listen_streams(transcript) {
             for (notification, frame) in tagged {
-                seen += 1;
+                found.seen += 1;
                 if let Some(why) = unrequested(&filter, notification) {
-                    bad.push(Evidence::frame(
+                    found.bad.push(Evidence::frame(
                         &frame.text,
                         &format!("subscription {id}: {why}"),
                     ));
@@ -513,7 +503,7 @@ fn stateless_listen_filter(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Notifications that 2026-07-28 delivers only on a `subscriptions/listen` stream.
@@ -527,9 +517,7 @@ const SUBSCRIPTION_ONLY: &[&str] = &[
 
 /// Judges `stateless-listen-tagged`: 2026-07-28: everything a subscription delivers carries its id.
 fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         // Each listen request: its id (as a key) and, over HTTP, the POST whose stream it is.
         let mut listens: Vec<(String, Option<usize>)> = Vec::new();
@@ -554,12 +542,12 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
                     listens.iter().any(|(k, _)| *k == key),
                     message.get("result"),
                 ) {
-                    seen += 1;
+                    found.seen += 1;
                     let tag = result
                         .pointer("/_meta/io.modelcontextprotocol~1subscriptionId")
                         .map(id_key);
                     if tag.as_ref() != Some(&key) {
-                        bad.push(Evidence::frame(
+                        found.bad.push(Evidence::frame(
                             &frame.text,
                             &format!("the final result of subscription {key} does not carry its id in _meta io.modelcontextprotocol/subscriptionId"),
                         ));
@@ -577,17 +565,17 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
                 .post
                 .and_then(|post| listens.iter().find(|(_, p)| *p == Some(post)));
             if let Some((key, _)) = stream {
-                seen += 1;
+                found.seen += 1;
                 if tag.as_ref() != Some(key) {
-                    bad.push(Evidence::frame(
+                    found.bad.push(Evidence::frame(
                         &frame.text,
                         &format!("a {method} on the stream of subscription {key} without its id in _meta io.modelcontextprotocol/subscriptionId"),
                     ));
                 }
             } else if SUBSCRIPTION_ONLY.contains(&method) {
-                seen += 1;
+                found.seen += 1;
                 if tag.is_none() {
-                    bad.push(Evidence::frame(
+                    found.bad.push(Evidence::frame(
                         &frame.text,
                         &format!("a {method} without _meta io.modelcontextprotocol/subscriptionId: on 2026-07-28 it goes only on a subscription, tagged with its id"),
                     ));
@@ -595,19 +583,17 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-input-required-shape`: 2026-07-28: an InputRequiredResult asks only for what it may.
 fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript).into_iter().filter(|a| {
             a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
         }) {
-            seen += 1;
+            found.seen += 1;
             let declared = answered
                 .request
                 .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
@@ -616,18 +602,18 @@ fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict
             for problem in
                 input_required_problems(&answered.method, &answered.message["result"], &declared)
             {
-                bad.push(Evidence::frame(&answered.frame.text, &problem));
+                found
+                    .bad
+                    .push(Evidence::frame(&answered.frame.text, &problem));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-server-info-everywhere`: 2026-07-28: every result names the server in _meta.
 fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
         // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
@@ -641,7 +627,7 @@ fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdi
                     | "resources/unsubscribe"
             )
         }) {
-            seen += 1;
+            found.seen += 1;
             let info = answered
                 .message
                 .pointer("/result/_meta/io.modelcontextprotocol~1serverInfo");
@@ -650,32 +636,30 @@ fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdi
                     && i.get("version").is_some_and(Value::is_string)
             });
             if !named {
-                bad.push(Evidence::frame(
+                found.bad.push(Evidence::frame(
                     &answered.frame.text,
                     &format!("a {} result without _meta io.modelcontextprotocol/serverInfo (name and version)", answered.method),
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-sse-unbuffered`: 2026-07-28: SSE responses carry X-Accel-Buffering: no.
 fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for post in transcript.posts.iter().filter(|p| {
             p.response_header("content-type")
                 .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
         }) {
-            seen += 1;
+            found.seen += 1;
             if !post
                 .response_header("x-accel-buffering")
                 .is_some_and(|v| v.trim().eq_ignore_ascii_case("no"))
             {
-                bad.push(Evidence::remark(
+                found.bad.push(Evidence::remark(
                     "SSE response",
                     format!(
                         "an SSE response to a {} without X-Accel-Buffering: no",
@@ -685,14 +669,12 @@ fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-error-codes`: on 2026-07-28, no retired or undefined error code of the reserved range.
 fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for frame in transcript
             .frames
@@ -707,7 +689,7 @@ fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
             else {
                 continue;
             };
-            seen += 1;
+            found.seen += 1;
             let problem = match code {
                 -32002 => Some("-32002 was the resource-not-found code before 2026-07-28; it is no longer defined".to_string()),
                 -32042 => Some("-32042 (URL elicitation required) is not defined on 2026-07-28".to_string()),
@@ -715,18 +697,16 @@ fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
                 _ => None,
             };
             if let Some(problem) = problem {
-                bad.push(Evidence::frame(&frame.text, &problem));
+                found.bad.push(Evidence::frame(&frame.text, &problem));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 
 /// Judges `stateless-http-no-session`: on 2026-07-28, responses carry no Mcp-Session-Id.
 fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    let mut bad: Vec<Evidence> = Vec::new();
-    let mut seen = 0usize;
-    let note: Option<String> = None;
+    let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         let version =
             crate::record::version::wire(transcript.version.as_deref().unwrap_or_default());
@@ -739,16 +719,16 @@ fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
                     .iter()
                     .any(|(n, v)| n.eq_ignore_ascii_case("mcp-protocol-version") && v == version)
         }) {
-            seen += 1;
+            found.seen += 1;
             if let Some(id) = post.response_header("mcp-session-id") {
-                bad.push(Evidence::remark(
+                found.bad.push(Evidence::remark(
                     "Mcp-Session-Id",
                     format!("a {} response carried Mcp-Session-Id {id:?}", post.method),
                 ));
             }
         }
     }
-    tally(def, bad, seen, note)
+    found.judge(def)
 }
 /// What is wrong with the `x-mcp-header` annotations of a tool's inputSchema (2026-07-28): each
 /// names a header (a non-empty RFC 9110 token, unique without regard to case), sits on an
