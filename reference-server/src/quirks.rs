@@ -308,7 +308,7 @@ quirks! {
     /// roots/list is asked twice with the same request id.
     ServerRequestIdReused => "a request id MUST NOT be reused within a session",
     /// 2026-07-28: a missing resource gets the retired -32002.
-    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; answers "resources/read" with data::missing_resource_32002,
+    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     IgnoreCancel => "a cancelled request SHOULD get no response",
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
@@ -661,7 +661,7 @@ quirks! {
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
     SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
-    SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list"; answers "skills/list" with data::method_not_found,
+    SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list"; answers "skills/list" with data::skills_list_unknown,
     /// With `--skills`: the second skill's entry has no `resources`.
     SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\"",
     /// With `--skills`: the second skill is named in capitals, in its folder and its frontmatter.
@@ -691,7 +691,7 @@ quirks! {
     /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
     SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own",
     /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.
-    SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder"; answers "resources/directory/read" with data::method_not_found,
+    SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder"; answers "resources/directory/read" with data::directory_read_unknown,
     /// With `--skills`: a directory read of a file answers an empty folder.
     SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
@@ -905,25 +905,24 @@ mod data {
         }
     }
 
-    /// `StatelessLegacyNotFoundCode`: the not-found error is -32002, as before SEP-2164.
-    pub fn missing_resource_32002(_: &Value, outcome: Outcome) -> Outcome {
-        match not_found(&outcome) {
-            Some(uri) => Err((
-                -32002,
-                "Resource not found".into(),
-                Some(json!({"uri": uri})),
-            )),
-            None => outcome,
-        }
-    }
-
     /// `UnknownPromptEmptyResult`: a prompt the server does not list gets an empty result.
     pub fn unknown_prompt_empty(params: &Value, outcome: Outcome) -> Outcome {
-        let listed = crate::fixtures::prompts()
-            .iter()
-            .any(|p| p.get("name") == params.get("name"));
+        // A name the fixtures do not know (not a missing name, nor a missing argument).
+        let unknown = params
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| {
+                let args = params
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                matches!(
+                    crate::fixtures::get_prompt(name, &args),
+                    Err(crate::fixtures::PromptError::Unknown)
+                )
+            });
         match outcome {
-            Err((-32602, ..)) if !listed => Ok(json!({"messages": []})),
+            Err((-32602, ..)) if unknown => Ok(json!({"messages": []})),
             other => other,
         }
     }
@@ -1041,9 +1040,9 @@ mod data {
         }
     }
 
-    /// `PingError`: ping gets -32601.
-    pub fn ping_error(_: &Value, _: Outcome) -> Outcome {
-        Err((-32601, "Method not found".into(), None))
+    /// `PingError`: a ping the server would answer gets -32601.
+    pub fn ping_error(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.and_then(|_| Err((-32601, "Method not found".into(), None)))
     }
 
     /// `SetLevelAcceptsAnything`: an unknown log level is accepted.
@@ -1137,9 +1136,20 @@ mod data {
         Err((-32603, "Internal error: the tool failed".into(), None))
     }
 
-    /// `SkillsListUnknown`, `SkillsDirectoryUnknown`: the method is answered as unknown.
-    pub fn method_not_found(_: &Value, _: Outcome) -> Outcome {
-        Err((-32601, "Method not found".into(), None))
+    /// `SkillsListUnknown`: skills/list is a method the server does not know, whatever its
+    /// params (before initialize too, as any unknown method).
+    pub fn skills_list_unknown(_: &Value, _: Outcome) -> Outcome {
+        Err((-32601, "Method not found: skills/list".into(), None))
+    }
+
+    /// `SkillsDirectoryUnknown`: resources/directory/read is a method the server does not know,
+    /// whatever its params.
+    pub fn directory_read_unknown(_: &Value, _: Outcome) -> Outcome {
+        Err((
+            -32601,
+            "Method not found: resources/directory/read".into(),
+            None,
+        ))
     }
 
     /// `SkillsGetUnwrapped`: skills/get answers with the entry itself, not `{skill: …}`.

@@ -157,11 +157,7 @@ fn evaluate_step(
     if let (Some(why), Reply::Nothing { .. } | Reply::Closed { .. }) =
         (&record.stopped, &exchange.reply)
     {
-        return Verdict::because(
-            Status::Error,
-            crate::record::Reason::Stopped { text: why.clone() },
-        )
-        .with_actual(actual);
+        return Verdict::because(Status::Error, why.reason()).with_actual(actual);
     }
     let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
     let message = reply_message(exchange);

@@ -18,9 +18,44 @@ pub struct StepRecord {
     /// server had stopped answering (the connection had closed before the scenario began, or
     /// nothing sent after it was answered either). A check resting on such a reply is an error
     /// of the run, never a verdict.
-    pub stopped: Option<String>,
+    pub stopped: Option<Stopped>,
     /// The item of a `for_each` step the exchange was for (`{{each/…}}` in its rules).
     pub item: Option<Value>,
+}
+
+/// Why a step's silence is not the server's answer to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stopped {
+    /// The connection had closed before the scenario began (the words say how).
+    ClosedBefore(String),
+    /// Nothing came back to the step, and nothing to what was sent after it either (the words
+    /// say what showed it).
+    Silent(String),
+    /// The step was not sent: the server had stopped answering on its connection (the words say
+    /// since when).
+    NotSent(String),
+}
+
+impl Stopped {
+    /// The reason of the error a check resting on the step's reply is.
+    pub fn reason(&self) -> crate::record::Reason {
+        use crate::record::Reason;
+        match self {
+            Stopped::ClosedBefore(gone) => Reason::Closed {
+                text: format!("the connection had closed before the scenario began: {gone}"),
+            },
+            Stopped::Silent(why) => Reason::Stopped {
+                sent: true,
+                text: format!(
+                    "the server stopped answering: nothing came back to this step, and {why}"
+                ),
+            },
+            Stopped::NotSent(why) => Reason::Stopped {
+                sent: false,
+                text: format!("not sent: {why}"),
+            },
+        }
+    }
 }
 
 /// Why a step sent nothing, in terms of what the server did.

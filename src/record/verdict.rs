@@ -337,15 +337,18 @@ pub enum Reason {
         /// How long mcpcheck waited.
         waited_ms: u64,
     },
-    /// The connection closed before the exchange the check judges was over (an error of the run).
+    /// The connection closed before the exchange the check judges was over, or had closed before
+    /// the scenario began (an error of the run).
     Closed {
         /// What closed it, in words.
         #[serde(skip)]
         text: String,
     },
-    /// The check's step was not sent: the server had stopped answering on its connection, or the
-    /// connection had closed before the scenario began (an error of the run).
+    /// The server had stopped answering on the step's connection: the step was not sent, or
+    /// nothing came back to it nor to anything sent after it (an error of the run).
     Stopped {
+        /// Whether the step was sent.
+        sent: bool,
         /// Why, in words.
         #[serde(skip)]
         text: String,
@@ -497,7 +500,7 @@ impl fmt::Display for Reason {
                 f,
                 "the check could not be made: no response within {waited_ms} ms"
             ),
-            Reason::Closed { text } | Reason::Stopped { text } => {
+            Reason::Closed { text } | Reason::Stopped { text, .. } => {
                 write!(f, "the check could not be made: {text}")
             }
             Reason::Authorization { refusal } => write!(

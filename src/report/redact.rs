@@ -186,13 +186,18 @@ impl Redactor {
             *text = self.prose(text);
         }
         check.evidence.iter_mut().for_each(|e| self.evidence(e));
-        // The reason of a skip can carry what the server said (why a list request got no list).
-        if let Some(crate::record::Reason::Fixture {
-            list_failed: Some((_, why)),
-            ..
-        }) = &mut check.reason
-        {
-            *why = self.prose(why);
+        // A reason can carry what the server said (why a list request got no list, the scope
+        // and error of a refusal).
+        match &mut check.reason {
+            Some(crate::record::Reason::Fixture {
+                list_failed: Some((_, why)),
+                ..
+            }) => *why = self.prose(why),
+            Some(
+                crate::record::Reason::Authorization { refusal }
+                | crate::record::Reason::Token { refusal },
+            ) => *refusal = self.prose(refusal),
+            _ => {}
         }
     }
 

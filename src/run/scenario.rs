@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::{not_applicable, open_isolated, take_transcript, Built, Context, LaneSlot};
 use crate::check::query::Seen;
 use crate::check::rules::Env;
-use crate::check::step::{NotSent, StepRecord};
+use crate::check::step::{NotSent, StepRecord, Stopped};
 use crate::check::{query, rules, step};
 use crate::protocol::session::SendOptions;
 use crate::protocol::{Outgoing, Session};
@@ -170,9 +170,7 @@ pub(super) async fn run_scenario(
     }
     if let Some(gone) = gone_before {
         for record in &mut records {
-            record.stopped = Some(format!(
-                "the connection had closed before the scenario began: {gone}"
-            ));
+            record.stopped = Some(Stopped::ClosedBefore(gone.to_string()));
         }
     }
     confirm_silence(&session, &mut records).await;
@@ -281,9 +279,7 @@ async fn confirm_silence(session: &Session, records: &mut [StepRecord]) {
     };
     if let Some(why) = why {
         for i in unconfirmed {
-            records[i].stopped = Some(format!(
-                "the server stopped answering: nothing came back to this step, and {why}"
-            ));
+            records[i].stopped = Some(Stopped::Silent(why.to_string()));
         }
     }
 }
@@ -340,7 +336,7 @@ impl StepRunner<'_> {
         };
         self.record(step, vec![Ok(unsent)], captures, records);
         if let Some(record) = records.last_mut() {
-            record.stopped = Some(format!("not sent: {why}"));
+            record.stopped = Some(Stopped::NotSent(why.to_string()));
         }
     }
 

@@ -112,7 +112,7 @@ pub struct Fill<'a> {
     pub issued: Option<&'a crate::record::token::Issued>,
     /// `{{auth.expired}}`: an expired token the user gave.
     pub expired: Option<&'a str>,
-    /// `{{guarded.request}}`: the capabilities the server declared.
+    /// `{{guarded.request}}`: the capabilities the server declared (`None`: unknown).
     pub capabilities: Option<&'a Value>,
 }
 
@@ -141,13 +141,16 @@ impl Fill<'_> {
             }
             // A request a protected server is surest to guard: the listing of the first of tools,
             // prompts and resources the server declares (a server may leave ping or
-            // server/discover open, as a health check), else `era.request`.
+            // server/discover open, as a health check), else `era.request`. With the
+            // capabilities unknown (a protected server met without a token), tools/list.
             "guarded.request" => {
-                let declared = |c: &&&str| {
-                    self.capabilities
-                        .is_some_and(|caps| caps.get(**c).is_some())
+                let Some(capabilities) = self.capabilities else {
+                    return Some(Value::from("tools/list"));
                 };
-                return match ["tools", "prompts", "resources"].iter().find(declared) {
+                return match ["tools", "prompts", "resources"]
+                    .iter()
+                    .find(|c| capabilities.get(**c).is_some())
+                {
                     Some(listing) => Some(Value::from(format!("{listing}/list"))),
                     None => self.lookup("era.request"),
                 };
@@ -354,7 +357,8 @@ mod tests {
             guarded(Some(json!({ "logging": {} })), "2025-11-25"),
             Some(json!("ping"))
         );
-        assert_eq!(guarded(None, "2026-07-28"), Some(json!("server/discover")));
+        // Unknown (a run without a token): what a protected server guards, whatever it serves.
+        assert_eq!(guarded(None, "2026-07-28"), Some(json!("tools/list")));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::support::{mcpcheck, reference_server, run_json, statuses};
 
@@ -417,7 +417,9 @@ fn a_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() 
         .as_array()
         .unwrap()
         .iter()
-        .filter(|c| c["status"] == "error" && c["reason"]["kind"] == "stopped")
+        .filter(|c| {
+            c["status"] == "error" && c["reason"] == json!({"kind": "stopped", "sent": false})
+        })
         .filter_map(|c| c["message"].as_str())
         .collect();
     assert!(not_sent.len() > 5, "{not_sent:?}");

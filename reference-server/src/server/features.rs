@@ -291,6 +291,14 @@ impl Server {
                     json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
                 )
             }
+            // Only in the stateless era (a --dual-era server's handshake era keeps -32602).
+            None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
+                Err((
+                    -32002,
+                    "Resource not found".into(),
+                    Some(json!({"uri": uri})),
+                ))
+            }
             None => Err((
                 -32602,
                 "Resource not found".into(),
