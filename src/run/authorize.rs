@@ -767,7 +767,7 @@ async fn request(
         drop_after_events: None,
         reuse: None,
     };
-    send_within(&request, MAX_BODY, WAIT, Duration::from_millis(500)).await
+    Ok(send_within(&request, MAX_BODY, WAIT, Duration::from_millis(500)).await?)
 }
 
 /// Checks that `url` is https, or plain HTTP to a loopback address: what decides where

@@ -1002,12 +1002,17 @@ fn unanswered(name: &str) -> String {
 fn document_exchange(
     sent: String,
     headers: &[(String, String)],
-    answer: Result<crate::transport::http::HttpResponse, String>,
+    answer: Result<crate::transport::http::HttpResponse, crate::transport::http::HttpError>,
     started: Instant,
 ) -> Exchange {
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let (reply, http) = match answer {
-        Err(detail) => (Reply::Closed { detail }, None),
+        Err(error) => (
+            Reply::Closed {
+                detail: error.to_string(),
+            },
+            None,
+        ),
         Ok(response) => {
             let json = serde_json::from_str::<Value>(&response.body)
                 .ok()

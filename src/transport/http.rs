@@ -286,7 +286,7 @@ pub async fn send(
     connect_timeout: Duration,
     on_message: Option<&mpsc::UnboundedSender<Value>>,
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
-) -> Result<HttpResponse, String> {
+) -> Result<HttpResponse, HttpError> {
     // A POST's read on after its answer ends a little before the caller's bound on it.
     let read_on_by = request
         .stream_for
@@ -321,18 +321,17 @@ pub async fn send_within(
     max_body: usize,
     wait: Duration,
     extra: Duration,
-) -> Result<HttpResponse, String> {
+) -> Result<HttpResponse, HttpError> {
     tokio::time::timeout(
         wait + extra,
         send(request, max_body, wait, None, &|_| false),
     )
     .await
     .unwrap_or_else(|_| {
-        Err(format!(
-            "the {} got no HTTP response within {} s",
-            request.method,
-            wait.as_secs_f64()
-        ))
+        Err(HttpError::NoResponse {
+            method: request.method.clone(),
+            seconds: wait.as_secs_f64(),
+        })
     })
 }
 
@@ -363,8 +362,8 @@ impl Drop for Driver {
 
 /// Sends one request and returns once the response head has come: on an idle connection of
 /// its pool when there is one, else on a new connection.
-pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Opened, String> {
-    let uri = parse_url(&request.url)?;
+pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Opened, HttpError> {
+    let uri = parse_url(&request.url).map_err(HttpError::Url)?;
     let host = uri
         .host()
         .unwrap_or_default()
@@ -382,23 +381,38 @@ pub async fn open(request: &HttpRequest, connect_timeout: Duration) -> Result<Op
                 }
                 // Not sent (the connection closed as it was taken): another, or a new one.
                 Err(e) if e.unsent() => continue,
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e.into()),
             }
         }
     }
     let tcp = tokio::time::timeout(connect_timeout, TcpStream::connect((host.as_str(), port)))
         .await
-        .map_err(|_| format!("connecting to {host}:{port} timed out"))?
-        .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+        .map_err(|_| HttpError::ConnectTimeout {
+            host: host.clone(),
+            port,
+        })?
+        .map_err(|source| HttpError::Connect {
+            host: host.clone(),
+            port,
+            source,
+        })?;
     let _ = tcp.set_nodelay(true);
     let keep = request.reuse.is_some().then_some(origin);
     if https {
-        let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone())
-            .map_err(|e| format!("invalid TLS server name `{host}`: {e}"))?;
+        let name =
+            tokio_rustls::rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| {
+                HttpError::TlsName {
+                    host: host.clone(),
+                    why: e.to_string(),
+                }
+            })?;
         let tls = tls_connector()
             .connect(name, tcp)
             .await
-            .map_err(|e| format!("TLS handshake with {host} failed: {e}"))?;
+            .map_err(|source| HttpError::Tls {
+                host: host.clone(),
+                source,
+            })?;
         start(tls, &uri, request, keep).await
     } else {
         start(tcp, &uri, request, keep).await
@@ -411,19 +425,17 @@ async fn start<S>(
     uri: &Uri,
     request: &HttpRequest,
     keep: Option<String>,
-) -> Result<Opened, String>
+) -> Result<Opened, HttpError>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
-        .map_err(|e| format!("HTTP handshake failed: {e}"))?;
+        .map_err(HttpError::Handshake)?;
     let driver = Driver(tokio::spawn(async move {
         let _ = connection.await;
     }));
-    let response = send_on(&mut sender, uri, request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let response = send_on(&mut sender, uri, request).await?;
     Ok(opened(
         response,
         driver,
@@ -432,11 +444,77 @@ where
 }
 
 /// Why a request was not answered on a connection.
-enum SendError {
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
     /// No such request can be made (a header value no request may carry): the builder's words.
+    #[error("invalid request: {0}")]
     Invalid(String),
     /// hyper's error: the connection, or the exchange on it.
+    #[error("the request failed: {0}")]
     Http(hyper::Error),
+}
+
+/// Why an HTTP request got no response: what a caller may tell apart, each said in words.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The URL is no http or https URL mcpcheck can reach (the words say why and what was
+    /// likely meant).
+    #[error("{0}")]
+    Url(String),
+    /// No TCP connection within the bound.
+    #[error("connecting to {host}:{port} timed out")]
+    ConnectTimeout {
+        /// The host.
+        host: String,
+        /// The port.
+        port: u16,
+    },
+    /// The TCP connection was refused or failed.
+    #[error("cannot connect to {host}:{port}: {source}")]
+    Connect {
+        /// The host.
+        host: String,
+        /// The port.
+        port: u16,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The host is no name a TLS certificate can be checked against.
+    #[error("invalid TLS server name `{host}`: {why}")]
+    TlsName {
+        /// The host.
+        host: String,
+        /// What rustls said.
+        why: String,
+    },
+    /// The TLS handshake failed (a certificate not trusted, a protocol not spoken).
+    #[error("TLS handshake with {host} failed: {source}")]
+    Tls {
+        /// The host.
+        host: String,
+        /// What rustls said.
+        source: std::io::Error,
+    },
+    /// The HTTP/1.1 handshake on the connection failed.
+    #[error("HTTP handshake failed: {0}")]
+    Handshake(hyper::Error),
+    /// The request was not answered on the connection.
+    #[error(transparent)]
+    Send(#[from] SendError),
+    /// No response within the caller's bound on the whole exchange.
+    #[error("the {method} got no HTTP response within {seconds} s")]
+    NoResponse {
+        /// The HTTP method.
+        method: String,
+        /// The bound, in seconds.
+        seconds: f64,
+    },
+}
+
+impl From<HttpError> for String {
+    fn from(error: HttpError) -> String {
+        error.to_string()
+    }
 }
 
 impl SendError {
@@ -444,15 +522,6 @@ impl SendError {
     /// another connection.
     fn unsent(&self) -> bool {
         matches!(self, SendError::Http(e) if e.is_canceled())
-    }
-}
-
-impl std::fmt::Display for SendError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SendError::Invalid(why) => write!(f, "invalid request: {why}"),
-            SendError::Http(e) => write!(f, "the request failed: {e}"),
-        }
     }
 }
 
@@ -515,7 +584,7 @@ async fn read_body(
     on_message: Option<&mpsc::UnboundedSender<Value>>,
     done: &(dyn Fn(&Value) -> bool + Send + Sync),
     read_on_by: Option<tokio::time::Instant>,
-) -> Result<HttpResponse, String> {
+) -> Result<HttpResponse, HttpError> {
     let sse = result.is_sse();
     if sse && request.method != "POST" && request.stream_for.is_none() {
         // A GET stream stays open for server messages; its headers are the answer.

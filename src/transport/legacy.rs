@@ -223,7 +223,7 @@ impl LegacySse {
             drop_after_events: None,
             reuse: None,
         };
-        self.send_recorded(&request, "probe", hold).await.0
+        Ok(self.send_recorded(&request, "probe", hold).await.0?)
     }
 
     /// Sends one request (allowing `extra` time beyond the request timeout for reading its
@@ -234,7 +234,7 @@ impl LegacySse {
         request: &HttpRequest,
         carried: &str,
         extra: Duration,
-    ) -> (Result<HttpResponse, String>, usize) {
+    ) -> (Result<HttpResponse, http::HttpError>, usize) {
         let outcome = http::send_within(
             request,
             self.limits.max_frame_bytes,
@@ -250,7 +250,7 @@ impl LegacySse {
         };
         match &outcome {
             Ok(response) => record.record_response(response),
-            Err(e) => record.error = Some(e.clone()),
+            Err(e) => record.error = Some(e.to_string()),
         }
         let index = self
             .transcript
@@ -327,7 +327,7 @@ async fn read_stream(stream: Stream) {
     let opened = match http::open(&stream.request, stream.limits.request_timeout).await {
         Ok(opened) => opened,
         Err(e) => {
-            stream.record(|r| r.error = Some(e.clone()));
+            stream.record(|r| r.error = Some(e.to_string()));
             return stream.end(format!("cannot open the SSE stream: {e}"));
         }
     };

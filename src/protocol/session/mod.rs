@@ -819,7 +819,7 @@ impl Session {
                         record.status = Some(response.status);
                         record.response_headers = response.headers;
                     }
-                    Err(e) => record.error = Some(e),
+                    Err(e) => record.error = Some(e.to_string()),
                 }
                 self.transcript
                     .lock()

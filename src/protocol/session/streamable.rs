@@ -311,7 +311,8 @@ impl Session {
                     None,
                 )
             }
-            Ok(Err(detail)) => {
+            Ok(Err(error)) => {
+                let detail = error.to_string();
                 record.error = Some(detail.clone());
                 (Reply::Closed { detail }, Vec::new(), Vec::new(), None)
             }
@@ -526,8 +527,8 @@ impl Session {
             };
             let got = match got {
                 Ok(Ok(got)) => got,
-                Ok(Err(detail)) => {
-                    record.error = Some(detail);
+                Ok(Err(error)) => {
+                    record.error = Some(error.to_string());
                     out.push((record, HttpResponse::default()));
                     break;
                 }
@@ -604,7 +605,10 @@ impl Session {
 
     /// Sends one HTTP request whose answer nobody waits on (a session's DELETE, the POST of an
     /// answer to a server request), bounded by the request timeout whatever the server does.
-    pub(super) async fn send_bounded(&self, request: &HttpRequest) -> Result<HttpResponse, String> {
+    pub(super) async fn send_bounded(
+        &self,
+        request: &HttpRequest,
+    ) -> Result<HttpResponse, http::HttpError> {
         http::send_within(
             request,
             self.limits.max_frame_bytes,
