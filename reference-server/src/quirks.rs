@@ -104,7 +104,7 @@ quirks! {
     /// Error responses that answer no readable request id (id null) name the id "server-error".
     NullIdErrorsNamed => "an error answering no readable id carries id null (JSON-RPC; over HTTP, the id of a refusal's body is stated by neither: a warning)"; rewrites data::null_id_named,
     /// `initialize` answers without `serverInfo`.
-    InitMissingServerInfo => "initialize result MUST carry serverInfo (schema)",
+    InitMissingServerInfo => "initialize result MUST carry serverInfo (schema)"; answers "initialize" with data::without_server_info,
     /// `initialize` answers with the next older version instead of echoing a supported one.
     VersionNoEcho => "a supported requested version MUST be echoed (lifecycle)",
     /// `initialize` echoes any requested version, even one the server does not know.
@@ -251,7 +251,7 @@ quirks! {
     /// Stateless: -32022 for an unsupported version carries no `data`.
     StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested",
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
-    StatelessAnswerRemoved in stateless => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601",
+    StatelessAnswerRemoved in stateless => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601"; answers "ping" with data::ping_answered,
     /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
     StatelessMethodHeaderAnyCase in stateless => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
     /// 2026-07-28: server/discover is answered without `_meta`.
@@ -1167,5 +1167,21 @@ mod data {
             )),
             None => outcome,
         }
+    }
+
+    /// `InitMissingServerInfo`: the initialize result has no `serverInfo`.
+    pub fn without_server_info(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if let Some(members) = result.as_object_mut() {
+                members.remove("serverInfo");
+            }
+            result
+        })
+    }
+
+    /// `StatelessAnswerRemoved`: ping, which 2026-07-28 removed, is answered with an empty
+    /// result.
+    pub fn ping_answered(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.or_else(|_| Ok(json!({})))
     }
 }

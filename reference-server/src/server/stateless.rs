@@ -143,7 +143,6 @@ impl Server {
                 }
                 Ok(result)
             }
-            "ping" if self.quirks.has(Quirk::StatelessAnswerRemoved) => Ok(json!({})),
             "resources/subscribe" | "resources/unsubscribe"
                 if self.quirks.has(Quirk::StatelessAnswerSubscribe) =>
             {
@@ -256,15 +255,12 @@ impl Server {
             capabilities["extensions"] =
                 json!({crate::skills::EXTENSION: crate::skills::Skills::capability()});
         }
-        let mut result = json!({
+        let result = json!({
             "protocolVersion": version,
             "capabilities": self.declared(capabilities),
             "serverInfo": {"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")},
             "instructions": "A reference server for mcpcheck. Its tools are harmless."
         });
-        if self.quirks.has(Quirk::InitMissingServerInfo) {
-            result.as_object_mut().expect("object").remove("serverInfo");
-        }
         *session.version.lock().expect("version lock") = Some(version);
         session.client_roots.store(
             params.pointer("/capabilities/roots").is_some(),
