@@ -552,8 +552,9 @@ impl RunArgs {
                 .max(4)
         });
         // A pattern that selects nothing would make a green run that checked nothing.
+        let definitions = crate::check::definitions(&scenarios);
         for pattern in &args.only {
-            let known = crate::check::definitions(&scenarios)
+            let known = definitions
                 .iter()
                 .any(|def| crate::run::pattern_matches(pattern, &def.id));
             if !known {

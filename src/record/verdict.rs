@@ -347,7 +347,8 @@ pub enum Reason {
     /// The server had stopped answering on the step's connection: the step was not sent, or
     /// nothing came back to it nor to anything sent after it (an error of the run).
     Stopped {
-        /// Whether the step was sent.
+        /// Whether the step was sent (a report written before this was said reads as not sent).
+        #[serde(default)]
         sent: bool,
         /// Why, in words.
         #[serde(skip)]
@@ -600,6 +601,9 @@ mod tests {
             serde_json::to_value(own.reason.unwrap()).unwrap(),
             serde_json::json!({"kind": "rule"})
         );
+        // A report written before `sent` was said still reads.
+        let older: Reason = serde_json::from_value(serde_json::json!({"kind": "stopped"})).unwrap();
+        assert!(matches!(older, Reason::Stopped { sent: false, .. }));
         let bound = Verdict::because(Status::Error, Reason::RunBound { seconds: 300 });
         let read: Reason =
             serde_json::from_value(serde_json::json!({"kind": "run-bound", "seconds": 300}))
