@@ -52,7 +52,7 @@ impl Served {
     ) -> Result<Served, ServeFailure> {
         let (process, mut stdout) =
             StdioProcess::spawn(&spec.command, limits).map_err(|why| ServeFailure {
-                why,
+                why: why.to_string(),
                 stderr_tail: String::new(),
             })?;
         tokio::spawn(async move {

@@ -140,16 +140,54 @@ pub struct StdioProcess {
     wedged: std::sync::atomic::AtomicBool,
 }
 
+/// Why a stdio server could not be started or written to: what a caller may tell apart, each
+/// said in words.
+#[derive(Debug, thiserror::Error)]
+pub enum StdioError {
+    /// The command has no program.
+    #[error("the --stdio command is empty")]
+    Empty,
+    /// The program could not be started (not found, not executable).
+    #[error("failed to start `{program}`: {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The process was gone before its process group could be registered.
+    #[error("the server exited before it could be registered")]
+    ExitedAtOnce,
+    /// A write to stdin did not complete within its bound: the server no longer reads it.
+    #[error("the server stopped reading its stdin (a write did not complete within {seconds} s)")]
+    StdinStuck {
+        /// The bound, in seconds.
+        seconds: f64,
+    },
+    /// Stdin was closed (by mcpcheck, to stop the server).
+    #[error("stdin is closed")]
+    StdinClosed,
+    /// The write failed (the server closed its end).
+    #[error("failed to write to the server's stdin: {0}")]
+    Write(std::io::Error),
+    /// The flush after the write failed.
+    #[error("failed to flush the server's stdin: {0}")]
+    Flush(std::io::Error),
+}
+
+impl From<StdioError> for String {
+    fn from(error: StdioError) -> String {
+        error.to_string()
+    }
+}
+
 impl StdioProcess {
     /// Starts the server and returns it with the stream of what its stdout produces.
     pub fn spawn(
         spec: &StdioSpec,
         limits: &Limits,
-    ) -> Result<(StdioProcess, StdoutReader), String> {
-        let (program, args) = spec
-            .argv
-            .split_first()
-            .ok_or("the --stdio command is empty")?;
+    ) -> Result<(StdioProcess, StdoutReader), StdioError> {
+        let (program, args) = spec.argv.split_first().ok_or(StdioError::Empty)?;
         let mut command = Command::new(program);
         command
             .args(args)
@@ -171,15 +209,14 @@ impl StdioProcess {
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
         }
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("failed to start `{program}`: {e}"))?;
+        let mut child = command.spawn().map_err(|source| StdioError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
         limits
             .starts
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let pgid = child
-            .id()
-            .ok_or("the server exited before it could be registered")? as i32;
+        let pgid = child.id().ok_or(StdioError::ExitedAtOnce)? as i32;
         groups().lock().expect("groups lock").insert(pgid);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
@@ -215,26 +252,19 @@ impl StdioProcess {
     /// Writes bytes to the server's stdin, within the request timeout: a server that stops
     /// reading its stdin (the pipe full) makes the write fail instead of hang, and every later
     /// write fails at once.
-    pub async fn write(&self, bytes: &[u8]) -> Result<(), String> {
+    pub async fn write(&self, bytes: &[u8]) -> Result<(), StdioError> {
         use std::sync::atomic::Ordering;
-        let stuck = || {
-            format!(
-                "the server stopped reading its stdin (a write did not complete within {} s)",
-                self.write_timeout.as_secs_f64()
-            )
+        let stuck = || StdioError::StdinStuck {
+            seconds: self.write_timeout.as_secs_f64(),
         };
         if self.wedged.load(Ordering::SeqCst) {
             return Err(stuck());
         }
         let write = async {
             let mut stdin = self.stdin.lock().await;
-            let pipe = stdin.as_mut().ok_or("stdin is closed")?;
-            pipe.write_all(bytes)
-                .await
-                .map_err(|e| format!("failed to write to the server's stdin: {e}"))?;
-            pipe.flush()
-                .await
-                .map_err(|e| format!("failed to flush the server's stdin: {e}"))
+            let pipe = stdin.as_mut().ok_or(StdioError::StdinClosed)?;
+            pipe.write_all(bytes).await.map_err(StdioError::Write)?;
+            pipe.flush().await.map_err(StdioError::Flush)
         };
         match tokio::time::timeout(self.write_timeout, write).await {
             Ok(result) => result,

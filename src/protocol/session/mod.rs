@@ -186,7 +186,7 @@ impl Pipe {
             Pipe::Process(process, _) => process
                 .write(format!("{frame}\n").as_bytes())
                 .await
-                .map_err(Unsent::Closed),
+                .map_err(|e| Unsent::Closed(e.to_string())),
             Pipe::Sse(sse) => match sse.post(frame, headers, omit).await {
                 Ok(Posted::Accepted) => Ok(()),
                 Ok(Posted::Rejected { status, body }) => Err(Unsent::Rejected { status, body }),
