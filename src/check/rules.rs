@@ -27,6 +27,8 @@ pub struct Env<'a> {
     pub offered: &'a [String],
     /// The HTTP endpoint under test (`{{server.url}}`), if the run is over HTTP.
     pub server: Option<&'a str>,
+    /// The capabilities the server declared (`{{guarded.request}}`), if known.
+    pub capabilities: Option<&'a Value>,
 }
 
 impl Env<'_> {
@@ -122,12 +124,17 @@ fn evaluate_step(
     records: &[StepRecord],
     env: &Env,
 ) -> Verdict {
-    let exchange = match &record.outcome {
-        Ok(exchange) => exchange,
-        Err(NotSent {
-            why,
-            not_applicable,
-        }) => {
+    let exchange = match (&record.outcome, &record.stopped) {
+        (Ok(exchange), _) => exchange,
+        // Not sent because the server had stopped answering: an error of the run.
+        (Err(_), Some(stopped)) => return Verdict::because(Status::Error, stopped.reason()),
+        (
+            Err(NotSent {
+                why,
+                not_applicable,
+            }),
+            None,
+        ) => {
             return if *not_applicable {
                 Verdict::skip(crate::record::Reason::Absent { text: why.clone() })
             } else {
@@ -170,6 +177,7 @@ fn evaluate_step(
         http_status: exchange.http.as_ref().map(|h| h.status),
         each: record.item.as_ref(),
         server: env.server,
+        capabilities: env.capabilities,
         ..template::Fill::default()
     };
     let lookup = |name: &str| fill.lookup(name);
@@ -278,6 +286,7 @@ mod tests {
                 tools: None,
                 offered: &[],
                 server: None,
+                capabilities: None,
             },
         )
     }
@@ -442,6 +451,7 @@ mod tests {
                     tools: None,
                     offered: &[],
                     server: None,
+                    capabilities: None,
                 },
             );
             assert_eq!(verdict.status, Status::Error, "{verdict:?}");

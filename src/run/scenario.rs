@@ -185,6 +185,7 @@ pub(super) async fn run_scenario(
         tools: context.tools.as_ref(),
         offered: &context.info.supported_versions,
         server: context.target.url(),
+        capabilities: context.info.capabilities.as_ref(),
     };
     let mut results = Vec::new();
     for check in &scenario.checks {
@@ -325,16 +326,9 @@ impl StepRunner<'_> {
             self.record(step, outcomes, captures, records);
             return;
         };
-        let unsent = Exchange {
-            sent: "(not sent: the server had stopped answering)".into(),
-            sent_headers: Vec::new(),
-            reply: Reply::Nothing { waited_ms: 0 },
-            notifications: Vec::new(),
-            server_requests: Vec::new(),
-            http: None,
-            elapsed_ms: 0,
-        };
-        self.record(step, vec![Ok(unsent)], captures, records);
+        // Nothing went out: no exchange to show or replay, an error of the run to judge.
+        let unsent = NotSent::from(format!("not sent: {why}"));
+        self.record(step, vec![Err(unsent)], captures, records);
         if let Some(record) = records.last_mut() {
             record.stopped = Some(Stopped::NotSent(why.to_string()));
         }

@@ -1,6 +1,7 @@
 //! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`,
 //! `{{sent/POINTER}}` (in rules: a value from the message the step sent), `{{each/POINTER}}` (in
-//! a `for_each` step: a value of the item the request is for), `{{token}}` (a per-run random
+//! a `for_each` step: a value of the item the request or fetch is for; `{{each}}` is the whole
+//! item), `{{guarded.request}}` (a request a protected server guards), `{{token}}` (a per-run random
 //! token) and, over HTTP, `{{server.url}}`, `{{server.origin}}` and `{{server.path}}` (the
 //! endpoint under test, its origin, and its path without a trailing slash), and tokens a protected
 //! server must refuse, made from the user's bearer token (`{{auth.alg-none}}`, …;
@@ -100,7 +101,8 @@ pub struct Fill<'a> {
     pub reply: Option<&'a Value>,
     /// `{{http_status}}` (rules): the HTTP status of the step's response.
     pub http_status: Option<u16>,
-    /// `{{each/POINTER}}` (a `for_each` step): the item the request is sent for.
+    /// `{{each/POINTER}}` (a `for_each` step): the item the request is sent, or the document
+    /// fetched, for.
     pub each: Option<&'a Value>,
     /// `{{server.url}}`, `{{server.origin}}`, `{{server.path}}`: the HTTP endpoint under test.
     pub server: Option<&'a str>,

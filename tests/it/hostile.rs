@@ -410,9 +410,9 @@ fn a_server_that_takes_two_seconds_of_cpu_to_start_is_judged_in_both_eras_with_a
 #[test]
 fn a_server_that_stops_answering_early_is_an_error_of_the_run_never_a_failure() {
     let report = stops_answering("", 3);
-    // Its connections fall silent for good: once one has been for twice the bound, what would
-    // be sent on it is not (the main connection's scenarios, a lane's later steps), rather than
-    // each waiting out its own bound.
+    // Its connections fall silent for good: once one has been for a bound and one --timeout past
+    // it, what would be sent on it is not (the main connection's scenarios, a lane's later
+    // steps), rather than each waiting out its own bound.
     let not_sent: Vec<&str> = report["checks"]
         .as_array()
         .unwrap()
