@@ -59,7 +59,7 @@ fn own() -> &'static std::collections::HashMap<String, Option<String>> {
     static OWN: std::sync::OnceLock<std::collections::HashMap<String, Option<String>>> =
         std::sync::OnceLock::new();
     OWN.get_or_init(|| {
-        crate::check::definitions(&crate::scenario::load::library().unwrap_or_default())
+        crate::check::definitions(crate::scenario::load::library_ref().unwrap_or_default())
             .into_iter()
             .map(|def| (format!("{}@{}", def.id, def.source), def.since))
             .collect()

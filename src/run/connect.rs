@@ -449,7 +449,9 @@ pub(super) async fn hold_while_starting(
     let started = Instant::now();
     // Samples (when, ticks so far) since the group was last seen running.
     let mut quiet: std::collections::VecDeque<(Instant, u64)> = std::collections::VecDeque::new();
-    let mut next_sample = started;
+    // The first sample a period in: a server that answers at once (most do) costs no walk of
+    // the process table.
+    let mut next_sample = started + CPU_SAMPLE;
     // The reader holds the other reference while the server's stdout is open.
     while !heard.load(std::sync::atomic::Ordering::Relaxed)
         && Arc::strong_count(&heard) > 1

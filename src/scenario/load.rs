@@ -353,9 +353,24 @@ pub fn library_files() -> &'static [(&'static str, &'static str)] {
     include!(concat!(env!("OUT_DIR"), "/library.rs"))
 }
 
-/// Loads the built-in library.
+/// Loads the built-in library (a copy of [`library_ref`]'s).
 pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
-    collect(library_files().iter().map(|(path, text)| parse(path, text)))
+    library_ref()
+        .map(<[Scenario]>::to_vec)
+        .map_err(<[LoadError]>::to_vec)
+}
+
+/// The built-in library, parsed once per process: a run reads it for its scenarios and again
+/// for the profiles that grade them.
+pub fn library_ref() -> Result<&'static [Scenario], &'static [LoadError]> {
+    static LIBRARY: std::sync::OnceLock<Result<Vec<Scenario>, Vec<LoadError>>> =
+        std::sync::OnceLock::new();
+    match LIBRARY
+        .get_or_init(|| collect(library_files().iter().map(|(path, text)| parse(path, text))))
+    {
+        Ok(scenarios) => Ok(scenarios),
+        Err(errors) => Err(errors),
+    }
 }
 
 /// Loads every `*.toml` file under a directory (recursively, in name order), or the one file a

@@ -4,6 +4,7 @@
 //! notifications carry), [`http`] (the Streamable HTTP transport), [`legacy`] (the 2024-11-05
 //! HTTP+SSE transport) and [`stateless`] (the 2026-07-28 wire).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -122,11 +123,13 @@ pub struct WireInput<'a> {
 }
 
 /// A frame mcpcheck sent, as JSON (frames sent over stdio are kept as text only).
-fn sent_message(frame: &WireFrame) -> Option<Value> {
-    frame
-        .message
-        .clone()
-        .or_else(|| serde_json::from_str::<Value>(&frame.text).ok())
+fn sent_message(frame: &WireFrame) -> Option<Cow<'_, Value>> {
+    match &frame.message {
+        Some(message) => Some(Cow::Borrowed(message)),
+        None => serde_json::from_str::<Value>(&frame.text)
+            .ok()
+            .map(Cow::Owned),
+    }
 }
 
 /// A result a connection received, with the request it answers.
@@ -134,7 +137,7 @@ struct Answered<'a> {
     /// The request's method.
     method: String,
     /// The request as sent.
-    request: Value,
+    request: Cow<'a, Value>,
     /// The response message.
     message: &'a Value,
     /// The frame the response came in.
@@ -144,9 +147,9 @@ struct Answered<'a> {
 /// Every response a connection received that carries a result, with the request it answers
 /// (matched by id as the connection went along) and the frame it came in.
 fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
-    let mut requests: HashMap<String, Value> = HashMap::new();
+    let mut requests: HashMap<String, Cow<'_, Value>> = HashMap::new();
     // Task-augmented requests, by the id of the task they made.
-    let mut tasks: HashMap<String, Value> = HashMap::new();
+    let mut tasks: HashMap<String, Cow<'_, Value>> = HashMap::new();
     let mut out = Vec::new();
     for frame in &transcript.frames {
         match frame.direction {
@@ -155,7 +158,7 @@ fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
                     if let (Some(id), Some(_)) =
                         (sent.get("id"), sent.get("method").and_then(Value::as_str))
                     {
-                        requests.insert(id_key(id), sent.clone());
+                        requests.insert(id_key(id), sent);
                     }
                 }
             }

@@ -97,7 +97,7 @@ pub(super) fn terminal(status: Option<&Value>) -> Option<&str> {
 /// same stream (stdio and HTTP+SSE have one), or on an HTTP stream whose request was sent after
 /// that. Returns how many progress notifications for tasks there were, and the offenders.
 pub(super) fn task_progress_after_terminal(transcript: &Transcript) -> (usize, Vec<Evidence>) {
-    let mut requests: HashMap<String, Value> = HashMap::new();
+    let mut requests: HashMap<String, std::borrow::Cow<'_, Value>> = HashMap::new();
     let mut tasks: HashMap<String, TrackedTask> = HashMap::new();
     let mut order = SendOrder::default();
     let (mut seen, mut bad) = (0, Vec::new());
