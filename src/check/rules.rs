@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::step::{reply_message, NotSent, StepRecord};
+use super::step::{NotSent, StepRecord};
 use crate::record::Reply;
 use crate::record::{Status, Verdict};
 use crate::scenario::template;
@@ -166,22 +166,26 @@ fn evaluate_step(
     {
         return Verdict::because(Status::Error, why.reason()).with_actual(actual);
     }
-    let sent: Option<Value> = serde_json::from_str(&exchange.sent).ok();
-    let message = reply_message(exchange);
+    let seen = env.seen(records);
+    // A placeholder that is a query: the first value it finds, as a rule's `when` reads it.
+    let query = |name: &str| {
+        let steps = records.iter().map(|r| r.name.clone()).collect();
+        let query = crate::scenario::load::parse_query(name, Some(&steps)).ok()?;
+        super::query::values(&query, exchange, seen)
+            .into_iter()
+            .next()
+    };
     let fill = template::Fill {
         version: env.version,
         captures: Some(env.captures),
         tools: env.tools,
-        sent: sent.as_ref(),
-        reply: message,
-        http_status: exchange.http.as_ref().map(|h| h.status),
+        query: Some(&query),
         each: record.item.as_ref(),
         server: env.server,
         capabilities: env.capabilities,
         ..template::Fill::default()
     };
     let lookup = |name: &str| fill.lookup(name);
-    let seen = env.seen(records);
     for rule in &check.rules {
         if super::query::holds(&rule.when, exchange, seen, &lookup) {
             let text = rule
@@ -334,6 +338,23 @@ mod tests {
 
     /// Skill names: lowercase letters (a-z, and others the format's text may mean), digits and
     /// single hyphens inside; not capitals, not a hyphen at an end or doubled.
+    /// A placeholder in a rule is a query: `{{/error/code}}` is what the `when` key
+    /// `"/error/code"` reads, a number kept as one.
+    #[test]
+    fn a_placeholder_in_a_rule_is_a_query_of_its_exchange() {
+        let verdict = judge(
+            "resources-read-missing-error",
+            "2026-07-28",
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "nope"}}),
+        );
+        assert_eq!(verdict.status, Status::Fail);
+        assert!(
+            verdict.message.ends_with("got -32000"),
+            "{}",
+            verdict.message
+        );
+    }
+
     #[test]
     fn skill_names_follow_the_agent_skills_format() {
         let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "skills/list"});

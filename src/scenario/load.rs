@@ -3,6 +3,8 @@
 mod query;
 mod steps;
 
+pub(crate) use query::parse_query;
+
 use steps::{resolve_check, resolve_step};
 
 use std::collections::{HashMap, HashSet};
@@ -106,6 +108,8 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         .iter()
         .flat_map(|s| s.capture.iter().map(|c| c.name.as_str()))
         .collect();
+    // A query may name the file's steps (`{{step.NAME/…}}`).
+    let steps: HashSet<String> = scenario.steps.iter().map(|s| s.name.clone()).collect();
     // Comments say what they like: only the file's values are filled in.
     let text = without_comments(source.text);
     let mut from = 0;
@@ -115,7 +119,8 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         };
         let name = text[start + 2..end].trim();
         let name = name.strip_suffix('?').unwrap_or(name);
-        if let Some(why) = template::unknown(name, &captured) {
+        let query = |name: &str| query::parse_query(name, Some(&steps)).map(|_| ());
+        if let Some(why) = template::unknown(name, &captured, &query) {
             return Err(source.error(Some(start..end), why));
         }
         from = end + 2;

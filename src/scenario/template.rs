@@ -1,5 +1,6 @@
-//! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`,
-//! `{{sent/POINTER}}` (in rules: a value from the message the step sent), `{{each/POINTER}}` (in
+//! `{{…}}` placeholders in scenario values: `{{protocolVersion}}`, `{{capture.NAME}}`, in rules
+//! any query of the scenario language (`{{/error/code}}`, `{{status}}`, `{{sent/params/uri}}`,
+//! `{{step.NAME/…}}`: the first value it finds), `{{each/POINTER}}` (in
 //! a `for_each` step: a value of the item the request or fetch is for; `{{each}}` is the whole
 //! item), `{{guarded.request}}` (a request a protected server guards), `{{token}}` (a per-run random
 //! token) and, over HTTP, `{{server.url}}`, `{{server.origin}}` and `{{server.path}}` (the
@@ -18,10 +19,16 @@ use serde_json::Value;
 pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
-/// names the file's steps capture. Known: `protocolVersion`, `era.request`, `guarded.request`, `token`, `copy`, `probe.name`,
-/// `probe.arguments`, `http_status`, `server.url`, `server.origin`, `server.path`, `server.web-origin`, `capture.NAME`, `tool.NAME[/POINTER]`, and `sent` and
-/// `reply` with a JSON pointer.
-pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
+/// names the file's steps capture; `query` says why a name is no query of the scenario language
+/// (`Ok`: it is one, which a rule fills from its exchange). Known: `protocolVersion`,
+/// `era.request`, `guarded.request`, `token`, `copy`, `probe.name`, `probe.arguments`,
+/// `server.url`, `server.origin`, `server.path`, `server.web-origin`, `capture.NAME`,
+/// `tool.NAME[/POINTER]`, `each` with a JSON pointer, and every query.
+pub fn unknown(
+    name: &str,
+    captured: &[&str],
+    query: &dyn Fn(&str) -> Result<(), String>,
+) -> Option<String> {
     const FIXED: &[&str] = &[
         "protocolVersion",
         "era.request",
@@ -30,7 +37,6 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
         "copy",
         "probe.name",
         "probe.arguments",
-        "http_status",
         "server.url",
         "server.origin",
         "server.path",
@@ -43,7 +49,7 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
                 URL_FILTERS.join(", ")
             ));
         }
-        return unknown(base, captured);
+        return unknown(base, captured, query);
     }
     if FIXED.contains(&name) {
         return None;
@@ -65,18 +71,33 @@ pub fn unknown(name: &str, captured: &[&str]) -> Option<String> {
     if name.strip_prefix("tool.").is_some_and(|t| !t.is_empty()) {
         return None;
     }
-    for root in ["sent", "reply", "each"] {
-        if let Some(pointer) = name.strip_prefix(root) {
-            if pointer.is_empty() || pointer.starts_with('/') {
-                return None;
-            }
+    if let Some(pointer) = name.strip_prefix("each") {
+        if pointer.is_empty() || pointer.starts_with('/') {
+            return None;
         }
     }
-    Some(format!(
-        "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, sent/POINTER, reply/POINTER, each/POINTER)",
-        FIXED.join(", ")
-    ))
+    // The spellings from before placeholders were queries, named with what replaced them.
+    if name == "http_status" {
+        return Some(
+            "`{{http_status}}` is now `{{status}}`: a placeholder in a rule is a query, and the status a number".into(),
+        );
+    }
+    if let Some(pointer) = name.strip_prefix("reply/") {
+        return Some(format!(
+            "`{{{{{name}}}}}` is now `{{{{/{pointer}}}}}`: a placeholder in a rule is a query, and a query of the reply is its JSON pointer"
+        ));
+    }
+    match query(name) {
+        Ok(()) => None,
+        Err(why) => Some(format!(
+            "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, each/POINTER, and in rules any query: {why})",
+            FIXED.join(", ")
+        )),
+    }
 }
+
+/// What fills a placeholder that is a query (rules): the first value the query finds.
+pub type QueryFill<'a> = dyn Fn(&str) -> Option<Value> + Sync + 'a;
 
 /// Everything a placeholder can name, in one place: the steps fill what they send from it, and
 /// the rules their expected values and messages. What a context does not have (a step has no
@@ -95,12 +116,9 @@ pub struct Fill<'a> {
     pub captures: Option<&'a std::collections::HashMap<String, Value>>,
     /// `{{tool.NAME/POINTER}}`: the tools the run listed.
     pub tools: Option<&'a std::collections::HashMap<String, Value>>,
-    /// `{{sent/POINTER}}` (rules): the message the step sent.
-    pub sent: Option<&'a Value>,
-    /// `{{reply/POINTER}}` (rules): the message that answered it.
-    pub reply: Option<&'a Value>,
-    /// `{{http_status}}` (rules): the HTTP status of the step's response.
-    pub http_status: Option<u16>,
+    /// Any other name (rules): a query of the scenario language, and the first value it finds in
+    /// the judged step's exchange or an earlier step's (`{{/error/code}}`, `{{status}}`).
+    pub query: Option<&'a QueryFill<'a>>,
     /// `{{each/POINTER}}` (a `for_each` step): the item the request is sent, or the document
     /// fetched, for.
     pub each: Option<&'a Value>,
@@ -161,7 +179,6 @@ impl Fill<'_> {
             "copy" => return self.copy.map(Value::from),
             "probe.name" => return self.probe.map(|(n, _)| Value::from(n.clone())),
             "probe.arguments" => return self.probe.map(|(_, a)| a.clone()),
-            "http_status" => return self.http_status.map(|s| Value::from(s.to_string())),
             "server.url" => return self.server.map(Value::from),
             "server.origin" => return url_part(self.server?, "origin").map(Value::from),
             "server.path" => return url_part(self.server?, "path").map(Value::from),
@@ -169,12 +186,6 @@ impl Fill<'_> {
                 return crate::record::url::web_origin(self.server?).map(Value::from)
             }
             _ => {}
-        }
-        if let Some(pointer) = name.strip_prefix("sent") {
-            return self.sent?.pointer(pointer).cloned();
-        }
-        if let Some(pointer) = name.strip_prefix("reply") {
-            return self.reply?.pointer(pointer).cloned();
         }
         if let Some(pointer) = name.strip_prefix("each") {
             return self.each?.pointer(pointer).cloned();
@@ -199,7 +210,7 @@ impl Fill<'_> {
             let made = crate::record::token::MadeUp::from(self.bearer?);
             return made.named(made_up).map(Value::from);
         }
-        tool_value(self.tools, name)
+        tool_value(self.tools, name).or_else(|| self.query.and_then(|query| query(name)))
     }
 }
 
@@ -329,7 +340,7 @@ mod tests {
     #[test]
     fn messages_never_show_a_placeholder_unfilled() {
         assert_eq!(
-            expand_message("v {{protocolVersion}}, code {{reply/error/code}}", &lookup),
+            expand_message("v {{protocolVersion}}, code {{/error/code}}", &lookup),
             "v 2025-11-25, code (absent)"
         );
         assert_eq!(expand_message("{{capture.n}}", &lookup), "7");
@@ -394,11 +405,12 @@ mod tests {
         );
         // A filter of a name without a value, or of no URL, has none.
         assert_eq!(fill.lookup("capture.none|origin"), None);
-        assert!(unknown("capture.issuer|origin", &["issuer"]).is_none());
-        assert!(unknown("capture.issuer|host", &["issuer"])
+        let no_query = |_: &str| Err(String::from("no query"));
+        assert!(unknown("capture.issuer|origin", &["issuer"], &no_query).is_none());
+        assert!(unknown("capture.issuer|host", &["issuer"], &no_query)
             .unwrap()
             .contains("unknown filter"));
-        assert!(unknown("capture.other|path", &["issuer"]).is_some());
+        assert!(unknown("capture.other|path", &["issuer"], &no_query).is_some());
         // `dir`: the URI without its last segment, never cutting into the scheme's `//`.
         assert_eq!(
             url_part("skill://org/pdf/SKILL.md", "dir"),

@@ -69,9 +69,33 @@ fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
     assert!(e.message.contains("no step of this file makes"), "{e}");
     let fine = MINIMAL.replace(
         "verdict = \"pass\" }",
-        "verdict = \"pass\", message = \"{{reply/result}} at {{protocolVersion}} ({{http_status?}})\" }",
+        "verdict = \"pass\", message = \"{{/result}} at {{protocolVersion}} ({{status?}})\" }",
     );
     parse("demo.toml", &fine).unwrap();
+    // Every query is a placeholder, an earlier step's too; the spellings from before queries
+    // were placeholders are refused with their new ones.
+    let query = MINIMAL.replace(
+        "verdict = \"pass\" }",
+        "verdict = \"pass\", message = \"{{sent/id}} {{header.content-type}} {{step.ping/result}} {{version}}\" }",
+    );
+    parse("demo.toml", &query).unwrap();
+    for (old, new) in [
+        ("{{reply/error/code}}", "`{{/error/code}}`"),
+        ("{{http_status}}", "`{{status}}`"),
+    ] {
+        let text = MINIMAL.replace(
+            "verdict = \"pass\" }",
+            &format!("verdict = \"pass\", message = \"got {old}\" }}"),
+        );
+        let e = parse("demo.toml", &text).unwrap_err();
+        assert!(e.message.contains(&format!("is now {new}")), "{e}");
+    }
+    let unknown_step = MINIMAL.replace(
+        "verdict = \"pass\" }",
+        "verdict = \"pass\", message = \"{{step.nope/result}}\" }",
+    );
+    let e = parse("demo.toml", &unknown_step).unwrap_err();
+    assert!(e.message.contains("no step is named `nope`"), "{e}");
 }
 
 #[test]
