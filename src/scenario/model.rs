@@ -309,6 +309,119 @@ pub struct Rule {
 #[derive(Clone, Debug, Default)]
 pub struct Cond(pub Vec<(Query, Pred)>);
 
+/// One form a query takes: as the documentation writes it, the pattern of its text (a regular
+/// expression without anchors), and an example of it.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryForm {
+    /// As the README's table and the unknown-query error write it: `header.NAME`.
+    pub form: &'static str,
+    /// What its text matches: `header\..+`.
+    pub pattern: &'static str,
+    /// One query of the form: `header.content-type`.
+    pub example: &'static str,
+}
+
+/// Every form of a query, in the order the README's table gives them: the unknown-query error
+/// names them and the scenario schema's pattern for a query is made of them; tests hold that each
+/// example parses and matches its pattern, and that the README documents each form.
+pub const QUERY_FORMS: &[QueryForm] = &[
+    QueryForm {
+        form: "reply",
+        pattern: "reply",
+        example: "reply",
+    },
+    QueryForm {
+        form: "/POINTER",
+        pattern: "(/.*)?",
+        example: "/error/code",
+    },
+    QueryForm {
+        form: "sent/POINTER",
+        pattern: "sent(/.*)?",
+        example: "sent/params/uri",
+    },
+    QueryForm {
+        form: "status",
+        pattern: "status",
+        example: "status",
+    },
+    QueryForm {
+        form: "header.NAME",
+        pattern: "header\\..+",
+        example: "header.content-type",
+    },
+    QueryForm {
+        form: "challenge.PARAM",
+        pattern: "challenge\\..+",
+        example: "challenge.scope",
+    },
+    QueryForm {
+        form: "notified[METHOD]/POINTER",
+        pattern: "notified\\[[^\\]]+\\](/.*)?",
+        example: "notified[notifications/progress]/params/progress",
+    },
+    QueryForm {
+        form: "requested[METHOD]/POINTER",
+        pattern: "requested\\[[^\\]]+\\](/.*)?",
+        example: "requested[sampling/createMessage]/params/messages",
+    },
+    QueryForm {
+        form: "event-id[N]",
+        pattern: "event-id\\[[0-9]+\\]",
+        example: "event-id[0]",
+    },
+    QueryForm {
+        form: "session-issued",
+        pattern: "session-issued",
+        example: "session-issued",
+    },
+    QueryForm {
+        form: "progress-ok",
+        pattern: "progress-ok",
+        example: "progress-ok",
+    },
+    QueryForm {
+        form: "content-digest",
+        pattern: "content-digest",
+        example: "content-digest",
+    },
+    QueryForm {
+        form: "content-size",
+        pattern: "content-size",
+        example: "content-size",
+    },
+    QueryForm {
+        form: "frontmatter/POINTER",
+        pattern: "frontmatter(/.*)?",
+        example: "frontmatter/name",
+    },
+    QueryForm {
+        form: "step.NAME.…",
+        pattern: "step\\.[A-Za-z0-9_-]+([./].*)?",
+        example: "step.first.status",
+    },
+    QueryForm {
+        form: "version",
+        pattern: "version",
+        example: "version",
+    },
+    QueryForm {
+        form: "transport",
+        pattern: "transport",
+        example: "transport",
+    },
+    QueryForm {
+        form: "offered",
+        pattern: "offered",
+        example: "offered",
+    },
+    QueryForm {
+        form: "tool.NAME/POINTER",
+        pattern: "tool\\.[^/]+(/.*)?",
+        example: "tool.search/inputSchema/required",
+    },
+];
+
 /// One way to address a part of what happened (see the README's "The scenario language").
 #[derive(Clone, Debug, PartialEq)]
 pub enum Query {

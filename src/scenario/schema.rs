@@ -4,6 +4,8 @@
 
 use serde_json::{json, Value};
 
+use super::model::QUERY_FORMS;
+
 /// The schema of one scenario file (JSON Schema 2020-12, over the TOML read as JSON).
 ///
 /// Long by design: data: the schema itself, key by key as `file.rs` reads them.
@@ -28,7 +30,14 @@ pub fn scenario_schema() -> Value {
             "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
         }
     });
-    let query = "^(step\\.[A-Za-z0-9_-]+([./].*)?|tool\\.[^/]+(/.*)?|reply|status|session-issued|progress-ok|content-digest|content-size|frontmatter(/.*)?|version|transport|offered|(/.*)?|sent(/.*)?|header\\..+|challenge\\..+|notified\\[[^\\]]+\\](/.*)?|requested\\[[^\\]]+\\](/.*)?|event-id\\[[0-9]+\\])$";
+    let query = format!(
+        "^({})$",
+        QUERY_FORMS
+            .iter()
+            .map(|f| f.pattern)
+            .collect::<Vec<_>>()
+            .join("|")
+    );
     let condition = json!({
         "type": "object",
         "description": "query = predicate; every pair must hold",

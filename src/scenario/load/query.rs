@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::super::file::PredFile;
-use super::super::model::{Cond, JsonType, Part, Pred, Query, Test};
+use super::super::model::{Cond, JsonType, Part, Pred, Query, Test, QUERY_FORMS};
 use super::{LoadError, Source};
 use crate::record::VersionRange;
 
@@ -18,8 +18,14 @@ const GLOBAL: &[(&str, Query)] = &[
     ("offered", Query::Offered),
 ];
 
-/// What the error for an unknown query lists.
-const KNOWN: &str = "reply, /POINTER, status, header.NAME, challenge.PARAM, sent/POINTER, notified[METHOD]/POINTER, requested[METHOD]/POINTER, event-id[N], session-issued, progress-ok, content-digest, content-size, frontmatter/POINTER, tool.NAME/POINTER, step.NAME.<any of these>, version, transport, offered";
+/// What the error for an unknown query lists: every form.
+fn known() -> String {
+    QUERY_FORMS
+        .iter()
+        .map(|f| f.form)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Parses a query. `steps` are the step names an earlier-step query may name (`None`: such a
 /// query is not allowed here).
@@ -115,10 +121,11 @@ fn parse_part(text: &str) -> Result<Part, String> {
                 )
             } else if text.contains('/') {
                 return Err(format!(
-                    "unknown query: a JSON pointer into the reply starts with `/` (known: {KNOWN})"
+                    "unknown query: a JSON pointer into the reply starts with `/` (known: {})",
+                    known()
                 ));
             } else {
-                return Err(format!("unknown query (known: {KNOWN})"));
+                return Err(format!("unknown query (known: {})", known()));
             }
         }
     })
@@ -278,6 +285,42 @@ fn equals_of(pred: &Pred) -> Option<&serde_json::Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table of forms is the parser's: each example parses and matches its form's pattern
+    /// (the scenario schema's), a text of no form matches none, and the README's table of
+    /// queries documents every form.
+    #[test]
+    fn every_query_form_parses_is_in_the_schema_and_is_documented() {
+        let steps: HashSet<String> = ["first".to_string()].into();
+        let readme = include_str!("../../../README.md");
+        let table = readme
+            .split_once("A query is one of:\n\n")
+            .and_then(|(_, rest)| rest.split_once("\n\n"))
+            .map(|(table, _)| table)
+            .expect("the README's table of queries");
+        for form in QUERY_FORMS {
+            parse_query(form.example, Some(&steps))
+                .unwrap_or_else(|e| panic!("{}: {e}", form.example));
+            let pattern = regex::Regex::new(&format!("^({})$", form.pattern)).unwrap();
+            assert!(pattern.is_match(form.example), "{}", form.form);
+            assert!(
+                table.contains(&format!("`{}`", form.form)),
+                "the README's table of queries lacks `{}`",
+                form.form
+            );
+        }
+        let any = |text: &str| {
+            QUERY_FORMS.iter().any(|f| {
+                regex::Regex::new(&format!("^({})$", f.pattern))
+                    .unwrap()
+                    .is_match(text)
+            })
+        };
+        for typo in ["replies", "header.", "event-id[x]", "status/x"] {
+            assert!(parse_query(typo, Some(&steps)).is_err(), "{typo}");
+            assert!(!any(typo), "{typo}");
+        }
+    }
 
     #[test]
     fn queries_parse_and_typos_are_errors() {
