@@ -445,8 +445,9 @@ fn empty_report(config: &RunConfig) -> Report {
 /// How long a scenario is known to wait, at least: its steps' holds, a second for each step
 /// with a timeout of its own (a call that blocks, such as tasks/result), and its steps' waits.
 /// Over a stream (stdio, HTTP+SSE) a wait is a window for an answer that should not come, which
-/// the barrier's answer ends on a server that answers: at most 50 ms of each is counted there
-/// (counted whole, a probe of three such windows would pass for the library's longest wait).
+/// the barrier's answer ends on a server that answers: at most the barrier's grace of each is
+/// counted there (counted whole, a probe of three such windows would pass for the library's
+/// longest wait).
 fn known_wait(scenario: &Scenario, target: &Target) -> Duration {
     let barrier_ended = target.kind() != TransportKind::Http;
     scenario
@@ -455,7 +456,7 @@ fn known_wait(scenario: &Scenario, target: &Target) -> Duration {
         .map(|step| {
             let wait = step.wait.unwrap_or_default();
             (if barrier_ended {
-                wait.min(Duration::from_millis(50))
+                wait.min(crate::protocol::session::BARRIER_GRACE)
             } else {
                 wait
             }) + step.hold.unwrap_or_default()

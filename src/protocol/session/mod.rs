@@ -321,6 +321,11 @@ struct HttpLink {
 /// How many notifications (and, apart, server requests) a connection keeps.
 const MAX_NOTIFICATIONS: usize = 1_000;
 
+/// How long a frame without an id of ours still waits for a reply once the barrier behind it
+/// has been answered (servers that answer concurrently may answer the frame later), cut to the
+/// frame's own wait where that is shorter: the most of a wait a server that answers spends.
+pub const BARRIER_GRACE: Duration = Duration::from_millis(50);
+
 /// How long a request that took an unclaimed reply still waits for its own answer.
 const UNCLAIMED_GRACE: Duration = Duration::from_millis(250);
 

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use super::{Outgoing, Pipe, SendOptions, Session, StreamLink, Unsent, UNCLAIMED_GRACE};
+use super::{
+    Outgoing, Pipe, SendOptions, Session, StreamLink, Unsent, BARRIER_GRACE, UNCLAIMED_GRACE,
+};
 use crate::record::{id_key, Direction, Exchange, HttpFacts, Reply};
 use crate::transport::legacy::LegacySse;
 
@@ -370,7 +372,6 @@ impl Session {
     /// server answers in order, so once the ping is answered (and a short grace has passed for
     /// servers that answer concurrently), any reply to the frame would have come.
     pub(super) async fn await_unmatched(&self, link: &Arc<StreamLink>, wait: Duration) -> Reply {
-        const GRACE: Duration = Duration::from_millis(50);
         let started = Instant::now();
         let received = link.received.load(Ordering::SeqCst);
         let mut closed = link.closed.clone();
@@ -418,10 +419,9 @@ impl Session {
                     got = unmatched.recv() => break got,
                     _ = &mut barrier, if !barrier_done => {
                         barrier_done = true;
-                        // A frame sent without waiting (`wait` 0) is not held up by its
-                        // barrier's answer; any other gets the grace.
-                        let grace = if wait.is_zero() { Duration::ZERO } else { GRACE };
-                        until = Some(tokio::time::Instant::now() + grace);
+                        // The grace, never longer than the frame's own wait (a frame sent
+                        // without waiting is not held up by its barrier's answer at all).
+                        until = Some(tokio::time::Instant::now() + BARRIER_GRACE.min(wait));
                     }
                     _ = async { let _ = closed.wait_for(|c| *c).await; } => {
                         // The server may have answered just before it went away.
