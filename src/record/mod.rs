@@ -17,7 +17,9 @@ pub mod version;
 
 pub use evidence::{compact, Evidence, EVIDENCE_TEXT};
 pub use exchange::{id_key, Exchange, ExitReport, HttpFacts, Reply};
-pub use transcript::{cut, was_cut, Direction, FrameIssue, HttpRecord, Transcript, WireFrame};
+pub use transcript::{
+    cut, was_cut, Carried, Direction, FrameIssue, HttpRecord, Transcript, WireFrame,
+};
 pub use verdict::{CheckDef, Level, Reason, SpecRef, Status, Verdict};
 pub use version::{Era, VersionRange};
 

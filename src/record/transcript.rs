@@ -134,6 +134,55 @@ pub struct WireFrame {
     pub post: Option<usize>,
 }
 
+/// What an HTTP exchange carried in the conversation, written as the evidence and the JSON
+/// transcript name it (`request`, `session end`, `get`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Carried {
+    /// A POST of a JSON-RPC request.
+    #[default]
+    Request,
+    /// A POST of a JSON-RPC notification.
+    Notification,
+    /// A POST of a JSON-RPC response (the HTTP+SSE transport's answers to the server).
+    Response,
+    /// A POST of a frame that is no JSON-RPC message (sent so on purpose).
+    Raw,
+    /// The GET of the HTTP+SSE transport's stream, which names the message endpoint.
+    Stream,
+    /// A GET resuming a stream the server ended early (`Last-Event-ID`).
+    Resumption,
+    /// The DELETE that ends a session when the run is over.
+    SessionEnd,
+    /// A request of its own on another connection, outside the conversation (HTTP+SSE: the
+    /// stream's URL opened again with a foreign Origin, say).
+    Probe,
+    /// A request without a message, by its method in lower case (`get`, `delete`): a stream
+    /// opened to listen, a session deleted, a method the endpoint must refuse.
+    Method(String),
+}
+
+impl std::fmt::Display for Carried {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Carried::Request => "request",
+            Carried::Notification => "notification",
+            Carried::Response => "response",
+            Carried::Raw => "raw",
+            Carried::Stream => "stream",
+            Carried::Resumption => "resumption",
+            Carried::SessionEnd => "session end",
+            Carried::Probe => "probe",
+            Carried::Method(method) => method,
+        })
+    }
+}
+
+impl serde::Serialize for Carried {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
 /// One HTTP exchange at the HTTP level.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct HttpRecord {
@@ -144,8 +193,8 @@ pub struct HttpRecord {
     pub url: Option<String>,
     /// The request headers as sent (values redacted later).
     pub request_headers: Vec<(String, String)>,
-    /// What the body carried: `request`, `notification`, `response` or `raw`.
-    pub carried: String,
+    /// What the exchange carried in the conversation.
+    pub carried: Carried,
     /// The status code, if a response came.
     pub status: Option<u16>,
     /// The response headers.
@@ -306,4 +355,19 @@ pub fn was_cut(text: &str) -> bool {
     text.strip_suffix(" more bytes]")
         .and_then(|rest| rest.rsplit_once("… ["))
         .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What an exchange carried reads in the evidence and the JSON transcript as it always did.
+    #[test]
+    fn what_an_exchange_carried_is_written_as_before() {
+        let written = |carried: Carried| serde_json::to_value(carried).unwrap();
+        assert_eq!(written(Carried::SessionEnd), "session end");
+        assert_eq!(written(Carried::Request), "request");
+        assert_eq!(written(Carried::Method("get".into())), "get");
+        assert_eq!(Carried::Stream.to_string(), "stream");
+    }
 }

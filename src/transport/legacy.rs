@@ -23,7 +23,7 @@ use super::http::{self, HttpRequest, HttpResponse};
 use super::sse::SseParser;
 use super::stdio::Inbound;
 use super::{HttpSpec, Limits, Transcript};
-use crate::record::transcript::HttpRecord;
+use crate::record::transcript::{Carried, HttpRecord};
 use crate::record::url::{origin, resolve, same_origin};
 use crate::record::FrameIssue;
 
@@ -100,7 +100,7 @@ impl LegacySse {
                 method: "GET".into(),
                 url: Some(request.url.clone()),
                 request_headers: request.headers.clone(),
-                carried: "stream".into(),
+                carried: Carried::Stream,
                 ..HttpRecord::default()
             });
         let ended = Arc::new(Mutex::new(None));
@@ -154,10 +154,10 @@ impl LegacySse {
     ) -> Result<Posted, String> {
         let url = self.endpoint().await?;
         let carried = match serde_json::from_str::<Value>(text) {
-            Ok(v) if v.get("method").is_some() && v.get("id").is_some() => "request",
-            Ok(v) if v.get("method").is_some() => "notification",
-            Ok(v) if v.get("id").is_some() => "response",
-            _ => "raw",
+            Ok(v) if v.get("method").is_some() && v.get("id").is_some() => Carried::Request,
+            Ok(v) if v.get("method").is_some() => Carried::Notification,
+            Ok(v) if v.get("id").is_some() => Carried::Response,
+            _ => Carried::Raw,
         };
         let mut headers = with_host(&url, &self.spec.headers);
         headers.push(("Content-Type".into(), "application/json".into()));
@@ -223,7 +223,7 @@ impl LegacySse {
             drop_after_events: None,
             reuse: None,
         };
-        Ok(self.send_recorded(&request, "probe", hold).await.0?)
+        Ok(self.send_recorded(&request, Carried::Probe, hold).await.0?)
     }
 
     /// Sends one request (allowing `extra` time beyond the request timeout for reading its
@@ -232,7 +232,7 @@ impl LegacySse {
     async fn send_recorded(
         &self,
         request: &HttpRequest,
-        carried: &str,
+        carried: Carried,
         extra: Duration,
     ) -> (Result<HttpResponse, http::HttpError>, usize) {
         let outcome = http::send_within(
@@ -245,7 +245,7 @@ impl LegacySse {
         let mut record = HttpRecord {
             method: request.method.clone(),
             request_headers: request.headers.clone(),
-            carried: carried.into(),
+            carried,
             ..HttpRecord::default()
         };
         match &outcome {

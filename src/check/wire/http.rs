@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{resumes, sent_message, transcripts_since, Builtin, Idle, Tally, WireInput};
-use crate::record::{id_key, CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
+use crate::record::{
+    id_key, Carried, CheckDef, Direction, Evidence, Level, TransportKind, Verdict,
+};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -280,7 +282,7 @@ fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
         .transcripts
         .iter()
         .flat_map(|t| t.posts.iter())
-        .filter(|p| p.carried == "notification")
+        .filter(|p| p.carried == Carried::Notification)
     {
         let Some(status) = post.status else { continue };
         found.seen += 1;
@@ -305,7 +307,7 @@ fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
         .transcripts
         .iter()
         .flat_map(|t| t.posts.iter())
-        .filter(|p| p.carried == "request")
+        .filter(|p| p.carried == Carried::Request)
     {
         let Some(status) = post.status.filter(|s| (200..300).contains(s)) else {
             continue;

@@ -3,7 +3,7 @@
 //! every server message arrives as an SSE `message` event.
 
 use super::{Builtin, Idle, Tally, WireInput};
-use crate::record::transcript::{cut, HttpRecord};
+use crate::record::transcript::{cut, Carried, HttpRecord};
 use crate::record::url::{origin, resolve, same_origin};
 use crate::record::{CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
 
@@ -61,7 +61,7 @@ fn streams<'a>(input: &'a WireInput) -> impl Iterator<Item = &'a HttpRecord> {
         .transcripts
         .iter()
         .flat_map(|t| t.posts.iter())
-        .filter(|p| p.method == "GET" && p.carried == "stream")
+        .filter(|p| p.method == "GET" && p.carried == Carried::Stream)
 }
 
 /// Judges `legacy-sse-endpoint-event`: an SSE stream begins with the endpoint event.

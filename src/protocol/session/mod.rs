@@ -816,7 +816,7 @@ impl Session {
                 let mut record = HttpRecord {
                     method: "DELETE".into(),
                     request_headers: headers,
-                    carried: "session end".into(),
+                    carried: crate::record::Carried::SessionEnd,
                     ..HttpRecord::default()
                 };
                 match outcome {

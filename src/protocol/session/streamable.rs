@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::{answer_server_request, HttpLink, Outgoing, SendOptions, Session, MAX_NOTIFICATIONS};
 use crate::record::exchange::authorization_refusal;
-use crate::record::transcript::{HttpRecord, MAX_FRAME_TEXT};
+use crate::record::transcript::{Carried, HttpRecord, MAX_FRAME_TEXT};
 use crate::record::version::Era;
 use crate::record::{id_key, Direction, Exchange, FrameIssue, HttpFacts, Reply};
 use crate::transport::http::{self, HttpRequest, HttpResponse};
@@ -273,17 +273,17 @@ impl Session {
         };
         let ((result, resumed), ()) = tokio::join!(sending, answering);
         let carried = match &outgoing {
-            Outgoing::Request { .. } => "request",
-            Outgoing::Notification { .. } => "notification",
-            Outgoing::Raw { .. } => "raw",
+            Outgoing::Request { .. } => Carried::Request,
+            Outgoing::Notification { .. } => Carried::Notification,
+            Outgoing::Raw { .. } => Carried::Raw,
         };
         let mut record = HttpRecord {
             method: method.clone(),
             request_headers: headers.clone(),
             carried: if method == "POST" {
-                carried.into()
+                carried
             } else {
-                method.to_ascii_lowercase()
+                Carried::Method(method.to_ascii_lowercase())
             },
             ..HttpRecord::default()
         };
@@ -522,7 +522,7 @@ impl Session {
             let mut record = HttpRecord {
                 method: "GET".into(),
                 request_headers: headers,
-                carried: "resumption".into(),
+                carried: Carried::Resumption,
                 ..HttpRecord::default()
             };
             let got = match got {
