@@ -37,8 +37,79 @@ enum Endpoint {
     Waiting,
     /// The absolute URL to POST to.
     Ready(String),
-    /// The stream failed or ended before naming it.
+    /// The stream failed or ended before naming a usable one.
+    Failed(StreamEnd),
+}
+
+/// Why the HTTP+SSE stream ended (or never named an endpoint mcpcheck can use).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum StreamEnd {
+    /// The GET that opens it failed (the HTTP client's words).
+    #[error("cannot open the SSE stream: {0}")]
+    Open(String),
+    /// The GET was answered with something other than an SSE stream.
+    #[error("GET {url} was answered HTTP {status} ({content_type}), not with an SSE stream")]
+    NotSse {
+        /// The stream's URL.
+        url: String,
+        /// The status.
+        status: u16,
+        /// The content type, or `no content type`.
+        content_type: String,
+    },
+    /// The server ended it.
+    #[error("the SSE stream ended")]
+    Ended,
+    /// Reading it failed (the HTTP client's words).
+    #[error("the SSE stream failed: {0}")]
     Failed(String),
+    /// mcpcheck stopped reading it: the run closed the connection.
+    #[error("the connection was closed")]
+    Closed,
+    /// mcpcheck closed it: an event grew past the frame limit.
+    #[error("mcpcheck closed a stream that flooded it")]
+    Flooded,
+    /// It named its message endpoint at another origin than its own.
+    #[error("the SSE stream named its message endpoint at another origin ({url}) than the one it was opened at ({opened}); mcpcheck sends nothing to an origin the user did not name (the user's headers and credentials would go with every message), so the server could not be tested further")]
+    OtherOrigin {
+        /// The endpoint it named.
+        url: String,
+        /// The origin of the stream's URL.
+        opened: String,
+    },
+    /// The endpoint it named is no URI.
+    #[error("the SSE stream's endpoint `{data}` is not a usable URI: {why}")]
+    BadEndpoint {
+        /// The endpoint event's data.
+        data: String,
+        /// Why it is not usable.
+        why: String,
+    },
+}
+
+/// Why a message could not be POSTed, or a probe not made.
+#[derive(Debug, thiserror::Error)]
+pub enum LegacyError {
+    /// The stream named no endpoint within the bound.
+    #[error("the SSE stream at {url} named no endpoint within {seconds} s")]
+    NoEndpoint {
+        /// The stream's URL.
+        url: String,
+        /// The bound, in seconds.
+        seconds: f64,
+    },
+    /// The stream's reader stopped before it named one.
+    #[error("the SSE stream's reader stopped")]
+    ReaderStopped,
+    /// The stream ended or failed before naming an endpoint mcpcheck can use.
+    #[error(transparent)]
+    Stream(StreamEnd),
+    /// The POST was not answered.
+    #[error("the POST to the message endpoint failed: {0}")]
+    Post(http::HttpError),
+    /// A probe's request was not answered.
+    #[error(transparent)]
+    Probe(#[from] http::HttpError),
 }
 
 /// How a POST of one client message went.
@@ -64,7 +135,7 @@ pub struct LegacySse {
     limits: Limits,
     reader: tokio::task::JoinHandle<()>,
     /// Why the stream ended, once it has.
-    ended: Arc<Mutex<Option<String>>>,
+    ended: Arc<Mutex<Option<StreamEnd>>>,
 }
 
 impl Drop for LegacySse {
@@ -137,7 +208,7 @@ impl LegacySse {
     }
 
     /// Why the stream ended, if it has.
-    pub fn ended(&self) -> Option<String> {
+    pub fn ended(&self) -> Option<StreamEnd> {
         self.ended.lock().expect("ended lock").clone()
     }
 
@@ -151,7 +222,7 @@ impl LegacySse {
         text: &str,
         extra: &[(String, String)],
         omit: &[String],
-    ) -> Result<Posted, String> {
+    ) -> Result<Posted, LegacyError> {
         let url = self.endpoint().await?;
         let carried = match serde_json::from_str::<Value>(text) {
             Ok(v) if v.get("method").is_some() && v.get("id").is_some() => Carried::Request,
@@ -173,8 +244,7 @@ impl LegacySse {
         };
         // The answer comes on the stream: the POST itself only has to be accepted, in time.
         let (outcome, index) = self.send_recorded(&request, carried, Duration::ZERO).await;
-        let response =
-            outcome.map_err(|e| format!("the POST to the message endpoint failed: {e}"))?;
+        let response = outcome.map_err(LegacyError::Post)?;
         // A refused POST's body explains the refusal (it may be a JSON-RPC error with no id); only
         // an accepted POST that carries messages sends them on the wrong channel.
         let accepted = (200..300).contains(&response.status);
@@ -210,7 +280,7 @@ impl LegacySse {
         extra: &[(String, String)],
         omit: &[String],
         hold: Duration,
-    ) -> Result<HttpResponse, String> {
+    ) -> Result<HttpResponse, LegacyError> {
         let mut headers = with_host(&self.spec.url, &self.spec.headers);
         headers.push(("Accept".into(), "text/event-stream".into()));
         super::set_headers(&mut headers, extra, omit);
@@ -260,22 +330,21 @@ impl LegacySse {
         (outcome, index)
     }
 
-    async fn endpoint(&self) -> Result<String, String> {
+    async fn endpoint(&self) -> Result<String, LegacyError> {
         let mut endpoint = self.endpoint.clone();
         let wait = self.limits.startup_timeout.max(self.limits.request_timeout);
         let named =
             tokio::time::timeout(wait, endpoint.wait_for(|e| !matches!(e, Endpoint::Waiting)))
                 .await;
         match named {
-            Err(_) => Err(format!(
-                "the SSE stream at {} named no endpoint within {} s",
-                self.spec.url,
-                wait.as_secs_f64()
-            )),
-            Ok(Err(_)) => Err("the SSE stream's reader stopped".into()),
+            Err(_) => Err(LegacyError::NoEndpoint {
+                url: self.spec.url.clone(),
+                seconds: wait.as_secs_f64(),
+            }),
+            Ok(Err(_)) => Err(LegacyError::ReaderStopped),
             Ok(Ok(e)) => match &*e {
                 Endpoint::Ready(url) => Ok(url.clone()),
-                Endpoint::Failed(why) => Err(why.clone()),
+                Endpoint::Failed(why) => Err(LegacyError::Stream(why.clone())),
                 Endpoint::Waiting => unreachable!("waited for a named endpoint"),
             },
         }
@@ -290,7 +359,7 @@ struct Stream {
     transcript: Arc<Mutex<Transcript>>,
     inbound: mpsc::UnboundedSender<Tagged>,
     endpoint: watch::Sender<Endpoint>,
-    ended: Arc<Mutex<Option<String>>>,
+    ended: Arc<Mutex<Option<StreamEnd>>>,
 }
 
 impl Stream {
@@ -306,7 +375,7 @@ impl Stream {
         }
     }
 
-    fn end(&self, why: String) {
+    fn end(&self, why: StreamEnd) {
         self.endpoint.send_if_modified(|e| match e {
             Endpoint::Waiting => {
                 *e = Endpoint::Failed(why.clone());
@@ -328,7 +397,7 @@ async fn read_stream(stream: Stream) {
         Ok(opened) => opened,
         Err(e) => {
             stream.record(|r| r.error = Some(e.to_string()));
-            return stream.end(format!("cannot open the SSE stream: {e}"));
+            return stream.end(StreamEnd::Open(e.to_string()));
         }
     };
     let http::Opened {
@@ -339,12 +408,14 @@ async fn read_stream(stream: Stream) {
     } = opened;
     stream.record(|r| r.record_response(&head));
     if head.status != 200 || !head.is_sse() {
-        return stream.end(format!(
-            "GET {} was answered HTTP {} ({}), not with an SSE stream",
-            stream.request.url,
-            head.status,
-            head.header("content-type").unwrap_or("no content type")
-        ));
+        return stream.end(StreamEnd::NotSse {
+            url: stream.request.url.clone(),
+            status: head.status,
+            content_type: head
+                .header("content-type")
+                .unwrap_or("no content type")
+                .to_string(),
+        });
     }
     let mut parser = SseParser::default();
     let mut events = 0usize;
@@ -352,8 +423,8 @@ async fn read_stream(stream: Stream) {
     let why = loop {
         use http_body_util::BodyExt;
         let chunk = match body.frame().await {
-            None => break "the SSE stream ended".to_string(),
-            Some(Err(e)) => break format!("the SSE stream failed: {e}"),
+            None => break StreamEnd::Ended,
+            Some(Err(e)) => break StreamEnd::Failed(e.to_string()),
             Some(Ok(frame)) => match frame.into_data() {
                 Ok(chunk) => chunk,
                 Err(_) => continue,
@@ -376,14 +447,14 @@ async fn read_stream(stream: Stream) {
                 let target = resolve(&stream.request.url, event.data.trim());
                 stream.endpoint.send_replace(match target {
                     Ok(url) if same_origin(&url, &stream.request.url) => Endpoint::Ready(url),
-                    Ok(url) => Endpoint::Failed(format!(
-                        "the SSE stream named its message endpoint at another origin ({url}) than the one it was opened at ({}); mcpcheck sends nothing to an origin the user did not name (the user's headers and credentials would go with every message), so the server could not be tested further",
-                        origin(&stream.request.url).unwrap_or_default()
-                    )),
-                    Err(e) => Endpoint::Failed(format!(
-                        "the SSE stream's endpoint `{}` is not a usable URI: {e}",
-                        event.data
-                    )),
+                    Ok(url) => Endpoint::Failed(StreamEnd::OtherOrigin {
+                        url,
+                        opened: origin(&stream.request.url).unwrap_or_default(),
+                    }),
+                    Err(e) => Endpoint::Failed(StreamEnd::BadEndpoint {
+                        data: event.data.clone(),
+                        why: e.to_string(),
+                    }),
                 });
                 continue;
             }
@@ -414,7 +485,7 @@ async fn read_stream(stream: Stream) {
             r.body_bytes += bytes;
         });
         if !items.is_empty() && stream.inbound.send((items, Some(stream.index))).is_err() {
-            break "the connection was closed".to_string();
+            break StreamEnd::Closed;
         }
         if parser.pending() > stream.limits.max_frame_bytes {
             let _ = stream.inbound.send((
@@ -426,7 +497,7 @@ async fn read_stream(stream: Stream) {
                 }],
                 Some(stream.index),
             ));
-            break "mcpcheck closed a stream that flooded it".to_string();
+            break StreamEnd::Flooded;
         }
     };
     drop(driver);

@@ -190,7 +190,7 @@ impl Pipe {
             Pipe::Sse(sse) => match sse.post(frame, headers, omit).await {
                 Ok(Posted::Accepted) => Ok(()),
                 Ok(Posted::Rejected { status, body }) => Err(Unsent::Rejected { status, body }),
-                Err(e) => Err(Unsent::Closed(e)),
+                Err(e) => Err(Unsent::Closed(e.to_string())),
             },
         }
     }
@@ -427,7 +427,7 @@ impl Session {
     pub async fn gone(&self) -> Option<String> {
         match &self.link {
             Link::Stream(link) if *link.closed.borrow() => {
-                Some(self.closed_detail(link, "stdout closed").await)
+                Some(self.closed_detail(link, None).await)
             }
             _ => None,
         }

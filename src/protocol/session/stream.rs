@@ -13,7 +13,7 @@ use super::{
     Outgoing, Pipe, SendOptions, Session, StreamLink, Unsent, BARRIER_GRACE, UNCLAIMED_GRACE,
 };
 use crate::record::{id_key, Direction, Exchange, HttpFacts, Reply};
-use crate::transport::legacy::LegacySse;
+use crate::transport::legacy::{LegacySse, StreamEnd};
 
 impl Session {
     /// Sends one frame over a stream link (stdio, HTTP+SSE) and waits for what answers it.
@@ -104,7 +104,7 @@ impl Session {
         let reply = if let Err(unsent) = written {
             match unsent {
                 Unsent::Closed(detail) => Reply::Closed {
-                    detail: self.closed_detail(link, &detail).await,
+                    detail: self.closed_detail(link, Some(&detail)).await,
                 },
                 Unsent::Rejected { status, body } => {
                     http_facts = Some(HttpFacts {
@@ -261,7 +261,12 @@ impl Session {
                 };
                 (reply, Some(facts))
             }
-            Err(detail) => (Reply::Closed { detail }, None),
+            Err(error) => (
+                Reply::Closed {
+                    detail: error.to_string(),
+                },
+                None,
+            ),
         };
         Exchange {
             sent: text,
@@ -335,7 +340,7 @@ impl Session {
                 }
             }
             Got::Dropped => Reply::Closed {
-                detail: self.closed_detail(link, "stdout closed").await,
+                detail: self.closed_detail(link, None).await,
             },
             Got::Eof => {
                 // A response that came just before EOF may still be on its way to the waiter.
@@ -345,7 +350,7 @@ impl Session {
                     return Reply::Message { message, text };
                 }
                 Reply::Closed {
-                    detail: self.closed_detail(link, "stdout closed").await,
+                    detail: self.closed_detail(link, None).await,
                 }
             }
         }
@@ -358,10 +363,10 @@ impl Session {
         tokio::select! {
             got = unmatched.recv() => match got {
                 Some((message, text)) => Reply::Message { message, text },
-                None => Reply::Closed { detail: self.closed_detail(link, "stdout closed").await },
+                None => Reply::Closed { detail: self.closed_detail(link, None).await },
             },
             _ = async { let _ = closed.wait_for(|c| *c).await; } => Reply::Closed {
-                detail: self.closed_detail(link, "stdout closed").await,
+                detail: self.closed_detail(link, None).await,
             },
             _ = tokio::time::sleep(hold) => Reply::Nothing { waited_ms: hold.as_millis() as u64 },
         }
@@ -457,12 +462,14 @@ impl Session {
         match got {
             Some((message, text)) => Reply::Message { message, text },
             None => Reply::Closed {
-                detail: self.closed_detail(link, "stdout closed").await,
+                detail: self.closed_detail(link, None).await,
             },
         }
     }
 
-    pub(super) async fn closed_detail(&self, link: &StreamLink, what: &str) -> String {
+    /// Why a stream connection was lost: the server's exit (stdio), else how its stdout or SSE
+    /// stream ended, or (`unwritten`) what a write that failed said.
+    pub(super) async fn closed_detail(&self, link: &StreamLink, unwritten: Option<&str>) -> String {
         match &link.pipe {
             Pipe::Process(process, _) => {
                 for _ in 0..20 {
@@ -471,12 +478,14 @@ impl Session {
                     }
                     tokio::time::sleep(Duration::from_millis(10)).await;
                 }
-                format!("the server stopped talking: {what}")
+                format!(
+                    "the server stopped talking: {}",
+                    unwritten.unwrap_or("stdout closed")
+                )
             }
-            Pipe::Sse(sse) => match sse.ended() {
-                Some(why) if what == "stdout closed" => why,
-                _ if what == "stdout closed" => "the SSE stream ended".into(),
-                _ => what.to_string(),
+            Pipe::Sse(sse) => match (unwritten, sse.ended()) {
+                (Some(what), _) => what.to_string(),
+                (None, ended) => ended.unwrap_or(StreamEnd::Ended).to_string(),
             },
         }
     }
