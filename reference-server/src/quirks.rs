@@ -198,11 +198,11 @@ quirks! {
     /// reading beyond the first listed resource, across pages, finds it).
     LaterResourceTextAndBlob => "resource contents MUST be text or blob, not both, in every resource (schema)",
     /// The `greeting` prompt is produced without its required argument `name`.
-    PromptMissingArgumentServed => "a prompt without a required argument SHOULD get -32602",
+    PromptMissingArgumentServed => "a prompt without a required argument SHOULD get -32602"; answers "prompts/get" with data::greeting_without_name,
     /// The `plain` prompt's message has the role `system`.
     PromptMessageBadRole => "a prompt message's role MUST be user or assistant (schema)"; answers "prompts/get" with data::plain_prompt_system_role,
     /// Completing the `greeting` prompt's argument gives 101 values.
-    CompletionTooManyValues => "completion values MUST NOT exceed 100 items (schema)",
+    CompletionTooManyValues => "completion values MUST NOT exceed 100 items (schema)"; answers "completion/complete" with data::greeting_101_values,
     /// Completion for an unknown prompt offers an empty list.
     CompletionUnknownRefEmpty => "completion for an unknown prompt SHOULD get -32602",
     /// The structured tool returns its sum as a string, against its outputSchema.
@@ -268,13 +268,13 @@ quirks! {
     /// The official fixture `test_error_handling` fails with -32603 instead of an `isError` result.
     EverythingErrorAsProtocolError => "a tool's execution error SHOULD be a result with isError, not a JSON-RPC error"; answers "tools/call" with data::tool_error_as_protocol_error,
     /// Reading `test://template/{id}/data` returns content that does not mention the id.
-    EverythingTemplateIgnoresId => "a resource read through a template MUST be the resource the URI names",
+    EverythingTemplateIgnoresId => "a resource read through a template MUST be the resource the URI names"; answers "resources/read" with data::template_without_id,
     /// `test_prompt_with_arguments` leaves its arguments out of the text.
-    EverythingPromptIgnoresArguments => "prompts/get MUST use the arguments given",
+    EverythingPromptIgnoresArguments => "prompts/get MUST use the arguments given"; answers "prompts/get" with data::arguments_ignored,
     /// Any successful completion answers `{"completion": {}}`, without `values`.
     EverythingCompletionWithoutValues => "a completion result MUST carry completion.values (schema)"; answers "completion/complete" with data::completion_without_values,
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
-    EverythingPromptMissingArgumentServed => "a missing required prompt argument SHOULD get -32602",
+    EverythingPromptMissingArgumentServed => "a missing required prompt argument SHOULD get -32602"; answers "prompts/get" with data::arguments_prompt_without_arg2,
     /// Stateless, HTTP: GET is answered 200 instead of 405.
     StatelessGetAllowed in stateless => "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)",
     /// Stateless, HTTP: responses carry an `Mcp-Session-Id` header.
@@ -320,7 +320,7 @@ quirks! {
     /// After a feature request before `initialize`, `initialize` itself is refused.
     PreInitBreaksInitialize => "initialize MUST be answered with the server's capabilities, even after a premature request",
     /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
-    ResourceTraversal => "resource URIs MUST be validated; traversal MUST be refused",
+    ResourceTraversal => "resource URIs MUST be validated; traversal MUST be refused"; answers "resources/read" with data::traversal_read,
     /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
     StatelessIgnoreMcpName in stateless => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020",
     /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
@@ -878,6 +878,97 @@ mod data {
             Err((-32602, _, Some(data))) => data.get("uri").cloned(),
             _ => None,
         }
+    }
+
+    /// Whether the handler answered the request itself: a result, or its own -32602 (not a
+    /// refusal of the method or of a connection not yet initialized, which a quirk of the
+    /// method's answer leaves as it is).
+    fn answered(outcome: &Outcome) -> bool {
+        matches!(outcome, Ok(_) | Err((-32602, _, _)))
+    }
+
+    /// Whether the request names this prompt (`name`) or completes one of its arguments
+    /// (`ref.name`).
+    fn names(params: &Value, prompt: &str) -> bool {
+        params.get("name").and_then(Value::as_str) == Some(prompt)
+            || params.pointer("/ref/name").and_then(Value::as_str) == Some(prompt)
+    }
+
+    /// `PromptMissingArgumentServed`: `greeting` without its `name` is produced anyway.
+    pub fn greeting_without_name(params: &Value, outcome: Outcome) -> Outcome {
+        if params.get("name").and_then(Value::as_str) == Some("greeting")
+            && params.pointer("/arguments/name").is_none()
+            && answered(&outcome)
+        {
+            return Ok(
+                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Please greet ."}}]}),
+            );
+        }
+        outcome
+    }
+
+    /// `EverythingPromptMissingArgumentServed`: `test_prompt_with_arguments` without `arg2` is
+    /// produced anyway.
+    pub fn arguments_prompt_without_arg2(params: &Value, outcome: Outcome) -> Outcome {
+        if names(params, "test_prompt_with_arguments")
+            && params.pointer("/arguments/arg2").is_none()
+            && answered(&outcome)
+        {
+            return Ok(
+                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='?', arg2=''"}}]}),
+            );
+        }
+        outcome
+    }
+
+    /// `EverythingPromptIgnoresArguments`: `test_prompt_with_arguments` leaves its arguments out.
+    pub fn arguments_ignored(params: &Value, outcome: Outcome) -> Outcome {
+        if names(params, "test_prompt_with_arguments") && answered(&outcome) {
+            return Ok(
+                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
+            );
+        }
+        outcome
+    }
+
+    /// `CompletionTooManyValues`: completing `greeting`'s argument gives 101 values.
+    pub fn greeting_101_values(params: &Value, outcome: Outcome) -> Outcome {
+        if params.pointer("/ref/name").and_then(Value::as_str) == Some("greeting")
+            && answered(&outcome)
+        {
+            let values: Vec<String> = (1..=101).map(|n| format!("Name {n}")).collect();
+            return Ok(json!({"completion": {"values": values, "total": 101, "hasMore": false}}));
+        }
+        outcome
+    }
+
+    /// `ResourceTraversal`: a file:// URI with `..` segments is read, as a fake /etc/passwd.
+    pub fn traversal_read(params: &Value, outcome: Outcome) -> Outcome {
+        let uri = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if uri.starts_with("file://") && uri.contains("/..") && not_found(&outcome).is_some() {
+            return Ok(
+                json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
+            );
+        }
+        outcome
+    }
+
+    /// `EverythingTemplateIgnoresId`: a resource read through `test://template/{id}/data` does
+    /// not mention the id.
+    pub fn template_without_id(params: &Value, mut outcome: Outcome) -> Outcome {
+        let uri = params
+            .get("uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Ok(result) = &mut outcome {
+            if uri.starts_with("test://template/") {
+                result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
+            }
+        }
+        outcome
     }
 
     /// `MissingResourceEmptyContents`: an unknown resource is read as empty contents.

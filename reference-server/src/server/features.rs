@@ -164,25 +164,6 @@ impl Server {
                 self.quirks.listing("prompts", &mut prompts);
                 list_page(prompts, params, "prompts")
             }
-            "prompts/get"
-                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
-                    && params.pointer("/arguments/arg2").is_none()
-                    && self
-                        .quirks
-                        .has(Quirk::EverythingPromptMissingArgumentServed) =>
-            {
-                Ok(
-                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='?', arg2=''"}}]}),
-                )
-            }
-            "prompts/get"
-                if params.get("name") == Some(&json!("test_prompt_with_arguments"))
-                    && self.quirks.has(Quirk::EverythingPromptIgnoresArguments) =>
-            {
-                Ok(
-                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
-                )
-            }
             "prompts/get" | "completion/complete"
                 if !self.official_fixtures
                     && [params.get("name"), params.pointer("/ref/name")]
@@ -214,22 +195,7 @@ impl Server {
             {
                 mrtr::prompt(params, &self.quirks)
             }
-            "prompts/get"
-                if params.get("name") == Some(&json!("greeting"))
-                    && params.pointer("/arguments/name").is_none()
-                    && self.quirks.has(Quirk::PromptMissingArgumentServed) =>
-            {
-                Ok(
-                    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Please greet ."}}]}),
-                )
-            }
             "prompts/get" => get_prompt(params),
-            _ if params.pointer("/ref/name") == Some(&json!("greeting"))
-                && self.quirks.has(Quirk::CompletionTooManyValues) =>
-            {
-                let values: Vec<String> = (1..=101).map(|n| format!("Name {n}")).collect();
-                Ok(json!({"completion": {"values": values, "total": 101, "hasMore": false}}))
-            }
             _ => match complete(params) {
                 Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
                     Ok(json!({"completion": {"values": [], "hasMore": false}}))
@@ -275,22 +241,7 @@ impl Server {
                 }
                 Ok(result)
             }
-            Some(mut result)
-                if uri.starts_with("test://template/")
-                    && self.quirks.has(Quirk::EverythingTemplateIgnoresId) =>
-            {
-                result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
-                Ok(result)
-            }
             Some(result) => Ok(result),
-            None if uri.starts_with("file://")
-                && uri.contains("/..")
-                && self.quirks.has(Quirk::ResourceTraversal) =>
-            {
-                Ok(
-                    json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
-                )
-            }
             // Only in the stateless era (a --dual-era server's handshake era keeps -32602).
             None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
                 Err((
