@@ -208,7 +208,7 @@ quirks! {
     /// The structured tool returns its sum as a string, against its outputSchema.
     StructuredContentMismatch => "structuredContent MUST validate against the outputSchema"; answers "tools/call" with data::structured_sum_string,
     /// A tools/call without a name gets -32603.
-    MalformedCallInternalError => "invalid params MUST get -32602 (JSON-RPC 2.0)",
+    MalformedCallInternalError => "invalid params MUST get -32602 (JSON-RPC 2.0)"; answers "tools/call" with data::nameless_call_internal_error,
     /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
     Get200Plain => "GET MUST give an SSE stream or 405 (Streamable HTTP)",
     /// A request whose id is null is processed.
@@ -330,7 +330,7 @@ quirks! {
     /// outside the alphabet skipped, length not checked) instead of refused.
     StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" in stateless => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020",
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
-    InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)",
+    InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)"; answers "tools/call" with data::echo_without_text_accepted,
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
     StatelessLogWithoutLevel in stateless => "2026-07-28: no notifications/message for a request without _meta logLevel",
     /// 2026-07-28: an unknown `_meta` logLevel is accepted.
@@ -967,6 +967,31 @@ mod data {
             if uri.starts_with("test://template/") {
                 result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
             }
+        }
+        outcome
+    }
+
+    /// `MalformedCallInternalError`: a tools/call without a name gets -32603.
+    pub fn nameless_call_internal_error(params: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Err((-32602, message, data)) if !params.get("name").is_some_and(Value::is_string) => {
+                Err((-32603, message, data))
+            }
+            other => other,
+        }
+    }
+
+    /// `InvalidArgumentsAccepted`: `mcpcheck_echo` without its required `text` succeeds, with
+    /// empty text.
+    pub fn echo_without_text_accepted(params: &Value, outcome: Outcome) -> Outcome {
+        let refused = outcome
+            .as_ref()
+            .is_ok_and(|result| result.get("isError") == Some(&Value::Bool(true)));
+        if params.get("name").and_then(Value::as_str) == Some("mcpcheck_echo")
+            && params.pointer("/arguments/text").is_none()
+            && refused
+        {
+            return Ok(json!({"content": [{"type": "text", "text": ""}]}));
         }
         outcome
     }

@@ -16,12 +16,7 @@ impl Server {
         sink: &Sink,
     ) -> Outcome {
         let Some(name) = params.get("name").and_then(Value::as_str) else {
-            let code = if self.quirks.has(Quirk::MalformedCallInternalError) {
-                -32603
-            } else {
-                -32602
-            };
-            return Err((code, "Invalid params: name must be a string".into(), None));
+            return Err((-32602, "Invalid params: name must be a string".into(), None));
         };
         let args = params
             .get("arguments")
@@ -193,13 +188,6 @@ impl Server {
                 format!("Unknown tool: {name}"),
                 Some(json!({"name": name})),
             )),
-            ToolOutcome::Result(_)
-                if name == "mcpcheck_echo"
-                    && args.get("text").is_none()
-                    && self.quirks.has(Quirk::InvalidArgumentsAccepted) =>
-            {
-                Ok(json!({"content": [{"type": "text", "text": ""}]}))
-            }
             ToolOutcome::Result(mut result)
                 if name == "test_image_content"
                     && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
