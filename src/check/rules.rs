@@ -336,8 +336,6 @@ mod tests {
         assert_eq!(named("skill://org/pdf-tools/SKILL.md"), Status::Fail);
     }
 
-    /// Skill names: lowercase letters (a-z, and others the format's text may mean), digits and
-    /// single hyphens inside; not capitals, not a hyphen at an end or doubled.
     /// A placeholder in a rule is a query: `{{/error/code}}` is what the `when` key
     /// `"/error/code"` reads, a number kept as one.
     #[test]
@@ -355,6 +353,8 @@ mod tests {
         );
     }
 
+    /// Skill names: lowercase letters (a-z, and others the format's text may mean), digits and
+    /// single hyphens inside; not capitals, not a hyphen at an end or doubled.
     #[test]
     fn skill_names_follow_the_agent_skills_format() {
         let sent = json!({"jsonrpc": "2.0", "id": 1, "method": "skills/list"});

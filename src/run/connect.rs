@@ -436,7 +436,8 @@ const IDLE_SPAN: Duration = Duration::from_millis(300);
 const IDLE_TICKS: u64 = 3;
 
 /// Holds a start's core permit until the server has written its first byte, its stdout closed,
-/// the start-up bound ran out, or its process group has been all but idle for 0.3 s (a sleep, a
+/// the start-up bound ran out, or its process group has been all but idle for 0.3 s, sampled from
+/// 0.1 s in (a sleep, a
 /// network fetch, a database it connects to): the permits pace starts that compute (an
 /// interpreter importing its packages), and a start that only waits holds no core from the
 /// others.

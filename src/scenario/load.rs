@@ -120,12 +120,34 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         let name = text[start + 2..end].trim();
         let name = name.strip_suffix('?').unwrap_or(name);
         let query = |name: &str| query::parse_query(name, Some(&steps)).map(|_| ());
-        if let Some(why) = template::unknown(name, &captured, &query) {
+        if let Some(why) = template::unknown(name, &captured, &query, !in_step(&text, start)) {
             return Err(source.error(Some(start..end), why));
         }
         from = end + 2;
     }
     Ok(())
+}
+
+/// Whether offset `at` of a scenario file (its comments blanked) lies in a step's table
+/// (`[[step]]`, `[step.…]`): the last table header before it says.
+fn in_step(text: &str, at: usize) -> bool {
+    text[..at]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find_map(|line| {
+            let name = line
+                .strip_prefix('[')?
+                .strip_suffix(']')?
+                .trim_start_matches('[')
+                .trim_end_matches(']');
+            let header = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+            header.then(|| name == "step" || name.starts_with("step."))
+        })
+        .unwrap_or(false)
 }
 
 /// The TOML text with every comment blanked out (each byte of it a space, so that offsets stay

@@ -20,14 +20,16 @@ pub const URL_FILTERS: &[&str] = &["origin", "path", "dir"];
 
 /// Why a placeholder name names nothing a run can fill (`None`: it is known). `captured` are the
 /// names the file's steps capture; `query` says why a name is no query of the scenario language
-/// (`Ok`: it is one, which a rule fills from its exchange). Known: `protocolVersion`,
+/// (`Ok`: it is one), which only a check's rules fill (`in_rules`: the placeholder is in one;
+/// a step is built before it has an exchange to query). Known: `protocolVersion`,
 /// `era.request`, `guarded.request`, `token`, `copy`, `probe.name`, `probe.arguments`,
 /// `server.url`, `server.origin`, `server.path`, `server.web-origin`, `capture.NAME`,
-/// `tool.NAME[/POINTER]`, `each` with a JSON pointer, and every query.
+/// `tool.NAME[/POINTER]`, `each` with a JSON pointer, and in rules every query.
 pub fn unknown(
     name: &str,
     captured: &[&str],
     query: &dyn Fn(&str) -> Result<(), String>,
+    in_rules: bool,
 ) -> Option<String> {
     const FIXED: &[&str] = &[
         "protocolVersion",
@@ -49,7 +51,7 @@ pub fn unknown(
                 URL_FILTERS.join(", ")
             ));
         }
-        return unknown(base, captured, query);
+        return unknown(base, captured, query, in_rules);
     }
     if FIXED.contains(&name) {
         return None;
@@ -76,7 +78,17 @@ pub fn unknown(
             return None;
         }
     }
+    if name.is_empty() {
+        return Some(
+            "`{{}}` names nothing: a placeholder names a value (`{{capture.NAME}}`, in a rule `{{/error/code}}`)".into(),
+        );
+    }
     // The spellings from before placeholders were queries, named with what replaced them.
+    if name == "reply" {
+        return Some(
+            "`{{reply}}` was the whole reply; a placeholder in a rule is now a query, and the query `reply` the kinds of reply: name a part of the message by its JSON pointer (`{{/result}}`, `{{/error}}`)".into(),
+        );
+    }
     if name == "http_status" {
         return Some(
             "`{{http_status}}` is now `{{status}}`: a placeholder in a rule is a query, and the status a number".into(),
@@ -88,9 +100,12 @@ pub fn unknown(
         ));
     }
     match query(name) {
-        Ok(()) => None,
+        Ok(()) if in_rules => None,
+        Ok(()) => Some(format!(
+            "`{{{{{name}}}}}` is a query, which only a check's rules fill (a step is built before it has an exchange): keep a value of an earlier step with `capture` and write `{{{{capture.NAME}}}}`"
+        )),
         Err(why) => Some(format!(
-            "`{{{{{name}}}}}` names nothing mcpcheck can fill in (known: {}, capture.NAME, tool.NAME, each/POINTER, and in rules any query: {why})",
+            "`{{{{{name}}}}}` names nothing mcpcheck can fill in: it is none of {}, capture.NAME, tool.NAME, each/POINTER, nor a query a rule could fill ({why})",
             FIXED.join(", ")
         )),
     }
@@ -406,11 +421,13 @@ mod tests {
         // A filter of a name without a value, or of no URL, has none.
         assert_eq!(fill.lookup("capture.none|origin"), None);
         let no_query = |_: &str| Err(String::from("no query"));
-        assert!(unknown("capture.issuer|origin", &["issuer"], &no_query).is_none());
-        assert!(unknown("capture.issuer|host", &["issuer"], &no_query)
-            .unwrap()
-            .contains("unknown filter"));
-        assert!(unknown("capture.other|path", &["issuer"], &no_query).is_some());
+        assert!(unknown("capture.issuer|origin", &["issuer"], &no_query, false).is_none());
+        assert!(
+            unknown("capture.issuer|host", &["issuer"], &no_query, false)
+                .unwrap()
+                .contains("unknown filter")
+        );
+        assert!(unknown("capture.other|path", &["issuer"], &no_query, false).is_some());
         // `dir`: the URI without its last segment, never cutting into the scheme's `//`.
         assert_eq!(
             url_part("skill://org/pdf/SKILL.md", "dir"),

@@ -82,6 +82,7 @@ fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
     for (old, new) in [
         ("{{reply/error/code}}", "`{{/error/code}}`"),
         ("{{http_status}}", "`{{status}}`"),
+        ("{{reply}}", "a query, and the query `reply` the kinds"),
     ] {
         let text = MINIMAL.replace(
             "verdict = \"pass\" }",
@@ -96,6 +97,20 @@ fn a_placeholder_that_names_nothing_is_a_load_error_at_its_place() {
     );
     let e = parse("demo.toml", &unknown_step).unwrap_err();
     assert!(e.message.contains("no step is named `nope`"), "{e}");
+    // A step is built before it has an exchange: a query there is refused where it is written,
+    // and so is a placeholder that names nothing at all.
+    for (in_step, says) in [
+        ("{{status}}", "only a check's rules fill"),
+        ("{{}}", "names nothing"),
+    ] {
+        let text = MINIMAL.replace(
+            "request = { method = \"ping\" }",
+            &format!("request = {{ method = \"ping\", params = {{ v = \"{in_step}\" }} }}"),
+        );
+        let e = parse("demo.toml", &text).unwrap_err();
+        assert_eq!(e.line, 8, "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
 }
 
 #[test]
