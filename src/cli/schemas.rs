@@ -101,7 +101,7 @@ pub async fn fetch_one(
     }
     let url = url(base, version);
     let authority = crate::record::url::parse_url(&url)
-        .map_err(FetchError::Download)?
+        .map_err(|e| FetchError::Download(e.to_string()))?
         .authority()
         .map(|a| a.to_string())
         .unwrap_or_default();

@@ -3,9 +3,54 @@
 
 use hyper::Uri;
 
+/// Why a URL is none mcpcheck can reach, or a reference no endpoint it can resolve.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UrlError {
+    /// No scheme: what was likely meant.
+    #[error("`{url}` has no scheme; did you mean http://{guess}?")]
+    NoScheme {
+        /// The URL as given.
+        url: String,
+        /// It with `http://` before it.
+        guess: String,
+    },
+    /// A scheme other than http or https (`file`, `ws`, …), said of the user's URL.
+    #[error("`{0}` is not an http or https URL (mcpcheck speaks Streamable HTTP and HTTP+SSE at http:// or https:// URLs; a local command goes to --stdio)")]
+    NotHttpGiven(String),
+    /// Not a URL at all (the parser's words).
+    #[error("`{url}` is not a valid URL: {why}")]
+    Invalid {
+        /// The URL as given.
+        url: String,
+        /// What the parser said.
+        why: String,
+    },
+    /// Another scheme, found after parsing.
+    #[error("`{0}` is not an http or https URL")]
+    NotHttp(String),
+    /// No host.
+    #[error("`{0}` has no host")]
+    NoHost(String),
+    /// A reference to resolve that is empty.
+    #[error("it is empty")]
+    Empty,
+    /// A reference that holds whitespace or a control character.
+    #[error("it holds whitespace")]
+    Whitespace,
+    /// A reference to another scheme.
+    #[error("`{0}` is not an http or https URL")]
+    OtherScheme(String),
+}
+
+impl From<UrlError> for String {
+    fn from(error: UrlError) -> String {
+        error.to_string()
+    }
+}
+
 /// Checks that a URL is an absolute http or https URL; returns it parsed. A URL without a
 /// scheme gets "did you mean http://…?"; any other scheme, one message whatever it is.
-pub fn parse_url(url: &str) -> Result<Uri, String> {
+pub fn parse_url(url: &str) -> Result<Uri, UrlError> {
     let scheme = url.split_once("://").map(|(scheme, _)| scheme).filter(|s| {
         !s.is_empty()
             && s.chars()
@@ -16,29 +61,30 @@ pub fn parse_url(url: &str) -> Result<Uri, String> {
             && !url.trim().is_empty()
             && !url.contains(char::is_whitespace) =>
         {
-            return Err(format!(
-                "`{url}` has no scheme; did you mean http://{}?",
-                url.trim_start_matches('/')
-            ));
+            return Err(UrlError::NoScheme {
+                url: url.to_string(),
+                guess: url.trim_start_matches('/').to_string(),
+            });
         }
         Some(scheme)
             if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") =>
         {
-            return Err(format!(
-                "`{url}` is not an http or https URL (mcpcheck speaks Streamable HTTP and HTTP+SSE at http:// or https:// URLs; a local command goes to --stdio)"
-            ));
+            return Err(UrlError::NotHttpGiven(url.to_string()));
         }
         _ => {}
     }
     let uri: Uri = url
         .parse()
-        .map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+        .map_err(|e: hyper::http::uri::InvalidUri| UrlError::Invalid {
+            url: url.to_string(),
+            why: e.to_string(),
+        })?;
     match uri.scheme_str() {
         Some("http") | Some("https") => {}
-        _ => return Err(format!("`{url}` is not an http or https URL")),
+        _ => return Err(UrlError::NotHttp(url.to_string())),
     }
     if uri.host().is_none() {
-        return Err(format!("`{url}` has no host"));
+        return Err(UrlError::NoHost(url.to_string()));
     }
     Ok(uri)
 }
@@ -93,22 +139,22 @@ pub fn same_origin(a: &str, b: &str) -> bool {
 
 /// Resolves the endpoint an SSE stream named against the stream's URL (RFC 3986 §5.2, for the
 /// forms servers use: absolute, absolute-path and relative-path references, with a query).
-pub fn resolve(base: &str, reference: &str) -> Result<String, String> {
+pub fn resolve(base: &str, reference: &str) -> Result<String, UrlError> {
     if reference.is_empty() {
-        return Err("it is empty".into());
+        return Err(UrlError::Empty);
     }
     if reference
         .chars()
         .any(|c| c.is_whitespace() || c.is_control())
     {
-        return Err("it holds whitespace".into());
+        return Err(UrlError::Whitespace);
     }
     if let Some((scheme, _)) = reference.split_once("://") {
         if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") {
             parse_url(reference)?;
             return Ok(reference.to_string());
         }
-        return Err(format!("`{scheme}` is not an http or https URL"));
+        return Err(UrlError::OtherScheme(scheme.to_string()));
     }
     let uri = parse_url(base)?;
     let origin = format!(
@@ -196,13 +242,13 @@ mod tests {
 
     #[test]
     fn a_url_without_a_scheme_is_answered_with_a_suggestion_and_any_other_scheme_alike() {
-        let e = parse_url("127.0.0.1:3000/mcp").unwrap_err();
+        let e = parse_url("127.0.0.1:3000/mcp").unwrap_err().to_string();
         assert!(e.contains("did you mean http://127.0.0.1:3000/mcp?"), "{e}");
-        let e = parse_url("localhost:3000").unwrap_err();
+        let e = parse_url("localhost:3000").unwrap_err().to_string();
         assert!(e.contains("did you mean http://localhost:3000?"), "{e}");
         for url in ["file:///tmp/x", "ftp://host/y", "ws://host/mcp"] {
             let e = parse_url(url).unwrap_err();
-            assert!(e.contains("is not an http or https URL"), "{url}: {e}");
+            assert_eq!(e, super::UrlError::NotHttpGiven(url.into()), "{url}");
         }
         assert!(parse_url("https://example.com/mcp").is_ok());
     }

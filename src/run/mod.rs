@@ -392,7 +392,7 @@ pub async fn serve_early(config: &RunConfig) -> Result<Option<Arc<Served>>, Serv
         return Ok(None);
     };
     let uri = crate::record::url::parse_url(url).map_err(|why| ServeFailure {
-        why,
+        why: why.to_string(),
         stderr_tail: String::new(),
     })?;
     let host = uri.host().unwrap_or("127.0.0.1").to_string();

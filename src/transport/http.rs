@@ -459,8 +459,8 @@ pub enum SendError {
 pub enum HttpError {
     /// The URL is no http or https URL mcpcheck can reach (the words say why and what was
     /// likely meant).
-    #[error("{0}")]
-    Url(String),
+    #[error(transparent)]
+    Url(#[from] crate::record::url::UrlError),
     /// No TCP connection within the bound.
     #[error("connecting to {host}:{port} timed out")]
     ConnectTimeout {
