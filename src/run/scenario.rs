@@ -326,6 +326,26 @@ impl StepRunner<'_> {
             self.record(step, outcomes, captures, records);
             return;
         };
+        // A step that would not be sent on an answering connection either (a capture it needs
+        // is absent: the server lists no prompts, say) stays not applicable.
+        if !matches!(step.send, StepSend::Fetch(_)) {
+            let built = self.build(n, step, captures);
+            let absent = !built.is_empty()
+                && built.iter().all(|b| {
+                    matches!(
+                        b,
+                        Err(NotSent {
+                            not_applicable: true,
+                            ..
+                        })
+                    )
+                });
+            if absent {
+                let outcomes = built.into_iter().filter_map(Result::err).map(Err).collect();
+                self.record(step, outcomes, captures, records);
+                return;
+            }
+        }
         // Nothing went out: no exchange to show or replay, an error of the run to judge.
         let unsent = NotSent::from(format!("not sent: {why}"));
         self.record(step, vec![Err(unsent)], captures, records);

@@ -465,6 +465,38 @@ fn stops_answering(era: &str, n: usize) -> Value {
     report
 }
 
+/// A step that would not be sent on a connection that answers (the server listed no prompts,
+/// so there is none to get) stays not applicable on a connection that has stopped answering: the
+/// server's silence says nothing about it. The fresh connection's fourth line is the prompts
+/// listing (after `initialize` and the two barriers of its start), then nothing.
+#[test]
+fn a_step_that_would_not_apply_stays_not_applicable_on_a_silent_connection() {
+    let command = format!(
+        "{} --empty-lists --stop-answering-after 4",
+        reference_server().display()
+    );
+    let scenarios = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/scenarios");
+    let (_, report, stderr) = run_json(&[
+        "--stdio",
+        &command,
+        "--scenarios",
+        scenarios,
+        "--no-builtin",
+        "--check",
+        "stuck-get",
+        "--timeout",
+        "1",
+    ]);
+    let check = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "stuck-get")
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(check["status"], "skip", "{check}");
+    assert_eq!(check["reason"]["kind"], "absent", "{check}");
+}
+
 #[test]
 fn a_server_with_nothing_listed_gets_no_hollow_pass() {
     // It declares tools, resources and prompts but lists none: a check of every listed item
