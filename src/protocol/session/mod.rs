@@ -203,6 +203,9 @@ struct Silence {
     since: std::time::Instant,
     /// [`StreamLink::received`] then: anything the server sends after ends the silence.
     received: u64,
+    /// Whether a request sent after that bound ran out went unanswered for its whole bound as
+    /// well: the server has stopped answering (two requests said so, not a clock).
+    confirmed: bool,
 }
 
 struct StreamLink {
@@ -270,19 +273,26 @@ impl StepSlot {
 }
 
 impl StreamLink {
-    /// Records that a request sent when [`StreamLink::received`] was `received` has just
-    /// waited out its whole bound: if nothing at all has come since it was sent, the server
-    /// is silent, counted from now (the first such bound counts, until it says anything).
-    fn note_silence(&self, received: u64) {
+    /// Records that a request sent at `asked`, when [`StreamLink::received`] was `received`, has
+    /// just waited out its whole bound: if nothing at all has come since it was sent, the server
+    /// is silent from now on (the first such bound counts, until it says anything), and a second
+    /// such request, sent after the first one's bound ran out, confirms it.
+    fn note_silence(&self, received: u64, asked: std::time::Instant) {
         if self.received.load(Ordering::SeqCst) != received {
             return;
         }
         let mut silence = self.silence.lock().expect("silence lock");
-        if silence.as_ref().is_none_or(|s| s.received != received) {
-            *silence = Some(Silence {
-                since: std::time::Instant::now(),
-                received,
-            });
+        match silence.as_mut() {
+            Some(silent) if silent.received == received => {
+                silent.confirmed |= asked >= silent.since;
+            }
+            _ => {
+                *silence = Some(Silence {
+                    since: std::time::Instant::now(),
+                    received,
+                    confirmed: false,
+                });
+            }
         }
     }
 
@@ -435,9 +445,9 @@ impl Session {
 
     /// Why the server is taken to have stopped answering on this connection, if it has: a
     /// request's bound ran out, the server has sent nothing at all since that request was sent,
-    /// and a whole per-request bound (`--timeout`) more has passed since the first ran out (so
-    /// the barrier that confirms a step's silence has had its chance). Anything the server
-    /// sends ends it. What would only wait out its own bounds on such a connection is not sent
+    /// and a request sent after that bound ran out (a later step's, or the barrier that confirms
+    /// a step's silence) waited out its whole bound too. Two unanswered requests say so, never
+    /// the time that passed (a step that only holds does not). Anything the server sends ends it. What would only wait out its own bounds on such a connection is not sent
     /// (an error of the run, never a verdict on the server). `None` over Streamable HTTP, where
     /// each request has an answer of its own.
     pub fn stuck(&self) -> Option<String> {
@@ -449,11 +459,9 @@ impl Session {
         if link.received.load(Ordering::SeqCst) != silence.received {
             return None;
         }
-        let silent = silence.since.elapsed();
-        (silent >= self.limits.request_timeout).then(|| {
+        silence.confirmed.then(|| {
             format!(
-                "the server has sent nothing on this connection since a request it left unanswered, and for {:.1} s more after that request's bound ran out (--timeout {} s)",
-                silent.as_secs_f64(),
+                "the server has sent nothing on this connection since a request it left unanswered, and left a request sent after that one's bound ran out unanswered as well (--timeout {} s each)",
                 self.limits.request_timeout.as_secs_f64()
             )
         })

@@ -297,6 +297,7 @@ impl Session {
         let mut closed = link.closed.clone();
         let mut rx = rx;
         let received = link.received.load(Ordering::SeqCst);
+        let asked = Instant::now();
         let got = {
             let mut unmatched = if accept_unmatched {
                 Some(link.unmatched.lock().await)
@@ -334,7 +335,7 @@ impl Session {
             Got::Timeout(waited) => {
                 // Nothing at all since the request went out: the silence dates from it (the
                 // earliest such request, until the server says anything).
-                link.note_silence(received);
+                link.note_silence(received, asked);
                 Reply::Nothing {
                     waited_ms: waited.as_millis() as u64,
                 }
@@ -438,7 +439,7 @@ impl Session {
                             // Neither the frame nor the barrier behind it got anything back
                             // within a whole request bound.
                             if started.elapsed() >= self.limits.request_timeout {
-                                link.note_silence(received);
+                                link.note_silence(received, started);
                             }
                         }
                         link.pending.lock().expect("pending lock").remove(&id_key(&barrier_id));
