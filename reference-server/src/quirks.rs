@@ -887,13 +887,6 @@ mod data {
         matches!(outcome, Ok(_) | Err((-32602, _, _)))
     }
 
-    /// Whether the request names this prompt (`name`) or completes one of its arguments
-    /// (`ref.name`).
-    fn names(params: &Value, prompt: &str) -> bool {
-        params.get("name").and_then(Value::as_str) == Some(prompt)
-            || params.pointer("/ref/name").and_then(Value::as_str) == Some(prompt)
-    }
-
     /// `PromptMissingArgumentServed`: `greeting` without its `name` is produced anyway.
     pub fn greeting_without_name(params: &Value, outcome: Outcome) -> Outcome {
         if params.get("name").and_then(Value::as_str) == Some("greeting")
@@ -910,7 +903,7 @@ mod data {
     /// `EverythingPromptMissingArgumentServed`: `test_prompt_with_arguments` without `arg2` is
     /// produced anyway.
     pub fn arguments_prompt_without_arg2(params: &Value, outcome: Outcome) -> Outcome {
-        if names(params, "test_prompt_with_arguments")
+        if params.get("name").and_then(Value::as_str) == Some("test_prompt_with_arguments")
             && params.pointer("/arguments/arg2").is_none()
             && answered(&outcome)
         {
@@ -923,7 +916,9 @@ mod data {
 
     /// `EverythingPromptIgnoresArguments`: `test_prompt_with_arguments` leaves its arguments out.
     pub fn arguments_ignored(params: &Value, outcome: Outcome) -> Outcome {
-        if names(params, "test_prompt_with_arguments") && answered(&outcome) {
+        if params.get("name").and_then(Value::as_str) == Some("test_prompt_with_arguments")
+            && answered(&outcome)
+        {
             return Ok(
                 json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
             );
@@ -963,10 +958,15 @@ mod data {
             .get("uri")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        if let Ok(result) = &mut outcome {
-            if uri.starts_with("test://template/") {
-                result["contents"][0]["text"] = json!("{\"data\": \"data\"}");
-            }
+        // (Another quirk may have made the contents empty: nothing to rewrite then.)
+        if let Some(item) = outcome
+            .as_mut()
+            .ok()
+            .filter(|_| uri.starts_with("test://template/"))
+            .and_then(|result| result.pointer_mut("/contents/0"))
+            .and_then(Value::as_object_mut)
+        {
+            item.insert("text".into(), json!("{\"data\": \"data\"}"));
         }
         outcome
     }

@@ -249,6 +249,7 @@ mod tests {
         for url in ["file:///tmp/x", "ftp://host/y", "ws://host/mcp"] {
             let e = parse_url(url).unwrap_err();
             assert_eq!(e, super::UrlError::NotHttpGiven(url.into()), "{url}");
+            assert!(e.to_string().contains("is not an http or https URL"), "{e}");
         }
         assert!(parse_url("https://example.com/mcp").is_ok());
     }

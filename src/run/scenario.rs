@@ -313,7 +313,8 @@ impl StepRunner<'_> {
 
     /// Runs step `n` and records what it did; on a connection the server has stopped
     /// answering ([`Session::stuck`]) the step is not sent (it would only wait out its bound),
-    /// and the checks resting on it are errors of the run.
+    /// and the checks resting on it are errors of the run, unless it would not have been sent
+    /// anyway (a capture it needs is absent): then they do not apply, as anywhere.
     pub(super) async fn run_and_record(
         &self,
         n: usize,

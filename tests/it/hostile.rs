@@ -465,12 +465,14 @@ fn stops_answering(era: &str, n: usize) -> Value {
     report
 }
 
-/// A step that would not be sent on a connection that answers (the server listed no prompts,
-/// so there is none to get) stays not applicable on a connection that has stopped answering: the
-/// server's silence says nothing about it. The fresh connection's fourth line is the prompts
-/// listing (after `initialize` and the two barriers of its start), then nothing.
+/// On a fresh connection whose fourth line is the prompts listing (after `initialize` and the two
+/// barriers of its start), and then nothing: two requests left unanswered for a whole `--timeout`
+/// each say the server has stopped answering, and what follows is not sent (an error of the run),
+/// except a step that would not be sent anyway (the server listed no prompts: not applicable, as
+/// on a connection that answers). A second request with a shorter bound of its own confirms
+/// nothing (a server may answer such a step late): what follows it is still sent.
 #[test]
-fn a_step_that_would_not_apply_stays_not_applicable_on_a_silent_connection() {
+fn a_silent_connection_is_known_by_two_unanswered_requests_and_what_would_not_apply_stays_so() {
     let command = format!(
         "{} --empty-lists --stop-answering-after 4",
         reference_server().display()
@@ -482,19 +484,37 @@ fn a_step_that_would_not_apply_stays_not_applicable_on_a_silent_connection() {
         "--scenarios",
         scenarios,
         "--no-builtin",
-        "--check",
-        "stuck-get",
         "--timeout",
         "1",
     ]);
-    let check = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "stuck-get")
-        .unwrap_or_else(|| panic!("{stderr}"));
-    assert_eq!(check["status"], "skip", "{check}");
-    assert_eq!(check["reason"]["kind"], "absent", "{check}");
+    let check = |id: &str| {
+        report["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}: {stderr}"))
+            .clone()
+    };
+    for id in ["stuck-get", "short-get"] {
+        let get = check(id);
+        assert_eq!(get["status"], "skip", "{get}");
+        assert_eq!(get["reason"]["kind"], "absent", "{get}");
+    }
+    let stuck = check("stuck-after");
+    assert_eq!(stuck["status"], "error", "{stuck}");
+    assert_eq!(
+        stuck["reason"],
+        json!({"kind": "stopped", "sent": false}),
+        "{stuck}"
+    );
+    let short = check("short-after");
+    assert_eq!(short["status"], "error", "{short}");
+    assert_eq!(
+        short["reason"],
+        json!({"kind": "stopped", "sent": true}),
+        "{short}"
+    );
 }
 
 #[test]

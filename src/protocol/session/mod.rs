@@ -203,8 +203,8 @@ struct Silence {
     since: std::time::Instant,
     /// [`StreamLink::received`] then: anything the server sends after ends the silence.
     received: u64,
-    /// Whether a request sent after that bound ran out went unanswered for its whole bound as
-    /// well: the server has stopped answering (two requests said so, not a clock).
+    /// Whether a request sent after that bound ran out went unanswered for a whole `--timeout`
+    /// as well: the server has stopped answering (two requests said so, not a clock).
     confirmed: bool,
 }
 
@@ -274,17 +274,19 @@ impl StepSlot {
 
 impl StreamLink {
     /// Records that a request sent at `asked`, when [`StreamLink::received`] was `received`, has
-    /// just waited out its whole bound: if nothing at all has come since it was sent, the server
-    /// is silent from now on (the first such bound counts, until it says anything), and a second
-    /// such request, sent after the first one's bound ran out, confirms it.
-    fn note_silence(&self, received: u64, asked: std::time::Instant) {
+    /// just waited out its bound (`whole`: one of at least `--timeout`): if nothing at all has
+    /// come since it was sent, the server is silent from now on (the first such bound counts,
+    /// until it says anything), and a second such request that waited a whole `--timeout`, sent
+    /// after the first one's bound ran out, confirms it (a step's own shorter bound does not: a
+    /// server may answer that step late).
+    fn note_silence(&self, received: u64, asked: std::time::Instant, whole: bool) {
         if self.received.load(Ordering::SeqCst) != received {
             return;
         }
         let mut silence = self.silence.lock().expect("silence lock");
         match silence.as_mut() {
             Some(silent) if silent.received == received => {
-                silent.confirmed |= asked >= silent.since;
+                silent.confirmed |= whole && asked >= silent.since;
             }
             _ => {
                 *silence = Some(Silence {
@@ -445,9 +447,10 @@ impl Session {
 
     /// Why the server is taken to have stopped answering on this connection, if it has: a
     /// request's bound ran out, the server has sent nothing at all since that request was sent,
-    /// and a request sent after that bound ran out (a later step's, or the barrier that confirms
-    /// a step's silence) waited out its whole bound too. Two unanswered requests say so, never
-    /// the time that passed (a step that only holds does not). Anything the server sends ends it. What would only wait out its own bounds on such a connection is not sent
+    /// and a request sent after that bound ran out (a later step's, or the barrier that
+    /// confirms a step's silence) went unanswered for a whole `--timeout` too. Two unanswered
+    /// requests say so, never the time that passed (a step that only holds does not). Anything
+    /// the server sends ends it. What would only wait out its own bounds on such a connection is not sent
     /// (an error of the run, never a verdict on the server). `None` over Streamable HTTP, where
     /// each request has an answer of its own.
     pub fn stuck(&self) -> Option<String> {
@@ -461,7 +464,7 @@ impl Session {
         }
         silence.confirmed.then(|| {
             format!(
-                "the server has sent nothing on this connection since a request it left unanswered, and left a request sent after that one's bound ran out unanswered as well (--timeout {} s each)",
+                "the server has sent nothing on this connection since a request it left unanswered, and left a request sent after that one's bound ran out unanswered for a whole --timeout ({} s) as well",
                 self.limits.request_timeout.as_secs_f64()
             )
         })

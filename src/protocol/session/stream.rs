@@ -335,7 +335,7 @@ impl Session {
             Got::Timeout(waited) => {
                 // Nothing at all since the request went out: the silence dates from it (the
                 // earliest such request, until the server says anything).
-                link.note_silence(received, asked);
+                link.note_silence(received, asked, waited >= self.limits.request_timeout);
                 Reply::Nothing {
                     waited_ms: waited.as_millis() as u64,
                 }
@@ -439,7 +439,7 @@ impl Session {
                             // Neither the frame nor the barrier behind it got anything back
                             // within a whole request bound.
                             if started.elapsed() >= self.limits.request_timeout {
-                                link.note_silence(received, started);
+                                link.note_silence(received, started, true);
                             }
                         }
                         link.pending.lock().expect("pending lock").remove(&id_key(&barrier_id));
