@@ -301,15 +301,7 @@ resources = ["ref://docs/readme"]"#,
         "-q",
     ]);
     assert_eq!(code, 0);
-    let check = |id: &str| {
-        report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap()
-            .clone()
-    };
+    let check = |id: &str| crate::support::check(&report, id).clone();
     assert_eq!(
         check("listed-get")["status"],
         "pass",

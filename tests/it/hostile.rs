@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::support::{mcpcheck, reference_server, run_json, statuses};
+use crate::support::{check, mcpcheck, reference_server, run_json, statuses};
 
 /// Whether a process runs whose whole command line is `command`.
 fn running(command: &str) -> bool {
@@ -478,7 +478,7 @@ fn a_silent_connection_is_known_by_two_unanswered_requests_and_what_would_not_ap
         reference_server().display()
     );
     let scenarios = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/scenarios");
-    let (_, report, stderr) = run_json(&[
+    let (_, report, _) = run_json(&[
         "--stdio",
         &command,
         "--scenarios",
@@ -487,28 +487,19 @@ fn a_silent_connection_is_known_by_two_unanswered_requests_and_what_would_not_ap
         "--timeout",
         "1",
     ]);
-    let check = |id: &str| {
-        report["checks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == id)
-            .unwrap_or_else(|| panic!("no {id}: {stderr}"))
-            .clone()
-    };
     for id in ["stuck-get", "short-get"] {
-        let get = check(id);
+        let get = check(&report, id);
         assert_eq!(get["status"], "skip", "{get}");
         assert_eq!(get["reason"]["kind"], "absent", "{get}");
     }
-    let stuck = check("stuck-after");
+    let stuck = check(&report, "stuck-after");
     assert_eq!(stuck["status"], "error", "{stuck}");
     assert_eq!(
         stuck["reason"],
         json!({"kind": "stopped", "sent": false}),
         "{stuck}"
     );
-    let short = check("short-after");
+    let short = check(&report, "short-after");
     assert_eq!(short["status"], "error", "{short}");
     assert_eq!(
         short["reason"],

@@ -198,6 +198,16 @@ pub fn run_json_with_env(args: &[&str], env: &[(&str, &str)]) -> (i32, Value, St
     )
 }
 
+/// The first result of check `id` in a report (panics naming the id when it did not run).
+pub fn check<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("{id} did not run"))
+}
+
 /// The status of every check in a report, by name: its id, or `id@version` for a check judged
 /// in more than one era.
 pub fn statuses(report: &Value) -> std::collections::BTreeMap<String, String> {
