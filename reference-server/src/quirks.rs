@@ -887,15 +887,26 @@ mod data {
         matches!(outcome, Ok(_) | Err((-32602, _, _)))
     }
 
+    /// The string at a pointer of the request's params (empty: none there).
+    fn text_at<'v>(params: &'v Value, pointer: &str) -> &'v str {
+        params
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    }
+
+    /// A prompt of one user message with this text.
+    fn user_prompt(text: &str) -> Outcome {
+        Ok(json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}))
+    }
+
     /// `PromptMissingArgumentServed`: `greeting` without its `name` is produced anyway.
     pub fn greeting_without_name(params: &Value, outcome: Outcome) -> Outcome {
-        if params.get("name").and_then(Value::as_str) == Some("greeting")
+        if text_at(params, "/name") == "greeting"
             && params.pointer("/arguments/name").is_none()
             && answered(&outcome)
         {
-            return Ok(
-                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Please greet ."}}]}),
-            );
+            return user_prompt("Please greet .");
         }
         outcome
     }
@@ -903,34 +914,26 @@ mod data {
     /// `EverythingPromptMissingArgumentServed`: `test_prompt_with_arguments` without `arg2` is
     /// produced anyway.
     pub fn arguments_prompt_without_arg2(params: &Value, outcome: Outcome) -> Outcome {
-        if params.get("name").and_then(Value::as_str) == Some("test_prompt_with_arguments")
+        if text_at(params, "/name") == "test_prompt_with_arguments"
             && params.pointer("/arguments/arg2").is_none()
             && answered(&outcome)
         {
-            return Ok(
-                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments: arg1='?', arg2=''"}}]}),
-            );
+            return user_prompt("Prompt with arguments: arg1='?', arg2=''");
         }
         outcome
     }
 
     /// `EverythingPromptIgnoresArguments`: `test_prompt_with_arguments` leaves its arguments out.
     pub fn arguments_ignored(params: &Value, outcome: Outcome) -> Outcome {
-        if params.get("name").and_then(Value::as_str) == Some("test_prompt_with_arguments")
-            && answered(&outcome)
-        {
-            return Ok(
-                json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with arguments."}}]}),
-            );
+        if text_at(params, "/name") == "test_prompt_with_arguments" && answered(&outcome) {
+            return user_prompt("Prompt with arguments.");
         }
         outcome
     }
 
     /// `CompletionTooManyValues`: completing `greeting`'s argument gives 101 values.
     pub fn greeting_101_values(params: &Value, outcome: Outcome) -> Outcome {
-        if params.pointer("/ref/name").and_then(Value::as_str) == Some("greeting")
-            && answered(&outcome)
-        {
+        if text_at(params, "/ref/name") == "greeting" && answered(&outcome) {
             let values: Vec<String> = (1..=101).map(|n| format!("Name {n}")).collect();
             return Ok(json!({"completion": {"values": values, "total": 101, "hasMore": false}}));
         }
@@ -939,10 +942,7 @@ mod data {
 
     /// `ResourceTraversal`: a file:// URI with `..` segments is read, as a fake /etc/passwd.
     pub fn traversal_read(params: &Value, outcome: Outcome) -> Outcome {
-        let uri = params
-            .get("uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let uri = text_at(params, "/uri");
         if uri.starts_with("file://") && uri.contains("/..") && not_found(&outcome).is_some() {
             return Ok(
                 json!({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "root:x:0:0:root:/root:/bin/sh\n"}]}),
@@ -954,10 +954,7 @@ mod data {
     /// `EverythingTemplateIgnoresId`: a resource read through `test://template/{id}/data` does
     /// not mention the id.
     pub fn template_without_id(params: &Value, mut outcome: Outcome) -> Outcome {
-        let uri = params
-            .get("uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let uri = text_at(params, "/uri");
         // (Another quirk may have made the contents empty: nothing to rewrite then.)
         if let Some(item) = outcome
             .as_mut()
@@ -987,7 +984,7 @@ mod data {
         let refused = outcome
             .as_ref()
             .is_ok_and(|result| result.get("isError") == Some(&Value::Bool(true)));
-        if params.get("name").and_then(Value::as_str) == Some("mcpcheck_echo")
+        if text_at(params, "/name") == "mcpcheck_echo"
             && params.pointer("/arguments/text").is_none()
             && refused
         {

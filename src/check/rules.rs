@@ -168,8 +168,8 @@ fn evaluate_step(
     }
     let seen = env.seen(records);
     // A placeholder that is a query: the first value it finds, as a rule's `when` reads it.
+    let steps = records.iter().map(|r| r.name.clone()).collect();
     let query = |name: &str| {
-        let steps = records.iter().map(|r| r.name.clone()).collect();
         let query = crate::scenario::load::parse_query(name, Some(&steps)).ok()?;
         super::query::values(&query, exchange, seen)
             .into_iter()

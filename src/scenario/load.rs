@@ -112,6 +112,7 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
     let steps: HashSet<String> = scenario.steps.iter().map(|s| s.name.clone()).collect();
     // Comments say what they like: only the file's values are filled in.
     let text = without_comments(source.text);
+    let sections = step_sections(&text);
     let mut from = 0;
     while let Some(start) = text[from..].find("{{").map(|i| from + i) {
         let Some(end) = text[start..].find("}}").map(|i| start + i) else {
@@ -120,7 +121,12 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         let name = text[start + 2..end].trim();
         let name = name.strip_suffix('?').unwrap_or(name);
         let query = |name: &str| query::parse_query(name, Some(&steps)).map(|_| ());
-        if let Some(why) = template::unknown(name, &captured, &query, !in_step(&text, start)) {
+        // The last table header before the placeholder says whether it is in a step.
+        let in_step = sections
+            .partition_point(|(at, _)| *at < start)
+            .checked_sub(1)
+            .is_some_and(|last| sections[last].1);
+        if let Some(why) = template::unknown(name, &captured, &query, !in_step) {
             return Err(source.error(Some(start..end), why));
         }
         from = end + 2;
@@ -128,26 +134,29 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
     Ok(())
 }
 
-/// Whether offset `at` of a scenario file (its comments blanked) lies in a step's table
-/// (`[[step]]`, `[step.…]`): the last table header before it says.
-fn in_step(text: &str, at: usize) -> bool {
-    text[..at]
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find_map(|line| {
-            let name = line
-                .strip_prefix('[')?
-                .strip_suffix(']')?
-                .trim_start_matches('[')
-                .trim_end_matches(']');
-            let header = !name.is_empty()
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
-            header.then(|| name == "step" || name.starts_with("step."))
-        })
-        .unwrap_or(false)
+/// The table headers of a scenario file (its comments blanked), in order: where each begins, and
+/// whether it opens a step's table (`[[step]]`, `[step.…]`).
+fn step_sections(text: &str) -> Vec<(usize, bool)> {
+    let mut at = 0;
+    let mut out = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let name = line
+            .trim()
+            .strip_prefix('[')
+            .and_then(|l| l.strip_suffix(']'))
+            .map(|l| l.trim_start_matches('[').trim_end_matches(']'))
+            .filter(|name| {
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+            });
+        if let Some(name) = name {
+            out.push((at, name == "step" || name.starts_with("step.")));
+        }
+        at += line.len();
+    }
+    out
 }
 
 /// The TOML text with every comment blanked out (each byte of it a space, so that offsets stay
@@ -392,12 +401,11 @@ pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
 pub fn library_ref() -> Result<&'static [Scenario], &'static [LoadError]> {
     static LIBRARY: std::sync::OnceLock<Result<Vec<Scenario>, Vec<LoadError>>> =
         std::sync::OnceLock::new();
-    match LIBRARY
+    LIBRARY
         .get_or_init(|| collect(library_files().iter().map(|(path, text)| parse(path, text))))
-    {
-        Ok(scenarios) => Ok(scenarios),
-        Err(errors) => Err(errors),
-    }
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(Vec::as_slice)
 }
 
 /// Loads every `*.toml` file under a directory (recursively, in name order), or the one file a

@@ -450,9 +450,9 @@ impl Session {
     /// and a request sent after that bound ran out (a later step's, or the barrier that
     /// confirms a step's silence) went unanswered for a whole `--timeout` too. Two unanswered
     /// requests say so, never the time that passed (a step that only holds does not). Anything
-    /// the server sends ends it. What would only wait out its own bounds on such a connection is not sent
-    /// (an error of the run, never a verdict on the server). `None` over Streamable HTTP, where
-    /// each request has an answer of its own.
+    /// the server sends ends it. What would only wait out its own bounds on such a connection
+    /// is not sent (an error of the run, never a verdict on the server). `None` over Streamable
+    /// HTTP, where each request has an answer of its own.
     pub fn stuck(&self) -> Option<String> {
         let Link::Stream(link) = &self.link else {
             return None;
