@@ -1,9 +1,11 @@
 //! The command line, as clap parses it: the subcommands and their flags. Nothing here resolves
 //! or checks a value beyond its syntax; see [`super::resolve`].
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde::Deserialize;
 
 use crate::record::version;
 
@@ -146,7 +148,8 @@ impl clap::ValueEnum for CallTools {
 }
 
 /// Which scenarios to load.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Args, Deserialize)]
+#[serde(default, rename_all = "kebab-case")]
 pub struct ScenarioArgs {
     /// Also load scenario files (*.toml, recursively) from DIR, or the one file PATH names;
     /// repeatable. A folder without a scenario file is an error.
@@ -158,8 +161,11 @@ pub struct ScenarioArgs {
     pub no_builtin: bool,
 }
 
-/// `mcpcheck run`.
-#[derive(Debug, Default, Args)]
+/// `mcpcheck run`, and `mcpcheck.toml`: each flag is a key of the file, spelt as the flag without
+/// `--` (a few as their plural or an older name, `serde` says which), so a setting is defined
+/// once for both. Flags given on the command line override the file's.
+#[derive(Debug, Default, Args, Deserialize)]
+#[serde(default, rename_all = "kebab-case")]
 pub struct RunArgs {
     /// Start the server with this command and speak to it over stdio (shell-style quoting).
     #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
@@ -182,6 +188,7 @@ pub struct RunArgs {
     /// An environment variable for the stdio (or --serve) server; `K=$VAR` takes the value from mcpcheck's
     /// environment and redacts it from all output. Repeatable.
     #[arg(long = "env", value_name = "K=V")]
+    #[serde(deserialize_with = "super::config::env_table")]
     pub env: Vec<String>,
     /// The working directory of the stdio (or --serve) server.
     #[arg(long, value_name = "DIR")]
@@ -189,6 +196,7 @@ pub struct RunArgs {
     /// An HTTP header sent with every request, e.g. "Authorization: Bearer $TOKEN" ($NAME is
     /// taken from the environment). Values are redacted from all output. Repeatable.
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    #[serde(deserialize_with = "super::config::header_table")]
     pub headers: Vec<String>,
     /// Seconds to wait for the answer to one request [default: 5].
     #[arg(long, value_name = "SECS")]
@@ -210,11 +218,13 @@ pub struct RunArgs {
     /// 2026-07-28 era where server/discover is answered, and the newest handshake version it
     /// negotiates); repeatable, one pass per version.
     #[arg(long, value_name = "VERSION")]
+    #[serde(deserialize_with = "super::config::one_or_many")]
     pub spec_version: Vec<String>,
     /// Also run the fixture checks of this set: `everything` calls the official conformance
     /// suite's fixture tools, resources and prompts (`test_simple_text`, `test://static-text`, …),
     /// which the server must implement. (`--profile` is an older name for it.)
     #[arg(long = "fixtures", alias = "profile", value_name = "SET", value_parser = ["everything"])]
+    #[serde(alias = "profile")]
     pub fixtures: Option<String>,
     /// Also validate every result with the official schema files in DIR (`<version>.json`, as
     /// published under schema/<version>/schema.json in the specification repository).
@@ -252,6 +262,7 @@ pub struct RunArgs {
     pub expired_token_env: Option<String>,
     /// Run only these checks (an id, or a prefix ending in `*`); repeatable.
     #[arg(long = "check", value_name = "ID")]
+    #[serde(rename = "checks")]
     pub only: Vec<String>,
     /// How many scenarios run at once (default: twice the number of cores, at least 4; scenarios
     /// mostly wait on the server).
@@ -262,31 +273,44 @@ pub struct RunArgs {
     pub output: OutputArgs,
     /// How the run is graded.
     #[command(flatten)]
+    #[serde(flatten)]
     pub grading: GradingArgs,
     /// Run only shard K of N (e.g. `2/4`): a stable slice of the scenarios, for CI matrix jobs;
     /// join the JSON reports with `mcpcheck merge`.
     #[arg(long, value_name = "K/N")]
+    #[serde(skip)]
     pub shard: Option<String>,
     /// Read settings from this file instead of ./mcpcheck.toml; flags override it.
     #[arg(long, value_name = "FILE")]
+    #[serde(skip)]
     pub config: Option<PathBuf>,
     /// Print only the verdict line, not the table or progress.
     #[arg(short, long, conflicts_with = "verbose")]
+    #[serde(skip)]
     pub quiet: bool,
     /// Print a line per scenario as it finishes even when stderr is not a terminal (by default
     /// only a start and an end line are printed there; a terminal gets a progress bar).
     #[arg(long, conflicts_with = "quiet")]
+    #[serde(skip)]
     pub progress: bool,
     /// Print every frame sent and received (to stderr, secrets redacted), and every problem in
     /// full with its exchanges.
     #[arg(short, long)]
+    #[serde(skip)]
     pub verbose: bool,
     /// Which scenarios.
     #[command(flatten)]
+    #[serde(flatten)]
     pub scenarios: ScenarioArgs,
     /// Set by `compare`: never read ./mcpcheck.toml.
     #[arg(skip)]
+    #[serde(skip)]
     pub ignore_config_file: bool,
+    /// The keys of a settings file that name no setting (an error when the file is read); never
+    /// set by a flag. Last, so that it gets only what the other fields left.
+    #[arg(skip)]
+    #[serde(flatten)]
+    pub unknown: BTreeMap<String, toml::Value>,
 }
 
 /// `mcpcheck compare`.
@@ -342,7 +366,8 @@ pub struct CompareArgs {
 }
 
 /// How much the terminal report shows besides the problems and the verdict (`--show`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ShowArg {
     /// One line per area and the checks that did not apply counted by reason.
     #[default]
@@ -354,7 +379,8 @@ pub enum ShowArg {
 }
 
 /// Where failures and warnings are also printed as CI annotations (`--annotations`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum AnnotationsArg {
     /// GitHub Actions workflow commands (`::error title=…::…`), shown on the run's summary page
     /// and in the pull request.
@@ -363,8 +389,10 @@ pub enum AnnotationsArg {
     None,
 }
 
-/// The report files to write, and what the terminal shows.
-#[derive(Debug, Default, Args)]
+/// The report files to write, and what the terminal shows (the `[output]` table of
+/// `mcpcheck.toml`).
+#[derive(Debug, Default, Args, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct OutputArgs {
     /// What the terminal shows besides the problems: `problems` (one line per area, the checks
     /// that did not apply counted by reason), `skipped` (and each of those), `all` (every check).
@@ -401,7 +429,7 @@ pub struct OutputArgs {
 /// How checks of requirements MCP states only through JSON-RPC 2.0 or an RFC it builds on
 /// (derived checks) are graded
 /// (`--derived`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DerivedArg {
     /// As their level says: a broken derived MUST fails.
@@ -413,7 +441,8 @@ pub enum DerivedArg {
 }
 
 /// How verdicts are graded into an exit code.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Args, Deserialize)]
+#[serde(default, rename_all = "kebab-case")]
 pub struct GradingArgs {
     /// Grade derived checks (requirements MCP states only through JSON-RPC 2.0 or an RFC it builds
     /// on) as warnings
@@ -430,6 +459,7 @@ pub struct GradingArgs {
     /// The grading profile: the set of checks that count toward the verdict [default: the newest].
     /// (`--profile-version` is an older name for it.)
     #[arg(long, alias = "profile-version", value_name = "PROFILE")]
+    #[serde(alias = "profile-version")]
     pub grading_profile: Option<String>,
 }
 

@@ -1,222 +1,337 @@
-//! The files a user writes for mcpcheck: `mcpcheck.toml` (the same settings as the flags) and
-//! the servers file of `mcpcheck compare`.
+//! The files a user writes for mcpcheck: `mcpcheck.toml` and the servers file of `mcpcheck
+//! compare`. Neither has types of its own: a settings file is read into the flags' own
+//! [`RunArgs`] (each flag a key), and the flags given are laid over it ([`Layer`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
+use super::args::{GradingArgs, OutputArgs, RunArgs, ScenarioArgs};
 use super::UsageError;
-use crate::run::CallTools;
 
-/// A `[[server]]` of a compare servers file.
+/// A `[[server]]` of a compare servers file: a name and the settings of `mcpcheck.toml` that
+/// differ between servers ([`PER_SERVER`]).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct ServerFile {
     /// The column name.
     pub name: String,
-    /// `--stdio`.
-    pub stdio: Option<String>,
-    /// `--url`.
-    pub url: Option<String>,
-    /// `--legacy-sse`.
-    #[serde(default)]
-    pub legacy_sse: bool,
-    /// `--serve`.
-    pub serve: Option<String>,
-    /// `--serve-timeout`.
-    pub serve_timeout: Option<f64>,
-    /// `--startup-timeout`.
-    pub startup_timeout: Option<f64>,
-    /// `--exit-grace`.
-    pub exit_grace: Option<f64>,
-    /// `--env`.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// `--cwd`.
-    pub cwd: Option<PathBuf>,
-    /// `--header`.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// `--auth`: get this server's token from its authorization server.
-    pub auth: Option<String>,
-    /// `--client-id`.
-    pub client_id: Option<String>,
-    /// `--client-secret-env`.
-    pub client_secret_env: Option<String>,
-    /// `--scope`.
-    pub scope: Option<String>,
-    /// `--expired-token-env`.
-    pub expired_token_env: Option<String>,
+    /// Its settings.
+    #[serde(flatten)]
+    pub args: RunArgs,
 }
+
+/// The keys a compare `[[server]]` may set besides `name`; the rest are compare's flags, the
+/// same for every server.
+pub const PER_SERVER: &[&str] = &[
+    "stdio",
+    "url",
+    "legacy-sse",
+    "serve",
+    "serve-timeout",
+    "startup-timeout",
+    "exit-grace",
+    "env",
+    "cwd",
+    "headers",
+    "auth",
+    "client-id",
+    "client-secret-env",
+    "scope",
+    "expired-token-env",
+];
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct ServersFile {
+struct ServersFile {
     #[serde(default)]
-    pub(super) server: Vec<ServerFile>,
+    server: Vec<ServerFile>,
 }
 
-/// `mcpcheck.toml`: the same settings as the flags, so that a CI job is just `mcpcheck run`.
-/// Relative paths are relative to the file's directory.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct ConfigFile {
-    /// `--stdio`.
-    pub stdio: Option<String>,
-    /// `--url`.
-    pub url: Option<String>,
-    /// `--legacy-sse`.
-    #[serde(default)]
-    pub legacy_sse: bool,
-    /// `--serve`.
-    pub serve: Option<String>,
-    /// `--serve-timeout`.
-    pub serve_timeout: Option<f64>,
-    /// `--env`, as a table.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// `--cwd`.
-    pub cwd: Option<PathBuf>,
-    /// `--header`, as a table.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// `--timeout`.
-    pub timeout: Option<f64>,
-    /// `--run-timeout`.
-    pub run_timeout: Option<f64>,
-    /// `--startup-timeout`.
-    pub startup_timeout: Option<f64>,
-    /// `--exit-grace`.
-    pub exit_grace: Option<f64>,
-    /// `--fixtures` (`profile` is an older name for it).
-    #[serde(alias = "profile")]
-    pub fixtures: Option<String>,
-    /// `--official-schemas`.
-    pub official_schemas: Option<PathBuf>,
-    /// `--call-tools`.
-    pub call_tools: Option<CallTools>,
-    /// `--auth`.
-    pub auth: Option<String>,
-    /// `--client-id`.
-    pub client_id: Option<String>,
-    /// `--client-secret-env`.
-    pub client_secret_env: Option<String>,
-    /// `--scope`.
-    pub scope: Option<String>,
-    /// `--expired-token-env`.
-    pub expired_token_env: Option<String>,
-    /// `--max-frame-bytes`.
-    pub max_frame_bytes: Option<usize>,
-    /// `--spec-version`: one version, or a list.
-    pub spec_version: Option<Versions>,
-    /// `--check`.
-    #[serde(default)]
-    pub checks: Vec<String>,
-    /// `--jobs`.
-    pub jobs: Option<usize>,
-    /// `--scenarios`.
-    #[serde(default)]
-    pub scenarios: Vec<PathBuf>,
-    /// `--no-builtin`.
-    #[serde(default)]
-    pub no_builtin: bool,
-    /// `--strict`.
-    #[serde(default)]
-    pub strict: bool,
-    /// `--baseline`.
-    pub baseline: Option<PathBuf>,
-    /// `--derived`.
-    pub derived: Option<crate::cli::DerivedArg>,
-    /// `--grading-profile` (`profile-version` is an older name for it).
-    #[serde(alias = "profile-version")]
-    pub grading_profile: Option<String>,
-    /// The outputs.
-    #[serde(default)]
-    pub output: OutputFile,
+/// Reads `mcpcheck.toml` (or the file `--config` names) into the flags it sets; errors read
+/// `path:line: message`. Relative paths are made relative to the file's directory.
+pub fn load(path: &Path) -> Result<RunArgs, UsageError> {
+    let text = read(path)?;
+    let mut args: RunArgs = parse(path, &text)?;
+    refuse_unknown(path, &text, &args)?;
+    rebase(&mut args, path);
+    Ok(args)
 }
 
-/// The `[output]` table of `mcpcheck.toml`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct OutputFile {
-    /// `--json`.
-    pub json: Option<PathBuf>,
-    /// `--junit`.
-    pub junit: Option<PathBuf>,
-    /// `--markdown`.
-    pub markdown: Option<PathBuf>,
-    /// `--html`.
-    pub html: Option<PathBuf>,
-    /// `--badge`.
-    pub badge: Option<PathBuf>,
-    /// `--sarif`.
-    pub sarif: Option<PathBuf>,
-    /// `--official-json`.
-    pub official_json: Option<PathBuf>,
+/// Reads a compare servers file: its `[[server]]` tables, in order.
+pub fn load_servers(path: &Path) -> Result<Vec<ServerFile>, UsageError> {
+    let text = read(path)?;
+    let file: ServersFile = parse(path, &text)?;
+    let tables: toml::Table = toml::from_str(&text).unwrap_or_default();
+    let tables = tables.get("server").and_then(toml::Value::as_array);
+    let mut servers = Vec::new();
+    for (index, mut server) in file.server.into_iter().enumerate() {
+        refuse_unknown(path, &text, &server.args)?;
+        let keys = tables
+            .and_then(|t| t.get(index))
+            .and_then(toml::Value::as_table)
+            .into_iter()
+            .flat_map(|t| t.keys());
+        for key in keys {
+            if key != "name" && !PER_SERVER.contains(&key.as_str()) {
+                return Err(UsageError::Flag(format!(
+                    "{}:{}: server `{}`: `{key}` is not set per server (give compare's flag \
+                     --{key} for all of them); a [[server]] may set name, {}",
+                    path.display(),
+                    line_of_key(&text, key, 0),
+                    server.name,
+                    PER_SERVER.join(", ")
+                )));
+            }
+        }
+        rebase(&mut server.args, path);
+        servers.push(server);
+    }
+    Ok(servers)
 }
 
-impl ConfigFile {
-    /// Reads a config file; errors read `path:line: message`.
-    pub fn load(path: &Path) -> Result<ConfigFile, UsageError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))?;
-        let mut config: ConfigFile = toml::from_str(&text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start).min(text.len());
-            let line = text[..offset].matches('\n').count() + 1;
-            UsageError::Flag(format!(
-                "{}:{line}: {}",
+fn read(path: &Path) -> Result<String, UsageError> {
+    std::fs::read_to_string(path)
+        .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Deserializes a file, the error at its line. Where serde read the settings from a copy (those
+/// flattened into a table), TOML knows only the table: the key is then found by reading each of
+/// the table's values alone, and named.
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, UsageError> {
+    toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end();
+        let from = e
+            .span()
+            .map_or(0, |s| text[..s.start.min(text.len())].matches('\n').count());
+        let tables: toml::Table = toml::from_str(text).unwrap_or_default();
+        let settings = tables
+            .get("server")
+            .and_then(toml::Value::as_array)
+            .map_or_else(
+                || vec![&tables],
+                |servers| servers.iter().filter_map(toml::Value::as_table).collect(),
+            );
+        let wrong = settings.into_iter().find_map(wrong_value);
+        UsageError::Flag(match wrong {
+            Some((key, words)) => format!(
+                "{}:{}: `{key}`: {words}",
                 path.display(),
-                e.message().trim_end()
-            ))
-        })?;
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let rebase = |p: &mut PathBuf| {
-            if p.is_relative() {
-                *p = base.join(&*p);
-            }
-        };
-        config.cwd.iter_mut().for_each(rebase);
-        config.scenarios.iter_mut().for_each(rebase);
-        config.baseline.iter_mut().for_each(rebase);
-        config.official_schemas.iter_mut().for_each(rebase);
-        let o = &mut config.output;
-        for p in [
-            &mut o.json,
-            &mut o.junit,
-            &mut o.markdown,
-            &mut o.html,
-            &mut o.badge,
-            &mut o.sarif,
-            &mut o.official_json,
-        ]
+                line_of_key(text, &key, from)
+            ),
+            None => format!("{}:{}: {message}", path.display(), from + 1),
+        })
+    })
+}
+
+/// The first key of a table of settings whose value alone does not read as a setting, with
+/// serde's words for it.
+fn wrong_value(table: &toml::Table) -> Option<(String, String)> {
+    table
+        .iter()
+        .filter(|(key, _)| *key != "name")
+        .find_map(|(key, value)| {
+            let one = toml::Table::from_iter([(key.clone(), value.clone())]);
+            toml::Value::Table(one)
+                .try_into::<RunArgs>()
+                .err()
+                .map(|e| (key.clone(), e.message().trim_end().to_string()))
+        })
+}
+
+/// A key no setting has is an error, at its line, rather than a setting silently not made.
+fn refuse_unknown(path: &Path, text: &str, args: &RunArgs) -> Result<(), UsageError> {
+    match args.unknown.keys().next() {
+        None => Ok(()),
+        Some(key) => Err(UsageError::Flag(format!(
+            "{}:{}: unknown key `{key}` (a key is a flag of `mcpcheck run` without its `--`; \
+             docs/ci.md lists them)",
+            path.display(),
+            line_of_key(text, key, 0)
+        ))),
+    }
+}
+
+/// The line where `key` is set, at or after line index `from`, for an error about it (`from`'s
+/// line when it cannot be found).
+fn line_of_key(text: &str, key: &str, from: usize) -> usize {
+    let quoted = format!("\"{key}\"");
+    text.lines()
+        .skip(from)
+        .position(|line| {
+            let line = line.trim_start();
+            [key, quoted.as_str()].iter().any(|k| {
+                line.strip_prefix(k)
+                    .is_some_and(|rest| rest.trim_start().starts_with(['=', '.']))
+            })
+        })
+        .map_or(from + 1, |i| from + i + 1)
+}
+
+/// Makes the file's relative paths relative to its directory (`-`, stdout, stays).
+fn rebase(args: &mut RunArgs, path: &Path) {
+    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let rebase = |p: &mut PathBuf| {
+        if p.is_relative() && p.as_os_str() != "-" {
+            *p = base.join(&*p);
+        }
+    };
+    args.cwd.iter_mut().for_each(rebase);
+    args.scenarios.scenarios.iter_mut().for_each(rebase);
+    args.grading.baseline.iter_mut().for_each(rebase);
+    args.official_schemas.iter_mut().for_each(rebase);
+    let o = &mut args.output;
+    [
+        &mut o.json,
+        &mut o.junit,
+        &mut o.markdown,
+        &mut o.html,
+        &mut o.badge,
+        &mut o.sarif,
+        &mut o.official_json,
+    ]
+    .into_iter()
+    .flatten()
+    .for_each(rebase);
+}
+
+/// `env = { K = "V" }`: the table as the `K=V` of `--env`.
+pub(super) fn env_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let table = BTreeMap::<String, String>::deserialize(d)?;
+    Ok(table.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+}
+
+/// `headers = { Name = "value" }`: the table as the `Name: value` of `--header`.
+pub(super) fn header_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let table = BTreeMap::<String, String>::deserialize(d)?;
+    Ok(table
         .into_iter()
-        .flatten()
-        {
-            if p.as_os_str() != "-" {
-                rebase(p);
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect())
+}
+
+/// `spec-version`: one version, or a list of them (one pass each).
+pub(super) fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let wrong = || serde::de::Error::custom("expected a version or a list of versions");
+    match toml::Value::deserialize(d)? {
+        toml::Value::String(version) => Ok(vec![version]),
+        toml::Value::Array(versions) => versions
+            .into_iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(wrong))
+            .collect(),
+        _ => Err(wrong()),
+    }
+}
+
+/// A setting that may come from the command line and from a file: the command line's (`self`)
+/// wins where it was given.
+pub trait Layer {
+    /// `self` where given, else `below`.
+    fn over(self, below: Self) -> Self;
+}
+
+impl<T> Layer for Option<T> {
+    fn over(self, below: Self) -> Self {
+        self.or(below)
+    }
+}
+
+impl<T> Layer for Vec<T> {
+    fn over(self, below: Self) -> Self {
+        if self.is_empty() {
+            below
+        } else {
+            self
+        }
+    }
+}
+
+impl<K, V> Layer for BTreeMap<K, V> {
+    fn over(self, below: Self) -> Self {
+        if self.is_empty() {
+            below
+        } else {
+            self
+        }
+    }
+}
+
+impl Layer for bool {
+    fn over(self, below: Self) -> Self {
+        self || below
+    }
+}
+
+/// Lays a struct of settings field by field. The fields are named once more here, but both the
+/// pattern and the literal are exhaustive: a new flag the list lacks does not compile.
+macro_rules! layer_fields {
+    ($ty:ident { $($field:ident),* $(,)? }) => {
+        impl Layer for $ty {
+            fn over(self, below: Self) -> Self {
+                let $ty { $($field),* } = below;
+                $ty { $($field: self.$field.over($field)),* }
             }
         }
-        Ok(config)
-    }
+    };
 }
 
-/// `spec_version` in the config file: one version or a list of them.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-pub enum Versions {
-    /// One version.
-    One(String),
-    /// Several, one pass each.
-    Many(Vec<String>),
-}
+layer_fields!(RunArgs {
+    stdio,
+    url,
+    legacy_sse,
+    serve,
+    serve_timeout,
+    env,
+    cwd,
+    headers,
+    timeout,
+    run_timeout,
+    startup_timeout,
+    exit_grace,
+    max_frame_bytes,
+    spec_version,
+    fixtures,
+    official_schemas,
+    call_tools,
+    auth,
+    client_id,
+    client_secret_env,
+    scope,
+    expired_token_env,
+    only,
+    jobs,
+    output,
+    grading,
+    shard,
+    config,
+    quiet,
+    progress,
+    verbose,
+    scenarios,
+    ignore_config_file,
+    unknown,
+});
 
-impl Versions {
-    /// The versions, in order.
-    pub fn into_vec(self) -> Vec<String> {
-        match self {
-            Versions::One(version) => vec![version],
-            Versions::Many(versions) => versions,
-        }
-    }
-}
+layer_fields!(OutputArgs {
+    show,
+    annotations,
+    json,
+    junit,
+    markdown,
+    html,
+    badge,
+    sarif,
+    official_json,
+});
+
+layer_fields!(GradingArgs {
+    derived,
+    strict,
+    baseline,
+    grading_profile,
+});
+
+layer_fields!(ScenarioArgs {
+    scenarios,
+    no_builtin,
+});

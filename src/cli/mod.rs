@@ -10,7 +10,7 @@ mod resolve;
 pub mod schemas;
 
 pub use args::*;
-pub use config::*;
+pub use config::{Layer, ServerFile, PER_SERVER};
 pub use resolve::*;
 
 /// A usage problem: a bad flag value, a bad config or baseline file, or bad scenario files.
@@ -28,7 +28,9 @@ pub enum UsageError {
 mod tests {
     use std::time::Duration;
 
-    use clap::Parser;
+    use std::path::PathBuf;
+
+    use clap::{Args, Parser};
 
     use super::*;
     use crate::transport::Target;
@@ -130,7 +132,126 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("mcpcheck.toml:2: unknown field `timout`"),
+            err.contains("mcpcheck.toml:2: unknown key `timout`"),
+            "{err}"
+        );
+        std::fs::write(&path, "stdio = \"x\"\n\nstrict = 3\n").unwrap();
+        let err = args(&["--config", path.to_str().unwrap()])
+            .resolve()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("mcpcheck.toml:3: `strict`: invalid type: integer `3`"),
+            "a value serde reads from a copy is still found at its line: {err}"
+        );
+    }
+
+    #[test]
+    fn the_config_file_speaks_as_the_flags_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcpcheck.toml");
+        std::fs::write(
+            &path,
+            "url = \"http://127.0.0.1:1/mcp\"\nheaders = { X-One = \"1\" }\nspec-version = \"2025-06-18\"\nprofile-version = \"2026.11\"\nbaseline = \"known.toml\"\n[output]\nshow = \"all\"\njson = \"-\"\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("known.toml"), "").unwrap();
+        let resolved = args(&["--config", path.to_str().unwrap()])
+            .resolve()
+            .unwrap();
+        let Target::Http(spec) = &resolved.config.target else {
+            panic!()
+        };
+        assert_eq!(spec.headers, [("X-One".to_string(), "1".to_string())]);
+        assert_eq!(resolved.config.versions.len(), 1);
+        assert_eq!(resolved.profile.name, "2026.11");
+        assert_eq!(resolved.outputs.show, Some(ShowArg::All));
+        assert_eq!(resolved.outputs.json.unwrap(), PathBuf::from("-"));
+        assert!(resolved
+            .baseline
+            .unwrap()
+            .1
+            .starts_with(dir.path().to_str().unwrap()));
+        // A server on the command line replaces the file's, and how it is reached.
+        let flag = [
+            "--config",
+            path.to_str().unwrap(),
+            "--url",
+            "http://127.0.0.1:2/m",
+        ];
+        let resolved = args(&flag).resolve().unwrap();
+        let Target::Http(spec) = &resolved.config.target else {
+            panic!()
+        };
+        assert_eq!(spec.url.as_str(), "http://127.0.0.1:2/m");
+    }
+
+    #[test]
+    fn every_flag_of_run_is_a_key_of_the_config_file() {
+        // Each key with a value of no setting's type: a key the file knows fails on its value
+        // (or reads an empty table); one it does not know is left over, or refused by name.
+        let keys = |args: clap::Command| -> Vec<String> {
+            args.get_arguments()
+                .filter_map(|a| a.get_long())
+                .filter(|l| !["config", "shard", "quiet", "progress", "verbose"].contains(l))
+                .map(|l| match l {
+                    "header" | "check" => format!("{l}s"),
+                    l => l.to_string(),
+                })
+                .collect()
+        };
+        let outputs = keys(OutputArgs::augment_args(clap::Command::new("o")));
+        let all = keys(RunArgs::augment_args(clap::Command::new("run")));
+        assert!(all.len() > 30 && outputs.len() == 9, "{all:?}");
+        for key in all {
+            let text = match outputs.contains(&key) {
+                true => format!("[output]\n{key} = {{}}\n"),
+                false => format!("{key} = {{}}\n"),
+            };
+            match toml::from_str::<RunArgs>(&text) {
+                Ok(read) => assert!(read.unknown.is_empty(), "`{key}` is not a key"),
+                Err(e) => assert!(!e.message().contains("unknown"), "`{key}`: {e}"),
+            }
+        }
+        let unknown = toml::from_str::<RunArgs>("stdoi = {}\n").unwrap();
+        assert!(unknown.unknown.contains_key("stdoi"), "the test can tell");
+    }
+
+    #[test]
+    fn a_servers_file_sets_per_server_keys_and_compare_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("servers.toml");
+        std::fs::write(
+            &path,
+            "[[server]]\nname = \"a\"\nstdio = \"./a\"\nstartup-timeout = 3\ncwd = \"sub\"\n\n[[server]]\nname = \"b\"\nstdio = \"./b\"\n",
+        )
+        .unwrap();
+        let compare = |extra: &[&str]| {
+            let mut argv = vec!["mcpcheck", "compare", "--no-builtin", "--config"];
+            argv.push(path.to_str().unwrap());
+            argv.extend_from_slice(extra);
+            match Cli::try_parse_from(argv).unwrap().command {
+                Command::Compare(compare) => compare.resolve(),
+                _ => unreachable!(),
+            }
+        };
+        let entries = compare(&["--timeout", "2", "--startup-timeout", "9"]).unwrap();
+        let limits = |i: usize| &entries[i].entry.config.limits;
+        assert_eq!(limits(0).startup_timeout, Duration::from_secs(3));
+        assert_eq!(limits(1).startup_timeout, Duration::from_secs(9));
+        assert_eq!(limits(0).request_timeout, Duration::from_secs(2));
+        let Target::Stdio(spec) = &entries[0].entry.config.target else {
+            panic!()
+        };
+        assert_eq!(spec.cwd.as_deref(), Some(dir.path().join("sub").as_path()));
+        std::fs::write(
+            &path,
+            "[[server]]\nname = \"a\"\nstdio = \"./a\"\ntimeout = 3\n",
+        )
+        .unwrap();
+        let err = compare(&[]).err().unwrap().to_string();
+        assert!(
+            err.contains("servers.toml:4: server `a`: `timeout` is not set per server"),
             "{err}"
         );
     }

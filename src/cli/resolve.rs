@@ -1,12 +1,11 @@
 //! Resolution: flags and the config file merged into a [`RunConfig`] (and the compare servers
 //! and grading settings), every value checked, with a [`UsageError`] for what is wrong.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::args::{CompareArgs, DerivedArg, GradingArgs, OutputArgs, RunArgs, ScenarioArgs};
-use super::config::{ConfigFile, ServerFile, ServersFile};
+use super::config::{self, Layer, ServerFile};
 use super::UsageError;
 use crate::profile::{self, Profile};
 use crate::record::version;
@@ -48,27 +47,10 @@ impl CompareArgs {
     ///
     /// Long by design: one check per key of a compare `[[server]]`, each with its own message.
     pub fn resolve(&self) -> Result<Vec<CompareEntry>, UsageError> {
-        let mut servers: Vec<ServerFile> = Vec::new();
-        if let Some(path) = &self.config {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| UsageError::Flag(format!("cannot read {}: {e}", path.display())))?;
-            let file: ServersFile = toml::from_str(&text).map_err(|e| {
-                let offset = e.span().map_or(0, |s| s.start).min(text.len());
-                UsageError::Flag(format!(
-                    "{}:{}: {}",
-                    path.display(),
-                    text[..offset].matches('\n').count() + 1,
-                    e.message().trim_end()
-                ))
-            })?;
-            let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            for mut server in file.server {
-                server.cwd = server
-                    .cwd
-                    .map(|c| if c.is_relative() { base.join(c) } else { c });
-                servers.push(server);
-            }
-        }
+        let mut servers: Vec<ServerFile> = match &self.config {
+            Some(path) => config::load_servers(path)?,
+            None => Vec::new(),
+        };
         let mut names = self.names.iter();
         let cli_targets = self
             .stdio
@@ -80,24 +62,12 @@ impl CompareArgs {
                 .next()
                 .cloned()
                 .unwrap_or_else(|| format!("server-{}", servers.len() + 1));
-            servers.push(ServerFile {
-                name,
+            let args = RunArgs {
                 stdio,
                 url,
-                legacy_sse: false,
-                serve: None,
-                serve_timeout: None,
-                startup_timeout: None,
-                exit_grace: None,
-                env: BTreeMap::new(),
-                cwd: None,
-                headers: BTreeMap::new(),
-                auth: None,
-                client_id: None,
-                client_secret_env: None,
-                scope: None,
-                expired_token_env: None,
-            });
+                ..RunArgs::default()
+            };
+            servers.push(ServerFile { name, args });
         }
         if servers.is_empty() {
             return Err(UsageError::Flag(
@@ -123,30 +93,8 @@ impl CompareArgs {
         let mut entries = Vec::new();
         for server in servers {
             let args = RunArgs {
-                stdio: server.stdio,
-                url: server.url,
-                legacy_sse: server.legacy_sse,
-                serve: server.serve,
-                serve_timeout: server.serve_timeout,
-                env: server
-                    .env
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect(),
-                cwd: server.cwd,
-                headers: server
-                    .headers
-                    .into_iter()
-                    .map(|(k, v)| format!("{k}: {v}"))
-                    .collect(),
                 timeout: self.timeout,
-                startup_timeout: server.startup_timeout.or(self.startup_timeout),
-                exit_grace: server.exit_grace,
-                auth: server.auth,
-                client_id: server.client_id,
-                client_secret_env: server.client_secret_env,
-                scope: server.scope,
-                expired_token_env: server.expired_token_env,
+                startup_timeout: self.startup_timeout,
                 fixtures: self.fixtures.clone(),
                 spec_version: self.spec_version.clone(),
                 only: self.only.clone(),
@@ -158,6 +106,8 @@ impl CompareArgs {
                 quiet: true,
                 ..RunArgs::default()
             };
+            // The server's own settings (a `startup-timeout` of its own too), then compare's.
+            let args = server.args.over(args);
             let resolved = args
                 .resolve()
                 .map_err(|e| UsageError::Flag(format!("server `{}`: {e}", server.name)))?;
@@ -323,7 +273,7 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, UsageError> {
 
 impl RunArgs {
     /// Merges `mcpcheck.toml` (from `--config`, or the working directory) under the flags.
-    fn merge_config(mut self) -> Result<RunArgs, UsageError> {
+    fn merge_config(self) -> Result<RunArgs, UsageError> {
         let path = match &self.config {
             Some(path) => path.clone(),
             None if !self.ignore_config_file && Path::new("mcpcheck.toml").is_file() => {
@@ -331,75 +281,18 @@ impl RunArgs {
             }
             None => return Ok(self),
         };
-        let file = ConfigFile::load(&path)?;
-        if self.stdio.is_none() && self.url.is_none() {
-            if file.stdio.is_some() && file.url.is_some() {
-                return Err(UsageError::Flag(format!(
-                    "{}: set `stdio` or `url`, not both",
-                    path.display()
-                )));
-            }
-            self.stdio = file.stdio;
-            self.url = file.url;
-            self.legacy_sse = file.legacy_sse;
-            self.serve = file.serve;
+        let mut file = config::load(&path)?;
+        if file.stdio.is_some() && file.url.is_some() {
+            return Err(UsageError::Flag(format!(
+                "{}: set `stdio` or `url`, not both",
+                path.display()
+            )));
         }
-        self.serve_timeout = self.serve_timeout.or(file.serve_timeout);
-        if self.env.is_empty() {
-            self.env = file
-                .env
-                .into_iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
+        if self.stdio.is_some() || self.url.is_some() {
+            // A server named on the command line replaces the file's, with how it is reached.
+            (file.stdio, file.url, file.legacy_sse, file.serve) = (None, None, false, None);
         }
-        if self.headers.is_empty() {
-            self.headers = file
-                .headers
-                .into_iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect();
-        }
-        if self.only.is_empty() {
-            self.only = file.checks;
-        }
-        if self.scenarios.scenarios.is_empty() {
-            self.scenarios.scenarios = file.scenarios;
-        }
-        self.scenarios.no_builtin |= file.no_builtin;
-        self.grading.strict |= file.strict;
-        self.cwd = self.cwd.or(file.cwd);
-        self.timeout = self.timeout.or(file.timeout);
-        self.run_timeout = self.run_timeout.or(file.run_timeout);
-        self.exit_grace = self.exit_grace.or(file.exit_grace);
-        self.startup_timeout = self.startup_timeout.or(file.startup_timeout);
-        self.max_frame_bytes = self.max_frame_bytes.or(file.max_frame_bytes);
-        if self.spec_version.is_empty() {
-            self.spec_version = file
-                .spec_version
-                .map(super::config::Versions::into_vec)
-                .unwrap_or_default();
-        }
-        self.fixtures = self.fixtures.or(file.fixtures);
-        self.official_schemas = self.official_schemas.or(file.official_schemas);
-        self.call_tools = self.call_tools.or(file.call_tools);
-        self.auth = self.auth.or(file.auth);
-        self.client_id = self.client_id.or(file.client_id);
-        self.client_secret_env = self.client_secret_env.or(file.client_secret_env);
-        self.scope = self.scope.or(file.scope);
-        self.expired_token_env = self.expired_token_env.or(file.expired_token_env);
-        self.jobs = self.jobs.or(file.jobs);
-        self.grading.baseline = self.grading.baseline.or(file.baseline);
-        self.grading.grading_profile = self.grading.grading_profile.or(file.grading_profile);
-        self.grading.derived = self.grading.derived.or(file.derived);
-        let (o, out) = (file.output, &mut self.output);
-        out.json = out.json.take().or(o.json);
-        out.junit = out.junit.take().or(o.junit);
-        out.markdown = out.markdown.take().or(o.markdown);
-        out.html = out.html.take().or(o.html);
-        out.badge = out.badge.take().or(o.badge);
-        out.sarif = out.sarif.take().or(o.sarif);
-        out.official_json = out.official_json.take().or(o.official_json);
-        Ok(self)
+        Ok(self.over(file))
     }
 
     /// Resolves flags and config file into what a run needs.

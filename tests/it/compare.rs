@@ -148,7 +148,7 @@ fn a_servers_file_names_servers_and_shards_split_them() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("servers.toml:3: unknown field `stdoi`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("servers.toml:3: unknown key `stdoi`"));
 }
 
 #[test]
