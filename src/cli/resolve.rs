@@ -449,7 +449,7 @@ impl RunArgs {
         for pattern in &args.only {
             let known = definitions
                 .iter()
-                .any(|def| crate::run::pattern_matches(pattern, &def.id));
+                .any(|def| crate::report::assemble::pattern_matches(pattern, &def.id));
             if !known {
                 return Err(UsageError::Flag(format!(
                     "--check `{pattern}` matches no check (an id, or a prefix ending in `*`; see `mcpcheck list`)"

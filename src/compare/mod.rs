@@ -162,7 +162,7 @@ pub async fn run_all(entries: Vec<Entry>, jobs: usize) -> Vec<Report> {
         let semaphore = semaphore.clone();
         tasks.push(tokio::spawn(async move {
             let _permit = semaphore.acquire_owned().await.expect("semaphore open");
-            run::run(entry.config).await
+            crate::report::Report::assemble(run::run(entry.config).await)
         }));
     }
     let mut reports = Vec::new();

@@ -3,6 +3,7 @@
 //! ([`redact`]), and server text is made safe for each rendering ([`safe`]).
 
 pub mod annotations;
+pub mod assemble;
 pub mod badge;
 pub mod grade;
 pub mod html;

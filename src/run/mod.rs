@@ -1,5 +1,6 @@
 //! The runner: connects, detects the era, negotiates, runs scenarios concurrently on shared or
-//! isolated sessions, evaluates the checks and assembles the report.
+//! isolated sessions and evaluates the checks; what it emits ([`Outcome`]) is made a report by
+//! [`crate::report::Report::assemble`].
 //!
 //! Every session it opens is closed before it returns, whatever happened; a stdio server is
 //! always taken down its shutdown ladder.
@@ -31,9 +32,8 @@ use crate::record::version::{latest_handshake, latest_stateless};
 use crate::record::Era;
 use crate::record::{Reason, Status, Verdict};
 use crate::record::{Transcript, TransportKind};
-use crate::report::{
-    rfc3339, CheckResult, ProtocolInfo, Report, ServerProcess, Summary, TargetInfo, SCHEMA_VERSION,
-};
+use crate::report::assemble::{pattern_matches, Outcome, Pass};
+use crate::report::{CheckResult, ServerProcess, TargetInfo};
 use crate::scenario::{Scenario, SessionKind};
 use crate::transport::serve::{ServeFailure, Served};
 use crate::transport::{HttpSpec, Limits, Target};
@@ -136,16 +136,6 @@ pub struct Observer(pub Arc<dyn Fn(RunEvent) + Send + Sync>);
 impl std::fmt::Debug for Observer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Observer")
-    }
-}
-
-/// Whether a `--check` pattern (an id, or a prefix ending in `*`, either perhaps followed by
-/// `@version`, which picks an era's result once the run is done) selects a check id.
-pub fn pattern_matches(pattern: &str, id: &str) -> bool {
-    let pattern = pattern.split_once('@').map_or(pattern, |(id, _)| id);
-    match pattern.strip_suffix('*') {
-        Some(prefix) => id.starts_with(prefix),
-        None => id == pattern,
     }
 }
 
@@ -349,29 +339,49 @@ impl Starts {
     }
 }
 
-/// Runs the checks and returns the report (with `fatal` set when the server could not be tested).
-pub async fn run(config: RunConfig) -> Report {
+/// Runs the checks: what the run emitted, which [`Report::assemble`](crate::report::Report)
+/// makes the report of (a single pass with `fatal` when the server could not be tested).
+pub async fn run(config: RunConfig) -> Outcome {
     let clock = Instant::now();
+    let started_at = SystemTime::now();
     // A server the target serves is started (unless it already was, for its token) and stopped
     // once the run is over.
-    let served = match serve_early(&config).await {
-        Ok(served) => served,
+    let (passes, eras_note) = match serve_early(&config).await {
+        Ok(served) => {
+            let passes = eras::run_eras(&config).await;
+            if let Some(served) = served {
+                served.stop().await;
+            }
+            passes
+        }
         Err(failure) => {
-            let mut report = empty_report(&config);
-            report.fatal = Some(failure.why);
-            report.server = (!failure.stderr_tail.trim().is_empty()).then_some(ServerProcess {
+            let server = (!failure.stderr_tail.trim().is_empty()).then_some(ServerProcess {
                 exit: None,
                 stderr_tail: failure.stderr_tail,
             });
-            report.duration_ms = clock.elapsed().as_millis() as u64;
-            return report;
+            let pass = Pass {
+                fatal: Some(failure.why),
+                server,
+                ..Pass::default()
+            };
+            (vec![pass], None)
         }
     };
-    let report = eras::run_eras(config).await;
-    if let Some(served) = served {
-        served.stop().await;
+    let process_starts = matches!(config.target, Target::Stdio(_)).then(|| {
+        config
+            .limits
+            .starts
+            .load(std::sync::atomic::Ordering::Relaxed)
+    });
+    Outcome {
+        target: target_info(&config.target),
+        started_at,
+        duration: clock.elapsed(),
+        passes,
+        eras_note,
+        process_starts,
+        only: config.only,
     }
-    report
 }
 
 /// Starts the server the target serves (`--serve`), unless the configuration holds it running
@@ -410,35 +420,19 @@ fn default_port(scheme: Option<&str>) -> u16 {
     }
 }
 
-/// A report with nothing run yet.
-fn empty_report(config: &RunConfig) -> Report {
-    Report {
-        schema_version: SCHEMA_VERSION,
-        mcpcheck_version: env!("CARGO_PKG_VERSION").into(),
-        target: match &config.target {
-            Target::Stdio(spec) => TargetInfo {
-                transport: TransportKind::Stdio,
-                command: Some(spec.argv.clone()),
-                url: None,
-            },
-            Target::Http(spec) => TargetInfo {
-                transport: config.target.kind(),
-                command: spec.serve.as_ref().map(|s| s.command.argv.clone()),
-                url: Some(spec.url.clone()),
-            },
+/// What is tested, as the report says it.
+fn target_info(target: &Target) -> TargetInfo {
+    match target {
+        Target::Stdio(spec) => TargetInfo {
+            transport: TransportKind::Stdio,
+            command: Some(spec.argv.clone()),
+            url: None,
         },
-        protocol: ProtocolInfo::default(),
-        other_eras: Vec::new(),
-        eras_note: None,
-        process_starts: None,
-        probes_ended: Vec::new(),
-        server: None,
-        fatal: None,
-        started_at: rfc3339(SystemTime::now()),
-        duration_ms: 0,
-        summary: Summary::default(),
-        grading: None,
-        checks: Vec::new(),
+        Target::Http(spec) => TargetInfo {
+            transport: target.kind(),
+            command: spec.serve.as_ref().map(|s| s.command.argv.clone()),
+            url: Some(spec.url.clone()),
+        },
     }
 }
 
@@ -481,9 +475,9 @@ async fn run_started(
     ready: Option<Session>,
     shared: &Shared,
     era_known: Option<tokio::sync::oneshot::Sender<bool>>,
-) -> Report {
+) -> Pass {
     let clock = Instant::now();
-    let mut report = empty_report(&config);
+    let mut report = Pass::default();
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
         .scenarios
         .iter()
@@ -507,7 +501,6 @@ async fn run_started(
         Ok(session) => Arc::new(session),
         Err(e) => {
             report.fatal = Some(e);
-            report.duration_ms = clock.elapsed().as_millis() as u64;
             return report;
         }
     };
@@ -564,7 +557,7 @@ async fn run_started(
                 latest_stateless()
             ),
         };
-        report.eras_note = Some(format!(
+        report.note = Some(format!(
             "the server is protected (it refused the run's requests without a token: {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
         ));
     }
@@ -592,13 +585,11 @@ async fn run_started(
                     report.checks.push(CheckResult::new(def, verdict, evidence));
                 }
             }
-            report.summary = Summary::of(&report.checks);
         }
         report.server = main
             .stderr_tail()
             .map(|stderr_tail| ServerProcess { exit, stderr_tail });
         report.fatal = Some(fatal);
-        report.duration_ms = clock.elapsed().as_millis() as u64;
         return report;
     }
     let info = main.info();
@@ -848,8 +839,6 @@ async fn run_started(
     report.server = main
         .stderr_tail()
         .map(|stderr_tail| ServerProcess { exit, stderr_tail });
-    report.summary = Summary::of(&report.checks);
-    report.duration_ms = clock.elapsed().as_millis() as u64;
     report
 }
 

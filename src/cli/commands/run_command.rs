@@ -54,7 +54,7 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
         // Registered before any server starts, so an early Ctrl-C still stops them all.
         let stop = stop_signal();
         tokio::select! {
-            report = run::run(config) => Some(report),
+            outcome = run::run(config) => Some(crate::report::Report::assemble(outcome)),
             () = stop => None,
         }
     });
