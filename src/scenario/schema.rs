@@ -1,253 +1,58 @@
 //! A JSON Schema of the scenario file format, for editors (`mcpcheck scenario-schema`) and for the
-//! test that every file of the library follows it. It describes what `file.rs` accepts; the
-//! loader still checks what a schema cannot (placeholders, step names, queries' parts).
+//! test that every file of the library follows it. It is derived from the types `file.rs` reads
+//! a file into (their doc comments are its descriptions); the loader still checks what a schema
+//! cannot (placeholders, step names, queries' parts, which step keys go together).
 
-use serde_json::{json, Value};
+use schemars::generate::SchemaSettings;
+use serde_json::Value;
 
-use super::model::QUERY_FORMS;
+use super::file::ScenarioFile;
 
 /// The schema of one scenario file (JSON Schema 2020-12, over the TOML read as JSON).
-///
-/// Long by design: data: the schema itself, key by key as `file.rs` reads them.
 pub fn scenario_schema() -> Value {
-    let predicate_table = json!({
-        "type": "object",
-        "additionalProperties": false,
-        "minProperties": 1,
-        "properties": {
-            "equals": { "description": "equals this (placeholders filled first), type-strict" },
-            "not_equals": { "description": "does not equal this" },
-            "one_of": { "type": "array", "description": "is one of these" },
-            "type": { "enum": ["string", "number", "integer", "boolean", "object", "array", "null"] },
-            "exists": { "type": "boolean", "description": "whether the query finds anything" },
-            "length": { "type": "integer", "minimum": 0, "description": "items of an array or object, characters of a string" },
-            "contains": { "description": "an array with this item (an object: an item with these members)" },
-            "matches": { "type": "string", "description": "a regular expression the string matches" },
-            "starts_with": { "type": "string", "description": "a string it begins with (placeholders filled first)" },
-            "ends_with": { "type": "string", "description": "a string it ends with (placeholders filled first)" },
-            "within": { "type": "string", "description": "a protocol version window: *, V, >=V, <=V, A..B" },
-            "schema": { "type": ["object", "boolean"], "description": "a JSON Schema the value validates against" },
-            "schema_from": { "type": "string", "description": "a placeholder naming a schema, e.g. {{tool.NAME/outputSchema}}" }
+    let mut schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<ScenarioFile>()
+        .to_value();
+    without_null(&mut schema);
+    schema["title"] = "mcpcheck scenario".into();
+    schema
+}
+
+/// TOML has no null (a key left out is how a file says "none"): the `null` schemars allows for
+/// an `Option` is taken out again, from a `type` list, as a branch of an `anyOf`, and as the
+/// default of a key left out.
+fn without_null(schema: &mut Value) {
+    let Value::Object(members) = schema else {
+        if let Value::Array(items) = schema {
+            items.iter_mut().for_each(without_null);
         }
-    });
-    let query = format!(
-        "^({})$",
-        QUERY_FORMS
-            .iter()
-            .map(|f| f.pattern)
-            .collect::<Vec<_>>()
-            .join("|")
-    );
-    let condition = json!({
-        "type": "object",
-        "description": "query = predicate; every pair must hold",
-        "propertyNames": { "pattern": query },
-        "additionalProperties": {
-            "anyOf": [
-                { "$ref": "#/$defs/predicate" },
-                { "type": ["string", "number", "boolean", "array"] }
-            ]
+        return;
+    };
+    if members.get("default").is_some_and(Value::is_null) {
+        members.remove("default");
+    }
+    if let Some(Value::Array(types)) = members.get_mut("type") {
+        types.retain(|t| t != "null");
+        if let [one] = types.as_slice() {
+            let one = one.clone();
+            members.insert("type".into(), one);
         }
-    });
-    let message = json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["method"],
-        "properties": { "method": { "type": "string" }, "params": {} }
-    });
-    let requires = json!({
-        "type": "object",
-        "additionalProperties": false,
-        "properties": {
-            "capabilities": { "type": "array", "items": { "type": "string" } },
-            "undeclared": { "type": "array", "items": { "type": "string" } },
-            "tools": { "type": "array", "items": { "type": "string" } },
-            "prompts": { "type": "array", "items": { "type": "string" } },
-            "resources": { "type": "array", "items": { "type": "string" } },
-            "versions": { "type": "string" },
-            "transport": {
-                "anyOf": [
-                    { "enum": ["stdio", "http", "sse", "legacy-sse"] },
-                    { "type": "array", "minItems": 1, "items": { "enum": ["stdio", "http", "sse", "legacy-sse"] } }
-                ]
-            },
-            "era": { "enum": ["handshake", "stateless"] },
-            "fixtures": { "enum": ["everything"] },
-            "profile": { "enum": ["everything"], "description": "an older name for fixtures" },
-            "call_tools": { "type": "boolean" }
-        }
-    });
-    let step = json!({
-        "type": "array",
-        "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["name"],
-            "properties": {
-                "name": { "type": "string" },
-                "request": message,
-                "notification": message,
-                "raw": { "type": "string" },
-                "id": {},
-                "timeout_ms": { "type": "integer", "minimum": 0 },
-                "wait_ms": { "type": "integer", "minimum": 0 },
-                "hold_ms": { "type": "integer", "minimum": 0 },
-                "drop_after_events": { "type": "integer", "minimum": 1 },
-                "until_notified": { "type": "string" },
-                "background": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["once_notified"],
-                    "properties": { "once_notified": { "type": "string" } }
-                },
-                "alongside": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["method"],
-                    "properties": {
-                        "method": { "type": "string" },
-                        "params": {},
-                        "after_ms": { "type": "integer", "minimum": 0 }
-                    }
-                },
-                "concurrent": { "type": "integer", "minimum": 2, "maximum": 16 },
-                "for_each": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["in", "none"],
-                    "properties": {
-                        "in": { "type": "string", "description": "the capture holding the array" },
-                        "max": { "type": "integer", "minimum": 1, "maximum": 16 },
-                        "matching": { "type": "object", "description": "a JSON Schema the items sent for must meet" },
-                        "none": { "type": "string", "description": "what it means about the server when no item qualifies" },
-                        "not_applicable": { "type": "boolean", "description": "no qualifying item means the server has nothing of the kind: the step's checks do not apply" }
-                    }
-                },
-                "pages": { "type": "integer", "minimum": 2, "maximum": 16 },
-                "poll": {
-                    "type": "object",
-                    "additionalProperties": false,
-                    "required": ["until"],
-                    "properties": {
-                        "until": { "$ref": "#/$defs/condition" },
-                        "within_ms": { "type": "integer", "minimum": 0 }
-                    }
-                },
-                "headers": { "type": "object", "additionalProperties": { "type": "string" } },
-                "omit_headers": { "type": "array", "items": { "type": "string" } },
-                "omit_meta": { "type": "array", "items": { "type": "string" } },
-                "capture": {
-                    "type": "object",
-                    "additionalProperties": {
-                        "anyOf": [
-                            { "type": "string", "pattern": query },
-                            {
-                                "type": "object",
-                                "additionalProperties": false,
-                                "required": ["from"],
-                                "properties": {
-                                    "from": { "type": "string", "pattern": query },
-                                    "absent": { "type": "string", "description": "what it means about the server when the query finds nothing" },
-                                    "not_applicable": { "type": "boolean", "description": "nothing found means the server has nothing of the kind: the checks of a step needing it do not apply (needs absent)" }
-                                }
-                            }
-                        ]
-                    }
-                },
-                "http_method": { "enum": ["GET", "DELETE", "POST"] },
-                "fetch": {
-                    "description": "GET a document (no JSON-RPC, no session, no credentials): a URL, or URLs tried in turn until one answers 2xx",
-                    "anyOf": [
-                        { "type": "string" },
-                        { "type": "array", "minItems": 1, "maxItems": 8, "items": { "type": "string" } }
-                    ]
+    }
+    let null = |branch: &Value| branch.get("type").is_some_and(|t| t == "null");
+    if let Some(Value::Array(branches)) = members.get_mut("anyOf") {
+        branches.retain(|b| !null(b));
+        if branches.len() == 1 {
+            let only = branches.pop().unwrap_or_default();
+            members.remove("anyOf");
+            if let Value::Object(only) = only {
+                for (key, value) in only {
+                    members.entry(key).or_insert(value);
                 }
             }
         }
-    });
-    // A rule of a check, or of a list the file's checks share (`[rules]`).
-    let rule = json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["when", "verdict"],
-        "properties": {
-            "when": { "$ref": "#/$defs/condition" },
-            "verdict": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] },
-            "message": { "type": "string" },
-            "note": { "type": "string" }
-        }
-    });
-    let check = json!({
-        "type": "array",
-        "items": {
-            "type": "object",
-            "additionalProperties": false,
-            "required": ["id", "title", "level", "spec", "expect"],
-            "properties": {
-                "id": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$" },
-                "since": { "type": "string", "description": "mcpcheck's own library only: the grading profile that first grades it" },
-                "title": { "type": "string" },
-                "level": { "enum": ["MUST", "SHOULD", "MAY"] },
-                "derived": { "type": "boolean" },
-                "spec": {
-                    "type": "array",
-                    "minItems": 1,
-                    "items": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "required": ["version", "section"],
-                        "properties": {
-                            "version": { "type": "string" },
-                            "section": { "type": "string" },
-                            "url": { "type": "string" }
-                        }
-                    }
-                },
-                "step": { "type": "string" },
-                "steps": { "type": "array", "items": { "type": "string" } },
-                "expect": { "type": "string" },
-                "explain": { "type": "string" },
-                "versions": { "type": "string" },
-                "rule": {
-                    "type": "array",
-                    "items": {
-                        "oneOf": [
-                            { "$ref": "#/$defs/rule" },
-                            {
-                                "type": "object",
-                                "additionalProperties": false,
-                                "required": ["use"],
-                                "properties": { "use": { "type": "string" } }
-                            }
-                        ]
-                    }
-                },
-                "otherwise": { "enum": ["pass", "fail", "warn", "info", "skip", "not-testable", "violation"] }
-            }
-        }
-    });
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "mcpcheck scenario",
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["id", "area", "title"],
-        "$defs": { "predicate": predicate_table, "condition": condition, "rule": rule },
-        "properties": {
-            "id": { "type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$" },
-            "area": { "type": "string" },
-            "title": { "type": "string" },
-            "description": { "type": "string" },
-            "session": { "enum": ["shared", "probe", "fresh", "bare"] },
-            "requires": requires,
-            "step": step,
-            "check": check,
-            "rules": {
-                "type": "object",
-                "additionalProperties": { "type": "array", "items": { "$ref": "#/$defs/rule" } }
-            }
-        }
-    })
+    }
+    members.values_mut().for_each(without_null);
 }
 
 #[cfg(test)]
@@ -361,6 +166,25 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
             (
                 "request = { method = \"ping\" }",
                 "reqest = { method = \"ping\" }",
+            ),
+            // What serde alone would not say, and the schema's attributes do.
+            ("id = \"x\"", "id = \"Not An Id\""),
+            ("name = \"s\"", "name = \"s\"\nconcurrent = 1"),
+            ("name = \"s\"", "name = \"s\"\npages = 17"),
+            ("area = \"a\"", "area = \"a\"\nsession = \"weird\""),
+            (
+                "area = \"a\"",
+                "area = \"a\"\nrequires = { transport = \"tcp\" }",
+            ),
+            (
+                "spec = [{ version = \"2025-11-25\", section = \"basic\" }]",
+                "spec = []",
+            ),
+            ("reply = \"result\"", "reply = {}"),
+            ("verdict = \"pass\" }", "verdict = \"pass\", use = \"x\" }"),
+            (
+                "name = \"s\"",
+                "name = \"s\"\ncapture = { x = \"nonsense\" }",
             ),
         ] {
             let broken = base.replace(from, to);
