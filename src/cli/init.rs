@@ -65,9 +65,62 @@ pub const CONFIG_FILE: &str = "mcpcheck.toml";
 /// The workflow file.
 pub const WORKFLOW_FILE: &str = ".github/workflows/mcpcheck.yml";
 
+/// Why `init` wrote nothing (a usage error, exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// `--dir` is not a folder.
+    #[error("{} is not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    /// A project file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A project file is not in its format.
+    #[error("{}: not {format}: {message}", path.display())]
+    Unparsable {
+        /// The file.
+        path: PathBuf,
+        /// `JSON` or `TOML`.
+        format: &'static str,
+        /// The parser's words.
+        message: String,
+    },
+    /// The server command is not words a shell would split.
+    #[error("the server command `{command}` cannot be split into words: {message}")]
+    Unsplittable {
+        /// The command.
+        command: String,
+        /// The splitter's words.
+        message: String,
+    },
+    /// A file to write is there and `--force` was not given.
+    #[error("{} already there; nothing was written (--force overwrites)", .0.join(" and "))]
+    AlreadyThere(Vec<String>),
+    /// Nothing in the folder says how the server starts, and no one was there to ask.
+    #[error("no package.json, pyproject.toml or Cargo.toml here says how the server starts; give --stdio \"COMMAND\" or --url URL")]
+    NothingDetected,
+    /// The answer at the prompt could not be read.
+    #[error("cannot read the answer: {0}")]
+    Answer(std::io::Error),
+    /// A folder or file could not be written.
+    #[error("cannot {what} {}: {source}", path.display())]
+    Write {
+        /// `create` (a folder) or `write` (a file).
+        what: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
 /// Works out how the project in `dir` starts its server: a Node, Python or Rust project, in that
 /// order. `None` when none of them says.
-pub fn detect(dir: &Path) -> Result<Option<Plan>, String> {
+pub fn detect(dir: &Path) -> Result<Option<Plan>, InitError> {
     if let Some(plan) = node(dir)? {
         return Ok(Some(plan));
     }
@@ -77,12 +130,26 @@ pub fn detect(dir: &Path) -> Result<Option<Plan>, String> {
     rust(dir)
 }
 
-fn read(dir: &Path, name: &str) -> Result<Option<String>, String> {
+fn read(dir: &Path, name: &str) -> Result<Option<String>, InitError> {
     let path = dir.join(name);
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(source) => Err(InitError::Read { path, source }),
+    }
+}
+
+/// A project file that is not in its format.
+fn unparsable(
+    dir: &Path,
+    name: &str,
+    format: &'static str,
+    e: impl std::fmt::Display,
+) -> InitError {
+    InitError::Unparsable {
+        path: dir.join(name),
+        format,
+        message: e.to_string(),
     }
 }
 
@@ -94,12 +161,12 @@ fn plain_command(command: &str) -> bool {
         && shell_words::split(command).is_ok()
 }
 
-fn node(dir: &Path) -> Result<Option<Plan>, String> {
+fn node(dir: &Path) -> Result<Option<Plan>, InitError> {
     let Some(text) = read(dir, "package.json")? else {
         return Ok(None);
     };
-    let package: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not JSON: {e}", dir.join("package.json").display()))?;
+    let package: Value =
+        serde_json::from_str(&text).map_err(|e| unparsable(dir, "package.json", "JSON", e))?;
     let name = package["name"].as_str().unwrap_or_default();
     let bin = match &package["bin"] {
         Value::String(path) => Some((name.to_string(), path.clone())),
@@ -171,12 +238,12 @@ fn node(dir: &Path) -> Result<Option<Plan>, String> {
     }))
 }
 
-fn python(dir: &Path) -> Result<Option<Plan>, String> {
+fn python(dir: &Path) -> Result<Option<Plan>, InitError> {
     let Some(text) = read(dir, "pyproject.toml")? else {
         return Ok(None);
     };
-    let project: toml::Table = toml::from_str(&text)
-        .map_err(|e| format!("{}: not TOML: {e}", dir.join("pyproject.toml").display()))?;
+    let project: toml::Table =
+        toml::from_str(&text).map_err(|e| unparsable(dir, "pyproject.toml", "TOML", e))?;
     let table = |path: &[&str]| -> Option<&toml::Table> {
         let mut at = &project;
         for key in path {
@@ -265,12 +332,12 @@ fn main_module(dir: &Path) -> Option<String> {
     found.into_iter().next()
 }
 
-fn rust(dir: &Path) -> Result<Option<Plan>, String> {
+fn rust(dir: &Path) -> Result<Option<Plan>, InitError> {
     let Some(text) = read(dir, "Cargo.toml")? else {
         return Ok(None);
     };
-    let manifest: toml::Table = toml::from_str(&text)
-        .map_err(|e| format!("{}: not TOML: {e}", dir.join("Cargo.toml").display()))?;
+    let manifest: toml::Table =
+        toml::from_str(&text).map_err(|e| unparsable(dir, "Cargo.toml", "TOML", e))?;
     let bins: Vec<String> = manifest
         .get("bin")
         .and_then(|b| b.as_array())
@@ -373,13 +440,9 @@ pub fn default_branch(dir: &Path) -> String {
 
 /// Adds the reports' folder to the project's `.gitignore` (made if absent) unless a line
 /// already names it; whether it was added.
-fn ignore_reports(dir: &Path) -> Result<bool, String> {
+fn ignore_reports(dir: &Path) -> Result<bool, InitError> {
     let path = dir.join(".gitignore");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
+    let text = read(dir, ".gitignore")?.unwrap_or_default();
     let folder = REPORT_FOLDER.trim_end_matches('/');
     let named = text.lines().map(str::trim).any(|line| {
         let line = line.trim_start_matches('/').trim_end_matches('/');
@@ -395,7 +458,7 @@ fn ignore_reports(dir: &Path) -> Result<bool, String> {
     added.push_str(&format!(
         "# mcpcheck's reports (mcpcheck.toml [output])\n/{REPORT_FOLDER}\n"
     ));
-    std::fs::write(&path, added).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    write(&path, &added)?;
     Ok(true)
 }
 
@@ -419,9 +482,9 @@ pub struct Request<'a> {
 }
 
 /// Writes the files; returns what to tell the user, or a usage error.
-pub fn init(request: &Request) -> Result<String, String> {
+pub fn init(request: &Request) -> Result<String, InitError> {
     if !request.dir.is_dir() {
-        return Err(format!("{} is not a folder", request.dir.display()));
+        return Err(InitError::NotAFolder(request.dir.to_path_buf()));
     }
     let detected = detect(request.dir)?;
     let plan = match (request.stdio, request.url, detected) {
@@ -451,8 +514,9 @@ pub fn init(request: &Request) -> Result<String, String> {
         (None, None, None) => ask()?,
     };
     if let Target::Stdio(command) = &plan.target {
-        shell_words::split(command).map_err(|e| {
-            format!("the server command `{command}` cannot be split into words: {e}")
+        shell_words::split(command).map_err(|e| InitError::Unsplittable {
+            command: command.clone(),
+            message: e.to_string(),
         })?;
     }
     let files: [(PathBuf, String); 2] = [
@@ -472,18 +536,18 @@ pub fn init(request: &Request) -> Result<String, String> {
             .map(|(path, _)| path.display().to_string())
             .collect();
         if !there.is_empty() {
-            return Err(format!(
-                "{} already there; nothing was written (--force overwrites)",
-                there.join(" and ")
-            ));
+            return Err(InitError::AlreadyThere(there));
         }
     }
     for (path, text) in &files {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| InitError::Write {
+                what: "create",
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write(path, text)?;
     }
     let ignored = ignore_reports(request.dir)?;
     let target = match &plan.target {
@@ -531,11 +595,19 @@ pub fn init(request: &Request) -> Result<String, String> {
     Ok(out)
 }
 
+/// Writes a file of the project.
+fn write(path: &Path, text: &str) -> Result<(), InitError> {
+    std::fs::write(path, text).map_err(|source| InitError::Write {
+        what: "write",
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// Asks on the terminal how the server starts; outside a terminal, says which flag to give.
-fn ask() -> Result<Plan, String> {
-    let none = "no package.json, pyproject.toml or Cargo.toml here says how the server starts; give --stdio \"COMMAND\" or --url URL";
+fn ask() -> Result<Plan, InitError> {
     if !std::io::stdin().is_terminal() {
-        return Err(none.to_string());
+        return Err(InitError::NothingDetected);
     }
     eprint!("How does your MCP server start? A command (spoken to over stdio) or its URL: ");
     let _ = std::io::stderr().flush();
@@ -543,10 +615,10 @@ fn ask() -> Result<Plan, String> {
     std::io::stdin()
         .lock()
         .read_line(&mut line)
-        .map_err(|e| format!("cannot read the answer: {e}"))?;
+        .map_err(InitError::Answer)?;
     let answer = line.trim();
     if answer.is_empty() {
-        return Err(none.to_string());
+        return Err(InitError::NothingDetected);
     }
     let target = if answer.starts_with("http://") || answer.starts_with("https://") {
         Target::Url(answer.to_string())

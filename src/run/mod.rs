@@ -500,7 +500,7 @@ async fn run_started(
     let mut main = match opened {
         Ok(session) => Arc::new(session),
         Err(e) => {
-            report.fatal = Some(e);
+            report.fatal = Some(e.to_string());
             return report;
         }
     };

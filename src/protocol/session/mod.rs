@@ -348,9 +348,26 @@ const VALUE_OVERHEAD: usize = 1024;
 /// still answered and recorded in the transcript (within its own bounds), not kept here.
 const MAX_NOTE_BYTES: usize = 2 << 20;
 
+/// Why a connection could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The stdio server could not be started.
+    #[error(transparent)]
+    Start(#[from] crate::transport::stdio::StdioError),
+    /// The URL cannot be spoken to.
+    #[error(transparent)]
+    Url(#[from] crate::record::url::UrlError),
+}
+
+impl From<OpenError> for String {
+    fn from(error: OpenError) -> String {
+        error.to_string()
+    }
+}
+
 impl Session {
     /// Starts the server (stdio) or prepares the endpoint (HTTP). Nothing is sent yet.
-    pub fn open(target: &Target, limits: &Limits) -> Result<Session, String> {
+    pub fn open(target: &Target, limits: &Limits) -> Result<Session, OpenError> {
         let transcript = Arc::new(Mutex::new(Transcript::new(
             limits.tap.clone(),
             limits.evidence.clone(),
