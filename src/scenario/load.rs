@@ -120,7 +120,11 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
         };
         let name = text[start + 2..end].trim();
         let name = name.strip_suffix('?').unwrap_or(name);
-        let query = |name: &str| query::parse_query(name, Some(&steps)).map(|_| ());
+        let query = |name: &str| {
+            query::parse_query(name, Some(&steps))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        };
         // The last table header before the placeholder says whether it is in a step.
         let in_step = sections
             .partition_point(|(at, _)| *at < start)

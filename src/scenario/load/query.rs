@@ -27,9 +27,74 @@ fn known() -> String {
         .join(", ")
 }
 
+/// Why a query does not parse.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum QueryError {
+    /// `tool.` with no name.
+    #[error("`{0}` names no tool")]
+    NoTool(String),
+    /// `step.NAME…` where only the step's own exchange may be read.
+    #[error(
+        "`{0}`: a query here reads this step's own exchange; earlier steps are named only in rules"
+    )]
+    StepHere(String),
+    /// `step.NAME…` naming no step of the file.
+    #[error("`{query}`: no step is named `{step}`")]
+    NoStep {
+        /// The query.
+        query: String,
+        /// The name it gave.
+        step: String,
+    },
+    /// The part of an exchange it names does not parse.
+    #[error("`{query}`: {part}")]
+    Part {
+        /// The query.
+        query: String,
+        /// What is wrong with the part.
+        part: PartError,
+    },
+}
+
+/// Why the part of an exchange a query names does not parse.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PartError {
+    /// A pointer that does not start with `/`.
+    #[error("`{0}` is not a JSON pointer (it must start with `/`)")]
+    NotAPointer(String),
+    /// `notified[]`, `requested[]`, `event-id[]`.
+    #[error("`{0}[]` names no method")]
+    NoMethod(String),
+    /// A `[` with no `]`.
+    #[error("`{0}[` is not closed by `]`")]
+    Unclosed(String),
+    /// `event-id[N]/…`.
+    #[error("`event-id[N]` takes no pointer")]
+    EventIdPointer,
+    /// `event-id[x]`.
+    #[error("`event-id[{0}]`: N is an event's index, 0 or more")]
+    EventIndex(String),
+    /// A pointer into the reply written without its `/`.
+    #[error(
+        "unknown query: a JSON pointer into the reply starts with `/` (known: {})",
+        known()
+    )]
+    SlashMissing,
+    /// None of the forms.
+    #[error("unknown query (known: {})", known())]
+    Unknown,
+}
+
 /// Parses a query. `steps` are the step names an earlier-step query may name (`None`: such a
 /// query is not allowed here).
-pub(crate) fn parse_query(text: &str, steps: Option<&HashSet<String>>) -> Result<Query, String> {
+pub(crate) fn parse_query(
+    text: &str,
+    steps: Option<&HashSet<String>>,
+) -> Result<Query, QueryError> {
+    let part = |part| QueryError::Part {
+        query: text.to_string(),
+        part,
+    };
     if let Some((_, query)) = GLOBAL.iter().find(|(name, _)| *name == text) {
         return Ok(query.clone());
     }
@@ -39,7 +104,7 @@ pub(crate) fn parse_query(text: &str, steps: Option<&HashSet<String>>) -> Result
             None => (rest, ""),
         };
         if name.is_empty() {
-            return Err(format!("`{text}` names no tool"));
+            return Err(QueryError::NoTool(text.to_string()));
         }
         return Ok(Query::Tool {
             name: name.to_string(),
@@ -50,42 +115,41 @@ pub(crate) fn parse_query(text: &str, steps: Option<&HashSet<String>>) -> Result
         let end = rest.find(['.', '/']).unwrap_or(rest.len());
         let (name, tail) = rest.split_at(end);
         let Some(steps) = steps else {
-            return Err(format!(
-                "`{text}`: a query here reads this step's own exchange; earlier steps are named only in rules"
-            ));
+            return Err(QueryError::StepHere(text.to_string()));
         };
         if !steps.contains(name) {
-            return Err(format!("`{text}`: no step is named `{name}`"));
+            return Err(QueryError::NoStep {
+                query: text.to_string(),
+                step: name.to_string(),
+            });
         }
         let tail = tail.strip_prefix('.').unwrap_or(tail);
         return Ok(Query::Step {
             step: Some(name.to_string()),
-            part: parse_part(tail).map_err(|e| format!("`{text}`: {e}"))?,
+            part: parse_part(tail).map_err(part)?,
         });
     }
     Ok(Query::Step {
         step: None,
-        part: parse_part(text).map_err(|e| format!("`{text}`: {e}"))?,
+        part: parse_part(text).map_err(part)?,
     })
 }
 
 /// Parses the part of one exchange a query names.
-fn parse_part(text: &str) -> Result<Part, String> {
-    let pointer = |p: &str| -> Result<String, String> {
+fn parse_part(text: &str) -> Result<Part, PartError> {
+    let pointer = |p: &str| -> Result<String, PartError> {
         if p.is_empty() || p.starts_with('/') {
             Ok(p.to_string())
         } else {
-            Err(format!(
-                "`{p}` is not a JSON pointer (it must start with `/`)"
-            ))
+            Err(PartError::NotAPointer(p.to_string()))
         }
     };
-    let bracketed = |prefix: &str| -> Option<Result<(String, String), String>> {
+    let bracketed = |prefix: &str| -> Option<Result<(String, String), PartError>> {
         let rest = text.strip_prefix(prefix)?.strip_prefix('[')?;
         Some(match rest.split_once(']') {
-            Some(("", _)) => Err(format!("`{prefix}[]` names no method")),
+            Some(("", _)) => Err(PartError::NoMethod(prefix.to_string())),
             Some((inner, tail)) => pointer(tail).map(|at| (inner.to_string(), at)),
-            None => Err(format!("`{prefix}[` is not closed by `]`")),
+            None => Err(PartError::Unclosed(prefix.to_string())),
         })
     };
     Ok(match text {
@@ -112,20 +176,13 @@ fn parse_part(text: &str) -> Result<Part, String> {
             } else if let Some(found) = bracketed("event-id") {
                 let (n, tail) = found?;
                 if !tail.is_empty() {
-                    return Err("`event-id[N]` takes no pointer".into());
+                    return Err(PartError::EventIdPointer);
                 }
-                Part::EventId(
-                    n.parse().map_err(|_| {
-                        format!("`event-id[{n}]`: N is an event's index, 0 or more")
-                    })?,
-                )
+                Part::EventId(n.parse().map_err(|_| PartError::EventIndex(n))?)
             } else if text.contains('/') {
-                return Err(format!(
-                    "unknown query: a JSON pointer into the reply starts with `/` (known: {})",
-                    known()
-                ));
+                return Err(PartError::SlashMissing);
             } else {
-                return Err(format!("unknown query (known: {})", known()));
+                return Err(PartError::Unknown);
             }
         }
     })
@@ -147,7 +204,7 @@ pub(crate) fn resolve_cond(
                 if key == "step" { "NAME.status" } else { "content-type" }
             )));
         }
-        let query = parse_query(&key, steps).map_err(error)?;
+        let query = parse_query(&key, steps).map_err(|e| error(e.to_string()))?;
         let pred = resolve_pred(value).map_err(|e| error(format!("`{key}`: {e}")))?;
         if let Some((what, known)) = closed_vocabulary(&query) {
             for named in named_values(&pred) {

@@ -114,7 +114,7 @@ fn captures(
                 ))
             }
         };
-        let query = query::parse_query(&text, None).map_err(bad)?;
+        let query = query::parse_query(&text, None).map_err(|e| bad(e.to_string()))?;
         let absent = absent.unwrap_or_else(|| {
             format!("{answer} had nothing at {text}, so the request that needs it was not sent")
         });
