@@ -102,6 +102,166 @@ impl Discovered {
     }
 }
 
+/// Why no token could be had (`--auth`): the run cannot test the server (exit 3).
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// A request to the server or its authorization server failed.
+    #[error(transparent)]
+    Http(#[from] crate::transport::http::HttpError),
+    /// A URL that cannot be spoken to.
+    #[error(transparent)]
+    Url(#[from] crate::record::url::UrlError),
+    /// A URL without a scheme.
+    #[error("`{0}` has no scheme")]
+    NoScheme(String),
+    /// Credentials would go where plain HTTP says.
+    #[error("{what} {url} is not https: mcpcheck sends no credentials by what plain HTTP says (except on a loopback address)")]
+    Insecure {
+        /// What the URL is (`the server`, `the token_endpoint`, …).
+        what: String,
+        /// The URL.
+        url: String,
+    },
+    /// The server answered without a token as if it needs none.
+    #[error("{url} answered a request without a token with HTTP {status}, not 401: it does not ask for a token")]
+    NoChallenge {
+        /// The server.
+        url: String,
+        /// Its status.
+        status: u16,
+    },
+    /// No protected resource metadata.
+    #[error("no protected resource metadata was found for {url} (tried {tried})")]
+    NoResourceMetadata {
+        /// The server.
+        url: String,
+        /// The URLs tried, and what each answered.
+        tried: String,
+    },
+    /// Resource metadata of another resource (RFC 9728 §3.3).
+    #[error(
+        "the protected resource metadata is for {resource:?}, not {url}: a client must not use it"
+    )]
+    ForeignResourceMetadata {
+        /// The resource it names.
+        resource: String,
+        /// The server.
+        url: String,
+    },
+    /// Resource metadata naming no authorization server.
+    #[error("the protected resource metadata names no authorization server")]
+    NoAuthorizationServer,
+    /// No authorization server metadata.
+    #[error("the authorization server {issuer} publishes no metadata (tried {tried})")]
+    NoServerMetadata {
+        /// The issuer.
+        issuer: String,
+        /// The URLs tried, and what each answered.
+        tried: String,
+    },
+    /// Authorization server metadata of another issuer (RFC 8414 §3.3).
+    #[error("the authorization server metadata found for {issuer} is the issuer {speaks_for:?}'s: a client must not use it")]
+    ForeignServerMetadata {
+        /// The issuer asked about.
+        issuer: String,
+        /// The issuer the metadata names.
+        speaks_for: String,
+    },
+    /// No token endpoint.
+    #[error("the authorization server {0} names no token endpoint")]
+    NoTokenEndpoint(String),
+    /// No authorization endpoint, for `--auth code`.
+    #[error("the authorization server names no authorization endpoint")]
+    NoAuthorizationEndpoint,
+    /// No PKCE S256, which an MCP client must have.
+    #[error("the authorization server {0} does not list S256 in code_challenge_methods_supported, so an MCP client must not use it")]
+    NoS256(String),
+    /// The token endpoint refused the grant.
+    #[error("the token endpoint {endpoint} refused the grant with HTTP {status} ({error})")]
+    TokenRefused {
+        /// The token endpoint.
+        endpoint: String,
+        /// Its status.
+        status: u16,
+        /// Its `error`, or `no error code`.
+        error: String,
+    },
+    /// A token of another type than Bearer.
+    #[error("the token endpoint {endpoint} issued a token of type {token_type:?}, not Bearer: mcpcheck sends bearer tokens only")]
+    NotBearer {
+        /// The token endpoint.
+        endpoint: String,
+        /// The type it said.
+        token_type: String,
+    },
+    /// An answer without a token.
+    #[error("the token endpoint {0} answered without an access_token")]
+    NoAccessToken(String),
+    /// No way for mcpcheck to be a client there.
+    #[error("no --client-id was given, and the authorization server {issuer} offers no registration_endpoint (RFC 7591) for mcpcheck to register itself: give --client-id, a client registered there.{}", if *.metadata_documents { " It takes Client ID Metadata Documents: give --client-id the https URL of one." } else { "" })]
+    NoRegistration {
+        /// The issuer.
+        issuer: String,
+        /// Whether it takes Client ID Metadata Documents.
+        metadata_documents: bool,
+    },
+    /// The code flow without a redirect URI to register.
+    #[error("no redirect URI to register for the authorization code")]
+    NoRedirectUri,
+    /// The registration endpoint refused (RFC 7591 §3.2.2).
+    #[error("the registration endpoint {endpoint} refused to register mcpcheck with HTTP {status} ({error}{}); give --client-id, a client registered there", .description.as_ref().map(|d| format!(": {d}")).unwrap_or_default())]
+    RegistrationRefused {
+        /// The registration endpoint.
+        endpoint: String,
+        /// Its status.
+        status: u16,
+        /// Its `error`, or `no error code`.
+        error: String,
+        /// Its `error_description`.
+        description: Option<String>,
+    },
+    /// A registration without a client id.
+    #[error("the registration endpoint {0} answered without a client_id")]
+    NoClientId(String),
+    /// A registration without the secret the client credentials grant needs.
+    #[error("the registration endpoint {0} registered mcpcheck without a client_secret, which the client credentials grant needs")]
+    NoClientSecret(String),
+    /// No loopback port for the browser to come back to.
+    #[error("no loopback port for the redirect: {0}")]
+    NoLoopback(std::io::Error),
+    /// The user did not sign in in time.
+    #[error("no sign-in came back to {redirect_uri} within {seconds} s")]
+    NoSignIn {
+        /// Where the browser was to come back.
+        redirect_uri: String,
+        /// How long mcpcheck waited.
+        seconds: u64,
+    },
+    /// A redirect naming another issuer (RFC 9207).
+    #[error("the redirect names the issuer {named:?}, not {issuer:?}: an answer of another authorization server (RFC 9207)")]
+    ForeignIssuer {
+        /// The issuer the redirect names.
+        named: String,
+        /// The issuer mcpcheck asked.
+        issuer: String,
+    },
+    /// A redirect naming no issuer from a server that says it names itself (RFC 9207).
+    #[error("the redirect names no issuer, though {0} says it names itself in every answer: an answer of another authorization server (RFC 9207)")]
+    IssuerMissing(String),
+    /// The authorization server refused the sign-in.
+    #[error("the authorization server refused: {0}")]
+    Refused(String),
+    /// A redirect without a code.
+    #[error("the redirect carries no code")]
+    NoCode,
+    /// A redirect of a sign-in mcpcheck did not start.
+    #[error("the redirect's state is not the one mcpcheck sent: a sign-in mcpcheck did not start")]
+    WrongState,
+    /// No randomness for PKCE and the state.
+    #[error("the system has no randomness to give")]
+    NoRandomness,
+}
+
 /// How long the user has to sign in (`--auth code`).
 const SIGN_IN: Duration = Duration::from_secs(300);
 
@@ -111,10 +271,10 @@ pub async fn obtain(
     url: &str,
     client: &Client,
     show: &(dyn Fn(&str) + Sync),
-) -> Result<Obtained, String> {
+) -> Result<Obtained, AuthError> {
     let found = discover(url, client).await?;
     if client.flow == Flow::Code && found.authorization_endpoint.is_none() {
-        return Err("the authorization server names no authorization endpoint".into());
+        return Err(AuthError::NoAuthorizationEndpoint);
     }
     // The code's redirect listener comes first: a client registers its redirect URI.
     let listener = match client.flow {
@@ -147,9 +307,10 @@ pub async fn obtain(
             "client credentials grant"
         }
         (Flow::Code, listener) => {
-            let endpoint = found.authorization_endpoint.as_deref().ok_or_else(|| {
-                "the authorization server names no authorization endpoint".to_string()
-            })?;
+            let endpoint = found
+                .authorization_endpoint
+                .as_deref()
+                .ok_or(AuthError::NoAuthorizationEndpoint)?;
             let listener = listener.expect("a listener for the code flow");
             let redirect_uri = listener.uri.clone();
             let (code, verifier) =
@@ -181,7 +342,7 @@ pub async fn obtain(
     // An authorization server that ignores `resource` issues the same audience for both: the
     // second token then says nothing about the server's audience check.
     let other_audience = other_audience.map(|other| {
-        let other = other?;
+        let other = other.map_err(|e| e.to_string())?;
         match (audience(&access_token), audience(&other)) {
             (Some(mine), Some(theirs))
                 if mine == theirs
@@ -198,7 +359,7 @@ pub async fn obtain(
     // One asked for both resources names both in its audience, or says nothing of the
     // server's audience check.
     let shared_audience = shared_audience.map(|shared| {
-        let shared = shared?;
+        let shared = shared.map_err(|e| e.to_string())?;
         let names = |aud: &Value, resource: &str| {
             aud.as_array()
                 .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(resource)))
@@ -234,7 +395,7 @@ pub async fn obtain(
 }
 
 /// Follows the server's metadata to its authorization server's endpoints.
-async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
+async fn discover(url: &str, client: &Client) -> Result<Discovered, AuthError> {
     secure("the server", url)?;
     // The challenge: a request without a token.
     let probe = r#"{"jsonrpc":"2.0","id":"mcpcheck-authorize","method":"ping"}"#;
@@ -252,10 +413,10 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
     )
     .await?;
     if answer.status != 401 && answer.status != 403 {
-        return Err(format!(
-            "{url} answered a request without a token with HTTP {}, not 401: it does not ask for a token",
-            answer.status
-        ));
+        return Err(AuthError::NoChallenge {
+            url: url.to_string(),
+            status: answer.status,
+        });
     }
     let bearer = challenge::bearer(&answer.headers);
     let named = bearer
@@ -273,21 +434,26 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
         "{origin}/.well-known/oauth-protected-resource{path}"
     ));
     candidates.push(format!("{origin}/.well-known/oauth-protected-resource"));
-    let resource_metadata = first_document(&candidates).await.map_err(|tried| {
-        format!("no protected resource metadata was found for {url} (tried {tried})")
-    })?;
+    let resource_metadata =
+        first_document(&candidates)
+            .await
+            .map_err(|tried| AuthError::NoResourceMetadata {
+                url: url.to_string(),
+                tried,
+            })?;
     // A client uses metadata only for the resource it asked about (RFC 9728 §3.3), and the
     // authorization server's only if it speaks for the issuer named (RFC 8414 §3.3): otherwise
     // the token endpoint, and the secret sent to it, would be another's choice.
     let resource = resource_metadata["resource"].as_str().unwrap_or_default();
     if !same_url(resource, url) {
-        return Err(format!(
-            "the protected resource metadata is for {resource:?}, not {url}: a client must not use it"
-        ));
+        return Err(AuthError::ForeignResourceMetadata {
+            resource: resource.to_string(),
+            url: url.to_string(),
+        });
     }
     let issuer = resource_metadata["authorization_servers"][0]
         .as_str()
-        .ok_or_else(|| "the protected resource metadata names no authorization server".to_string())?
+        .ok_or(AuthError::NoAuthorizationServer)?
         .to_string();
     secure("the authorization server", &issuer)?;
     // The authorization server's metadata.
@@ -297,24 +463,29 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
         format!("{as_origin}/.well-known/openid-configuration{as_path}"),
         format!("{as_origin}{as_path}/.well-known/openid-configuration"),
     ];
-    let server_metadata = first_document(&candidates).await.map_err(|tried| {
-        format!("the authorization server {issuer} publishes no metadata (tried {tried})")
-    })?;
+    let server_metadata =
+        first_document(&candidates)
+            .await
+            .map_err(|tried| AuthError::NoServerMetadata {
+                issuer: issuer.clone(),
+                tried,
+            })?;
     let speaks_for = server_metadata["issuer"].as_str().unwrap_or_default();
     if !same_url(speaks_for, &issuer) {
-        return Err(format!(
-            "the authorization server metadata found for {issuer} is the issuer {speaks_for:?}'s: a client must not use it"
-        ));
+        return Err(AuthError::ForeignServerMetadata {
+            issuer,
+            speaks_for: speaks_for.to_string(),
+        });
     }
-    let endpoint = |name: &str| -> Result<Option<String>, String> {
+    let endpoint = |name: &str| -> Result<Option<String>, AuthError> {
         let Some(url) = server_metadata[name].as_str() else {
             return Ok(None);
         };
         secure(&format!("the {name}"), url)?;
         Ok(Some(url.to_string()))
     };
-    let token_endpoint = endpoint("token_endpoint")?
-        .ok_or_else(|| format!("the authorization server {issuer} names no token endpoint"))?;
+    let token_endpoint =
+        endpoint("token_endpoint")?.ok_or_else(|| AuthError::NoTokenEndpoint(issuer.clone()))?;
     let authorization_endpoint = endpoint("authorization_endpoint")?;
     if client.flow == Flow::Code {
         let methods = server_metadata["code_challenge_methods_supported"]
@@ -322,9 +493,7 @@ async fn discover(url: &str, client: &Client) -> Result<Discovered, String> {
             .map(|m| m.iter().any(|m| m == "S256"))
             .unwrap_or(false);
         if !methods {
-            return Err(format!(
-                "the authorization server {issuer} does not list S256 in code_challenge_methods_supported, so an MCP client must not use it"
-            ));
+            return Err(AuthError::NoS256(issuer));
         }
     }
     let scope = client.scope.clone().or(challenged_scope).or_else(|| {
@@ -369,7 +538,7 @@ async fn token_request(
     found: &Discovered,
     client: &Client,
     mut form: Vec<(&str, String)>,
-) -> Result<String, String> {
+) -> Result<String, AuthError> {
     let token_endpoint = &found.token_endpoint;
     let post = match client.auth_method.as_deref() {
         Some(method) => method == "client_secret_post",
@@ -411,24 +580,24 @@ async fn token_request(
     let document: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
     if !(200..300).contains(&answer.status) {
         let error = document["error"].as_str().unwrap_or("no error code");
-        return Err(format!(
-            "the token endpoint {token_endpoint} refused the grant with HTTP {} ({error})",
-            answer.status
-        ));
+        return Err(AuthError::TokenRefused {
+            endpoint: token_endpoint.clone(),
+            status: answer.status,
+            error: error.to_string(),
+        });
     }
     let token_type = document["token_type"].as_str().unwrap_or_default();
     if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(format!(
-            "the token endpoint {token_endpoint} issued a token of type {token_type:?}, not Bearer: mcpcheck sends bearer tokens only"
-        ));
+        return Err(AuthError::NotBearer {
+            endpoint: token_endpoint.clone(),
+            token_type: token_type.to_string(),
+        });
     }
     document["access_token"]
         .as_str()
         .filter(|t| !t.is_empty())
         .map(str::to_string)
-        .ok_or_else(|| {
-            format!("the token endpoint {token_endpoint} answered without an access_token")
-        })
+        .ok_or_else(|| AuthError::NoAccessToken(token_endpoint.clone()))
 }
 
 /// Registers mcpcheck with the authorization server (Dynamic Client Registration, RFC 7591
@@ -439,17 +608,12 @@ async fn register(
     found: &Discovered,
     client: &Client,
     redirect_uri: Option<&str>,
-) -> Result<(Client, String, Vec<String>), String> {
-    let issuer = &found.issuer;
+) -> Result<(Client, String, Vec<String>), AuthError> {
     let Some(endpoint) = &found.registration_endpoint else {
-        let cimd = if found.metadata_documents {
-            " It takes Client ID Metadata Documents: give --client-id the https URL of one."
-        } else {
-            ""
-        };
-        return Err(format!(
-            "no --client-id was given, and the authorization server {issuer} offers no registration_endpoint (RFC 7591) for mcpcheck to register itself: give --client-id, a client registered there.{cimd}"
-        ));
+        return Err(AuthError::NoRegistration {
+            issuer: found.issuer.clone(),
+            metadata_documents: found.metadata_documents,
+        });
     };
     secure("the registration_endpoint", endpoint)?;
     let mut metadata = match (client.flow, redirect_uri) {
@@ -461,9 +625,7 @@ async fn register(
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
         }),
-        (Flow::Code, None) => {
-            return Err("no redirect URI to register for the authorization code".into())
-        }
+        (Flow::Code, None) => return Err(AuthError::NoRedirectUri),
         (Flow::ClientCredentials, _) => serde_json::json!({
             "client_name": "mcpcheck",
             "grant_types": ["client_credentials"],
@@ -492,22 +654,20 @@ async fn register(
     let document: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
     if !(200..300).contains(&answer.status) {
         // RFC 7591 §3.2.2: the error and its description.
-        let error = document["error"].as_str().unwrap_or("no error code");
-        let described = document["error_description"]
-            .as_str()
-            .map(|d| format!(": {d}"))
-            .unwrap_or_default();
-        return Err(format!(
-            "the registration endpoint {endpoint} refused to register mcpcheck with HTTP {} ({error}{described}); give --client-id, a client registered there",
-            answer.status
-        ));
+        return Err(AuthError::RegistrationRefused {
+            endpoint: endpoint.clone(),
+            status: answer.status,
+            error: document["error"]
+                .as_str()
+                .unwrap_or("no error code")
+                .to_string(),
+            description: document["error_description"].as_str().map(str::to_string),
+        });
     }
     let client_id = document["client_id"]
         .as_str()
         .filter(|id| !id.is_empty())
-        .ok_or_else(|| {
-            format!("the registration endpoint {endpoint} answered without a client_id")
-        })?;
+        .ok_or_else(|| AuthError::NoClientId(endpoint.clone()))?;
     let secret = |name: &str| {
         document[name]
             .as_str()
@@ -516,9 +676,7 @@ async fn register(
     };
     let client_secret = secret("client_secret");
     if client.flow == Flow::ClientCredentials && client_secret.is_none() {
-        return Err(format!(
-            "the registration endpoint {endpoint} registered mcpcheck without a client_secret, which the client credentials grant needs"
-        ));
+        return Err(AuthError::NoClientSecret(endpoint.clone()));
     }
     let kept = [secret("client_secret"), secret("registration_access_token")]
         .into_iter()
@@ -546,14 +704,11 @@ struct Redirect {
 }
 
 impl Redirect {
-    async fn listen() -> Result<Redirect, String> {
+    async fn listen() -> Result<Redirect, AuthError> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
-            .map_err(|e| format!("no loopback port for the redirect: {e}"))?;
-        let port = listener
-            .local_addr()
-            .map_err(|e| format!("no loopback port for the redirect: {e}"))?
-            .port();
+            .map_err(AuthError::NoLoopback)?;
+        let port = listener.local_addr().map_err(AuthError::NoLoopback)?.port();
         Ok(Redirect {
             listener,
             uri: format!("http://127.0.0.1:{port}/callback"),
@@ -571,7 +726,7 @@ async fn authorization_code(
     found: &Discovered,
     listener: Redirect,
     show: &(dyn Fn(&str) + Sync),
-) -> Result<(String, String), String> {
+) -> Result<(String, String), AuthError> {
     let redirect_uri = listener.uri.as_str();
     let verifier = random(32)?;
     let challenge = crate::record::token::encode(&sha256(verifier.as_bytes()));
@@ -598,11 +753,9 @@ async fn authorization_code(
     show(&format!("{endpoint}{separator}{query}"));
     let code = tokio::time::timeout(SIGN_IN, redirect(&listener.listener, &state, found))
         .await
-        .map_err(|_| {
-            format!(
-                "no sign-in came back to {redirect_uri} within {} s",
-                SIGN_IN.as_secs()
-            )
+        .map_err(|_| AuthError::NoSignIn {
+            redirect_uri: redirect_uri.to_string(),
+            seconds: SIGN_IN.as_secs(),
         })??;
     Ok((code, verifier))
 }
@@ -616,7 +769,7 @@ async fn redirect(
     listener: &tokio::net::TcpListener,
     state: &str,
     found: &Discovered,
-) -> Result<String, String> {
+) -> Result<String, AuthError> {
     let issuer = found.issuer.as_str();
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     loop {
@@ -672,21 +825,20 @@ async fn redirect(
         let outcome = match (param("state"), param("code"), param("error")) {
             (Some(got), _, _) if got == state => match (param("code"), param("error")) {
                 // Compared as strings, exactly (RFC 9207 §2.4).
-                _ if param("iss").is_some_and(|iss| iss != issuer) => Err(format!(
-                    "the redirect names the issuer {:?}, not {issuer:?}: an answer of another authorization server (RFC 9207)",
-                    param("iss").unwrap_or_default()
-                )),
-                _ if param("iss").is_none() && found.names_itself => Err(format!(
-                    "the redirect names no issuer, though {issuer} says it names itself in every answer: an answer of another authorization server (RFC 9207)"
-                )),
-                (_, Some(error)) => Err(format!("the authorization server refused: {error}")),
+                _ if param("iss").is_some_and(|iss| iss != issuer) => {
+                    Err(AuthError::ForeignIssuer {
+                        named: param("iss").unwrap_or_default(),
+                        issuer: issuer.to_string(),
+                    })
+                }
+                _ if param("iss").is_none() && found.names_itself => {
+                    Err(AuthError::IssuerMissing(issuer.to_string()))
+                }
+                (_, Some(error)) => Err(AuthError::Refused(error)),
                 (Some(code), None) => Ok(code),
-                (None, None) => Err("the redirect carries no code".to_string()),
+                (None, None) => Err(AuthError::NoCode),
             },
-            (Some(_), _, _) => Err(
-                "the redirect's state is not the one mcpcheck sent: a sign-in mcpcheck did not start"
-                    .to_string(),
-            ),
+            (Some(_), _, _) => Err(AuthError::WrongState),
             (None, _, _) => {
                 let _ = stream
                     .write_all(reply("400 Bad Request", "no state").as_bytes())
@@ -710,12 +862,12 @@ async fn redirect(
 }
 
 /// `bytes` random bytes from the system, base64url (a PKCE verifier of 43 characters for 32).
-fn random(bytes: usize) -> Result<String, String> {
+fn random(bytes: usize) -> Result<String, AuthError> {
     use ring::rand::SecureRandom;
     let mut buffer = vec![0u8; bytes];
     ring::rand::SystemRandom::new()
         .fill(&mut buffer)
-        .map_err(|_| "the system has no randomness to give".to_string())?;
+        .map_err(|_| AuthError::NoRandomness)?;
     Ok(crate::record::token::encode(&buffer))
 }
 
@@ -756,7 +908,7 @@ async fn request(
     url: &str,
     mut headers: Vec<(String, String)>,
     body: Vec<u8>,
-) -> Result<HttpResponse, String> {
+) -> Result<HttpResponse, AuthError> {
     headers.insert(0, ("Host".into(), authority(url).unwrap_or_default()));
     let request = HttpRequest {
         method: method.into(),
@@ -772,16 +924,17 @@ async fn request(
 
 /// Checks that `url` is https, or plain HTTP to a loopback address: what decides where
 /// credentials go is read only over a channel no one else can rewrite.
-fn secure(what: &str, url: &str) -> Result<(), String> {
+fn secure(what: &str, url: &str) -> Result<(), AuthError> {
     let parsed = parse_url(url)?;
     let loopback = matches!(
         parsed.host().unwrap_or_default(),
         "127.0.0.1" | "localhost" | "[::1]" | "::1"
     );
     if parsed.scheme_str() != Some("https") && !loopback {
-        return Err(format!(
-            "{what} {url} is not https: mcpcheck sends no credentials by what plain HTTP says (except on a loopback address)"
-        ));
+        return Err(AuthError::Insecure {
+            what: what.to_string(),
+            url: url.to_string(),
+        });
     }
     Ok(())
 }
@@ -801,9 +954,9 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
         }
         // A redirect is followed, as a fetch step follows it.
         let mut at = url.clone();
-        let mut answer = Err(String::new());
-        for _ in 0..=super::MAX_REDIRECTS {
-            answer = request(
+        let mut hops = 0;
+        let answer = loop {
+            let answer = request(
                 "GET",
                 &at,
                 vec![("Accept".into(), "application/json".into())],
@@ -818,16 +971,16 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
                 .and_then(|location| crate::record::url::resolve(&at, location).ok());
             match next {
                 // A hop to plain HTTP would let anyone on the path write the document.
-                Some(next) => match secure("a redirect to", &next) {
-                    Ok(()) => at = next,
-                    Err(e) => {
-                        answer = Err(e);
-                        break;
+                Some(next) if hops < super::MAX_REDIRECTS => match secure("a redirect to", &next) {
+                    Ok(()) => {
+                        at = next;
+                        hops += 1;
                     }
+                    Err(e) => break Err(e),
                 },
-                None => break,
+                _ => break answer,
             }
-        }
+        };
         let got = match answer {
             Ok(answer) if (200..300).contains(&answer.status) => {
                 match serde_json::from_str::<Value>(&answer.body) {
@@ -836,7 +989,7 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
                 }
             }
             Ok(answer) => format!("HTTP {}", answer.status),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
         tried.push((url.clone(), got));
     }
@@ -849,10 +1002,10 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
 
 /// A URL's origin as written and its path without a trailing slash (checked to be http or
 /// https first).
-fn origin_and_path(url: &str) -> Result<(String, String), String> {
+fn origin_and_path(url: &str) -> Result<(String, String), AuthError> {
     parse_url(url)?;
-    let (origin, path) =
-        crate::record::url::origin_and_path(url).ok_or_else(|| format!("`{url}` has no scheme"))?;
+    let (origin, path) = crate::record::url::origin_and_path(url)
+        .ok_or_else(|| AuthError::NoScheme(url.to_string()))?;
     Ok((origin.to_string(), path.to_string()))
 }
 

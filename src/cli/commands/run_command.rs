@@ -136,7 +136,9 @@ pub(super) fn authorize(
     let obtained = match runtime.block_on(run::serve_early(config)) {
         Ok(served) => {
             config.served = served;
-            runtime.block_on(run::authorize::obtain(&url, client, &show))
+            runtime
+                .block_on(run::authorize::obtain(&url, client, &show))
+                .map_err(|e| e.to_string())
         }
         Err(failure) => {
             let tail = failure.stderr_tail.trim();
