@@ -677,11 +677,11 @@ async fn run_started(
         .start_early_exit(&config, config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
     let lanes = lanes(&scenarios, &context.target, context.lanes.len());
-    // Over stdio the lanes' scenarios, one after another within each lane, take their places
-    // among the jobs from places of their own, so that a lane's turn never waits behind the
-    // scenarios of the main connection (and those never behind a lane's long waits). Over HTTP
-    // most scenarios have sessions of their own and the probes' one lane waits little: one pool
-    // for all, as with too few jobs to spare one per lane.
+    // Over stdio each lane used holds one of the jobs for itself (its scenarios run one after
+    // another, so one place is all it ever needs, and it never waits for it): a lane's turn
+    // never waits behind the scenarios of the main connection, nor those behind a lane's long
+    // waits. Over HTTP most scenarios have sessions of their own and the probes' one lane waits
+    // little: one pool for all (`None`), as with too few jobs to spare one per lane.
     let (semaphore, lane_places) = {
         let jobs = config.jobs.max(1);
         let lanes_used = lanes
@@ -690,24 +690,21 @@ async fn run_started(
             .collect::<std::collections::HashSet<_>>()
             .len();
         if context.target.kind() == TransportKind::Stdio && jobs > lanes_used + 1 {
-            (
-                Arc::new(Semaphore::new(jobs - lanes_used)),
-                Arc::new(Semaphore::new(lanes_used)),
-            )
+            (Arc::new(Semaphore::new(jobs - lanes_used)), None)
         } else {
             let one = Arc::new(Semaphore::new(jobs));
-            (one.clone(), one)
+            (one.clone(), Some(one))
         }
     };
     let mut tasks = JoinSet::new();
     for (index, scenario) in scenarios.iter().cloned() {
         let lane = lanes.get(&index).copied();
+        // The place it waits for among the jobs: none for a lane with a place of its own.
         let (context, semaphore, observer) = (
             context.clone(),
-            if lane.is_some() {
-                lane_places.clone()
-            } else {
-                semaphore.clone()
+            match lane {
+                Some(_) => lane_places.clone(),
+                None => Some(semaphore.clone()),
             },
             config.observer.clone(),
         );
@@ -725,7 +722,10 @@ async fn run_started(
             };
             // The next scenario's turn comes when this one is done, even if it panicked.
             let _turn = lane.map(|(lane, _)| NextTurn(&context.lanes[lane].turn));
-            let _permit = semaphore.acquire_owned().await.expect("semaphore open");
+            let _permit = match semaphore {
+                Some(semaphore) => Some(semaphore.acquire_owned().await.expect("semaphore open")),
+                None => None,
+            };
             // Boxed once it may run: a waiting task stays small (a scenario's future is large).
             let (results, transcript) =
                 Box::pin(run_scenario(&context, &scenario, index, slot)).await;

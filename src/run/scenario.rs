@@ -133,11 +133,20 @@ pub(super) async fn run_scenario(
     // steps; one that closes during the scenario is what the scenario's own steps did.
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
-        let Some(ready_on) = step.mode.background() else {
-            step_of
-                .run_and_record(n, step, &mut captures, &mut records)
-                .await;
-            continue;
+        // A background step on a connection that stopped answering is not sent either: it
+        // would wait out its bound before the steps after it start.
+        let ready_on = match (step.mode.background(), step_of.session.stuck()) {
+            (Some(ready_on), None) => ready_on,
+            (Some(_), Some(why)) => {
+                step_of.record_unsent(n, step, &why, &mut captures, &mut records);
+                continue;
+            }
+            (None, _) => {
+                step_of
+                    .run_and_record(n, step, &mut captures, &mut records)
+                    .await;
+                continue;
+            }
         };
         let built = step_of.build(n, step, &captures);
         // A background step stays open while the steps after it run; they start once its
@@ -327,6 +336,20 @@ impl StepRunner<'_> {
             self.record(step, outcomes, captures, records);
             return;
         };
+        self.record_unsent(n, step, &why, captures, records);
+    }
+
+    /// Records step `n` as not sent on a connection that stopped answering (`why`), unless it
+    /// would not have been sent anyway (a capture it needs is absent): then its checks do not
+    /// apply, as anywhere.
+    fn record_unsent(
+        &self,
+        n: usize,
+        step: &Step,
+        why: &str,
+        captures: &mut HashMap<String, Value>,
+        records: &mut Vec<StepRecord>,
+    ) {
         // A step that would not be sent on an answering connection either (a capture it needs
         // is absent: the server lists no prompts, say) stays not applicable.
         if !matches!(step.send, StepSend::Fetch(_)) {
