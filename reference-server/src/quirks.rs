@@ -130,7 +130,7 @@ quirks! {
     /// The tool that returns nothing marks its result `isError: true`.
     EmptyResultIsError => "a tool that succeeded MUST NOT set isError"; answers "tools/call" with data::empty_is_error,
     /// An unparsable frame gets -32603 instead of -32700.
-    ParseErrorWrongCode => "an unparsable frame MUST get -32700 (JSON-RPC 2.0)",
+    ParseErrorWrongCode => "an unparsable frame MUST get -32700 (JSON-RPC 2.0)"; rewrites data::parse_error_code,
     /// After answering an unparsable frame the server stops serving (stdio: exits; HTTP: drops the session).
     ExitOnParseError => "the server MUST keep serving after a malformed frame",
     /// A request with `"jsonrpc": "1.0"` is processed.
@@ -140,7 +140,7 @@ quirks! {
     /// A request whose id is an object is processed.
     ObjectIdAccepted => "an id MUST be a string or integer; an object id is -32600",
     /// An unknown method gets -32000 instead of -32601.
-    UnknownMethodWrongCode => "an unknown method MUST get -32601",
+    UnknownMethodWrongCode => "an unknown method MUST get -32601"; rewrites data::unknown_method_code,
     /// A response from the client that answers no request of the server's is answered with an
     /// error.
     AnswerStrayResponse => "a response that answers no request SHOULD NOT be answered (derived)",
@@ -237,11 +237,11 @@ quirks! {
     /// Stateless: the `server/discover` result's `_meta` has no serverInfo.
     StatelessNoServerInfo in stateless => "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
     /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
-    StatelessDiscoverNoCacheHints in stateless => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)",
+    StatelessDiscoverNoCacheHints in stateless => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)"; answers "server/discover" with data::discover_without_cache_hints,
     /// 2026-07-28: the discover result carries no `supportedVersions`.
-    StatelessDiscoverNoSupportedVersions in stateless => "2026-07-28: the discover result MUST list supportedVersions (schema); a client judges such a server in its era rather than falling back to initialize",
+    StatelessDiscoverNoSupportedVersions in stateless => "2026-07-28: the discover result MUST list supportedVersions (schema); a client judges such a server in its era rather than falling back to initialize"; answers "server/discover" with data::discover_without_versions,
     /// 2026-07-28: server/discover is refused with -32021, as if it needed a client capability.
-    StatelessDiscoverRequiresCapability in stateless => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server",
+    StatelessDiscoverRequiresCapability in stateless => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server"; answers "server/discover" with data::discover_requires_capability,
     /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
     StatelessNoCacheHints in stateless => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
@@ -249,7 +249,7 @@ quirks! {
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
     StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served",
     /// Stateless: -32022 for an unsupported version carries no `data`.
-    StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested",
+    StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested"; rewrites data::unsupported_version_without_data,
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
     StatelessAnswerRemoved in stateless => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601"; answers "ping" with data::ping_answered,
     /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
@@ -1284,11 +1284,77 @@ mod data {
 
     /// `InitMissingServerInfo`: the initialize result has no `serverInfo`.
     pub fn without_server_info(_: &Value, outcome: Outcome) -> Outcome {
+        without(outcome, &["serverInfo"])
+    }
+
+    /// `UnknownMethodWrongCode`: the -32601 of an unknown method (the one that names the
+    /// method in its data) is -32000 instead.
+    pub fn unknown_method_code(response: &mut Map<String, Value>) {
+        let Some(Value::Object(error)) = response.get_mut("error") else {
+            return;
+        };
+        let named = error.get("data").and_then(|d| d.get("method")).is_some();
+        if error.get("code") == Some(&json!(-32601)) && named {
+            *error = Map::from_iter([
+                ("code".to_string(), json!(-32000)),
+                ("message".to_string(), json!("Unknown method")),
+            ]);
+        }
+    }
+
+    /// `StatelessUnsupportedVersionNoData`: the -32022 of a request at a version the server
+    /// does not speak carries no data (the handshake-era initialize's, worded apart, keeps it).
+    pub fn unsupported_version_without_data(response: &mut Map<String, Value>) {
+        let Some(Value::Object(error)) = response.get_mut("error") else {
+            return;
+        };
+        if error.get("code") == Some(&json!(-32022))
+            && error.get("message") == Some(&json!("Unsupported protocol version"))
+        {
+            error.remove("data");
+        }
+    }
+
+    /// `ParseErrorWrongCode`: a frame that does not parse gets -32603 instead of -32700.
+    pub fn parse_error_code(response: &mut Map<String, Value>) {
+        if let Some(Value::Object(error)) = response.get_mut("error") {
+            if error.get("code") == Some(&json!(-32700)) {
+                error.insert("code".into(), json!(-32603));
+            }
+        }
+    }
+
+    /// The result without these members (an error stays as it is).
+    fn without(outcome: Outcome, members: &[&str]) -> Outcome {
         outcome.map(|mut result| {
-            if let Some(members) = result.as_object_mut() {
-                members.remove("serverInfo");
+            if let Some(object) = result.as_object_mut() {
+                members.iter().for_each(|m| {
+                    object.remove(*m);
+                });
             }
             result
+        })
+    }
+
+    /// `StatelessDiscoverNoCacheHints`: the discover result has no `ttlMs` and `cacheScope`.
+    pub fn discover_without_cache_hints(_: &Value, outcome: Outcome) -> Outcome {
+        without(outcome, &["ttlMs", "cacheScope"])
+    }
+
+    /// `StatelessDiscoverNoSupportedVersions`: the discover result has no `supportedVersions`.
+    pub fn discover_without_versions(_: &Value, outcome: Outcome) -> Outcome {
+        without(outcome, &["supportedVersions"])
+    }
+
+    /// `StatelessDiscoverRequiresCapability`: server/discover is refused with -32021, as if it
+    /// needed the client's elicitation capability.
+    pub fn discover_requires_capability(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.and_then(|_| {
+            Err((
+                -32021,
+                "Missing required client capability".into(),
+                Some(json!({"requiredCapabilities": {"elicitation": {}}})),
+            ))
         })
     }
 

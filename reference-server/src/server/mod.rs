@@ -300,15 +300,10 @@ impl Server {
         let parsed: Value = match serde_json::from_slice(bytes) {
             Ok(value) => value,
             Err(e) => {
-                let code = if self.quirks.has(Quirk::ParseErrorWrongCode) {
-                    -32603
-                } else {
-                    -32700
-                };
                 return Handled {
                     replies: vec![self.error(
                         Value::Null,
-                        code,
+                        -32700,
                         &format!("Parse error: {e}"),
                         None,
                     )],
@@ -806,15 +801,11 @@ impl Server {
     }
 
     fn unknown_method(&self, method: &str) -> Outcome {
-        if self.quirks.has(Quirk::UnknownMethodWrongCode) {
-            Err((-32000, "Unknown method".into(), None))
-        } else {
-            Err((
-                -32601,
-                "Method not found".into(),
-                Some(json!({"method": method})),
-            ))
-        }
+        Err((
+            -32601,
+            "Method not found".into(),
+            Some(json!({"method": method})),
+        ))
     }
 
     fn result(&self, id: Value, result: Value) -> Value {

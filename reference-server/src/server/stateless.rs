@@ -94,9 +94,8 @@ impl Server {
             }
         }
         if version != STATELESS_VERSION {
-            let data = (!self.quirks.has(Quirk::StatelessUnsupportedVersionNoData))
-                .then(|| json!({"supported": [STATELESS_VERSION], "requested": version}));
-            return Err((-32022, "Unsupported protocol version".into(), data));
+            let data = json!({"supported": [STATELESS_VERSION], "requested": version});
+            return Err((-32022, "Unsupported protocol version".into(), Some(data)));
         }
         let discover = method == "server/discover";
         let outcome = match method {
@@ -122,24 +121,6 @@ impl Server {
                     if let Some(capabilities) = result["capabilities"].as_object_mut() {
                         capabilities.remove("extensions");
                     }
-                }
-                if self.quirks.has(Quirk::StatelessDiscoverNoSupportedVersions) {
-                    result
-                        .as_object_mut()
-                        .expect("object")
-                        .remove("supportedVersions");
-                }
-                if self.quirks.has(Quirk::StatelessDiscoverRequiresCapability) {
-                    return Err((
-                        -32021,
-                        "Missing required client capability".into(),
-                        Some(json!({"requiredCapabilities": {"elicitation": {}}})),
-                    ));
-                }
-                if self.quirks.has(Quirk::StatelessDiscoverNoCacheHints) {
-                    let object = result.as_object_mut().expect("object");
-                    object.remove("ttlMs");
-                    object.remove("cacheScope");
                 }
                 Ok(result)
             }
