@@ -204,7 +204,7 @@ quirks! {
     /// Completing the `greeting` prompt's argument gives 101 values.
     CompletionTooManyValues => "completion values MUST NOT exceed 100 items (schema)"; answers "completion/complete" with data::greeting_101_values,
     /// Completion for an unknown prompt offers an empty list.
-    CompletionUnknownRefEmpty => "completion for an unknown prompt SHOULD get -32602",
+    CompletionUnknownRefEmpty => "completion for an unknown prompt SHOULD get -32602"; answers "completion/complete" with data::completion_refused_empty,
     /// The structured tool returns its sum as a string, against its outputSchema.
     StructuredContentMismatch => "structuredContent MUST validate against the outputSchema"; answers "tools/call" with data::structured_sum_string,
     /// A tools/call without a name gets -32603.
@@ -1321,6 +1321,15 @@ mod data {
             if error.get("code") == Some(&json!(-32700)) {
                 error.insert("code".into(), json!(-32603));
             }
+        }
+    }
+
+    /// `CompletionUnknownRefEmpty`: a completion the handler refuses (an unknown reference) is
+    /// answered with no values instead.
+    pub fn completion_refused_empty(_: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Err((-32602, ..)) => Ok(json!({"completion": {"values": [], "hasMore": false}})),
+            other => other,
         }
     }
 

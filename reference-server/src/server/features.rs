@@ -196,12 +196,7 @@ impl Server {
                 mrtr::prompt(params, &self.quirks)
             }
             "prompts/get" => get_prompt(params),
-            _ => match complete(params) {
-                Err(_) if self.quirks.has(Quirk::CompletionUnknownRefEmpty) => {
-                    Ok(json!({"completion": {"values": [], "hasMore": false}}))
-                }
-                other => other,
-            },
+            _ => complete(params),
         })
     }
 
