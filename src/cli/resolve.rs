@@ -145,7 +145,7 @@ impl GradingArgs {
         };
         let baseline = match &self.baseline {
             Some(path) => Some((
-                Baseline::load(path).map_err(UsageError::Flag)?,
+                Baseline::load(path).map_err(|e| UsageError::Flag(e.to_string()))?,
                 path.display().to_string(),
             )),
             None => None,

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::Report;
+use super::{FileError, Report};
 use crate::exit;
 use crate::profile::Profile;
 use crate::record::Status;
@@ -34,13 +34,19 @@ pub struct BaselineEntry {
 
 impl Baseline {
     /// Reads a baseline file; errors read `path:line:column: message`.
-    pub fn load(path: &Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Baseline, FileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::Read {
+            what: "the baseline ",
+            path: path.to_path_buf(),
+            source,
+        })?;
         toml::from_str(&text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
-            let line = text[..offset.min(text.len())].matches('\n').count() + 1;
-            format!("{}:{line}: {}", path.display(), e.message().trim_end())
+            FileError::At {
+                path: path.to_path_buf(),
+                line: text[..offset.min(text.len())].matches('\n').count() + 1,
+                message: e.message().trim_end().to_string(),
+            }
         })
     }
 
@@ -359,6 +365,7 @@ mod tests {
         std::fs::write(&path, "[checks.x]\nreason = \"r\"\nlnk = \"y\"\n").unwrap();
         assert!(Baseline::load(&path)
             .unwrap_err()
+            .to_string()
             .contains("b.toml:3: unknown field `lnk`"));
     }
 }

@@ -12,10 +12,23 @@ use crate::record::Status;
 /// How much evidence a merged check keeps.
 const MAX_EVIDENCE: usize = 10;
 
+/// Why shard reports cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// None were given.
+    #[error("no reports to merge")]
+    Nothing,
+    /// They are of different targets (their labels).
+    #[error(
+        "the reports are of different targets ({0} and {1}); merge joins the shards of one run"
+    )]
+    Targets(String, String),
+}
+
 /// Merges shard reports of one target.
-pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
+pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
     let mut reports = reports.into_iter();
-    let mut merged = reports.next().ok_or("no reports to merge")?;
+    let mut merged = reports.next().ok_or(MergeError::Nothing)?;
     let target_of = |r: &Report| {
         (
             r.target.transport,
@@ -32,10 +45,9 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, String> {
         .collect();
     for report in reports {
         if target_of(&report) != target {
-            return Err(format!(
-                "the reports are of different targets ({} and {}); merge joins the shards of one run",
+            return Err(MergeError::Targets(
                 merged.target.label(),
-                report.target.label()
+                report.target.label(),
             ));
         }
         if merged.fatal.is_none() {

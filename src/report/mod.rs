@@ -25,6 +25,54 @@ use crate::record::{ExitReport, Reason, TransportKind};
 
 use crate::record::Evidence;
 
+/// Why a file mcpcheck reads back (a JSON report, a baseline) cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// It could not be read.
+    #[error("cannot read {what}{}: {source}", path.display())]
+    Read {
+        /// What the file is, with a space (`the baseline `), or nothing.
+        what: &'static str,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is not a JSON report.
+    #[error("{} is not an mcpcheck JSON report: {source}", path.display())]
+    NotAReport {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// It is not in its format, at this line.
+    #[error("{}:{line}: {message}", path.display())]
+    At {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The line.
+        line: usize,
+        /// The parser's words.
+        message: String,
+    },
+}
+
+impl Report {
+    /// Reads a JSON report written by `mcpcheck run --json`.
+    pub fn read(path: &std::path::Path) -> Result<Report, FileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::Read {
+            what: "",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| FileError::NotAReport {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
 /// The version of the JSON report format (2: every check names the protocol version it was
 /// judged at, and a run may judge more than one era).
 pub const SCHEMA_VERSION: u32 = 2;

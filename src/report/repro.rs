@@ -24,24 +24,50 @@ pub enum Start {
 /// What a redacted value begins with in a report (`[redacted]`, `[redacted auth.alg-none]`).
 const REDACTED: &str = "[redacted";
 
+/// Why no replay script can be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReproError {
+    /// No check of the report has the name.
+    #[error("the report has no check `{0}`")]
+    NoCheck(String),
+    /// The check was judged in more than one era; the names of its results.
+    #[error("`{name}` was judged in more than one era; name one: {}", .results.join(", "))]
+    SeveralEras {
+        /// The name given.
+        name: String,
+        /// Its results' names (`id@version`).
+        results: Vec<String>,
+    },
+    /// The HTTP+SSE transport, which a shell script cannot speak.
+    #[error("replaying the 2024-11-05 HTTP+SSE transport needs a client that keeps its GET stream open; run mcpcheck with --check instead")]
+    LegacySse,
+    /// The report names neither a command nor a URL.
+    #[error("the report names no server to replay against")]
+    NoServer,
+    /// Nothing was sent that could be replayed.
+    #[error("nothing was sent for `{name}` that could be replayed (its verdict rests on {})", if *.exchanged { "what the server did on its own" } else { "no exchange" })]
+    NothingSent {
+        /// The check's name.
+        name: String,
+        /// Whether it has exchanges (of the server's own doing).
+        exchanged: bool,
+    },
+}
+
 /// The check a name picks: `id`, or `id@version` for one era's result.
-pub fn find<'a>(report: &'a Report, name: &str) -> Result<&'a CheckResult, String> {
+pub fn find<'a>(report: &'a Report, name: &str) -> Result<&'a CheckResult, ReproError> {
     let matching: Vec<&CheckResult> = report
         .checks
         .iter()
         .filter(|c| c.name() == name || c.id == name)
         .collect();
     match matching.as_slice() {
-        [] => Err(format!("the report has no check `{name}`")),
+        [] => Err(ReproError::NoCheck(name.to_string())),
         [one] => Ok(one),
-        several => Err(format!(
-            "`{name}` was judged in more than one era; name one: {}",
-            several
-                .iter()
-                .map(|c| c.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        several => Err(ReproError::SeveralEras {
+            name: name.to_string(),
+            results: several.iter().map(|c| c.name()).collect(),
+        }),
     }
 }
 
@@ -73,7 +99,7 @@ pub fn inline(report: &Report, check: &CheckResult) -> Option<String> {
 }
 
 /// The script that replays a check's exchanges, or why there is none.
-pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<String, String> {
+pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<String, ReproError> {
     let frames: Vec<Frame> = check
         .evidence
         .iter()
@@ -88,15 +114,10 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
         })
         .collect();
     if frames.is_empty() {
-        return Err(format!(
-            "nothing was sent for `{}` that could be replayed (its verdict rests on {})",
-            check.name(),
-            if check.evidence.is_empty() {
-                "no exchange".to_string()
-            } else {
-                "what the server did on its own".to_string()
-            }
-        ));
+        return Err(ReproError::NothingSent {
+            name: check.name(),
+            exchanged: !check.evidence.is_empty(),
+        });
     }
     // The version is what the server negotiated: only a known one goes into the script.
     let version = check
@@ -136,13 +157,9 @@ pub fn script(report: &Report, check: &CheckResult, start: Start) -> Result<Stri
         (Some(url), serve) if report.target.transport == crate::record::TransportKind::Http => {
             http(&mut out, url, serve.as_deref(), &version, start, &frames);
         }
-        (Some(_), _) => {
-            return Err(
-                "replaying the 2024-11-05 HTTP+SSE transport needs a client that keeps its GET stream open; run mcpcheck with --check instead".into(),
-            )
-        }
+        (Some(_), _) => return Err(ReproError::LegacySse),
         (None, Some(command)) => stdio(&mut out, command, &version, start, &frames),
-        (None, None) => return Err("the report names no server to replay against".into()),
+        (None, None) => return Err(ReproError::NoServer),
     }
     Ok(out)
 }

@@ -9,7 +9,7 @@ use crate::report::{self, Report};
 
 /// Prints a baseline file that accepts the report's failures and warnings.
 pub(super) fn baseline(args: &cli::BaselineArgs) -> ExitCode {
-    let report = match read_report(&args.report) {
+    let report = match Report::read(&args.report) {
         Ok(report) => report,
         Err(e) => return usage(e),
     };
@@ -20,7 +20,7 @@ pub(super) fn baseline(args: &cli::BaselineArgs) -> ExitCode {
 /// `mcpcheck repro`: the script that replays a check's exchanges.
 pub(super) fn repro(args: &cli::ReproArgs) -> ExitCode {
     use crate::report::repro::{self, Start};
-    let report = match read_report(&args.report) {
+    let report = match Report::read(&args.report) {
         Ok(report) => report,
         Err(e) => return usage(e),
     };
@@ -52,25 +52,11 @@ pub(super) fn repro(args: &cli::ReproArgs) -> ExitCode {
     }
 }
 
-/// Reads a JSON report written by `mcpcheck run --json`.
-fn read_report(path: &std::path::Path) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not an mcpcheck JSON report: {e}", path.display()))
-}
-
 /// Merges the shard reports of one target into one report, then grades and renders it.
 pub(super) fn merge(args: &cli::MergeArgs) -> ExitCode {
     let mut reports = Vec::new();
     for path in &args.reports {
-        let parsed = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            .and_then(|text| {
-                serde_json::from_str::<Report>(&text)
-                    .map_err(|e| format!("{} is not an mcpcheck JSON report: {e}", path.display()))
-            });
-        match parsed {
+        match Report::read(path) {
             Ok(report) => reports.push(report),
             Err(e) => return usage(e),
         }
