@@ -24,7 +24,7 @@ pub(super) async fn connect(
     main: &mut Arc<Session>,
     config: &RunConfig,
     protocol: &mut ProtocolInfo,
-) -> Result<Option<Transcript>, String> {
+) -> Result<Option<Transcript>, ConnectError> {
     let forced = config.spec_version.as_deref();
     let mut retired = None;
     // Said when the handshake fails too: the wait it followed.
@@ -39,7 +39,7 @@ pub(super) async fn connect(
     let era = match forced {
         Some(version) => {
             protocol.detection = format!("--spec-version {version}");
-            Era::of(version).ok_or_else(|| format!("unknown protocol version `{version}`"))?
+            Era::of(version).ok_or_else(|| ConnectError::UnknownVersion(version.to_string()))?
         }
         None => {
             let (discovered, probe) = main.discover().await;
@@ -58,10 +58,10 @@ pub(super) async fn connect(
                     Era::Stateless
                 }
                 (None, Some(Modern::Unknown(listed))) => {
-                    return Err(format!(
-                        "server/discover refused {} with -32022 and lists only versions mcpcheck does not know ({listed})",
-                        version::wire(latest_stateless())
-                    ))
+                    return Err(ConnectError::UnknownListed {
+                        wire: version::wire(latest_stateless()).to_string(),
+                        listed,
+                    })
                 }
                 (None, _) => {
                     protocol.detection = format!(
@@ -69,7 +69,7 @@ pub(super) async fn connect(
                         crate::record::exchange::describe(&probe, true)
                     );
                     if let Reply::Closed { detail } = &probe.reply {
-                        return Err(format!("{detail} (while probing server/discover)"));
+                        return Err(ConnectError::ClosedProbing(detail.clone()));
                     }
                     // A server that has not said a word may still be starting, and answer the
                     // probe late: initialize goes to a fresh process, where a late discover
@@ -103,10 +103,8 @@ pub(super) async fn connect(
                         session.adopt_stateless_defective(latest_stateless(), answer.as_ref());
                     }
                     (None, _) => {
-                        return Err(format!(
-                            "server/discover was not answered: {}",
-                            crate::record::exchange::describe(&probe, true)
-                        ))
+                        let described = crate::record::exchange::describe(&probe, true);
+                        return Err(ConnectError::NoDiscover(described));
                     }
                 }
             }
@@ -123,10 +121,10 @@ pub(super) async fn connect(
                         && supported(m).contains(&version::wire(latest_stateless()))
                 });
                 if forced.is_some() || !refused_modern {
-                    return Err(format!(
-                        "no handshake: {why}{}",
-                        unanswered.unwrap_or_default()
-                    ));
+                    return Err(ConnectError::NoHandshake {
+                        why,
+                        before: unanswered.unwrap_or_default(),
+                    });
                 }
                 let (discovered, _) = session.discover().await;
                 match discovered {
@@ -144,6 +142,43 @@ pub(super) async fn connect(
     }
     learned(session, protocol);
     Ok(retired)
+}
+
+/// Why a connection could not be set up for a pass or a scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The server could not be started, or its URL cannot be spoken to.
+    #[error(transparent)]
+    Open(#[from] crate::protocol::session::OpenError),
+    /// The era's setup failed (a scenario's own handshake, or discover's versions).
+    #[error(transparent)]
+    Handshake(#[from] crate::protocol::session::HandshakeError),
+    /// The run's handshake failed; what went before it, in words (with its leading `; `).
+    #[error("no handshake: {why}{before}")]
+    NoHandshake {
+        /// Why.
+        why: crate::protocol::session::HandshakeError,
+        /// A discover probe that went unanswered before it, or nothing.
+        before: String,
+    },
+    /// `--spec-version` names no revision (the resolver lets none through).
+    #[error("unknown protocol version `{0}`")]
+    UnknownVersion(String),
+    /// discover refused the version asked with -32022, listing only versions mcpcheck does not
+    /// know (the list, as written).
+    #[error("server/discover refused {wire} with -32022 and lists only versions mcpcheck does not know ({listed})")]
+    UnknownListed {
+        /// The version asked, as the wire spells it.
+        wire: String,
+        /// What it listed.
+        listed: String,
+    },
+    /// The connection closed while discover was asked (how, in words).
+    #[error("{0} (while probing server/discover)")]
+    ClosedProbing(String),
+    /// A pinned 2026-07-28 pass whose discover went unanswered (what came, described).
+    #[error("server/discover was not answered: {0}")]
+    NoDiscover(String),
 }
 
 /// Fills in what the handshake or discovery taught about the server.
@@ -397,7 +432,10 @@ pub(super) fn take_transcript(session: &Session) -> Transcript {
 /// server has written its first byte (its start is over), it went away, it is starting without
 /// using its core (see [`hold_while_starting`]), or the start-up bound ran out, whichever comes
 /// first; the scenario goes on meanwhile.
-pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Result<Session, String> {
+pub(super) async fn open_isolated(
+    context: &Context,
+    kind: SessionKind,
+) -> Result<Session, ConnectError> {
     let permit = context.starts.acquire(&context.target).await;
     let session = Session::open(&context.target, &context.limits)?;
     if let (Some(permit), Some(heard)) = (permit, session.heard_flag()) {
@@ -418,7 +456,7 @@ pub(super) async fn open_isolated(context: &Context, kind: SessionKind) -> Resul
                     .unwrap_or_else(|| latest_handshake().to_string());
                 if let Err((why, _)) = session.handshake(&version).await {
                     session.close().await;
-                    return Err(why);
+                    return Err(why.into());
                 }
                 session.barrier().await;
             }

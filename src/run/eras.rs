@@ -131,7 +131,7 @@ async fn completes_handshake(
     let outcome = tokio::time::timeout(bound, session.handshake(latest_handshake())).await;
     let why = match outcome {
         Ok(Ok(_)) => return Ok(session),
-        Ok(Err((why, _))) => why,
+        Ok(Err((why, _))) => why.to_string(),
         Err(_) => format!("no answer within {} s", bound.as_secs()),
     };
     session.close().await;

@@ -520,7 +520,7 @@ async fn run_started(
             }
             None
         }
-        Ok(Err(e)) => Some(e),
+        Ok(Err(e)) => Some(e.to_string()),
         Err(_) => Some(format!(
             "the handshake did not finish within the run bound of {} s",
             config.run_timeout.as_secs()

@@ -64,8 +64,9 @@ impl Session {
         (result, exchange)
     }
 
-    /// Adopts the stateless era after a successful discovery.
-    pub fn adopt_stateless(&self, discovered: &Value) -> Result<(), String> {
+    /// Adopts the stateless era after a successful discovery (why not: the versions it lists,
+    /// none of which mcpcheck speaks).
+    pub fn adopt_stateless(&self, discovered: &Value) -> Result<(), HandshakeError> {
         let supported: Vec<&str> = discovered["supportedVersions"]
             .as_array()
             .into_iter()
@@ -78,9 +79,7 @@ impl Session {
             .rev()
             .find(|r| r.era == Era::Stateless && supported.contains(&r.wire.as_str()))
             .map(|r| &r.name)
-            .ok_or_else(|| {
-                format!("server/discover lists no version mcpcheck speaks (it lists {supported:?})")
-            })?;
+            .ok_or_else(|| HandshakeError::NoVersionSpoken(format!("{supported:?}")))?;
         let server_info = discovered
             .pointer("/_meta/io.modelcontextprotocol~1serverInfo")
             .cloned();
@@ -119,73 +118,59 @@ impl Session {
     }
 
     /// The handshake: `initialize` asking for revision `version` (by its wire string), then
-    /// `notifications/initialized`.
-    pub async fn handshake(&self, version: &str) -> Result<Exchange, (String, Exchange)> {
+    /// `notifications/initialized`. On failure, why, with the exchange of `initialize`.
+    pub async fn handshake(&self, version: &str) -> Result<Exchange, (HandshakeError, Exchange)> {
         let params = json!({"protocolVersion": version::wire(version), "capabilities": client_capabilities(), "clientInfo": client_info()});
         let exchange = self.request("initialize", Some(params)).await;
         let result = match &exchange.reply {
             Reply::Message { message, .. } => match (message.get("result"), message.get("error")) {
                 (Some(result), None) if result.is_object() => result.clone(),
                 (_, Some(error)) => {
-                    return Err((
-                        format!("initialize was answered with an error: {error}"),
-                        exchange,
-                    ))
+                    let error = HandshakeError::Error(error.clone());
+                    return Err((error, exchange));
                 }
-                _ => return Err(("initialize was answered without a result".into(), exchange)),
+                _ => return Err((HandshakeError::NoResult, exchange)),
             },
             Reply::Nothing { waited_ms } => {
                 let came = exchange
                     .unanswered_stream()
                     .map(|s| format!(" ({s} came, without the answer)"))
                     .unwrap_or_default();
-                return Err((
-                    format!(
-                        "no answer to initialize within {waited_ms} ms, {}{came}",
-                        self.bound_named()
-                    ),
-                    exchange,
-                ));
+                let silent = HandshakeError::NoAnswer {
+                    waited_ms: *waited_ms,
+                    bound: self.bound_named().to_string(),
+                    came,
+                };
+                return Err((silent, exchange));
             }
             Reply::Rejected { status, .. } if (300..400).contains(status) => {
-                return Err((
-                    format!(
-                        "initialize was answered {}",
-                        crate::record::exchange::describe(&exchange, true)
-                    ),
-                    exchange,
-                ))
+                let redirect = crate::record::exchange::describe(&exchange, true);
+                return Err((HandshakeError::Redirected(redirect), exchange));
             }
             Reply::Rejected { status, body } => {
                 let refusal = exchange.http.as_ref().and_then(|http| {
                     crate::record::exchange::authorization_refusal(http.status, &http.headers)
                 });
-                return Err((
-                    match refusal {
-                        Some(refusal) => format!(
-                            "initialize was refused for authorization ({refusal}): the server is protected; pass its credentials with -H (for OAuth, -H \"Authorization: Bearer $TOKEN\")"
-                        ),
-                        None => format!(
-                            "initialize was rejected with HTTP {status}: {}",
-                            body.trim()
-                        ),
+                let rejected = match refusal {
+                    Some(refusal) => HandshakeError::Unauthorized(refusal),
+                    None => HandshakeError::Rejected {
+                        status: *status,
+                        body: body.trim().to_string(),
                     },
-                    exchange,
-                ));
+                };
+                return Err((rejected, exchange));
             }
             Reply::Closed { detail } => {
-                return Err((format!("{detail} before answering initialize"), exchange))
+                return Err((HandshakeError::Closed(detail.clone()), exchange))
             }
         };
         let Some(negotiated) = result.get("protocolVersion").and_then(Value::as_str) else {
-            return Err((
-                "the initialize result has no protocolVersion".into(),
-                exchange,
-            ));
+            return Err((HandshakeError::NoVersion, exchange));
         };
         let Some(negotiated) = version::by_wire(negotiated).filter(|r| r.era == Era::Handshake)
         else {
-            return Err((format!("the server chose protocol version `{negotiated}`, which mcpcheck does not know for the handshake era"), exchange));
+            let unknown = HandshakeError::UnknownVersion(negotiated.to_string());
+            return Err((unknown, exchange));
         };
         {
             let mut info = self.info.lock().expect("info lock");
@@ -237,4 +222,52 @@ impl Session {
             "the per-request bound (--timeout)"
         }
     }
+}
+
+/// Why a connection could not be set up in an era: the handshake's `initialize`, or the
+/// versions `server/discover` listed.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    /// initialize was answered with a JSON-RPC error.
+    #[error("initialize was answered with an error: {0}")]
+    Error(Value),
+    /// initialize was answered with neither a result object nor an error.
+    #[error("initialize was answered without a result")]
+    NoResult,
+    /// No answer within the bound.
+    #[error("no answer to initialize within {waited_ms} ms, {bound}{came}")]
+    NoAnswer {
+        /// How long mcpcheck waited.
+        waited_ms: u64,
+        /// The bound, named as the flag that sets it.
+        bound: String,
+        /// What came instead, in words (with its leading space), or nothing.
+        came: String,
+    },
+    /// HTTP: a redirect, described.
+    #[error("initialize was answered {0}")]
+    Redirected(String),
+    /// HTTP: the authorization layer's refusal, in words.
+    #[error("initialize was refused for authorization ({0}): the server is protected; pass its credentials with -H (for OAuth, -H \"Authorization: Bearer $TOKEN\")")]
+    Unauthorized(String),
+    /// HTTP: any other refusal.
+    #[error("initialize was rejected with HTTP {status}: {body}")]
+    Rejected {
+        /// The status.
+        status: u16,
+        /// The body, trimmed.
+        body: String,
+    },
+    /// The connection closed first (how, in words).
+    #[error("{0} before answering initialize")]
+    Closed(String),
+    /// The result has no protocolVersion.
+    #[error("the initialize result has no protocolVersion")]
+    NoVersion,
+    /// The version chosen is not one of the handshake era mcpcheck knows.
+    #[error("the server chose protocol version `{0}`, which mcpcheck does not know for the handshake era")]
+    UnknownVersion(String),
+    /// server/discover lists no version mcpcheck speaks (the list, as written).
+    #[error("server/discover lists no version mcpcheck speaks (it lists {0})")]
+    NoVersionSpoken(String),
 }

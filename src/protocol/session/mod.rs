@@ -12,6 +12,7 @@ mod streamable;
 
 pub use answer::answer_server_request;
 use dispatch::{dispatch, Source};
+pub use handshake::HandshakeError;
 pub use streamable::{header_value, param_header_paths};
 
 use std::collections::HashMap;
