@@ -53,7 +53,7 @@ struct ServersFile {
 pub fn load(path: &Path) -> Result<RunArgs, UsageError> {
     let text = read(path)?;
     let mut args: RunArgs = parse(path, &text)?;
-    refuse_unknown(path, &text, &args)?;
+    refuse_unknown(path, &text, &args, 0)?;
     rebase(&mut args, path);
     Ok(args)
 }
@@ -66,7 +66,8 @@ pub fn load_servers(path: &Path) -> Result<Vec<ServerFile>, UsageError> {
     let tables = tables.get("server").and_then(toml::Value::as_array);
     let mut servers = Vec::new();
     for (index, mut server) in file.server.into_iter().enumerate() {
-        refuse_unknown(path, &text, &server.args)?;
+        let from = server_start(&text, index);
+        refuse_unknown(path, &text, &server.args, from)?;
         let keys = tables
             .and_then(|t| t.get(index))
             .and_then(toml::Value::as_table)
@@ -75,10 +76,10 @@ pub fn load_servers(path: &Path) -> Result<Vec<ServerFile>, UsageError> {
         for key in keys {
             if key != "name" && !PER_SERVER.contains(&key.as_str()) {
                 return Err(UsageError::Flag(format!(
-                    "{}:{}: server `{}`: `{key}` is not set per server (give compare's flag \
-                     --{key} for all of them); a [[server]] may set name, {}",
+                    "{}:{}: server `{}`: `{key}` is not a key of a [[server]], which may set \
+                     name, {} (compare's own flags set the rest, the same for every server)",
                     path.display(),
-                    line_of_key(&text, key, 0),
+                    line_of_key(&text, key, from),
                     server.name,
                     PER_SERVER.join(", ")
                 )));
@@ -97,11 +98,11 @@ fn read(path: &Path) -> Result<String, UsageError> {
 
 /// Deserializes a file, the error at its line. Where serde read the settings from a copy (those
 /// flattened into a table), TOML knows only the table: the key is then found by reading each of
-/// the table's values alone, and named.
+/// the table's values alone, and named at its line in that table.
 fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, UsageError> {
     toml::from_str(text).map_err(|e| {
         let message = e.message().trim_end();
-        let from = e
+        let at = e
             .span()
             .map_or(0, |s| text[..s.start.min(text.len())].matches('\n').count());
         let tables: toml::Table = toml::from_str(text).unwrap_or_default();
@@ -114,12 +115,16 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, U
             );
         let wrong = settings.into_iter().find_map(wrong_value);
         UsageError::Flag(match wrong {
-            Some((key, words)) => format!(
-                "{}:{}: `{key}`: {words}",
-                path.display(),
-                line_of_key(text, &key, from)
-            ),
-            None => format!("{}:{}: {message}", path.display(), from + 1),
+            Some((key, words)) => {
+                // A span on a value is the value's own; one on a table's first line is the
+                // table's, serde having read its settings from a copy.
+                let line = match text.lines().nth(at) {
+                    Some(line) if at > 0 && !line.trim_start().starts_with('[') => at + 1,
+                    _ => line_of_key(text, &key, table_start(text, at)),
+                };
+                format!("{}:{line}: `{key}`: {words}", path.display())
+            }
+            None => format!("{}:{}: {message}", path.display(), at + 1),
         })
     })
 }
@@ -140,32 +145,54 @@ fn wrong_value(table: &toml::Table) -> Option<(String, String)> {
 }
 
 /// A key no setting has is an error, at its line, rather than a setting silently not made.
-fn refuse_unknown(path: &Path, text: &str, args: &RunArgs) -> Result<(), UsageError> {
+fn refuse_unknown(path: &Path, text: &str, args: &RunArgs, from: usize) -> Result<(), UsageError> {
     match args.unknown.keys().next() {
         None => Ok(()),
         Some(key) => Err(UsageError::Flag(format!(
             "{}:{}: unknown key `{key}` (a key is a flag of `mcpcheck run` without its `--`; \
              docs/ci.md lists them)",
             path.display(),
-            line_of_key(text, key, 0)
+            line_of_key(text, key, from)
         ))),
     }
 }
 
 /// The line where `key` is set, at or after line index `from`, for an error about it (`from`'s
-/// line when it cannot be found).
+/// line when it cannot be found): `key =`, a dotted `key.…`, or a table header `[key]`, the key
+/// bare or quoted.
 fn line_of_key(text: &str, key: &str, from: usize) -> usize {
-    let quoted = format!("\"{key}\"");
+    let spellings = [key.to_string(), format!("\"{key}\""), format!("'{key}'")];
     text.lines()
         .skip(from)
         .position(|line| {
-            let line = line.trim_start();
-            [key, quoted.as_str()].iter().any(|k| {
-                line.strip_prefix(k)
-                    .is_some_and(|rest| rest.trim_start().starts_with(['=', '.']))
+            let line = line.trim_start().trim_start_matches('[').trim_start();
+            spellings.iter().any(|k| {
+                line.strip_prefix(k.as_str())
+                    .is_some_and(|rest| rest.trim_start().starts_with(['=', '.', ']']))
             })
         })
         .map_or(from + 1, |i| from + i + 1)
+}
+
+/// The index of the line that begins the table holding line `at`: the last table header at or
+/// before it, or the file's first line.
+fn table_start(text: &str, at: usize) -> usize {
+    text.lines()
+        .take(at + 1)
+        .enumerate()
+        .filter(|(_, line)| line.trim_start().starts_with('['))
+        .map(|(i, _)| i)
+        .last()
+        .unwrap_or(0)
+}
+
+/// The index of the line of the `index`-th `[[server]]` header (counting from 0).
+fn server_start(text: &str, index: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.trim_start().starts_with("[[server]]"))
+        .nth(index)
+        .map_or(0, |(i, _)| i)
 }
 
 /// Makes the file's relative paths relative to its directory (`-`, stdout, stays).
@@ -195,19 +222,23 @@ fn rebase(args: &mut RunArgs, path: &Path) {
     .for_each(rebase);
 }
 
+/// A table of strings as the flag's `K<separator>V` values.
+fn pairs<'de, D: Deserializer<'de>>(d: D, separator: &str) -> Result<Vec<String>, D::Error> {
+    let table = BTreeMap::<String, String>::deserialize(d)?;
+    Ok(table
+        .into_iter()
+        .map(|(k, v)| format!("{k}{separator}{v}"))
+        .collect())
+}
+
 /// `env = { K = "V" }`: the table as the `K=V` of `--env`.
 pub(super) fn env_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let table = BTreeMap::<String, String>::deserialize(d)?;
-    Ok(table.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+    pairs(d, "=")
 }
 
 /// `headers = { Name = "value" }`: the table as the `Name: value` of `--header`.
 pub(super) fn header_table<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    let table = BTreeMap::<String, String>::deserialize(d)?;
-    Ok(table
-        .into_iter()
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect())
+    pairs(d, ": ")
 }
 
 /// `spec-version`: one version, or a list of them (one pass each).

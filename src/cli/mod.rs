@@ -147,6 +147,61 @@ mod tests {
     }
 
     #[test]
+    fn config_errors_point_at_their_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mcpcheck.toml");
+        let error = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            args(&["--config", path.to_str().unwrap()])
+                .resolve()
+                .unwrap_err()
+                .to_string()
+        };
+        for (text, said) in [
+            (
+                "stdio = \"x\"\n\n[grading]\nstrict = true\n",
+                "mcpcheck.toml:3: unknown key `grading`",
+            ),
+            (
+                "stdio = \"x\"\n[output]\n\njson = 3\n",
+                "mcpcheck.toml:4: `output`: invalid type",
+            ),
+            (
+                "stdio = \"x\"\n'stdoi' = 1\n",
+                "mcpcheck.toml:2: unknown key `stdoi`",
+            ),
+            (
+                "timeout = 2\n\nstrict = 3\n",
+                "mcpcheck.toml:3: `strict`: invalid type",
+            ),
+        ] {
+            let error = error(text);
+            assert!(error.contains(said), "{text:?}: {error}");
+        }
+        // Both servers in the file, and one named on the command line: the file's are replaced.
+        std::fs::write(&path, "stdio = \"x\"\nurl = \"http://a/\"\n").unwrap();
+        assert!(args(&["--config", path.to_str().unwrap(), "--stdio", "y"])
+            .resolve()
+            .is_ok());
+        // A key of an earlier server's table does not take the line of a later server's.
+        let servers = dir.path().join("servers.toml");
+        std::fs::write(
+            &servers,
+            "[[server]]\nname = \"a\"\nstdio = \"x\"\n[server.env]\ntimeout = \"1\"\n\n[[server]]\nname = \"b\"\nstdio = \"y\"\ntimeout = 3\n",
+        )
+        .unwrap();
+        let argv = ["mcpcheck", "compare", "--config", servers.to_str().unwrap()];
+        let Command::Compare(compare) = Cli::try_parse_from(argv).unwrap().command else {
+            unreachable!()
+        };
+        let error = compare.resolve().err().unwrap().to_string();
+        assert!(
+            error.contains("servers.toml:10: server `b`: `timeout`"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn the_config_file_speaks_as_the_flags_do() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("mcpcheck.toml");
@@ -251,7 +306,7 @@ mod tests {
         .unwrap();
         let err = compare(&[]).err().unwrap().to_string();
         assert!(
-            err.contains("servers.toml:4: server `a`: `timeout` is not set per server"),
+            err.contains("servers.toml:4: server `a`: `timeout` is not a key of a [[server]]"),
             "{err}"
         );
     }

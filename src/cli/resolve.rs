@@ -282,15 +282,14 @@ impl RunArgs {
             None => return Ok(self),
         };
         let mut file = config::load(&path)?;
-        if file.stdio.is_some() && file.url.is_some() {
+        if self.stdio.is_some() || self.url.is_some() {
+            // A server named on the command line replaces the file's, with how it is reached.
+            (file.stdio, file.url, file.legacy_sse, file.serve) = (None, None, false, None);
+        } else if file.stdio.is_some() && file.url.is_some() {
             return Err(UsageError::Flag(format!(
                 "{}: set `stdio` or `url`, not both",
                 path.display()
             )));
-        }
-        if self.stdio.is_some() || self.url.is_some() {
-            // A server named on the command line replaces the file's, with how it is reached.
-            (file.stdio, file.url, file.legacy_sse, file.serve) = (None, None, false, None);
         }
         Ok(self.over(file))
     }

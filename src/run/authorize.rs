@@ -969,15 +969,13 @@ async fn first_document(urls: &[String]) -> Result<Value, String> {
                 .filter(|a| (300..400).contains(&a.status))
                 .and_then(|a| a.header("location"))
                 .and_then(|location| crate::record::url::resolve(&at, location).ok());
-            match next {
+            match next.map(|next| (secure("a redirect to", &next), next)) {
                 // A hop to plain HTTP would let anyone on the path write the document.
-                Some(next) if hops < super::MAX_REDIRECTS => match secure("a redirect to", &next) {
-                    Ok(()) => {
-                        at = next;
-                        hops += 1;
-                    }
-                    Err(e) => break Err(e),
-                },
+                Some((Err(e), _)) => break Err(e),
+                Some((Ok(()), next)) if hops < super::MAX_REDIRECTS => {
+                    at = next;
+                    hops += 1;
+                }
                 _ => break answer,
             }
         };

@@ -70,7 +70,7 @@ pub(super) async fn run_eras(config: &RunConfig) -> (Vec<Pass>, Option<String>) 
 }
 
 /// The handshake-era pass of a server found in the stateless era: on a connection of its own
-/// that completes the initialize handshake, under what is left of the run bound. The report, or
+/// that completes the initialize handshake, under what is left of the run bound. The pass, or
 /// why the era was not judged.
 async fn handshake_pass(
     config: &RunConfig,

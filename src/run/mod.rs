@@ -339,8 +339,9 @@ impl Starts {
     }
 }
 
-/// Runs the checks: what the run emitted, which [`Report::assemble`](crate::report::Report)
-/// makes the report of (a single pass with `fatal` when the server could not be tested).
+/// Runs the checks: what the run emitted, which
+/// [`Report::assemble`](crate::report::Report::assemble) makes the report of (a single pass with
+/// `fatal` when the server could not be tested).
 pub async fn run(config: RunConfig) -> Outcome {
     let clock = Instant::now();
     let started_at = SystemTime::now();
@@ -477,7 +478,7 @@ async fn run_started(
     era_known: Option<tokio::sync::oneshot::Sender<bool>>,
 ) -> Pass {
     let clock = Instant::now();
-    let mut report = Pass::default();
+    let mut pass = Pass::default();
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
         .scenarios
         .iter()
@@ -500,13 +501,13 @@ async fn run_started(
     let mut main = match opened {
         Ok(session) => Arc::new(session),
         Err(e) => {
-            report.fatal = Some(e.to_string());
-            return report;
+            pass.fatal = Some(e.to_string());
+            return pass;
         }
     };
     let connected = tokio::time::timeout(
         config.run_timeout,
-        connect(&mut main, &config, &mut report.protocol),
+        connect(&mut main, &config, &mut pass.protocol),
     )
     .await;
     let mut transcripts: Vec<Transcript> = Vec::new();
@@ -516,7 +517,7 @@ async fn run_started(
             // Whoever waits to know whether this pass is in the stateless era learns it now
             // (a pass that could not connect drops the sender: not known).
             if let Some(known) = era_known {
-                let _ = known.send(report.protocol.era.as_deref() == Some("stateless"));
+                let _ = known.send(pass.protocol.era.as_deref() == Some("stateless"));
             }
             None
         }
@@ -544,11 +545,11 @@ async fn run_started(
             version: Some(version.clone()),
             ..SessionInfo::default()
         });
-        report.protocol.version = Some(version.clone());
-        report.protocol.requested_version = Some(version.clone());
-        report.protocol.wire_version = Some(crate::record::version::wire(&version).to_string());
-        report.protocol.era = Some(era.to_string());
-        report.protocol.detection = match pinned {
+        pass.protocol.version = Some(version.clone());
+        pass.protocol.requested_version = Some(version.clone());
+        pass.protocol.wire_version = Some(crate::record::version::wire(&version).to_string());
+        pass.protocol.era = Some(era.to_string());
+        pass.protocol.detection = match pinned {
             Some(_) => format!(
                 "the request was refused for authorization ({refusal}) and the run has no token: judged at {version}, as --spec-version asks"
             ),
@@ -557,7 +558,7 @@ async fn run_started(
                 latest_stateless()
             ),
         };
-        report.note = Some(format!(
+        pass.note = Some(format!(
             "the server is protected (it refused the run's requests without a token: {refusal}) and the run has no token: only the authorization checks could be made; pass one with -H \"Authorization: Bearer $TOKEN\""
         ));
     }
@@ -582,15 +583,15 @@ async fn run_started(
             }) {
                 let (verdict, evidence) = wire::evaluate(def, &input);
                 if verdict.status != Status::Skip {
-                    report.checks.push(CheckResult::new(def, verdict, evidence));
+                    pass.checks.push(CheckResult::new(def, verdict, evidence));
                 }
             }
         }
-        report.server = main
+        pass.server = main
             .stderr_tail()
             .map(|stderr_tail| ServerProcess { exit, stderr_tail });
-        report.fatal = Some(fatal);
-        return report;
+        pass.fatal = Some(fatal);
+        return pass;
     }
     let info = main.info();
     // Tools are listed when a scenario names one, and on 2026-07-28 always: arguments marked
@@ -793,7 +794,7 @@ async fn run_started(
                 })
                 .collect()
         });
-        report.checks.extend(results);
+        pass.checks.extend(results);
     }
     for lane in &context.lanes {
         if let Some(connection) = lane.connection.lock().await.take() {
@@ -807,7 +808,7 @@ async fn run_started(
     ended.sort_by(|a, b| a.1.cmp(&b.1));
     for (transcript, ended) in ended {
         transcripts.push(transcript);
-        report.probes_ended.push(ended);
+        pass.probes_ended.push(ended);
     }
     let exit = main.close().await;
     transcripts.push(take_transcript(&main));
@@ -834,12 +835,12 @@ async fn run_started(
             }
             (judged, _) => judged,
         };
-        report.checks.push(CheckResult::new(def, verdict, evidence));
+        pass.checks.push(CheckResult::new(def, verdict, evidence));
     }
-    report.server = main
+    pass.server = main
         .stderr_tail()
         .map(|stderr_tail| ServerProcess { exit, stderr_tail });
-    report
+    pass
 }
 
 /// The area of the checks a client without a token can make of a protected server.

@@ -102,7 +102,7 @@ pub struct ScenarioFile {
     /// Rule lists several checks of the file share, by name; a check's rules take one in with
     /// `{ use = "NAME" }`, at that place.
     #[serde(default)]
-    #[schemars(with = "std::collections::BTreeMap<String, Vec<RuleFile>>")]
+    #[schemars(schema_with = "shared_rules")]
     pub rules: std::collections::BTreeMap<Spanned<String>, Vec<Spanned<RuleFile>>>,
 }
 
@@ -479,7 +479,7 @@ pub struct PredFile {
 pub struct Condition;
 
 /// The pattern every query matches: the forms of [`QUERY_FORMS`], one of them whole.
-pub fn query_pattern() -> String {
+fn query_pattern() -> String {
     let forms: Vec<&str> = QUERY_FORMS.iter().map(|f| f.pattern).collect();
     format!("^({})$", forms.join("|"))
 }
@@ -522,6 +522,16 @@ fn captures(_: &mut SchemaGenerator) -> Schema {
                 }
             ]
         }
+    })
+}
+
+/// `[rules]`: lists of rules by name; a list takes in no other (`use` is for a check's rules).
+fn shared_rules(generator: &mut SchemaGenerator) -> Schema {
+    // The rule's schema is registered, then its first branch (a condition and a verdict) named.
+    generator.subschema_for::<RuleFile>();
+    json_schema!({
+        "type": "object",
+        "additionalProperties": { "type": "array", "items": { "$ref": "#/$defs/RuleFile/oneOf/0" } }
     })
 }
 

@@ -186,6 +186,10 @@ rule = [{ when = { reply = "result" }, verdict = "pass" }]
                 "name = \"s\"",
                 "name = \"s\"\ncapture = { x = \"nonsense\" }",
             ),
+            (
+                "rule = [{ when = { reply = \"result\" }, verdict = \"pass\" }]",
+                "rule = [{ use = \"shared\" }]\n[rules]\nshared = [{ use = \"other\" }]\nother = []",
+            ),
         ] {
             let broken = base.replace(from, to);
             assert!(!validator.is_valid(&parse(&broken)), "{to}");
