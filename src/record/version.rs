@@ -240,19 +240,32 @@ pub struct VersionRange {
     pub max: Option<String>,
 }
 
+/// A version a window names that is no revision mcpcheck knows.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown protocol version `{version}` (known: {})", names_joined())]
+pub struct UnknownVersion {
+    /// The version as written.
+    pub version: String,
+}
+
+impl From<UnknownVersion> for String {
+    fn from(error: UnknownVersion) -> String {
+        error.to_string()
+    }
+}
+
 impl VersionRange {
     /// Parses `*`, `V`, `>=V`, `<=V` or `V1..V2`, where each V is a known version.
-    pub fn parse(text: &str) -> Result<VersionRange, String> {
+    pub fn parse(text: &str) -> Result<VersionRange, UnknownVersion> {
         let text = text.trim();
-        let known = |v: &str| -> Result<String, String> {
+        let known = |v: &str| -> Result<String, UnknownVersion> {
             let v = v.trim();
             if known(v) {
                 Ok(v.to_string())
             } else {
-                Err(format!(
-                    "unknown protocol version `{v}` (known: {})",
-                    names_joined()
-                ))
+                Err(UnknownVersion {
+                    version: v.to_string(),
+                })
             }
         };
         if text == "*" {
@@ -398,6 +411,7 @@ same = ["server/tools"]
         );
         assert!(VersionRange::parse(">=2025-13-01")
             .unwrap_err()
-            .contains("unknown protocol version"));
+            .to_string()
+            .contains("unknown protocol version `2025-13-01` (known: 2024-11-05"));
     }
 }
