@@ -167,10 +167,12 @@ fn evaluate_step(
         return Verdict::because(Status::Error, why.reason()).with_actual(actual);
     }
     let seen = env.seen(records);
-    // A placeholder that is a query: the first value it finds, as a rule's `when` reads it.
-    let steps = records.iter().map(|r| r.name.clone()).collect();
+    // A placeholder that is a query: the first value it finds, as a rule's `when` reads it (the
+    // step names it may use are gathered once, and only for a rule that has such a placeholder).
+    let steps = std::sync::OnceLock::<std::collections::HashSet<String>>::new();
     let query = |name: &str| {
-        let query = crate::scenario::load::parse_query(name, Some(&steps)).ok()?;
+        let steps = steps.get_or_init(|| records.iter().map(|r| r.name.clone()).collect());
+        let query = crate::scenario::load::parse_query(name, Some(steps)).ok()?;
         super::query::values(&query, exchange, seen)
             .into_iter()
             .next()

@@ -53,7 +53,7 @@ struct ServersFile {
 pub fn load(path: &Path) -> Result<RunArgs, UsageError> {
     let text = read(path)?;
     let mut args: RunArgs = parse(path, &text)?;
-    refuse_unknown(path, &text, &args, 0)?;
+    refuse_unknown(path, &text, &args, 0, RUN_KEYS)?;
     rebase(&mut args, path);
     Ok(args)
 }
@@ -67,7 +67,7 @@ pub fn load_servers(path: &Path) -> Result<Vec<ServerFile>, UsageError> {
     let mut servers = Vec::new();
     for (index, mut server) in file.server.into_iter().enumerate() {
         let from = server_start(&text, index);
-        refuse_unknown(path, &text, &server.args, from)?;
+        refuse_unknown(path, &text, &server.args, from, SERVER_KEYS)?;
         let keys = tables
             .and_then(|t| t.get(index))
             .and_then(toml::Value::as_table)
@@ -144,13 +144,26 @@ fn wrong_value(table: &toml::Table) -> Option<(String, String)> {
         })
 }
 
-/// A key no setting has is an error, at its line, rather than a setting silently not made.
-fn refuse_unknown(path: &Path, text: &str, args: &RunArgs, from: usize) -> Result<(), UsageError> {
+/// What the keys of `mcpcheck.toml` are, for a key it does not have.
+const RUN_KEYS: &str = "a key is a flag of `mcpcheck run` without its `--`; docs/ci.md lists them";
+
+/// What the keys of a compare `[[server]]` are, for a key it does not have.
+const SERVER_KEYS: &str = "a [[server]] may set name and the keys of mcpcheck.toml that \
+     differ per server; the README's compare section lists them";
+
+/// A key no setting has is an error, at its line, rather than a setting silently not made;
+/// `keys` says what the keys are.
+fn refuse_unknown(
+    path: &Path,
+    text: &str,
+    args: &RunArgs,
+    from: usize,
+    keys: &str,
+) -> Result<(), UsageError> {
     match args.unknown.keys().next() {
         None => Ok(()),
         Some(key) => Err(UsageError::Flag(format!(
-            "{}:{}: unknown key `{key}` (a key is a flag of `mcpcheck run` without its `--`; \
-             docs/ci.md lists them)",
+            "{}:{}: unknown key `{key}` ({keys})",
             path.display(),
             line_of_key(text, key, from)
         ))),

@@ -10,7 +10,6 @@ mod resolve;
 pub mod schemas;
 
 pub use args::*;
-pub use config::{Layer, ServerFile, PER_SERVER};
 pub use resolve::*;
 
 /// A usage problem: a bad flag value, a bad config or baseline file, or bad scenario files.

@@ -43,9 +43,8 @@ pub struct CompareEntry {
 
 impl CompareArgs {
     /// Resolves the servers into compare entries, with the secrets to redact per server and the
-    /// client that gets a server's token (`auth` in its `[[server]]`).
-    ///
-    /// Long by design: one check per key of a compare `[[server]]`, each with its own message.
+    /// client that gets a server's token (`auth` in its `[[server]]`): each server's own
+    /// settings laid over compare's flags, then resolved as `mcpcheck run` resolves its own.
     pub fn resolve(&self) -> Result<Vec<CompareEntry>, UsageError> {
         let mut servers: Vec<ServerFile> = match &self.config {
             Some(path) => config::load_servers(path)?,

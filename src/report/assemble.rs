@@ -197,28 +197,9 @@ fn wanted(result: &CheckResult, only: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Level;
 
     fn result(id: &str, status: Status) -> CheckResult {
-        CheckResult {
-            id: id.into(),
-            title: String::new(),
-            area: "test".into(),
-            status,
-            level: Level::Must,
-            derived: false,
-            spec: Vec::new(),
-            message: String::new(),
-            reason: None,
-            expected: String::new(),
-            actual: None,
-            note: None,
-            source: String::new(),
-            version: None,
-            per_era: false,
-            bare_session: false,
-            evidence: Vec::new(),
-        }
+        CheckResult::bare(id, status)
     }
 
     fn pass(version: &str, checks: Vec<CheckResult>) -> Pass {

@@ -217,30 +217,16 @@ pub fn mark_of(marks: &std::collections::HashMap<&str, Mark>, id: &str) -> Mark 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Level, Status};
+    use crate::record::Status;
     use crate::report::{CheckResult, ProtocolInfo, Summary, TargetInfo};
 
     fn report(checks: &[(&str, Status, &str)]) -> Report {
         let checks: Vec<CheckResult> = checks
             .iter()
             .map(|(id, status, source)| CheckResult {
-                id: id.to_string(),
-                title: String::new(),
                 area: "a".into(),
-                status: *status,
-                level: Level::Must,
-                derived: false,
-                spec: Vec::new(),
-                message: String::new(),
-                reason: None,
-                expected: String::new(),
-                actual: None,
-                note: None,
                 source: source.to_string(),
-                version: None,
-                per_era: false,
-                bare_session: false,
-                evidence: Vec::new(),
+                ..CheckResult::bare(id, *status)
             })
             .collect();
         Report {

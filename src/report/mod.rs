@@ -312,6 +312,30 @@ impl CheckResult {
         }
     }
 
+    /// A result of a test's own: a MUST of area `test` with this status, and nothing else.
+    #[cfg(test)]
+    pub(crate) fn bare(id: &str, status: Status) -> CheckResult {
+        CheckResult {
+            id: id.into(),
+            title: String::new(),
+            area: "test".into(),
+            status,
+            level: Level::Must,
+            derived: false,
+            spec: Vec::new(),
+            message: String::new(),
+            reason: None,
+            expected: String::new(),
+            actual: None,
+            note: None,
+            source: String::new(),
+            version: None,
+            per_era: false,
+            bare_session: false,
+            evidence: Vec::new(),
+        }
+    }
+
     /// The evidence of the steps the check judges, without the ones it only turns on (a bare
     /// connection's own `initialize`, marked `context`).
     pub fn judged_evidence(&self) -> impl Iterator<Item = &Evidence> {
