@@ -327,6 +327,20 @@ impl Transcript {
         });
     }
 
+    /// Parses the frames mcpcheck sent, which are recorded as text only (parsing each as it goes
+    /// out would cost the exchange rate): the checks over the whole run read each of them as JSON,
+    /// many times over, once the connection is done. A frame that is not one JSON value (a
+    /// malformed frame sent on purpose) stays without a message.
+    pub fn parse_sent(&mut self) {
+        for frame in self
+            .frames
+            .iter_mut()
+            .filter(|f| f.direction == Direction::Sent && f.message.is_none())
+        {
+            frame.message = serde_json::from_str::<Value>(&frame.text).ok();
+        }
+    }
+
     /// Records an HTTP exchange and returns its index.
     pub fn push_post(&mut self, record: HttpRecord) -> usize {
         self.posts.push(record);

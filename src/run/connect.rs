@@ -420,10 +420,12 @@ pub(super) fn token() -> String {
     format!("{:016x}", hasher.finish())
 }
 
-/// A session's transcript, labelled with the protocol version the session spoke.
+/// A session's transcript, labelled with the protocol version the session spoke, with the frames
+/// mcpcheck sent parsed for the checks over the whole run.
 pub(super) fn take_transcript(session: &Session) -> Transcript {
     let mut transcript = std::mem::take(&mut *session.transcript.lock().expect("transcript lock"));
     transcript.version = session.info().version;
+    transcript.parse_sent();
     transcript
 }
 

@@ -122,7 +122,8 @@ pub struct WireInput<'a> {
     pub official: Option<&'a messages::OfficialSchemas>,
 }
 
-/// A frame mcpcheck sent, as JSON (frames sent over stdio are kept as text only).
+/// A frame mcpcheck sent, as JSON: parsed when its transcript was taken from the session (see
+/// [`Transcript::parse_sent`]), else here.
 fn sent_message(frame: &WireFrame) -> Option<Cow<'_, Value>> {
     match &frame.message {
         Some(message) => Some(Cow::Borrowed(message)),
@@ -299,11 +300,10 @@ fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
                 .frames
                 .iter()
                 .position(|f| f.direction == Direction::Received && same(&f.text))?;
-            // mcpcheck's own frames are kept as text only.
             let request = t.frames[..at].iter().rev().find(|f| {
                 f.direction == Direction::Sent
-                    && serde_json::from_str::<Value>(&f.text)
-                        .is_ok_and(|m| m.get("id") == Some(&id) && m.get("method").is_some())
+                    && sent_message(f)
+                        .is_some_and(|m| m.get("id") == Some(&id) && m.get("method").is_some())
             })?;
             let headers = request
                 .post
