@@ -22,12 +22,20 @@ enum Acts {
     /// What a method's handler answered, a result or an error, given the request's params
     /// (`; answers "prompts/get" with f`).
     Answer(&'static str, fn(&Value, Outcome) -> Outcome),
+    /// An authorization document about to be served (`; serves "protected-resource" with f`): the
+    /// protected resource metadata (`protected-resource`, RFC 9728) or the authorization
+    /// server metadata (`authorization-server`, RFC 8414).
+    Document(&'static str, fn(&mut Map<String, Value>)),
+    /// A skill's entry as skills/list and skills/get give it, with the skill's index among the
+    /// served skills (`; enters f`).
+    SkillEntry(fn(usize, &mut Map<String, Value>)),
 }
 
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
 /// given) and, for a quirk that is data, where it acts and the function that does it
-/// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`). The
+/// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
+/// `; serves "protected-resource" with f`, `; enters f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -61,6 +69,8 @@ macro_rules! quirks {
     (@acts rewrites $f:path) => { Some(Acts::Response($f)) };
     (@acts lists $place:literal $f:path) => { Some(Acts::Listing($place, $f)) };
     (@acts answers $place:literal $f:path) => { Some(Acts::Answer($place, $f)) };
+    (@acts serves $place:literal $f:path) => { Some(Acts::Document($place, $f)) };
+    (@acts enters $f:path) => { Some(Acts::SkillEntry($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -193,10 +203,10 @@ quirks! {
     /// The resource template has no `uriTemplate`.
     TemplateWithoutUriTemplate => "a resource template MUST have a uriTemplate (schema)"; lists "resourceTemplates" with data::first_template_without_uri_template,
     /// Reading a text resource returns both `text` and `blob`.
-    ReadTextAndBlob => "resource contents MUST be text or blob, not both (schema)",
+    ReadTextAndBlob => "resource contents MUST be text or blob, not both (schema)"; answers "resources/read" with data::first_text_and_blob,
     /// Every text resource but the first listed one is read with a blob beside its text (only
     /// reading beyond the first listed resource, across pages, finds it).
-    LaterResourceTextAndBlob => "resource contents MUST be text or blob, not both, in every resource (schema)",
+    LaterResourceTextAndBlob => "resource contents MUST be text or blob, not both, in every resource (schema)"; answers "resources/read" with data::later_text_and_blob,
     /// The `greeting` prompt is produced without its required argument `name`.
     PromptMissingArgumentServed => "a prompt without a required argument SHOULD get -32602"; answers "prompts/get" with data::greeting_without_name,
     /// The `plain` prompt's message has the role `system`.
@@ -571,11 +581,11 @@ quirks! {
     /// With `--static-token`: the metadata document needs the token (401 without it).
     AuthMetadataBehindToken in auth => "the Protected Resource Metadata MUST be served to a client without a token: it is how the client learns to get one",
     /// With `--static-token`: the metadata's `resource` names another path of this server.
-    AuthMetadataWrongResource in auth => "the metadata's resource MUST be the server's canonical URI (RFC 9728 §3.3)",
+    AuthMetadataWrongResource in auth => "the metadata's resource MUST be the server's canonical URI (RFC 9728 §3.3)"; serves "protected-resource" with data::resource_elsewhere,
     /// With `--static-token`: the metadata has no `resource`.
-    AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)",
+    AuthMetadataNoResource in auth => "the metadata's resource is REQUIRED (RFC 9728 §2)"; serves "protected-resource" with data::without_resource,
     /// With `--static-token`: the metadata's `authorization_servers` is empty.
-    AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server",
+    AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server"; serves "protected-resource" with data::no_authorization_servers,
     /// 2026-07-28, tasks extension: a `tools/call` with a 2025-11-25 `task` member gets a task
     /// handle though the request does not declare the extension.
     ExtTaskLegacyHintOptIn in stateless => "tasks extension: a CreateTaskResult only for a request that declares the extension; a 2025-11-25 `task` member in the params is no declaration",
@@ -597,7 +607,7 @@ quirks! {
     /// `offline_access` besides the server's scope.
     AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)",
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
-    AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)",
+    AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)"; serves "protected-resource" with data::resource_origin,
     /// With `--static-token`: any bearer token is accepted; only a request with none is refused.
     AuthAcceptsAnyToken in auth => "a server MUST validate the token, not only its presence, and answer 401 to an invalid one",
     /// With `--static-token`: a JWT whose header says `alg: none` is accepted.
@@ -615,13 +625,13 @@ quirks! {
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.
-    AuthServerIssuerMismatch in auth => "the metadata's issuer MUST be identical to the issuer it was found for (RFC 8414 §3.3)",
+    AuthServerIssuerMismatch in auth => "the metadata's issuer MUST be identical to the issuer it was found for (RFC 8414 §3.3)"; serves "authorization-server" with data::issuer_elsewhere,
     /// With `--static-token`: the authorization server metadata's `issuer` has a trailing slash the resource metadata's URL has not.
-    AuthServerIssuerSlash in auth => "the metadata's issuer SHOULD be the identical string, not only the same URL under RFC 3986 (RFC 8414 §3.3 compares them as identical)",
+    AuthServerIssuerSlash in auth => "the metadata's issuer SHOULD be the identical string, not only the same URL under RFC 3986 (RFC 8414 §3.3 compares them as identical)"; serves "authorization-server" with data::issuer_slash,
     /// With `--static-token`: the authorization server metadata names no token endpoint.
-    AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)",
+    AuthServerNoTokenEndpoint in auth => "the authorization server metadata names its token endpoint (RFC 8414 §2)"; serves "authorization-server" with data::without_token_endpoint,
     /// With `--static-token`: the authorization server metadata has no `code_challenge_methods_supported`.
-    AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)",
+    AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)"; serves "authorization-server" with data::without_pkce,
     /// With `--static-token`: `ping` and `server/discover` are answered without a token (a
     /// health check left open); everything else needs it.
     AuthOpenPing in stateless_auth => "control: a server may leave ping open and guard the rest; the authorization checks then judge a request it guards",
@@ -629,9 +639,9 @@ quirks! {
     /// origin's `/second`), whose metadata has no `code_challenge_methods_supported`.
     AuthSecondServerNoPkce in auth => "every authorization server the resource metadata lists is one a client may pick: each MUST list S256 in code_challenge_methods_supported (2025-11-25)",
     /// With `--static-token`: the authorization server metadata offers Dynamic Client Registration only.
-    AuthServerRegistrationOnly in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents",
+    AuthServerRegistrationOnly in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents"; serves "authorization-server" with data::registration_only,
     /// With `--static-token`: the authorization server metadata offers no way for a new client to get a client id.
-    AuthServerNoRegistration in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents (Dynamic Client Registration is the fallback)",
+    AuthServerNoRegistration in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents (Dynamic Client Registration is the fallback)"; serves "authorization-server" with data::no_registration,
     /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
     AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try",
     /// With `--static-token`, judged at 2025-03-26: no authorization server metadata is served at the origin (the default endpoints are).
@@ -663,7 +673,7 @@ quirks! {
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
     SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list"; answers "skills/list" with data::skills_list_unknown,
     /// With `--skills`: the second skill's entry has no `resources`.
-    SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\"",
+    SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\""; enters data::second_skill_without_files,
     /// With `--skills`: the second skill is named in capitals, in its folder and its frontmatter.
     SkillsNameUppercase => "skills extension: a skill's name MUST be 1-64 lowercase letters, digits and single hyphens",
     /// With `--skills`: the second skill's frontmatter names it otherwise than its folder does.
@@ -679,17 +689,17 @@ quirks! {
     /// With `--skills`, 2026-07-28: skills/list and skills/get carry no resultType.
     SkillsNoResultType in stateless => "skills extension, 2026-07-28: skills/list and skills/get results MUST say resultType \"complete\"",
     /// With `--skills`: a skill's files leave out its SKILL.md.
-    SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them",
+    SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them"; enters data::files_without_skillmd,
     /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
     SkillsFileOutside => "skills extension: every file a skill lists MUST be inside the skill's folder",
     /// With `--skills`: one file of the first skill is listed with the digest of other bytes.
-    SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count",
+    SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count"; enters data::first_skill_stale_digests,
     /// With `--skills`: a SKILL.md is read as text/plain.
     SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown",
     /// With `--skills`: resources/list names each SKILL.md `SKILL.md`, not by its frontmatter.
-    SkillsSkillmdListedMisnamed => "skills extension: a listed SKILL.md resource SHOULD be named as its frontmatter names the skill",
+    SkillsSkillmdListedMisnamed => "skills extension: a listed SKILL.md resource SHOULD be named as its frontmatter names the skill"; lists "resources" with data::skillmd_named_skillmd,
     /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
-    SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own",
+    SkillsFrontmatterDiffers => "skills extension: an entry's frontmatter MUST be the SKILL.md's own"; enters data::first_skill_other_description,
     /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.
     SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder"; answers "resources/directory/read" with data::directory_read_unknown,
     /// With `--skills`: a directory read of a file answers an empty folder.
@@ -798,6 +808,27 @@ impl Quirks {
             }
         }
         outcome
+    }
+
+    /// Applies the quirks that are on to the entry of the skill at `index`.
+    pub fn skill_entry(&self, index: usize, entry: &mut Map<String, Value>) {
+        for acts in self.acting() {
+            if let Acts::SkillEntry(change) = acts {
+                change(index, entry);
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to an authorization document about to be served
+    /// (`protected-resource` or `authorization-server`).
+    pub fn document(&self, document: &str, members: &mut Map<String, Value>) {
+        for acts in self.acting() {
+            if let Acts::Document(place, change) = acts {
+                if place == document {
+                    change(members);
+                }
+            }
+        }
     }
 }
 
@@ -1164,6 +1195,159 @@ mod data {
             Err((-32602, ..)) => Ok(json!({})),
             other => other,
         }
+    }
+
+    /// `SkillsEntryNoResources`: the second skill's entry lists no files.
+    pub fn second_skill_without_files(index: usize, entry: &mut Map<String, Value>) {
+        if index == 1 {
+            entry.remove("resources");
+        }
+    }
+
+    /// `SkillsFilesOmitSkillmd`: a skill's files leave out its SKILL.md.
+    pub fn files_without_skillmd(_: usize, entry: &mut Map<String, Value>) {
+        if let Some(Value::Array(files)) = entry.get_mut("resources") {
+            files.retain(|f| !is_skillmd(f));
+        }
+    }
+
+    /// `SkillsStaleDigest`: the first skill's files but its SKILL.md are listed with the digest
+    /// of other bytes.
+    pub fn first_skill_stale_digests(index: usize, entry: &mut Map<String, Value>) {
+        let Some(Value::Array(files)) = entry.get_mut("resources").filter(|_| index == 0) else {
+            return;
+        };
+        for file in files.iter_mut().filter(|f| !is_skillmd(f)) {
+            file["digest"] = json!(crate::skills::digest(b"an earlier version of the file"));
+        }
+    }
+
+    /// `SkillsFrontmatterDiffers`: the first skill's entry has a description its SKILL.md has not.
+    pub fn first_skill_other_description(index: usize, entry: &mut Map<String, Value>) {
+        if let Some(frontmatter) = entry.get_mut("frontmatter").filter(|_| index == 0) {
+            frontmatter["description"] = json!("A description the SKILL.md does not have.");
+        }
+    }
+
+    /// `SkillsSkillmdListedMisnamed`: resources/list names each skill's SKILL.md `SKILL.md`.
+    pub fn skillmd_named_skillmd(items: &mut Vec<Value>) {
+        for item in items.iter_mut().filter(|i| is_skillmd(i)) {
+            item["name"] = json!("SKILL.md");
+        }
+    }
+
+    /// Whether a file or a resource is a skill's SKILL.md (by its URI).
+    fn is_skillmd(item: &Value) -> bool {
+        item.get("uri")
+            .and_then(Value::as_str)
+            .is_some_and(|uri| uri.ends_with("/SKILL.md"))
+    }
+
+    /// `ReadTextAndBlob`: the first item of a fixture resource's contents, if it is text, is read
+    /// with a blob beside its text.
+    pub fn first_text_and_blob(params: &Value, outcome: Outcome) -> Outcome {
+        if !is_fixture(params) {
+            return outcome;
+        }
+        outcome.map(|mut result| {
+            if let Some(item) = result
+                .pointer_mut("/contents/0")
+                .filter(|i| i.get("text").is_some())
+            {
+                item["blob"] = json!(crate::fixtures::PIXEL_PNG);
+            }
+            result
+        })
+    }
+
+    /// `LaterResourceTextAndBlob`: every fixture resource but the first listed one is read with a
+    /// blob beside each text.
+    pub fn later_text_and_blob(params: &Value, outcome: Outcome) -> Outcome {
+        if !is_fixture(params) || params["uri"] == "ref://docs/readme" {
+            return outcome;
+        }
+        outcome.map(|mut result| {
+            let contents = result.get_mut("contents").and_then(Value::as_array_mut);
+            for item in contents.into_iter().flatten() {
+                if item.get("text").is_some() {
+                    item["blob"] = json!(crate::fixtures::PIXEL_PNG);
+                }
+            }
+            result
+        })
+    }
+
+    /// Whether a resources/read names one of the server's fixture resources (not a skill's file,
+    /// nor a resource of the 2026-07-28 era's own).
+    fn is_fixture(params: &Value) -> bool {
+        params
+            .get("uri")
+            .and_then(Value::as_str)
+            .is_some_and(|uri| crate::fixtures::read_resource(uri).is_some())
+    }
+
+    /// `AuthMetadataWrongResource`: the resource is another path of the server.
+    pub fn resource_elsewhere(document: &mut Map<String, Value>) {
+        rename_resource(document, "/other");
+    }
+
+    /// `AuthMetadataResourceOrigin`: the resource is the server's origin.
+    pub fn resource_origin(document: &mut Map<String, Value>) {
+        rename_resource(document, "");
+    }
+
+    /// The resource (the endpoint's URL, `…/mcp`) with its path made `path`.
+    fn rename_resource(document: &mut Map<String, Value>, path: &str) {
+        if let Some(Value::String(resource)) = document.get_mut("resource") {
+            let origin = resource.strip_suffix("/mcp").unwrap_or(resource);
+            *resource = format!("{origin}{path}");
+        }
+    }
+
+    /// `AuthMetadataNoResource`: no resource.
+    pub fn without_resource(document: &mut Map<String, Value>) {
+        document.remove("resource");
+    }
+
+    /// `AuthMetadataNoAuthorizationServers`: an empty list of authorization servers.
+    pub fn no_authorization_servers(document: &mut Map<String, Value>) {
+        document.insert("authorization_servers".into(), json!([]));
+    }
+
+    /// `AuthServerIssuerMismatch`: the issuer is another URL than the one it was found for.
+    pub fn issuer_elsewhere(document: &mut Map<String, Value>) {
+        if let Some(Value::String(issuer)) = document.get_mut("issuer") {
+            issuer.push_str("/issuer");
+        }
+    }
+
+    /// `AuthServerIssuerSlash`: the issuer with a trailing slash.
+    pub fn issuer_slash(document: &mut Map<String, Value>) {
+        if let Some(Value::String(issuer)) = document.get_mut("issuer") {
+            issuer.push('/');
+        }
+    }
+
+    /// `AuthServerNoTokenEndpoint`: no token endpoint.
+    pub fn without_token_endpoint(document: &mut Map<String, Value>) {
+        document.remove("token_endpoint");
+    }
+
+    /// `AuthServerNoPkce`: no code challenge methods.
+    pub fn without_pkce(document: &mut Map<String, Value>) {
+        document.remove("code_challenge_methods_supported");
+    }
+
+    /// `AuthServerRegistrationOnly`: Dynamic Client Registration, no Client ID Metadata
+    /// Documents.
+    pub fn registration_only(document: &mut Map<String, Value>) {
+        document.remove("client_id_metadata_document_supported");
+    }
+
+    /// `AuthServerNoRegistration`: no way for a new client to get a client id.
+    pub fn no_registration(document: &mut Map<String, Value>) {
+        document.remove("client_id_metadata_document_supported");
+        document.remove("registration_endpoint");
     }
 
     /// The tool a tools/call names.

@@ -137,16 +137,8 @@ impl Skills {
         let mut files: Vec<Value> = skill
             .files
             .iter()
-            .filter(|(f, _)| f != "SKILL.md" || !self.quirks.has(Quirk::SkillsFilesOmitSkillmd))
             .map(|(f, bytes)| {
-                let stale =
-                    index == 0 && f != "SKILL.md" && self.quirks.has(Quirk::SkillsStaleDigest);
-                let digest = if stale {
-                    digest(b"an earlier version of the file")
-                } else {
-                    digest(bytes)
-                };
-                json!({"uri": format!("{root}/{f}"), "digest": digest, "size": bytes.len()})
+                json!({"uri": format!("{root}/{f}"), "digest": digest(bytes), "size": bytes.len()})
             })
             .collect();
         if index == 0 && self.quirks.has(Quirk::SkillsFileOutside) {
@@ -155,14 +147,9 @@ impl Skills {
                 files.push(json!({"uri": format!("{}/SKILL.md", self.root(other)), "digest": digest(bytes), "size": bytes.len()}));
             }
         }
-        let mut frontmatter = skill.frontmatter.clone();
-        if index == 0 && self.quirks.has(Quirk::SkillsFrontmatterDiffers) {
-            frontmatter["description"] = json!("A description the SKILL.md does not have.");
-        }
-        let mut entry = json!({"uri": format!("{root}/SKILL.md"), "frontmatter": frontmatter, "resources": files});
-        if index == 1 && self.quirks.has(Quirk::SkillsEntryNoResources) {
-            entry.as_object_mut().expect("object").remove("resources");
-        }
+        let mut entry = json!({"uri": format!("{root}/SKILL.md"), "frontmatter": skill.frontmatter, "resources": files});
+        self.quirks
+            .skill_entry(index, entry.as_object_mut().expect("an object"));
         entry
     }
 
@@ -172,14 +159,9 @@ impl Skills {
         self.skills
             .iter()
             .map(|skill| {
-                let name = if self.quirks.has(Quirk::SkillsSkillmdListedMisnamed) {
-                    json!("SKILL.md")
-                } else {
-                    skill.frontmatter["name"].clone()
-                };
                 json!({
                     "uri": format!("{}/SKILL.md", self.root(skill)),
-                    "name": name,
+                    "name": skill.frontmatter["name"],
                     "description": skill.frontmatter["description"],
                     "mimeType": "text/markdown"
                 })
@@ -390,7 +372,7 @@ fn to_json(yaml: &yaml_rust2::Yaml) -> Value {
 }
 
 /// `sha256:` and the hex of the bytes' SHA-256.
-fn digest(bytes: &[u8]) -> String {
+pub(crate) fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")

@@ -899,13 +899,7 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         .authorization_server
         .clone()
         .unwrap_or_else(|| format!("http://{host}"));
-    let resource = if quirks.has(Quirk::AuthMetadataWrongResource) {
-        format!("http://{host}/other")
-    } else if quirks.has(Quirk::AuthMetadataResourceOrigin) {
-        format!("http://{host}")
-    } else {
-        format!("http://{host}/mcp")
-    };
+    let resource = format!("http://{host}/mcp");
     let mut servers = vec![issuer];
     if quirks.has(Quirk::AuthSecondServerNoPkce) {
         servers.push(format!("http://{host}/second"));
@@ -917,15 +911,10 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         "bearer_methods_supported": ["header"],
         "resource_name": "mcpcheck reference server",
     });
-    if quirks.has(Quirk::AuthMetadataNoResource) {
-        document.as_object_mut()?.remove("resource");
-    }
-    if quirks.has(Quirk::AuthMetadataNoAuthorizationServers) {
-        document["authorization_servers"] = json!([]);
-    }
     if quirks.has(Quirk::AuthOfflineAccess) {
         document["scopes_supported"] = json!([SCOPE, "offline_access"]);
     }
+    quirks.document("protected-resource", document.as_object_mut()?);
     let content_type = if quirks.has(Quirk::AuthMetadataContentType) {
         "text/plain"
     } else {
@@ -982,10 +971,6 @@ fn authorization_server_metadata(
     let origin = format!("http://{}", host_of(req));
     let issuer = if second {
         format!("{origin}/second")
-    } else if quirks.has(Quirk::AuthServerIssuerMismatch) {
-        format!("{origin}/issuer")
-    } else if quirks.has(Quirk::AuthServerIssuerSlash) {
-        format!("{origin}/")
     } else {
         origin.clone()
     };
@@ -1002,19 +987,11 @@ fn authorization_server_metadata(
         "registration_endpoint": format!("{origin}/register"),
     });
     let members = document.as_object_mut()?;
-    if quirks.has(Quirk::AuthServerRegistrationOnly) {
-        members.remove("client_id_metadata_document_supported");
-    }
-    if quirks.has(Quirk::AuthServerNoRegistration) {
-        members.remove("client_id_metadata_document_supported");
-        members.remove("registration_endpoint");
-    }
-    if quirks.has(Quirk::AuthServerNoTokenEndpoint) {
-        members.remove("token_endpoint");
-    }
-    if quirks.has(Quirk::AuthServerNoPkce) || second {
+    // The second server, as `auth-second-server-no-pkce` has it, offers no PKCE.
+    if second {
         members.remove("code_challenge_methods_supported");
     }
+    quirks.document("authorization-server", members);
     let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
     response
         .headers_mut()

@@ -216,26 +216,6 @@ impl Server {
             fixtures::read_resource(uri)
         };
         match found {
-            Some(mut result)
-                if uri != "ref://docs/readme"
-                    && self.quirks.has(Quirk::LaterResourceTextAndBlob) =>
-            {
-                for item in result["contents"].as_array_mut().into_iter().flatten() {
-                    if item.get("text").is_some() {
-                        item["blob"] = json!(fixtures::PIXEL_PNG);
-                    }
-                }
-                Ok(result)
-            }
-            Some(mut result) if self.quirks.has(Quirk::ReadTextAndBlob) => {
-                if let Some(item) = result["contents"]
-                    .get_mut(0)
-                    .filter(|i| i.get("text").is_some())
-                {
-                    item["blob"] = json!(fixtures::PIXEL_PNG);
-                }
-                Ok(result)
-            }
             Some(result) => Ok(result),
             // Only in the stateless era (a --dual-era server's handshake era keeps -32602).
             None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
