@@ -384,7 +384,7 @@ quirks! {
     /// tasks/cancel of a finished task answers with the task.
     TaskCancelTerminalAccepted => "2025-11-25 tasks: cancelling a terminal task MUST get -32602",
     /// tasks/list lists no tasks.
-    TaskListEmpty => "2025-11-25 tasks: a task retrievable with tasks/get MUST be listed by tasks/list",
+    TaskListEmpty => "2025-11-25 tasks: a task retrievable with tasks/get MUST be listed by tasks/list"; answers "tasks/list" with data::no_tasks_listed,
     /// tasks/list ignores a cursor it never issued.
     TaskListCursorIgnored => "2025-11-25 tasks: an invalid tasks/list cursor MUST get -32602",
     /// A cancelled task reports completed once its work would have ended.
@@ -402,7 +402,7 @@ quirks! {
     /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
     ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
-    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
+    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\""; answers "tasks/get" with data::task_typed_task,
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
     ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
@@ -1195,6 +1195,22 @@ mod data {
             Err((-32602, ..)) => Ok(json!({})),
             other => other,
         }
+    }
+
+    /// `TaskListEmpty`: tasks/list lists no tasks.
+    pub fn no_tasks_listed(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            result["tasks"] = json!([]);
+            result
+        })
+    }
+
+    /// `ExtTaskGetResultTypeTask`: tasks/get answers with resultType "task".
+    pub fn task_typed_task(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            result["resultType"] = json!("task");
+            result
+        })
     }
 
     /// `SkillsEntryNoResources`: the second skill's entry lists no files.

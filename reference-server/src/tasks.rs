@@ -235,11 +235,7 @@ impl Tasks {
                 return Err((-32602, "Invalid params: unknown cursor".into(), None));
             }
             let tasks = self.tasks.lock().expect("tasks lock");
-            let listed = if quirks.has(Quirk::TaskListEmpty) {
-                Vec::new()
-            } else {
-                tasks.iter().map(|t| t.view(quirks)).collect()
-            };
+            let listed: Vec<Value> = tasks.iter().map(|t| t.view(quirks)).collect();
             return Ok(json!({ "tasks": listed }));
         }
         let id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
@@ -500,13 +496,7 @@ impl ExtTasks {
             return Err((code, format!("Invalid params: no task `{id}`"), None));
         };
         match method {
-            "tasks/get" => {
-                let mut view = task.ext_view(quirks, true);
-                if quirks.has(Quirk::ExtTaskGetResultTypeTask) {
-                    view["resultType"] = json!("task");
-                }
-                Ok(view)
-            }
+            "tasks/get" => Ok(task.ext_view(quirks, true)),
             "tasks/update" => {
                 let Some(responses) = params.get("inputResponses").and_then(Value::as_object)
                 else {
