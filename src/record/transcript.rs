@@ -126,7 +126,8 @@ pub struct WireFrame {
     pub at_ms: u64,
     /// The text, cut at [`MAX_FRAME_TEXT`].
     pub text: String,
-    /// The JSON-RPC message, when the frame held exactly one parsable message.
+    /// The JSON-RPC message, when the frame held exactly one parsable message (a frame mcpcheck
+    /// sent holds the one JSON value it is, a batch too, once [`Transcript::parse_sent`] ran).
     pub message: Option<Value>,
     /// A framing problem, when there was one.
     pub issue: Option<FrameIssue>,
@@ -327,17 +328,28 @@ impl Transcript {
         });
     }
 
-    /// Parses the frames mcpcheck sent, which are recorded as text only (parsing each as it goes
-    /// out would cost the exchange rate): the checks over the whole run read each of them as JSON,
-    /// many times over, once the connection is done. A frame that is not one JSON value (a
-    /// malformed frame sent on purpose) stays without a message.
+    /// Parses the frames mcpcheck sent as text only (the requests and notifications of a stdio
+    /// connection: parsing each as it goes out would cost the exchange rate), which the checks
+    /// over the whole run read as JSON, many times over, once the connection is done. Each parsed
+    /// message is charged to the evidence budget as a received one is; a frame that is not one
+    /// JSON value (a malformed frame sent on purpose), or one the budget has no room for, stays
+    /// without a message.
     pub fn parse_sent(&mut self) {
         for frame in self
             .frames
             .iter_mut()
             .filter(|f| f.direction == Direction::Sent && f.message.is_none())
         {
-            frame.message = serde_json::from_str::<Value>(&frame.text).ok();
+            let Ok(message) = serde_json::from_str::<Value>(&frame.text) else {
+                continue;
+            };
+            if self
+                .budget
+                .as_ref()
+                .is_none_or(|b| b.take(value_bytes(&message)))
+            {
+                frame.message = Some(message);
+            }
         }
     }
 

@@ -234,9 +234,7 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
             .iter()
             .filter(|f| f.direction == Direction::Sent)
             .filter(|f| {
-                serde_json::from_str::<Value>(&f.text)
-                    .ok()
-                    .is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
+                sent_message(f).is_some_and(|m| m.get("method") == Some(&Value::from("initialize")))
             })
             .filter_map(|f| f.post)
             .collect();

@@ -122,8 +122,8 @@ pub struct WireInput<'a> {
     pub official: Option<&'a messages::OfficialSchemas>,
 }
 
-/// A frame mcpcheck sent, as JSON: parsed when its transcript was taken from the session (see
-/// [`Transcript::parse_sent`]), else here.
+/// A frame mcpcheck sent, as JSON: parsed as it was recorded (over HTTP) or when its transcript
+/// was taken from the session (see [`Transcript::parse_sent`]), else here.
 fn sent_message(frame: &WireFrame) -> Option<Cow<'_, Value>> {
     match &frame.message {
         Some(message) => Some(Cow::Borrowed(message)),

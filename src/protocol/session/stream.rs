@@ -61,7 +61,8 @@ impl Session {
             .lock()
             .expect("server requests lock")
             .len();
-        // Checks judge what the server sent; the frames mcpcheck sent are kept as text only.
+        // Checks judge what the server sent; the frames mcpcheck sent are kept as text only as
+        // they go, and parsed once the transcript is taken (`Transcript::parse_sent`).
         self.transcript.lock().expect("transcript lock").push(
             Direction::Sent,
             &text,
