@@ -29,13 +29,18 @@ enum Acts {
     /// A skill's entry as skills/list and skills/get give it, with the skill's index among the
     /// served skills (`; enters f`).
     SkillEntry(fn(usize, &mut Map<String, Value>)),
+    /// The JSON-RPC answer a POST gets in its response's JSON body (Streamable HTTP), with the
+    /// response's status (`; posts f`).
+    Posted(fn(u16, &mut Map<String, Value>)),
+    /// The headers of a response with a JSON body (Streamable HTTP), once set (`; heads f`).
+    JsonHeaders(fn(&mut hyper::HeaderMap)),
 }
 
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
-/// `; serves "protected-resource" with f`, `; enters f`). The
+/// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -71,6 +76,8 @@ macro_rules! quirks {
     (@acts answers $place:literal $f:path) => { Some(Acts::Answer($place, $f)) };
     (@acts serves $place:literal $f:path) => { Some(Acts::Document($place, $f)) };
     (@acts enters $f:path) => { Some(Acts::SkillEntry($f)) };
+    (@acts posts $f:path) => { Some(Acts::Posted($f)) };
+    (@acts heads $f:path) => { Some(Acts::JsonHeaders($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -166,10 +173,10 @@ quirks! {
     /// Error responses lack the `"jsonrpc": "2.0"` member.
     JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites data::no_jsonrpc_on_errors,
     /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
-    HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
+    HttpErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)"; posts data::http_error_without_id,
     /// 2026-07-28 HTTP: an error sent with a 4xx status (-32602, -32601, -32020, …, each
     /// answering a request that was read) leaves out its `id`.
-    StatelessRefusalsWithoutId in stateless => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning",
+    StatelessRefusalsWithoutId in stateless => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning"; posts data::refusal_without_id,
     /// stdio: an error response leaves out its `id` (a parse error's id null included).
     StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
     /// A request with id 0 is answered with id null.
@@ -241,7 +248,7 @@ quirks! {
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200 => "an accepted notification MUST get HTTP 202 (Streamable HTTP)",
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
-    ContentTypeTextPlain => "a response MUST be application/json or text/event-stream (Streamable HTTP)",
+    ContentTypeTextPlain => "a response MUST be application/json or text/event-stream (Streamable HTTP)"; heads data::json_as_text_plain,
     /// Stateless: results (other than `server/discover`'s) carry no `resultType`.
     StatelessNoResultType in stateless => "2026-07-28: every result MUST carry resultType",
     /// Stateless: the `server/discover` result's `_meta` has no serverInfo.
@@ -402,7 +409,7 @@ quirks! {
     /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
     ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
-    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\""; answers "tasks/get" with data::task_typed_task,
+    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
     ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
@@ -692,7 +699,7 @@ quirks! {
     SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them"; enters data::files_without_skillmd,
     /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
     SkillsFileOutside => "skills extension: every file a skill lists MUST be inside the skill's folder",
-    /// With `--skills`: one file of the first skill is listed with the digest of other bytes.
+    /// With `--skills`: the first skill's files but its SKILL.md are listed with the digest of other bytes.
     SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count"; enters data::first_skill_stale_digests,
     /// With `--skills`: a SKILL.md is read as text/plain.
     SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown",
@@ -808,6 +815,27 @@ impl Quirks {
             }
         }
         outcome
+    }
+
+    /// Applies the quirks that are on to the answer a POST gets in a JSON body with `status`.
+    pub fn posted(&self, status: u16, answer: &mut Value) {
+        let Value::Object(members) = answer else {
+            return;
+        };
+        for acts in self.acting() {
+            if let Acts::Posted(change) = acts {
+                change(status, members);
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to the headers of a response with a JSON body.
+    pub fn json_headers(&self, headers: &mut hyper::HeaderMap) {
+        for acts in self.acting() {
+            if let Acts::JsonHeaders(change) = acts {
+                change(headers);
+            }
+        }
     }
 
     /// Applies the quirks that are on to the entry of the skill at `index`.
@@ -1197,18 +1225,32 @@ mod data {
         }
     }
 
+    /// `HttpErrorsWithoutId`: an error answered in a POST's JSON body leaves out its id.
+    pub fn http_error_without_id(_: u16, answer: &mut Map<String, Value>) {
+        if is_error(answer) {
+            answer.remove("id");
+        }
+    }
+
+    /// `StatelessRefusalsWithoutId`: an answer with a 4xx status leaves out its id.
+    pub fn refusal_without_id(status: u16, answer: &mut Map<String, Value>) {
+        if (400..500).contains(&status) {
+            answer.remove("id");
+        }
+    }
+
+    /// `ContentTypeTextPlain`: a JSON body is labelled `text/plain`.
+    pub fn json_as_text_plain(headers: &mut hyper::HeaderMap) {
+        headers.insert(
+            "content-type",
+            hyper::header::HeaderValue::from_static("text/plain"),
+        );
+    }
+
     /// `TaskListEmpty`: tasks/list lists no tasks.
     pub fn no_tasks_listed(_: &Value, outcome: Outcome) -> Outcome {
         outcome.map(|mut result| {
             result["tasks"] = json!([]);
-            result
-        })
-    }
-
-    /// `ExtTaskGetResultTypeTask`: tasks/get answers with resultType "task".
-    pub fn task_typed_task(_: &Value, outcome: Outcome) -> Outcome {
-        outcome.map(|mut result| {
-            result["resultType"] = json!("task");
             result
         })
     }
@@ -1220,20 +1262,22 @@ mod data {
         }
     }
 
-    /// `SkillsFilesOmitSkillmd`: a skill's files leave out its SKILL.md.
+    /// `SkillsFilesOmitSkillmd`: a skill's files leave out its SKILL.md (the entry's own `uri`).
     pub fn files_without_skillmd(_: usize, entry: &mut Map<String, Value>) {
+        let own = entry.get("uri").cloned();
         if let Some(Value::Array(files)) = entry.get_mut("resources") {
-            files.retain(|f| !is_skillmd(f));
+            files.retain(|f| f.get("uri") != own.as_ref());
         }
     }
 
     /// `SkillsStaleDigest`: the first skill's files but its SKILL.md are listed with the digest
     /// of other bytes.
     pub fn first_skill_stale_digests(index: usize, entry: &mut Map<String, Value>) {
+        let own = entry.get("uri").cloned();
         let Some(Value::Array(files)) = entry.get_mut("resources").filter(|_| index == 0) else {
             return;
         };
-        for file in files.iter_mut().filter(|f| !is_skillmd(f)) {
+        for file in files.iter_mut().filter(|f| f.get("uri") != own.as_ref()) {
             file["digest"] = json!(crate::skills::digest(b"an earlier version of the file"));
         }
     }

@@ -2,8 +2,9 @@
 //! (`--skills DIR`): every folder under DIR that holds a `SKILL.md` is a skill, named by its
 //! path (`tools/code-review`), its files readable as `skill://PATH/FILE` resources. The server
 //! answers `skills/list`, `skills/get` and `resources/directory/read`, and reads skill files
-//! with `resources/read`. The skills quirks are applied here, to the skills as loaded or to the
-//! answers, so that the rest of the server stays the conformant one.
+//! with `resources/read`. The skills quirks that are branches act here, on the skills as loaded
+//! or on the answers; those that are data change a skill's entry or the listed resources from
+//! `quirks::data`, so that the rest of the server stays the conformant one.
 
 use std::path::Path;
 
@@ -134,22 +135,24 @@ impl Skills {
     fn entry(&self, index: usize) -> Value {
         let skill = &self.skills[index];
         let root = self.root(skill);
-        let mut files: Vec<Value> = skill
+        let files: Vec<Value> = skill
             .files
             .iter()
             .map(|(f, bytes)| {
                 json!({"uri": format!("{root}/{f}"), "digest": digest(bytes), "size": bytes.len()})
             })
             .collect();
+        let mut entry = json!({"uri": format!("{root}/SKILL.md"), "frontmatter": skill.frontmatter, "resources": files});
+        self.quirks
+            .skill_entry(index, entry.as_object_mut().expect("an object"));
         if index == 0 && self.quirks.has(Quirk::SkillsFileOutside) {
-            if let Some(other) = self.skills.get(1) {
+            if let (Some(other), Some(files)) =
+                (self.skills.get(1), entry["resources"].as_array_mut())
+            {
                 let bytes = &other.files[0].1;
                 files.push(json!({"uri": format!("{}/SKILL.md", self.root(other)), "digest": digest(bytes), "size": bytes.len()}));
             }
         }
-        let mut entry = json!({"uri": format!("{root}/SKILL.md"), "frontmatter": skill.frontmatter, "resources": files});
-        self.quirks
-            .skill_entry(index, entry.as_object_mut().expect("an object"));
         entry
     }
 

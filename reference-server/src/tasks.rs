@@ -496,7 +496,14 @@ impl ExtTasks {
             return Err((code, format!("Invalid params: no task `{id}`"), None));
         };
         match method {
-            "tasks/get" => Ok(task.ext_view(quirks, true)),
+            "tasks/get" => {
+                let mut view = task.ext_view(quirks, true);
+                // A quirk of the extension's tasks/get only (the 2025-11-25 one is another).
+                if quirks.has(Quirk::ExtTaskGetResultTypeTask) {
+                    view["resultType"] = json!("task");
+                }
+                Ok(view)
+            }
             "tasks/update" => {
                 let Some(responses) = params.get("inputResponses").and_then(Value::as_object)
                 else {

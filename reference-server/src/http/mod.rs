@@ -620,22 +620,13 @@ async fn respond(
     } else {
         Value::Array(handled.replies).take_first()
     };
-    if state.server.quirks.has(Quirk::HttpErrorsWithoutId) && body.get("error").is_some() {
-        if let Some(object) = body.as_object_mut() {
-            object.remove("id");
-        }
-    }
     let status =
         if state.server.stateless() && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
             stateless_status(&body)
         } else {
             StatusCode::OK
         };
-    if state.server.quirks.has(Quirk::StatelessRefusalsWithoutId) && status.is_client_error() {
-        if let Some(object) = body.as_object_mut() {
-            object.remove("id");
-        }
-    }
+    state.server.quirks.posted(status.as_u16(), &mut body);
     json_response(state, status, body, id_header)
 }
 
@@ -657,11 +648,6 @@ fn json_response(
     body: Value,
     session_id: Option<String>,
 ) -> Response<HttpBody> {
-    let content_type = if state.server.quirks.has(Quirk::ContentTypeTextPlain) {
-        "text/plain"
-    } else {
-        "application/json"
-    };
     let mut text = body.to_string();
     if state.server.quirks.has(Quirk::NonUtf8Output) {
         // The instructions gain an é, which goes out as a Latin-1 byte.
@@ -676,10 +662,11 @@ fn json_response(
     *response.status_mut() = status;
     response
         .headers_mut()
-        .insert("content-type", HeaderValue::from_static(content_type));
+        .insert("content-type", HeaderValue::from_static("application/json"));
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert("mcp-session-id", id);
     }
+    state.server.quirks.json_headers(response.headers_mut());
     response
 }
 
@@ -992,6 +979,10 @@ fn authorization_server_metadata(
         members.remove("code_challenge_methods_supported");
     }
     quirks.document("authorization-server", members);
+    // The quirks of the issuer are the first server's.
+    if second {
+        members.insert("issuer".into(), json!(issuer));
+    }
     let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
     response
         .headers_mut()
