@@ -34,13 +34,41 @@ enum Acts {
     Posted(fn(u16, &mut Map<String, Value>)),
     /// The headers of a response with a JSON body (Streamable HTTP), once set (`; heads f`).
     JsonHeaders(fn(&mut hyper::HeaderMap)),
+    /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
+    Challenge(fn(&mut Challenge)),
+}
+
+/// How a protected server refuses a request without a valid token: the `WWW-Authenticate`
+/// challenge and the status, which a quirk may change before they are sent.
+pub struct Challenge {
+    /// The scheme (`Bearer`).
+    pub scheme: String,
+    /// Its parameters in order, each sent as `name="value"`.
+    pub params: Vec<(String, String)>,
+    /// The HTTP status (401).
+    pub status: u16,
+    /// Whether the request carried a token (an invalid one).
+    pub token_given: bool,
+}
+
+impl Challenge {
+    /// The `WWW-Authenticate` header's value.
+    pub fn header(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(name, value)| format!("{name}=\"{value}\""))
+            .collect();
+        format!("{} {}", self.scheme, params.join(", "))
+    }
 }
 
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
-/// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`). The
+/// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
+/// `; challenges f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -78,6 +106,7 @@ macro_rules! quirks {
     (@acts enters $f:path) => { Some(Acts::SkillEntry($f)) };
     (@acts posts $f:path) => { Some(Acts::Posted($f)) };
     (@acts heads $f:path) => { Some(Acts::JsonHeaders($f)) };
+    (@acts challenges $f:path) => { Some(Acts::Challenge($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -564,17 +593,17 @@ quirks! {
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
     StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
     /// With `--static-token`: a request without the token is refused with 403 (its Bearer challenge kept).
-    AuthMissingToken403 as "auth-missing-token-403" in auth => "a request without a token MUST get 401, not 403 (authorization error handling)",
+    AuthMissingToken403 as "auth-missing-token-403" in auth => "a request without a token MUST get 401, not 403 (authorization error handling)"; challenges data::missing_token_403,
     /// With `--static-token`: the 401 carries no `WWW-Authenticate` header (and a plain-text body).
     AuthNoChallenge in auth => "a 401 MUST carry a WWW-Authenticate challenge (RFC 6750 §3)",
     /// With `--static-token`: the 401's challenge is of the Basic scheme.
-    AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow",
+    AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow"; challenges data::basic_challenge,
     /// With `--static-token`: no protected resource metadata is served anywhere (the challenge still names it).
     AuthMetadataMissing in auth => "a protected MCP server MUST serve its Protected Resource Metadata (RFC 9728), at the URL its challenge names",
     /// With `--static-token`: the challenge names a resource metadata URL that answers 404 (the well-known URI serves it).
-    AuthMetadataDeadLink in auth => "the resource_metadata URL a challenge names MUST serve the metadata (RFC 9728 §5.1)",
+    AuthMetadataDeadLink in auth => "the resource_metadata URL a challenge names MUST serve the metadata (RFC 9728 §5.1)"; challenges data::metadata_link_dead,
     /// With `--static-token`: the challenge names no resource_metadata; the path-aware well-known URI serves the metadata (allowed from 2025-11-25).
-    AuthMetadataUnnamed in auth => "control: from 2025-11-25 a challenge may leave resource_metadata out when the well-known URI serves the metadata",
+    AuthMetadataUnnamed in auth => "control: from 2025-11-25 a challenge may leave resource_metadata out when the well-known URI serves the metadata"; challenges data::metadata_unnamed,
     /// With `--static-token`: the challenge names no resource_metadata, and neither well-known URI serves the metadata (it is at a path of its own).
     AuthMetadataHidden in auth => "a protected server MUST lead a client to its metadata: resource_metadata in the challenge, or (from 2025-11-25) the well-known URI",
     /// With `--static-token`: the metadata is served at the root well-known URI only, which the challenge names (allowed).
@@ -624,7 +653,7 @@ quirks! {
     /// With `--static-token` and `--expired-token`: the expired token is accepted.
     AuthAcceptsExpiredToken in auth => "an expired token MUST get 401",
     /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
-    AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)",
+    AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)"; challenges data::no_error_named,
     /// With `--auth`: a token issued for another resource is accepted (its audience never checked).
     AuthAnyAudience in oauth => "a server MUST accept only tokens issued for it as the audience (RFC 8707), 401 otherwise",
     /// With `--auth`: a token whose audience lists this server among others is accepted (a membership test).
@@ -660,7 +689,7 @@ quirks! {
     /// With `--static-token`: a bad token is answered 500 with an OAuth error body (a verifier that throws).
     AuthBadToken500 in auth => "an invalid token MUST get 401 (authorization token handling), not a server error",
     /// With `--static-token`: the 401's challenge carries no `scope`.
-    AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for",
+    AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for"; challenges data::no_scope_named,
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
     LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
@@ -838,6 +867,15 @@ impl Quirks {
         }
     }
 
+    /// Applies the quirks that are on to a refusal's challenge.
+    pub fn challenge(&self, challenge: &mut Challenge) {
+        for acts in self.acting() {
+            if let Acts::Challenge(change) = acts {
+                change(challenge);
+            }
+        }
+    }
+
     /// Applies the quirks that are on to the entry of the skill at `index`.
     pub fn skill_entry(&self, index: usize, entry: &mut Map<String, Value>) {
         for acts in self.acting() {
@@ -864,6 +902,7 @@ impl Quirks {
 // A listing's function takes the list itself, as one that adds an item must.
 #[allow(clippy::ptr_arg)]
 mod data {
+    use super::Challenge;
     use crate::outcome::Outcome;
     use serde_json::json;
     use serde_json::{Map, Value};
@@ -1223,6 +1262,48 @@ mod data {
             Err((-32602, ..)) => Ok(json!({})),
             other => other,
         }
+    }
+
+    /// `AuthMissingToken403`: a request without a token gets 403.
+    pub fn missing_token_403(challenge: &mut Challenge) {
+        if !challenge.token_given {
+            challenge.status = 403;
+        }
+    }
+
+    /// `AuthChallengeBasic`: the challenge is of the Basic scheme.
+    pub fn basic_challenge(challenge: &mut Challenge) {
+        challenge.scheme = "Basic".into();
+        challenge.params = vec![("realm".into(), "mcp".into())];
+    }
+
+    /// `AuthMetadataDeadLink`: the challenge names a metadata URL that serves nothing.
+    pub fn metadata_link_dead(challenge: &mut Challenge) {
+        for (name, value) in &mut challenge.params {
+            if let Some((origin, _)) = value
+                .split_once("/.well-known/")
+                .filter(|_| name == "resource_metadata")
+            {
+                *value = format!("{origin}/.well-known/oauth-protected-resource/gone");
+            }
+        }
+    }
+
+    /// `AuthMetadataUnnamed`: the challenge names no metadata URL.
+    pub fn metadata_unnamed(challenge: &mut Challenge) {
+        challenge
+            .params
+            .retain(|(name, _)| name != "resource_metadata");
+    }
+
+    /// `AuthInvalidTokenNoError`: the challenge names no error.
+    pub fn no_error_named(challenge: &mut Challenge) {
+        challenge.params.retain(|(name, _)| name != "error");
+    }
+
+    /// `AuthChallengeNoScope`: the challenge names no scope.
+    pub fn no_scope_named(challenge: &mut Challenge) {
+        challenge.params.retain(|(name, _)| name != "scope");
     }
 
     /// `HttpErrorsWithoutId`: an error answered in a POST's JSON body leaves out its id.

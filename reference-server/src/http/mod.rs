@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::body::{event_stream, plain, HttpBody, MAX_BODY};
-use crate::quirks::Quirk;
+use crate::quirks::{Challenge, Quirk};
 use crate::server::{Server, Session, SUPPORTED};
 
 struct State {
@@ -751,38 +751,36 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
     };
     let quirks = &state.server.quirks;
     let mut params = Vec::new();
-    if !quirks.has(Quirk::AuthMetadataUnnamed) && !quirks.has(Quirk::AuthMetadataHidden) {
-        let named = if quirks.has(Quirk::AuthMetadataDeadLink) {
-            format!("http://{host}/.well-known/oauth-protected-resource/gone")
-        } else if quirks.has(Quirk::AuthMetadataRedirect) {
+    if !quirks.has(Quirk::AuthMetadataHidden) {
+        let named = if quirks.has(Quirk::AuthMetadataRedirect) {
             format!("http://{host}/.well-known/oauth-protected-resource/moved")
         } else {
             format!("http://{host}{}", metadata_path(state))
         };
-        params.push(format!("resource_metadata=\"{named}\""));
+        params.push(("resource_metadata".to_string(), named));
     }
-    if quirks.has(Quirk::AuthOfflineAccess) {
-        params.push(format!("scope=\"{SCOPE} offline_access\""));
-    } else if !quirks.has(Quirk::AuthChallengeNoScope) {
-        params.push(format!("scope=\"{SCOPE}\""));
+    let scope = if quirks.has(Quirk::AuthOfflineAccess) {
+        format!("{SCOPE} offline_access")
+    } else {
+        SCOPE.to_string()
+    };
+    params.push(("scope".to_string(), scope));
+    if let Some(error) = error {
+        params.push(("error".to_string(), error.to_string()));
     }
-    if let Some(error) = error.filter(|_| !quirks.has(Quirk::AuthInvalidTokenNoError)) {
-        params.push(format!("error=\"{error}\""));
-    }
-    let mut challenge = format!("Bearer {}", params.join(", "));
     if quirks.has(Quirk::AuthNoChallenge) {
         return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
     }
-    if quirks.has(Quirk::AuthChallengeBasic) {
-        challenge = "Basic realm=\"mcp\"".to_string();
-    }
-    let status = if quirks.has(Quirk::AuthMissingToken403) && given.is_none() {
-        StatusCode::FORBIDDEN
-    } else {
-        StatusCode::UNAUTHORIZED
+    let mut challenge = Challenge {
+        scheme: "Bearer".into(),
+        params,
+        status: StatusCode::UNAUTHORIZED.as_u16(),
+        token_given: given.is_some(),
     };
+    quirks.challenge(&mut challenge);
+    let status = StatusCode::from_u16(challenge.status).unwrap_or(StatusCode::UNAUTHORIZED);
     let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
-    Some(auth_refusal(status, &challenge, &body))
+    Some(auth_refusal(status, &challenge.header(), &body))
 }
 
 /// Whether a quirk takes a token other than the static one for good: any at all, an unsecured
