@@ -578,12 +578,13 @@ async fn run_started(
                 early_exit: None,
                 official: None,
             };
-            for def in wire::definitions().iter().filter(|d| {
-                d.id.starts_with("legacy-sse-endpoint-") && config.builtin_selected(&d.id)
+            for builtin in wire::builtins().filter(|b| {
+                b.id().starts_with("legacy-sse-endpoint-") && config.builtin_selected(b.id())
             }) {
-                let (verdict, evidence) = wire::evaluate(def, &input);
+                let (verdict, evidence) = wire::evaluate(builtin, &input);
                 if verdict.status != Status::Skip {
-                    pass.checks.push(CheckResult::new(def, verdict, evidence));
+                    let def = builtin.definition();
+                    pass.checks.push(CheckResult::new(&def, verdict, evidence));
                 }
             }
         }
@@ -822,11 +823,8 @@ async fn run_started(
         early_exit: early_exit.as_ref(),
         official: config.official_schemas.as_deref(),
     };
-    for def in wire::definitions()
-        .iter()
-        .filter(|d| config.builtin_selected(&d.id))
-    {
-        let (verdict, evidence) = match (wire::evaluate(def, &input), &context.tokenless) {
+    for builtin in wire::builtins().filter(|b| config.builtin_selected(b.id())) {
+        let (verdict, evidence) = match (wire::evaluate(builtin, &input), &context.tokenless) {
             // What crossed the wire is refusals: nothing of the server's MCP to judge.
             ((verdict, _), Some(why))
                 if !verdict.reason.as_ref().is_some_and(Reason::is_the_runs) =>
@@ -835,7 +833,8 @@ async fn run_started(
             }
             (judged, _) => judged,
         };
-        pass.checks.push(CheckResult::new(def, verdict, evidence));
+        pass.checks
+            .push(CheckResult::new(&builtin.definition(), verdict, evidence));
     }
     pass.server = main
         .stderr_tail()

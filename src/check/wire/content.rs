@@ -14,7 +14,7 @@ use super::{
     WireInput,
 };
 use crate::record::transcript::cut;
-use crate::record::{CheckDef, Direction, Evidence, Level, Verdict};
+use crate::record::{Direction, Evidence, Level, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -177,7 +177,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 ];
 
 /// Judges `tasks-status-transitions`: a task's status moves only along the allowed paths.
-fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn tasks_status_transitions(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let mut last: HashMap<String, String> = HashMap::new();
@@ -227,7 +227,7 @@ fn tasks_status_transitions(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
 }
 
 /// Judges `server-elicitation-schema`: every form elicitation asks with a flat schema of primitive fields.
-fn server_elicitation_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn server_elicitation_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let version = transcript.version.as_deref().unwrap_or("2025-11-25");
@@ -255,7 +255,7 @@ fn server_elicitation_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
 }
 
 /// Judges `wire-meta-key-format`: every `_meta` key the server sends follows the key grammar.
-fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_meta_key_format(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript
@@ -304,7 +304,7 @@ fn wire_meta_key_format(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
 }
 
 /// Judges `tools-embedded-resource-declared`: a server that returns embedded resources declares resources.
-fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn tools_embedded_resource_declared(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     let anywhere = input.transcripts.iter().find_map(declared_capabilities);
     for transcript in input.transcripts {
@@ -342,7 +342,7 @@ fn tools_embedded_resource_declared(def: &CheckDef, input: &WireInput) -> (Verdi
 }
 
 /// Judges `wire-notification-schema`: every notification the server sends has its method's shape.
-fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_notification_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {
@@ -385,7 +385,7 @@ fn wire_notification_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
 }
 
 /// Judges `wire-uri-rfc3986`: every resource URI the server sends is an RFC 3986 URI.
-fn wire_uri_rfc3986(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_uri_rfc3986(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript) {
@@ -404,7 +404,7 @@ fn wire_uri_rfc3986(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
 }
 
 /// Judges `wire-base64`: every blob and every image or audio payload is valid base64.
-fn wire_base64(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_base64(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript) {
@@ -426,7 +426,7 @@ fn wire_base64(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
 }
 
 /// Judges `tools-name-unique`: no tool name is listed twice, across all pages of a listing.
-fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn tools_name_unique(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         // A tools/list without a cursor starts a listing; one with the nextCursor of the
@@ -472,10 +472,7 @@ fn tools_name_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
 }
 
 /// Judges `tools-structured-content-mirrored`: structuredContent is mirrored as JSON in a text block.
-fn tools_structured_content_mirrored(
-    def: &CheckDef,
-    input: &WireInput,
-) -> (Verdict, Vec<Evidence>) {
+fn tools_structured_content_mirrored(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript)
@@ -510,7 +507,7 @@ fn tools_structured_content_mirrored(
 }
 
 /// Judges `tools-schemas-valid`: every listed tool's inputSchema and outputSchema is a valid JSON Schema.
-fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn tools_schemas_valid(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {
@@ -546,7 +543,7 @@ fn tools_schemas_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
 }
 
 /// Judges `wire-result-schema`: every result has the shape of its method's result type.
-fn wire_result_schema(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_result_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let Some(version) = transcript.version.as_deref() else {

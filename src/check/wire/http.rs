@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{resumes, sent_message, transcripts_since, Builtin, Idle, Tally, WireInput};
-use crate::record::{
-    id_key, Carried, CheckDef, Direction, Evidence, Level, TransportKind, Verdict,
-};
+use crate::record::{id_key, Carried, Direction, Evidence, Level, TransportKind, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -112,7 +110,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 ];
 
 /// Judges `http-sse-retry-before-close`: a stream closed before its response carries a retry field.
-fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_sse_retry_before_close(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2025-11-25") {
         // The requests mcpcheck cancelled: their streams may end without a response.
@@ -150,7 +148,7 @@ fn http_sse_retry_before_close(def: &CheckDef, input: &WireInput) -> (Verdict, V
 }
 
 /// Judges `http-sse-ends-after-response`: a POST's SSE stream ends after its response.
-fn http_sse_ends_after_response(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_sse_ends_after_response(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
         let Some(ended) = post.ended_after_response else {
@@ -168,7 +166,7 @@ fn http_sse_ends_after_response(def: &CheckDef, input: &WireInput) -> (Verdict, 
 }
 
 /// Judges `http-sse-event-id-unique`: SSE event ids are unique across all streams of a session.
-fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_sse_event_id_unique(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts.iter().filter(|t| {
         t.version.as_deref().is_some_and(|v| {
@@ -203,7 +201,7 @@ fn http_sse_event_id_unique(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
 }
 
 /// Judges `http-session-id-visible-ascii`: a session id holds only visible ASCII.
-fn http_session_id_visible_ascii(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_session_id_visible_ascii(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in input.transcripts.iter().flat_map(|t| t.posts.iter()) {
         let Some(id) = post.response_header("mcp-session-id") else {
@@ -221,7 +219,7 @@ fn http_session_id_visible_ascii(def: &CheckDef, input: &WireInput) -> (Verdict,
 }
 
 /// Judges `http-sse-priming`: an SSE response starts with a priming event (an id and empty data).
-fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_sse_priming(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input
         .transcripts
@@ -274,7 +272,7 @@ fn http_sse_priming(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence
 }
 
 /// Judges `http-notification-accepted`: a notification POST is answered 202 with no body.
-fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_notification_accepted(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in input
         .transcripts
@@ -299,7 +297,7 @@ fn http_notification_accepted(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
 }
 
 /// Judges `http-response-content-type`: a request POST is answered as application/json or text/event-stream.
-fn http_response_content_type(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn http_response_content_type(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in input
         .transcripts

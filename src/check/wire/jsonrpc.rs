@@ -12,8 +12,8 @@ use super::{
 };
 use crate::record::exchange::StoppedBy;
 use crate::record::{
-    id_key, CheckDef, Direction, Evidence, FrameIssue, Level, Status, Transcript, TransportKind,
-    Verdict, WireFrame,
+    id_key, Direction, Evidence, FrameIssue, Level, Status, Transcript, TransportKind, Verdict,
+    WireFrame,
 };
 
 pub(super) const BUILTINS: &[Builtin] = &[
@@ -245,7 +245,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 
 /// Judges `lifecycle-quiet-before-initialized`: no requests but pings before the client's initialized.
 fn lifecycle_quiet_before_initialized(
-    def: &CheckDef,
+    def: &Builtin,
     input: &WireInput,
 ) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
@@ -293,7 +293,7 @@ fn lifecycle_quiet_before_initialized(
 }
 
 /// Judges `wire-utf8`: every byte the server sends is UTF-8.
-fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn wire_utf8(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for frame in transcript
@@ -327,7 +327,7 @@ fn wire_utf8(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
 }
 
 /// Judges `logging-capability-declared`: log messages come only from a server that declares logging.
-fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn logging_capability_declared(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     let anywhere = input.transcripts.iter().find_map(declared_capabilities);
     for transcript in input.transcripts {
@@ -360,7 +360,7 @@ fn logging_capability_declared(def: &CheckDef, input: &WireInput) -> (Verdict, V
 }
 
 /// Judges `server-cancel-valid`: the server cancels only what it may.
-fn server_cancel_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn server_cancel_valid(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let stateless = transcript.version.as_deref().is_some_and(|v| {
@@ -374,7 +374,7 @@ fn server_cancel_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
 }
 
 /// Judges `progress-only-while-active`: progress notifications only name tokens of requests still in flight.
-fn progress_only_while_active(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn progress_only_while_active(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let (count, offenders) = progress_outside_requests(transcript);
@@ -385,7 +385,7 @@ fn progress_only_while_active(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
 }
 
 /// Judges `tasks-progress-stops`: 2025-11-25: a task's progress stops once the task is terminal.
-fn tasks_progress_stops(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn tasks_progress_stops(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let (count, offenders) = task_progress_after_terminal(transcript);
@@ -396,7 +396,7 @@ fn tasks_progress_stops(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evid
 }
 
 /// Judges `server-requests-allowed`: the server sends only the requests the client's capabilities allow.
-fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn server_requests_allowed(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let stateless = transcript.version.as_deref().is_some_and(|v| {
@@ -436,7 +436,7 @@ fn server_requests_allowed(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
 }
 
 /// Judges `server-request-id`: the server's own requests have string or integer ids, never reused.
-fn server_request_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn server_request_id(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         found
@@ -447,7 +447,7 @@ fn server_request_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidenc
 }
 
 /// Judges `stdio-framing`: stdout carries only MCP messages, one per line.
-fn stdio_framing(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stdio_framing(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for frame in input
         .transcripts
@@ -466,7 +466,7 @@ fn stdio_framing(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) 
 }
 
 /// Judges `stdio-exit-on-stdin-eof`: the server exits when its stdin is closed.
-fn stdio_exit_on_stdin_eof(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stdio_exit_on_stdin_eof(_: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let Some(exit) = input.main_exit else {
         return (
             Verdict::new(
@@ -527,7 +527,7 @@ fn shutdown_remark(label: &str, exit: &crate::record::exchange::ExitReport) -> E
 
 /// Judges `stdio-exit-before-initialize`: a server whose stdin closes before `initialize`
 /// exits; its exit status and stderr tail go into the evidence either way.
-fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stdio_exit_before_initialize(_: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let Some(early) = input.early_exit else {
         return (
             Verdict::new(
@@ -601,7 +601,7 @@ fn stdio_exit_before_initialize(_: &CheckDef, input: &WireInput) -> (Verdict, Ve
 }
 
 /// Judges `jsonrpc-version-field`: every message carries "jsonrpc": "2.0".
-fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_version_field(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for (message, frame) in received(input) {
         found.seen += 1;
@@ -618,7 +618,7 @@ fn jsonrpc_version_field(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
 /// Judges `jsonrpc-response-id`: every response echoes its request's id, with the same JSON type.
 /// An HTTP refusal's body whose id is not the request's is a warning, not a failure: what id such a
 /// body carries neither MCP nor JSON-RPC states.
-fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_response_id(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut refusals: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
@@ -673,7 +673,7 @@ fn jsonrpc_response_id(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evide
 }
 
 /// Judges `jsonrpc-response-once`: each request is answered once.
-fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_response_once(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let mut sent: HashMap<String, usize> = HashMap::new();
@@ -724,10 +724,7 @@ fn jsonrpc_response_once(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
 }
 
 /// Judges `jsonrpc-response-result-xor-error`: every response carries exactly one of result and error.
-fn jsonrpc_response_result_xor_error(
-    def: &CheckDef,
-    input: &WireInput,
-) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_response_result_xor_error(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
         found.seen += 1;
@@ -750,7 +747,7 @@ fn jsonrpc_response_result_xor_error(
 }
 
 /// Judges `jsonrpc-error-shape`: every error has an integer code and a string message.
-fn jsonrpc_error_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn jsonrpc_error_shape(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for (message, frame) in received(input).filter(|(m, _)| is_response(m)) {
         let Some(error) = message.get("error") else {

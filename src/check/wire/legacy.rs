@@ -5,7 +5,7 @@
 use super::{Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::{cut, Carried, HttpRecord};
 use crate::record::url::{origin, resolve, same_origin};
-use crate::record::{CheckDef, Direction, Evidence, Level, TransportKind, Verdict};
+use crate::record::{Direction, Evidence, Level, TransportKind, Verdict};
 
 pub(super) const BUILTINS: &[Builtin] = &[
     Builtin {
@@ -65,7 +65,7 @@ fn streams<'a>(input: &'a WireInput) -> impl Iterator<Item = &'a HttpRecord> {
 }
 
 /// Judges `legacy-sse-endpoint-event`: an SSE stream begins with the endpoint event.
-fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn legacy_sse_endpoint_event(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in streams(input) {
         let Some(first) = &post.first_event else {
@@ -95,7 +95,7 @@ fn legacy_sse_endpoint_event(def: &CheckDef, input: &WireInput) -> (Verdict, Vec
 }
 
 /// Judges `legacy-sse-endpoint-same-origin`: the endpoint event names a URI at the stream's own origin.
-fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn legacy_sse_endpoint_same_origin(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for post in streams(input) {
         let (Some(first), Some(url)) = (&post.first_event, &post.url) else {
@@ -121,7 +121,7 @@ fn legacy_sse_endpoint_same_origin(def: &CheckDef, input: &WireInput) -> (Verdic
 }
 
 /// Judges `legacy-sse-message-events`: server messages arrive as SSE message events.
-fn legacy_sse_message_events(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn legacy_sse_message_events(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for frame in transcript

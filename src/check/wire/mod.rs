@@ -29,8 +29,9 @@ mod stateless;
 pub use shapes::{is_base64, uri_problem};
 pub use stateless::{input_required_problems, x_mcp_header_problems};
 
-/// A built-in check's definition, as data.
-struct Builtin {
+/// A built-in check: its definition, as data, and the function that judges it. The runner
+/// reaches each through [`builtins`].
+pub struct Builtin {
     id: &'static str,
     /// The grading profile that first grades it (see the grading profiles).
     since: &'static str,
@@ -60,7 +61,7 @@ enum Idle {
 }
 
 /// How a built-in check is judged: a pure function of its definition and the run's record.
-type Judge = fn(&CheckDef, &WireInput) -> (Verdict, Vec<Evidence>);
+type Judge = fn(&Builtin, &WireInput) -> (Verdict, Vec<Evidence>);
 
 /// Every area's built-ins.
 const AREAS: [&[Builtin]; 5] = [
@@ -75,7 +76,7 @@ const AREAS: [&[Builtin]; 5] = [
 const MAX_EVIDENCE: usize = 5;
 
 /// Every built-in, area by area.
-fn builtins() -> impl Iterator<Item = &'static Builtin> {
+pub fn builtins() -> impl Iterator<Item = &'static Builtin> {
     AREAS.iter().flat_map(|table| table.iter())
 }
 
@@ -86,26 +87,36 @@ pub fn ids() -> Vec<&'static str> {
 
 /// The definitions of the built-in checks.
 pub fn definitions() -> Vec<CheckDef> {
-    builtins()
-        .map(|b| CheckDef {
-            id: b.id.into(),
-            title: b.title.into(),
-            area: b.area.into(),
-            level: b.level,
-            derived: b.derived,
-            spec: b
+    builtins().map(Builtin::definition).collect()
+}
+
+impl Builtin {
+    /// The check's id.
+    pub fn id(&self) -> &'static str {
+        self.id
+    }
+
+    /// The check's definition, as reports and `mcpcheck explain` show it.
+    pub fn definition(&self) -> CheckDef {
+        CheckDef {
+            id: self.id.into(),
+            title: self.title.into(),
+            area: self.area.into(),
+            level: self.level,
+            derived: self.derived,
+            spec: self
                 .spec
                 .iter()
                 .map(|(version, section)| SpecRef::mcp(version, section))
                 .collect(),
-            expect: b.expect.into(),
+            expect: self.expect.into(),
             versions: VersionRange::default(),
-            transports: b.transports.to_vec(),
+            transports: self.transports.to_vec(),
             source: "built-in".into(),
-            explain: Some(b.explain.into()),
-            since: Some(b.since.into()),
-        })
-        .collect()
+            explain: Some(self.explain.into()),
+            since: Some(self.since.into()),
+        }
+    }
 }
 
 /// What the wire checks look at.
@@ -325,29 +336,23 @@ fn attach_requests(evidence: &mut [Evidence], transcripts: &[Transcript]) {
 }
 
 /// Judges one built-in check over the run's transcripts.
-pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
-    if !crate::record::allows(&def.transports, input.transport) {
+pub fn evaluate(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+    if !crate::record::allows(def.transports, input.transport) {
         return (
             Verdict::skip(crate::record::Reason::Transport {
-                transports: def.transports.clone(),
+                transports: def.transports.to_vec(),
             }),
             Vec::new(),
         );
     }
-    let (mut verdict, mut evidence) = match builtins().find(|b| b.id == def.id) {
-        Some(builtin) => (builtin.judge)(def, input),
-        None => unknown(&def.id),
-    };
+    let (mut verdict, mut evidence) = (def.judge)(def, input);
     let stateless = |t: &Transcript| {
         t.version
             .as_deref()
             .and_then(crate::record::version::Era::of)
             == Some(crate::record::version::Era::Stateless)
     };
-    if let (Status::Skip, Some(Idle::Stateless(_))) = (
-        verdict.status,
-        builtins().find(|b| b.id == def.id).and_then(|b| b.idle),
-    ) {
+    if let (Status::Skip, Some(Idle::Stateless(_))) = (verdict.status, def.idle) {
         if !input.transcripts.iter().any(stateless) {
             verdict = Verdict::skip(crate::record::Reason::Era {
                 era: "stateless".into(),
@@ -367,13 +372,6 @@ pub fn evaluate(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
 }
 
 /// The verdict on an id no area defines.
-fn unknown(id: &str) -> (Verdict, Vec<Evidence>) {
-    (
-        Verdict::new(Status::Error, format!("unknown built-in check `{id}`")),
-        Vec::new(),
-    )
-}
-
 /// The transcripts of connections on revision `version` or a later one.
 fn transcripts_since<'a>(
     input: &'a WireInput,
@@ -400,14 +398,14 @@ struct Tally {
 
 impl Tally {
     /// The verdict on what was found ([`tally`]).
-    fn judge(self, def: &CheckDef) -> (Verdict, Vec<Evidence>) {
+    fn judge(self, def: &Builtin) -> (Verdict, Vec<Evidence>) {
         tally(def, self.bad, self.seen, self.note)
     }
 }
 
 /// The verdict of a check that examined `seen` items and found `bad` among them.
 fn tally(
-    def: &CheckDef,
+    def: &Builtin,
     mut bad: Vec<Evidence>,
     seen: usize,
     note: Option<String>,
@@ -417,7 +415,7 @@ fn tally(
     let verdict = if seen == 0 {
         // What a check that found nothing to examine says: skip, where that means it does not
         // apply; otherwise not testable.
-        match builtins().find(|b| b.id == def.id).and_then(|b| b.idle) {
+        match def.idle {
             Some(Idle::Nothing(why)) => Verdict::skip(crate::record::Reason::NothingOnTheWire {
                 text: why.to_string(),
             }),

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{results, sent_message, tally, transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::cut;
 use crate::record::{
-    id_key, CheckDef, Direction, Evidence, Level, Transcript, TransportKind, Verdict, WireFrame,
+    id_key, Direction, Evidence, Level, Transcript, TransportKind, Verdict, WireFrame,
 };
 
 pub(super) const BUILTINS: &[Builtin] = &[
@@ -183,7 +183,7 @@ pub(super) const BUILTINS: &[Builtin] = &[
 ];
 
 /// Judges `stateless-cache-scope-pages`: every page of one listing has the same cacheScope.
-fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_cache_scope_pages(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         if transcript.version.as_deref().is_none_or(|v| {
@@ -223,7 +223,7 @@ fn stateless_cache_scope_pages(def: &CheckDef, input: &WireInput) -> (Verdict, V
 }
 
 /// Judges `stateless-tools-order-stable`: 2026-07-28: tools/list answers in a deterministic order.
-fn stateless_tools_order_stable(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_tools_order_stable(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     // The first answer for each cursor (none: the first page), as a sequence of names; every
     // later answer for the same cursor, on any connection, is compared with it.
@@ -334,10 +334,7 @@ fn listings(transcript: &Transcript, connection: usize, kind: &str) -> Vec<Listi
 /// Judges `stateless-list-not-per-connection`: every page of a list method names the same items as
 /// the answer for the same cursor before it, on whatever connection, unless a list_changed of that
 /// list arrived between them.
-fn stateless_list_not_per_connection(
-    def: &CheckDef,
-    input: &WireInput,
-) -> (Verdict, Vec<Evidence>) {
+fn stateless_list_not_per_connection(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut bad: Vec<Evidence> = Vec::new();
     let mut seen = 0usize;
     let transcripts: Vec<&Transcript> = transcripts_since(input, "2026-07-28").collect();
@@ -431,7 +428,7 @@ fn stateless_list_not_per_connection(
 }
 
 /// Judges `stateless-x-mcp-header-valid`: 2026-07-28: x-mcp-header annotations in tool schemas are well-formed.
-fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_x_mcp_header_valid(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for answered in results(transcript)
@@ -464,7 +461,7 @@ fn stateless_x_mcp_header_valid(def: &CheckDef, input: &WireInput) -> (Verdict, 
 }
 
 /// Judges `stateless-listen-ack-first`: 2026-07-28: a subscription's first message is its acknowledgement.
-fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_listen_ack_first(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for (id, _, tagged) in listen_streams(transcript) {
@@ -488,7 +485,7 @@ fn stateless_listen_ack_first(def: &CheckDef, input: &WireInput) -> (Verdict, Ve
 }
 
 /// Judges `stateless-listen-filter`: 2026-07-28: a subscription carries only the notification types asked for.
-fn stateless_listen_filter(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_listen_filter(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for (id, filter, tagged) in listen_streams(transcript) {
@@ -516,7 +513,7 @@ const SUBSCRIPTION_ONLY: &[&str] = &[
 ];
 
 /// Judges `stateless-listen-tagged`: 2026-07-28: everything a subscription delivers carries its id.
-fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_listen_tagged(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         // Each listen request: its id (as a key) and, over HTTP, the POST whose stream it is.
@@ -587,7 +584,7 @@ fn stateless_listen_tagged(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<E
 }
 
 /// Judges `stateless-input-required-shape`: 2026-07-28: an InputRequiredResult asks only for what it may.
-fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_input_required_shape(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
         for answered in results(transcript).into_iter().filter(|a| {
@@ -612,7 +609,7 @@ fn stateless_input_required_shape(def: &CheckDef, input: &WireInput) -> (Verdict
 }
 
 /// Judges `stateless-server-info-everywhere`: 2026-07-28: every result names the server in _meta.
-fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_server_info_everywhere(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
@@ -647,7 +644,7 @@ fn stateless_server_info_everywhere(def: &CheckDef, input: &WireInput) -> (Verdi
 }
 
 /// Judges `stateless-sse-unbuffered`: 2026-07-28: SSE responses carry X-Accel-Buffering: no.
-fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_sse_unbuffered(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for post in transcript.posts.iter().filter(|p| {
@@ -673,7 +670,7 @@ fn stateless_sse_unbuffered(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<
 }
 
 /// Judges `stateless-error-codes`: on 2026-07-28, no retired or undefined error code of the reserved range.
-fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_error_codes(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         for frame in transcript
@@ -705,7 +702,7 @@ fn stateless_error_codes(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evi
 }
 
 /// Judges `stateless-http-no-session`: on 2026-07-28, responses carry no Mcp-Session-Id.
-fn stateless_http_no_session(def: &CheckDef, input: &WireInput) -> (Verdict, Vec<Evidence>) {
+fn stateless_http_no_session(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
         let version =

@@ -1,7 +1,7 @@
 //! Unit tests of [`super`].
 
 use super::*;
-use crate::check::wire::definitions;
+use crate::check::wire::builtins;
 use crate::record::transcript::HttpRecord;
 use serde_json::json;
 
@@ -183,10 +183,7 @@ fn a_token_used_again_after_its_task_ended_is_the_new_request_s() {
 
 #[test]
 fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
-    let def = definitions()
-        .into_iter()
-        .find(|d| d.id == "jsonrpc-response-id")
-        .unwrap();
+    let def = builtins().find(|b| b.id == "jsonrpc-response-id").unwrap();
     let judge = |pairs: Vec<(Value, Value)>, refusals: Vec<(Value, Value)>| {
         let mut transcript = Transcript::default();
         transcript.id_pairs = pairs;
@@ -199,7 +196,7 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
             early_exit: None,
             official: None,
         };
-        jsonrpc_response_id(&def, &input).0.status
+        jsonrpc_response_id(def, &input).0.status
     };
     let refused = vec![(json!(7), json!("server-error"))];
     assert_eq!(
@@ -220,9 +217,8 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
 #[test]
 fn an_exit_on_stdin_eof_that_is_not_clean_passes_with_how_it_ended() {
     use crate::record::exchange::{EarlyExit, ExitReport};
-    let def = definitions()
-        .into_iter()
-        .find(|d| d.id == "stdio-exit-before-initialize")
+    let def = builtins()
+        .find(|b| b.id == "stdio-exit-before-initialize")
         .unwrap();
     let judge = |status: &str, stderr: Option<&str>| {
         let early = EarlyExit {
@@ -240,7 +236,7 @@ fn an_exit_on_stdin_eof_that_is_not_clean_passes_with_how_it_ended() {
             early_exit: Some(&early),
             official: None,
         };
-        stdio_exit_before_initialize(&def, &input).0
+        stdio_exit_before_initialize(def, &input).0
     };
     let clean = judge("exit 0", None);
     assert_eq!((clean.status, clean.note), (Status::Pass, None));
