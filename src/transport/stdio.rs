@@ -86,8 +86,76 @@ fn children_of(parent: u32) -> Vec<i32> {
 
 /// Kills every process group mcpcheck started that is still registered (Ctrl-C, fatal errors).
 pub fn kill_all_groups() {
-    for pgid in groups().lock().expect("groups lock").drain() {
+    let killed: Vec<i32> = groups().lock().expect("groups lock").drain().collect();
+    for pgid in killed {
         signal_group(pgid, libc::SIGKILL);
+        tell_keeper('-', pgid);
+    }
+}
+
+/// Registers a server's process group, here and with the keeper.
+fn hold(pgid: i32) {
+    groups().lock().expect("groups lock").insert(pgid);
+    tell_keeper('+', pgid);
+}
+
+/// Forgets a server's process group, which mcpcheck has stopped.
+fn release(pgid: i32) {
+    groups().lock().expect("groups lock").remove(&pgid);
+    tell_keeper('-', pgid);
+}
+
+/// The keeper: a shell that mcpcheck starts once, in a process group of its own, to stop every
+/// server still running when mcpcheck goes away without stopping them (killed outright, or
+/// crashed). mcpcheck tells it on its stdin each server's process group as the server starts
+/// (`+PGID`) and once it is stopped (`-PGID`); when that pipe closes, mcpcheck is gone, and the
+/// keeper sends SIGKILL to each group it still holds, then ends. (At a normal end it holds none,
+/// and mcpcheck stops it with its other children.) With a keeper the servers are started without
+/// a fork of mcpcheck (`posix_spawn`): a parent-death signal, the other way, has to be set in a
+/// forked child, and forking copies the page tables of the whole process at every start, which
+/// costs a process that runs mcpcheck as a library, with many runs at once, more than the start
+/// itself. `None` where the shell cannot be started.
+fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
+    static KEEPER: OnceLock<Option<Mutex<std::process::ChildStdin>>> = OnceLock::new();
+    KEEPER
+        .get_or_init(|| {
+            use std::os::unix::process::CommandExt;
+            let mut child = std::process::Command::new("/bin/sh")
+                .args(["-c", KEEPER_SCRIPT])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .spawn()
+                .ok()?;
+            // The keeper lives as long as mcpcheck; its handle is not needed to reap it (the
+            // end of mcpcheck's run reaps every child left).
+            child.stdin.take().map(Mutex::new)
+        })
+        .as_ref()
+}
+
+/// The keeper's script (see [`keeper`]): the groups it holds are a space-separated list; signals
+/// that would end it before mcpcheck (a Ctrl-C to the terminal's group) are ignored.
+const KEEPER_SCRIPT: &str = r#"trap '' INT TERM HUP
+held=' '
+while read -r line; do
+  case $line in
+    +*) held="$held${line#+} " ;;
+    -*) id=${line#-}
+        case $held in *" $id "*) held="${held%%" $id "*} ${held#*" $id "}" ;; esac ;;
+  esac
+done
+for id in $held; do kill -s KILL -- "-$id" 2>/dev/null; done
+"#;
+
+/// Tells the keeper that a group started (`+`) or was stopped (`-`). A keeper that is gone
+/// (someone killed it) is not an error of the run.
+fn tell_keeper(change: char, pgid: i32) {
+    use std::io::Write;
+    if let Some(keeper) = keeper() {
+        let mut stdin = keeper.lock().expect("keeper lock");
+        let _ = writeln!(stdin, "{change}{pgid}");
     }
 }
 
@@ -197,14 +265,19 @@ impl StdioProcess {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        // If mcpcheck itself is killed outright, the server goes too (stdin closes as well).
+        // If mcpcheck itself is killed outright, the server goes too: the keeper stops it, or
+        // where there is none (no /bin/sh) the parent-death signal does, which needs the child
+        // to be forked first (stdin closes as well).
+        let keeper = keeper().is_some();
         #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe; it only sets the child's parent-death signal.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                Ok(())
-            });
+        if !keeper {
+            // SAFETY: prctl is async-signal-safe; it only sets the child's parent-death signal.
+            unsafe {
+                command.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                    Ok(())
+                });
+            }
         }
         if let Some(dir) = &spec.cwd {
             command.current_dir(dir);
@@ -217,7 +290,7 @@ impl StdioProcess {
             .starts
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let pgid = child.id().ok_or(StdioError::ExitedAtOnce)? as i32;
-        groups().lock().expect("groups lock").insert(pgid);
+        hold(pgid);
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let stdin = child.stdin.take();
@@ -351,7 +424,7 @@ impl StdioProcess {
         };
         // Whatever the server left behind in its group (grandchildren) goes too.
         signal_group(self.pgid, libc::SIGKILL);
-        groups().lock().expect("groups lock").remove(&self.pgid);
+        release(self.pgid);
         *self.stopped.lock().expect("stopped lock") = true;
         child.take();
         // With the whole group gone, stderr reaches EOF; let the reader take in the last bytes.
@@ -371,7 +444,7 @@ impl Drop for StdioProcess {
     fn drop(&mut self) {
         if !*self.stopped.lock().expect("stopped lock") {
             signal_group(self.pgid, libc::SIGKILL);
-            groups().lock().expect("groups lock").remove(&self.pgid);
+            release(self.pgid);
         }
     }
 }
