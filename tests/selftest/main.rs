@@ -6,7 +6,8 @@
 //! keep the status it has against the clean server of that run, whose report every quirk's test
 //! of that run shares. The reference server says which runs a quirk shows in
 //! (`--list-quirks`). Eight run at once (`--test-threads` sets how many; `RUST_TEST_THREADS` does
-//! not): each run waits on the library's own waits as much as it computes.
+//! not): each run waits on the library's own waits as much as it computes. mcpcheck runs in this
+//! process ([`run_in_process`]), the reference server as a process of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -19,10 +20,7 @@ use serde_json::Value;
 #[path = "../it/support.rs"]
 mod support;
 
-use support::{
-    mcpcheck, reference_server, run_json, run_json_with_env, statuses, AuthorizationServer,
-    HttpServer,
-};
+use support::{mcpcheck, reference_server, statuses, AuthorizationServer, HttpServer};
 
 /// The bearer token of the protected reference server (`auth` runs): a JWT (the server compares it
 /// whole), so that the token checks alter its claims too.
@@ -144,11 +142,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
             "--client-secret-env",
             "MCPCHECK_SELFTEST_SECRET",
         ];
-        let (code, report, _) = run_json_with_env(
-            &flags,
-            &[("MCPCHECK_SELFTEST_SECRET", "mcpcheck-selftest-secret")],
-        );
-        return (code, report);
+        return run_in_process(&flags);
     }
     match transport {
         Transport::Stdio | Transport::StatelessStdio => {
@@ -156,7 +150,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 args.push("--stateless");
             }
             let command = format!("{} {}", reference_server().display(), args.join(" "));
-            let (code, report, _) = run_json(&[
+            run_in_process(&[
                 "--stdio",
                 &command,
                 "--fixtures",
@@ -164,8 +158,7 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 "--call-tools",
                 "all",
                 "-q",
-            ]);
-            (code, report)
+            ])
         }
         Transport::Http
         | Transport::StatelessHttp
@@ -217,15 +210,29 @@ fn run(transport: Transport, quirks: &[&str]) -> (i32, Value) {
                 flags.extend(["-H", "Authorization: Bearer $MCPCHECK_SELFTEST_TOKEN"]);
                 flags.extend(["--expired-token-env", "MCPCHECK_SELFTEST_EXPIRED"]);
             }
-            let (code, report, _) = run_json_with_env(
-                &flags,
-                &[
-                    ("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN),
-                    ("MCPCHECK_SELFTEST_EXPIRED", SELFTEST_EXPIRED),
-                ],
-            );
-            (code, report)
+            run_in_process(&flags)
         }
+    }
+}
+
+/// `mcpcheck run FLAGS` made in this process: its exit code and JSON report. The library runs
+/// here as the binary runs it, less the writing of its outputs (the integration tests run the
+/// binary itself); each of the self-test's 500 runs is spared starting mcpcheck and loading its
+/// scenario library anew, about a fifth of a run's CPU. The reference server is a process of its
+/// own, as ever. The tokens the flags name are in this process's environment (see [`main`]).
+fn run_in_process(flags: &[&str]) -> (i32, Value) {
+    let argv = ["mcpcheck", "run"].into_iter().chain(flags.iter().copied());
+    let cli = <mcpcheck::cli::Cli as clap::Parser>::try_parse_from(argv)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mcpcheck::cli::Command::Run(args) = cli.command else {
+        unreachable!("parsed as `run`")
+    };
+    match mcpcheck::cli::commands::run_report(*args) {
+        Ok(report) => (
+            i32::from(report.exit_code()),
+            serde_json::to_value(&report).expect("a report is JSON"),
+        ),
+        Err(code) => panic!("the run made no report ({code:?}); its stderr says why"),
     }
 }
 
@@ -536,6 +543,15 @@ fn list_names_every_check_that_runs() -> Result<(), Failed> {
 }
 
 fn main() {
+    // The runs are made in this process (see [`run_in_process`]): the tokens their flags name
+    // from the environment are set here, before any thread starts.
+    for (name, value) in [
+        ("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN),
+        ("MCPCHECK_SELFTEST_EXPIRED", SELFTEST_EXPIRED),
+        ("MCPCHECK_SELFTEST_SECRET", "mcpcheck-selftest-secret"),
+    ] {
+        std::env::set_var(name, value);
+    }
     let mut args = Arguments::from_args();
     args.test_threads.get_or_insert(RUNS_AT_ONCE);
     let expected = expectations();

@@ -20,6 +20,8 @@ mod report_file;
 mod run_command;
 mod token;
 
+pub use run_command::run_report;
+
 /// Runs a parsed command line and returns the exit code it ends with.
 pub fn execute(cli: Cli) -> ExitCode {
     match cli.command {

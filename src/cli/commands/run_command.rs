@@ -12,9 +12,39 @@ use crate::{cli, report};
 
 /// Resolves the flags, runs the library against the server and renders the report.
 pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
+    match graded_report(args, Signals::Stop) {
+        Ok((report, resolved)) => {
+            finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
+        }
+        Err(code) => code,
+    }
+}
+
+/// `mcpcheck run` without its outputs, for a program that runs mcpcheck as a library (its own
+/// self-test does): the graded, redacted report of a run with these flags, which nothing writes
+/// or prints; its exit code is [`Report::exit_code`](crate::report::Report::exit_code). A run
+/// that makes no report (a flag in error, no token to be had) says why on stderr and gives its
+/// exit code instead. Signals are the caller's: unlike `mcpcheck run`, the run does not stop
+/// at Ctrl-C.
+pub fn run_report(args: cli::RunArgs) -> Result<report::Report, ExitCode> {
+    graded_report(args, Signals::Ignore).map(|(report, _)| report)
+}
+
+/// Whether a run stops at SIGINT, SIGTERM and SIGHUP, stopping its servers (exit 130).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Signals {
+    Stop,
+    Ignore,
+}
+
+/// The run's report, graded and redacted, with the flags it was resolved from.
+fn graded_report(
+    args: cli::RunArgs,
+    signals: Signals,
+) -> Result<(report::Report, cli::Resolved), ExitCode> {
     let mut resolved = match args.resolve() {
         Ok(resolved) => resolved,
-        Err(e) => return usage(e),
+        Err(e) => return Err(usage(e)),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -23,15 +53,13 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     // First: the token it gets is a secret every output after it redacts.
     if let Some(client) = resolved.auth.clone() {
         let quiet = resolved.quiet;
-        if let Err(code) = authorize(
+        authorize(
             &runtime,
             &mut resolved.config,
             &mut resolved.secrets,
             quiet,
             &client,
-        ) {
-            return code;
-        }
+        )?;
     }
     if resolved.verbose {
         let redactor = redactor(&resolved);
@@ -51,8 +79,11 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     }
     let config = resolved.config.clone();
     let outcome = runtime.block_on(async {
-        // Registered before any server starts, so an early Ctrl-C still stops them all.
-        let stop = stop_signal();
+        let stop: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> = match signals {
+            // Registered before any server starts, so an early Ctrl-C still stops them all.
+            Signals::Stop => Box::pin(stop_signal()),
+            Signals::Ignore => Box::pin(std::future::pending()),
+        };
         tokio::select! {
             outcome = run::run(config) => Some(crate::report::Report::assemble(outcome)),
             () = stop => None,
@@ -70,7 +101,7 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
         bar.finish_and_clear();
     }
     let Some(mut report) = outcome else {
-        return interrupted();
+        return Err(interrupted());
     };
     drop(runtime);
     let baseline = resolved
@@ -84,7 +115,7 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
     grading.derived_as_warnings = resolved.derived_warn;
     report.grading = Some(grading);
     let report = redactor(&resolved).report(report);
-    finish(&report, &resolved.outputs, resolved.quiet, resolved.verbose)
+    Ok((report, resolved))
 }
 
 /// What keeps the run's secrets out of its outputs: the tokens the authorization checks send
