@@ -11,7 +11,9 @@ fn main() -> ExitCode {
     bound_the_allocator();
     stdio::become_subreaper();
     let code = commands::execute(Cli::parse());
-    // Whatever escaped a server's process group is stopped too: nothing is left running.
+    // A server group still registered (none, when every server was stopped) is stopped, then
+    // whatever escaped a server's process group, and the keeper: nothing is left running.
+    stdio::kill_all_groups();
     stdio::reap_orphans();
     code
 }

@@ -84,7 +84,8 @@ fn children_of(parent: u32) -> Vec<i32> {
         .collect()
 }
 
-/// Kills every process group mcpcheck started that is still registered (Ctrl-C, fatal errors).
+/// Kills every process group mcpcheck started that is still registered (Ctrl-C, fatal errors,
+/// and last of all before mcpcheck exits, should any be left).
 pub fn kill_all_groups() {
     let killed: Vec<i32> = groups().lock().expect("groups lock").drain().collect();
     for pgid in killed {
@@ -99,26 +100,38 @@ fn hold(pgid: i32) {
     tell_keeper('+', pgid);
 }
 
-/// Forgets a server's process group, which mcpcheck has stopped.
+/// Forgets a server's process group, which mcpcheck has stopped (once: a group that was
+/// already forgotten is not told to the keeper again, whose list may hold a later group of the
+/// same id).
 fn release(pgid: i32) {
-    groups().lock().expect("groups lock").remove(&pgid);
-    tell_keeper('-', pgid);
+    if groups().lock().expect("groups lock").remove(&pgid) {
+        tell_keeper('-', pgid);
+    }
 }
 
 /// The keeper: a shell that mcpcheck starts once, in a process group of its own, to stop every
 /// server still running when mcpcheck goes away without stopping them (killed outright, or
 /// crashed). mcpcheck tells it on its stdin each server's process group as the server starts
 /// (`+PGID`) and once it is stopped (`-PGID`); when that pipe closes, mcpcheck is gone, and the
-/// keeper sends SIGKILL to each group it still holds, then ends. (At a normal end it holds none,
-/// and mcpcheck stops it with its other children.) With a keeper the servers are started without
-/// a fork of mcpcheck (`posix_spawn`): a parent-death signal, the other way, has to be set in a
-/// forked child, and forking copies the page tables of the whole process at every start, which
-/// costs a process that runs mcpcheck as a library, with many runs at once, more than the start
-/// itself. `None` where the shell cannot be started.
+/// keeper sends SIGKILL to each group it still holds, then ends. (At a normal end it holds none:
+/// the binary stops it with its other children, a program that runs mcpcheck as a library lets
+/// it end with its pipe.) With a keeper the servers are started without a fork of mcpcheck
+/// (`posix_spawn`, which the standard library uses unless a PATH of the server's own is to find
+/// a bare program name): a parent-death signal, the other way, has to be set in a forked child,
+/// and forking copies the page tables of the whole process at every start, which costs a process
+/// that runs mcpcheck as a library, with many runs at once, more than the start itself. A server
+/// is told to the keeper as soon as it has started: a mcpcheck killed in between leaves it to
+/// its stdin's end. The pipe does not block: a keeper that stopped reading, or is gone, is given
+/// up, and the servers started after that get the parent-death signal instead. `None` where the
+/// shell cannot be started, or the keeper was given up.
 fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
     static KEEPER: OnceLock<Option<Mutex<std::process::ChildStdin>>> = OnceLock::new();
+    if KEEPER_GIVEN_UP.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
     KEEPER
         .get_or_init(|| {
+            use std::os::unix::io::AsRawFd;
             use std::os::unix::process::CommandExt;
             let mut child = std::process::Command::new("/bin/sh")
                 .args(["-c", KEEPER_SCRIPT])
@@ -130,10 +143,20 @@ fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
                 .ok()?;
             // The keeper lives as long as mcpcheck; its handle is not needed to reap it (the
             // end of mcpcheck's run reaps every child left).
-            child.stdin.take().map(Mutex::new)
+            let stdin = child.stdin.take()?;
+            let fd = stdin.as_raw_fd();
+            // SAFETY: fcntl on a descriptor this process owns; only its status flags change.
+            let nonblocking = unsafe {
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
+            };
+            nonblocking.then(|| Mutex::new(stdin))
         })
         .as_ref()
 }
+
+/// Set once a write to the keeper failed: it is no longer counted on.
+static KEEPER_GIVEN_UP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The keeper's script (see [`keeper`]): the groups it holds are a space-separated list; signals
 /// that would end it before mcpcheck (a Ctrl-C to the terminal's group) are ignored.
@@ -149,13 +172,17 @@ done
 for id in $held; do kill -s KILL -- "-$id" 2>/dev/null; done
 "#;
 
-/// Tells the keeper that a group started (`+`) or was stopped (`-`). A keeper that is gone
-/// (someone killed it) is not an error of the run.
+/// Tells the keeper that a group started (`+`) or was stopped (`-`), in one write. A keeper that
+/// is gone (someone killed it) or does not read is given up (see [`keeper`]); that is not an
+/// error of the run.
 fn tell_keeper(change: char, pgid: i32) {
     use std::io::Write;
     if let Some(keeper) = keeper() {
+        let line = format!("{change}{pgid}\n");
         let mut stdin = keeper.lock().expect("keeper lock");
-        let _ = writeln!(stdin, "{change}{pgid}");
+        if !matches!(stdin.write(line.as_bytes()), Ok(n) if n == line.len()) {
+            KEEPER_GIVEN_UP.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
@@ -255,34 +282,48 @@ impl StdioProcess {
         spec: &StdioSpec,
         limits: &Limits,
     ) -> Result<(StdioProcess, StdoutReader), StdioError> {
-        let (program, args) = spec.argv.split_first().ok_or(StdioError::Empty)?;
-        let mut command = Command::new(program);
-        command
-            .args(args)
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+        let program = spec.argv.first().ok_or(StdioError::Empty)?;
         // If mcpcheck itself is killed outright, the server goes too: the keeper stops it, or
         // where there is none (no /bin/sh) the parent-death signal does, which needs the child
         // to be forked first (stdin closes as well).
-        let keeper = keeper().is_some();
-        #[cfg(target_os = "linux")]
-        if !keeper {
-            // SAFETY: prctl is async-signal-safe; it only sets the child's parent-death signal.
-            unsafe {
-                command.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                    Ok(())
-                });
+        #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
+        let kept = keeper().is_some();
+        let command = |argv: &[&str]| {
+            let mut command = Command::new(argv[0]);
+            command
+                .args(&argv[1..])
+                .envs(spec.env.iter().map(|(k, v)| (k, v)))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .kill_on_drop(true);
+            #[cfg(target_os = "linux")]
+            if !kept {
+                // SAFETY: prctl is async-signal-safe; it only sets the child's parent-death
+                // signal.
+                unsafe {
+                    command.pre_exec(|| {
+                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                        Ok(())
+                    });
+                }
             }
+            if let Some(dir) = &spec.cwd {
+                command.current_dir(dir);
+            }
+            command
+        };
+        let argv: Vec<&str> = spec.argv.iter().map(String::as_str).collect();
+        let mut child = match command(&argv).spawn() {
+            // A script without a `#!` line is run by the shell, as a shell's exec runs it (and
+            // as execvp did where the child was forked).
+            Err(e) if e.raw_os_error() == Some(libc::ENOEXEC) => {
+                command(&[["/bin/sh"].as_slice(), &argv].concat()).spawn()
+            }
+            spawned => spawned,
         }
-        if let Some(dir) = &spec.cwd {
-            command.current_dir(dir);
-        }
-        let mut child = command.spawn().map_err(|source| StdioError::Spawn {
+        .map_err(|source| StdioError::Spawn {
             program: program.clone(),
             source,
         })?;

@@ -661,3 +661,27 @@ fn the_readme_example_scenario_loads() {
     );
     assert!(String::from_utf8_lossy(&listed.stdout).contains("my-search-structured"));
 }
+
+#[test]
+fn a_server_script_without_a_shebang_line_is_run_by_the_shell() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("server");
+    std::fs::write(
+        &script,
+        format!("exec {}\n", crate::support::reference_server().display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (code, report, stderr) = run_json(&[
+        "--stdio",
+        script.to_str().unwrap(),
+        "--check",
+        "ping-empty-result",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        crate::support::check(&report, "ping-empty-result")["status"],
+        "pass"
+    );
+}

@@ -545,6 +545,16 @@ fn list_names_every_check_that_runs() -> Result<(), Failed> {
 fn main() {
     // The runs are made in this process (see [`run_in_process`]): the tokens their flags name
     // from the environment are set here, before any thread starts.
+    // Every run's pipes and sockets are this process's: its soft limit of open files is raised
+    // to the hard one (each mcpcheck process had a limit of its own).
+    // SAFETY: getrlimit and setrlimit only read and set this process's limit.
+    unsafe {
+        let mut limit = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
     for (name, value) in [
         ("MCPCHECK_SELFTEST_TOKEN", SELFTEST_TOKEN),
         ("MCPCHECK_SELFTEST_EXPIRED", SELFTEST_EXPIRED),

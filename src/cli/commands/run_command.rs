@@ -21,11 +21,12 @@ pub(super) fn run_command(args: cli::RunArgs) -> ExitCode {
 }
 
 /// `mcpcheck run` without its outputs, for a program that runs mcpcheck as a library (its own
-/// self-test does): the graded, redacted report of a run with these flags, which nothing writes
-/// or prints; its exit code is [`Report::exit_code`](crate::report::Report::exit_code). A run
-/// that makes no report (a flag in error, no token to be had) says why on stderr and gives its
-/// exit code instead. Signals are the caller's: unlike `mcpcheck run`, the run does not stop
-/// at Ctrl-C.
+/// self-test does): the graded, redacted report of a run with these flags; its exit code is
+/// [`Report::exit_code`](crate::report::Report::exit_code). The report files the flags name
+/// (`--json`, `--junit`, …) are not written and no summary is printed, but stderr shows what a
+/// run shows there (its progress unless `-q`, every frame with `--verbose`). A run that makes
+/// no report (a flag in error, no token to be had) says why on stderr and gives its exit code
+/// instead. Signals are the caller's: unlike `mcpcheck run`, the run does not stop at Ctrl-C.
 pub fn run_report(args: cli::RunArgs) -> Result<report::Report, ExitCode> {
     graded_report(args, Signals::Ignore).map(|(report, _)| report)
 }
