@@ -122,10 +122,11 @@ fn release(pgid: i32) {
 /// that runs mcpcheck as a library, with many runs at once, more than the start itself. A server
 /// is told to the keeper as soon as it has started: a mcpcheck killed in between leaves it to
 /// its stdin's end. The pipe does not block: a keeper that stopped reading, or is gone, is given
-/// up, and the servers started after that get the parent-death signal instead. `None` where the
-/// shell cannot be started, or the keeper was given up.
-fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
-    static KEEPER: OnceLock<Option<Mutex<std::process::ChildStdin>>> = OnceLock::new();
+/// up (and killed, so that it never acts on a list it was no longer told about), and the servers
+/// started after that get the parent-death signal instead. `None` where the shell cannot be
+/// started, or the keeper was given up.
+fn keeper() -> Option<&'static Mutex<Keeper>> {
+    static KEEPER: OnceLock<Option<Mutex<Keeper>>> = OnceLock::new();
     if KEEPER_GIVEN_UP.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }
@@ -141,8 +142,6 @@ fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
                 .process_group(0)
                 .spawn()
                 .ok()?;
-            // The keeper lives as long as mcpcheck; its handle is not needed to reap it (the
-            // end of mcpcheck's run reaps every child left).
             let stdin = child.stdin.take()?;
             let fd = stdin.as_raw_fd();
             // SAFETY: fcntl on a descriptor this process owns; only its status flags change.
@@ -150,9 +149,21 @@ fn keeper() -> Option<&'static Mutex<std::process::ChildStdin>> {
                 let flags = libc::fcntl(fd, libc::F_GETFL);
                 flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
             };
-            nonblocking.then(|| Mutex::new(stdin))
+            nonblocking.then(|| {
+                Mutex::new(Keeper {
+                    stdin,
+                    process: child,
+                })
+            })
         })
         .as_ref()
+}
+
+/// The keeper's process and the pipe to it. It lives as long as mcpcheck (the binary reaps it
+/// with its other children at the end).
+struct Keeper {
+    stdin: std::process::ChildStdin,
+    process: std::process::Child,
 }
 
 /// Set once a write to the keeper failed: it is no longer counted on.
@@ -179,9 +190,11 @@ fn tell_keeper(change: char, pgid: i32) {
     use std::io::Write;
     if let Some(keeper) = keeper() {
         let line = format!("{change}{pgid}\n");
-        let mut stdin = keeper.lock().expect("keeper lock");
-        if !matches!(stdin.write(line.as_bytes()), Ok(n) if n == line.len()) {
+        let mut keeper = keeper.lock().expect("keeper lock");
+        if !matches!(keeper.stdin.write(line.as_bytes()), Ok(n) if n == line.len()) {
             KEEPER_GIVEN_UP.store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = keeper.process.kill();
+            let _ = keeper.process.try_wait();
         }
     }
 }
