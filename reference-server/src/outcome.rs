@@ -8,6 +8,11 @@ use tokio::sync::mpsc::UnboundedSender;
 /// A request's outcome: a result, or a JSON-RPC error (code, message, data).
 pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
 
+/// The message of the 2026-07-28 era's -32022 for a version the server does not speak (the
+/// handshake-era `initialize` sent to the stateless server words its own), which a quirk finds
+/// the error by.
+pub const UNSUPPORTED_VERSION: &str = "Unsupported protocol version";
+
 /// Where notifications produced during a request go.
 pub type Sink = UnboundedSender<Value>;
 

@@ -1634,7 +1634,7 @@ mod data {
             return;
         };
         if error.get("code") == Some(&json!(-32022))
-            && error.get("message") == Some(&json!("Unsupported protocol version"))
+            && error.get("message") == Some(&json!(crate::outcome::UNSUPPORTED_VERSION))
         {
             error.remove("data");
         }

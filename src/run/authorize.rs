@@ -310,7 +310,7 @@ pub async fn obtain(
             let endpoint = found
                 .authorization_endpoint
                 .as_deref()
-                .ok_or(AuthError::NoAuthorizationEndpoint)?;
+                .expect("an authorization endpoint, checked for the code flow");
             let listener = listener.expect("a listener for the code flow");
             let redirect_uri = listener.uri.clone();
             let (code, verifier) =

@@ -133,21 +133,18 @@ pub(super) async fn run_scenario(
     // steps; one that closes during the scenario is what the scenario's own steps did.
     let gone_before = session.gone().await;
     for (n, step) in scenario.steps.iter().enumerate() {
+        let Some(ready_on) = step.mode.background() else {
+            step_of
+                .run_and_record(n, step, &mut captures, &mut records)
+                .await;
+            continue;
+        };
         // A background step on a connection that stopped answering is not sent either: it
         // would wait out its bound before the steps after it start.
-        let ready_on = match (step.mode.background(), step_of.session.stuck()) {
-            (Some(ready_on), None) => ready_on,
-            (Some(_), Some(why)) => {
-                step_of.record_unsent(n, step, &why, &mut captures, &mut records);
-                continue;
-            }
-            (None, _) => {
-                step_of
-                    .run_and_record(n, step, &mut captures, &mut records)
-                    .await;
-                continue;
-            }
-        };
+        if let Some(why) = step_of.session.stuck() {
+            step_of.record_unsent(n, step, &why, &mut captures, &mut records);
+            continue;
+        }
         let built = step_of.build(n, step, &captures);
         // A background step stays open while the steps after it run; they start once its
         // notification has arrived (or it has ended).

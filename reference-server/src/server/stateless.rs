@@ -95,7 +95,11 @@ impl Server {
         }
         if version != STATELESS_VERSION {
             let data = json!({"supported": [STATELESS_VERSION], "requested": version});
-            return Err((-32022, "Unsupported protocol version".into(), Some(data)));
+            return Err((
+                -32022,
+                crate::outcome::UNSUPPORTED_VERSION.into(),
+                Some(data),
+            ));
         }
         let discover = method == "server/discover";
         let outcome = match method {
