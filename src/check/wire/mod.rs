@@ -1,5 +1,6 @@
-//! Built-in checks judged over whole transcripts rather than single steps. Each area module
-//! holds its checks' definitions (as data) and their judgments: [`jsonrpc`] (framing, the
+//! Built-in checks judged over whole transcripts rather than single steps. Each area is a folder
+//! with a file per check, holding the check's definition (as data) and its judgment, and a
+//! `mod.rs` that lists them and holds what several of them share: [`jsonrpc`] (framing, the
 //! envelope of every message, server-initiated traffic), [`content`] (what results and
 //! notifications carry), [`http`] (the Streamable HTTP transport), [`legacy`] (the 2024-11-05
 //! HTTP+SSE transport) and [`stateless`] (the 2026-07-28 wire).

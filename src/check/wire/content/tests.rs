@@ -1,6 +1,7 @@
 //! Unit tests of [`super`].
 
-use super::*;
+use crate::check::wire::shapes::{elicitation_schema_problems, meta_key_problem, same_json};
+use crate::check::wire::{is_base64, uri_problem};
 
 #[test]
 fn elicitation_schemas_are_flat_typed_forms() {

@@ -2,7 +2,11 @@
 
 use super::*;
 use crate::check::wire::builtins;
+use crate::check::wire::progress::{progress_outside_requests, task_progress_after_terminal};
+use crate::check::wire::WireInput;
+use crate::record::exchange::StoppedBy;
 use crate::record::transcript::HttpRecord;
+use crate::record::{Status, TransportKind};
 use serde_json::json;
 
 /// A frame on stream `post` (HTTP) or on the one pipe (`None`).
@@ -196,7 +200,7 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
             early_exit: None,
             official: None,
         };
-        jsonrpc_response_id(def, &input).0.status
+        (def.judge)(def, &input).0.status
     };
     let refused = vec![(json!(7), json!("server-error"))];
     assert_eq!(
@@ -236,7 +240,7 @@ fn an_exit_on_stdin_eof_that_is_not_clean_passes_with_how_it_ended() {
             early_exit: Some(&early),
             official: None,
         };
-        stdio_exit_before_initialize(def, &input).0
+        (def.judge)(def, &input).0
     };
     let clean = judge("exit 0", None);
     assert_eq!((clean.status, clean.note), (Status::Pass, None));
