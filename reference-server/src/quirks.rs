@@ -36,6 +36,10 @@ enum Acts {
     JsonHeaders(fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
+    /// A result of the 2026-07-28 era once that era's members (`resultType`, the caching hints,
+    /// the server's name in `_meta`) are added, with the method and the request's params
+    /// (`; decorates f`).
+    Decorated(fn(&str, &Value, &mut Map<String, Value>)),
 }
 
 /// How a protected server refuses a request without a valid token: the `WWW-Authenticate`
@@ -68,7 +72,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`). The
+/// `; challenges f`, `; decorates f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -107,6 +111,7 @@ macro_rules! quirks {
     (@acts posts $f:path) => { Some(Acts::Posted($f)) };
     (@acts heads $f:path) => { Some(Acts::JsonHeaders($f)) };
     (@acts challenges $f:path) => { Some(Acts::Challenge($f)) };
+    (@acts decorates $f:path) => { Some(Acts::Decorated($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -279,9 +284,9 @@ quirks! {
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
     ContentTypeTextPlain => "a response MUST be application/json or text/event-stream (Streamable HTTP)"; heads data::json_as_text_plain,
     /// Stateless: results (other than `server/discover`'s) carry no `resultType`.
-    StatelessNoResultType in stateless => "2026-07-28: every result MUST carry resultType",
+    StatelessNoResultType in stateless => "2026-07-28: every result MUST carry resultType"; decorates data::no_result_type,
     /// Stateless: the `server/discover` result's `_meta` has no serverInfo.
-    StatelessNoServerInfo in stateless => "2026-07-28: the discover result SHOULD carry serverInfo in _meta",
+    StatelessNoServerInfo in stateless => "2026-07-28: the discover result SHOULD carry serverInfo in _meta"; decorates data::discover_without_server_info,
     /// Stateless: the `server/discover` result has no `ttlMs` / `cacheScope`.
     StatelessDiscoverNoCacheHints in stateless => "2026-07-28: the discover result MUST carry ttlMs and cacheScope (schema)"; answers "server/discover" with data::discover_without_cache_hints,
     /// 2026-07-28: the discover result carries no `supportedVersions`.
@@ -289,7 +294,7 @@ quirks! {
     /// 2026-07-28: server/discover is refused with -32021, as if it needed a client capability.
     StatelessDiscoverRequiresCapability in stateless => "2026-07-28: server/discover MUST be implemented (answered with a DiscoverResult); a refusal with -32021 still shows a 2026-07-28 server"; answers "server/discover" with data::discover_requires_capability,
     /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
-    StatelessNoCacheHints in stateless => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)",
+    StatelessNoCacheHints in stateless => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)"; decorates data::no_cache_hints,
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
     StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
@@ -520,7 +525,7 @@ quirks! {
     /// `mcpcheck_structured` returns structuredContent without its JSON in a text block.
     StructuredContentNotMirrored => "structuredContent SHOULD also be returned as JSON text"; answers "tools/call" with data::structured_not_mirrored,
     /// 2026-07-28: only the discover result names the server in `_meta`.
-    StatelessServerInfoDiscoverOnly in stateless => "2026-07-28: every result SHOULD name the server in _meta",
+    StatelessServerInfoDiscoverOnly in stateless => "2026-07-28: every result SHOULD name the server in _meta"; decorates data::server_info_on_discover_only,
     /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
     StatelessSseBuffered in stateless => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
     /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
@@ -533,7 +538,7 @@ quirks! {
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
     ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)",
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
-    StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope",
+    StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope"; decorates data::later_pages_private,
     /// Tool annotations carry `readOnlyHint` as the string "true".
     ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)"; lists "tools" with data::read_only_hint_string,
     /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
@@ -721,9 +726,9 @@ quirks! {
     /// With `--skills`: skills/get of an unknown skill answers -32002 (resource not found).
     SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602"; answers "skills/get" with data::skill_not_found_32002,
     /// With `--skills`, 2026-07-28: skills/list carries no ttlMs or cacheScope.
-    SkillsListNoCacheHints in stateless => "skills extension, 2026-07-28: skills/list MUST carry ttlMs and cacheScope",
+    SkillsListNoCacheHints in stateless => "skills extension, 2026-07-28: skills/list MUST carry ttlMs and cacheScope"; decorates data::skills_list_without_cache_hints,
     /// With `--skills`, 2026-07-28: skills/list and skills/get carry no resultType.
-    SkillsNoResultType in stateless => "skills extension, 2026-07-28: skills/list and skills/get results MUST say resultType \"complete\"",
+    SkillsNoResultType in stateless => "skills extension, 2026-07-28: skills/list and skills/get results MUST say resultType \"complete\""; decorates data::skills_without_result_type,
     /// With `--skills`: a skill's files leave out its SKILL.md.
     SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them"; enters data::files_without_skillmd,
     /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
@@ -872,6 +877,19 @@ impl Quirks {
         for acts in self.acting() {
             if let Acts::Challenge(change) = acts {
                 change(challenge);
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to a result of the 2026-07-28 era to `method`, once that
+    /// era's members are added.
+    pub fn decorated(&self, method: &str, params: &Value, result: &mut Value) {
+        let Value::Object(members) = result else {
+            return;
+        };
+        for acts in self.acting() {
+            if let Acts::Decorated(change) = acts {
+                change(method, params, members);
             }
         }
     }
@@ -1696,5 +1714,102 @@ mod data {
     /// result.
     pub fn ping_answered(_: &Value, outcome: Outcome) -> Outcome {
         outcome.or_else(|_| Ok(json!({})))
+    }
+
+    /// Removes the `resultType` "complete" the 2026-07-28 era added to a result (a type the
+    /// handler set itself, such as "input_required", stays).
+    fn without_complete(result: &mut Map<String, Value>) {
+        if result.get("resultType") == Some(&json!("complete")) {
+            result.shift_remove("resultType");
+        }
+    }
+
+    /// `StatelessNoResultType`: results other than server/discover's carry no `resultType`.
+    pub fn no_result_type(method: &str, _: &Value, result: &mut Map<String, Value>) {
+        if method != "server/discover" {
+            without_complete(result);
+        }
+    }
+
+    /// `SkillsNoResultType`: skills/list and skills/get results carry no `resultType`.
+    pub fn skills_without_result_type(method: &str, _: &Value, result: &mut Map<String, Value>) {
+        if method.starts_with("skills/") {
+            without_complete(result);
+        }
+    }
+
+    /// The methods whose results of the 2026-07-28 era carry the caching hints (server/discover
+    /// sets its own).
+    const CACHEABLE: [&str; 7] = [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+        "resources/read",
+        "skills/get",
+        "skills/list",
+    ];
+
+    fn without_cache_hints(result: &mut Map<String, Value>) {
+        result.shift_remove("ttlMs");
+        result.shift_remove("cacheScope");
+    }
+
+    /// `StatelessNoCacheHints`: list and read results carry no `ttlMs` or `cacheScope`.
+    pub fn no_cache_hints(method: &str, _: &Value, result: &mut Map<String, Value>) {
+        if CACHEABLE.contains(&method) {
+            without_cache_hints(result);
+        }
+    }
+
+    /// `SkillsListNoCacheHints`: skills/list carries no `ttlMs` or `cacheScope`.
+    pub fn skills_list_without_cache_hints(
+        method: &str,
+        _: &Value,
+        result: &mut Map<String, Value>,
+    ) {
+        if method == "skills/list" {
+            without_cache_hints(result);
+        }
+    }
+
+    /// `StatelessCacheScopePerPage`: a page asked for with a cursor says cacheScope "private".
+    pub fn later_pages_private(_: &str, params: &Value, result: &mut Map<String, Value>) {
+        let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
+        if later_page && result.contains_key("cacheScope") {
+            result["cacheScope"] = json!("private");
+        }
+    }
+
+    /// Takes the server's name out of a result's `_meta`, and `_meta` with it once empty.
+    fn without_meta_server_info(result: &mut Map<String, Value>) {
+        if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+            meta.shift_remove("io.modelcontextprotocol/serverInfo");
+            if meta.is_empty() {
+                result.shift_remove("_meta");
+            }
+        }
+    }
+
+    /// `StatelessNoServerInfo`: the discover result does not name the server in `_meta`.
+    pub fn discover_without_server_info(
+        method: &str,
+        _: &Value,
+        result: &mut Map<String, Value>,
+    ) {
+        if method == "server/discover" {
+            without_meta_server_info(result);
+        }
+    }
+
+    /// `StatelessServerInfoDiscoverOnly`: only the discover result names the server in `_meta`.
+    pub fn server_info_on_discover_only(
+        method: &str,
+        _: &Value,
+        result: &mut Map<String, Value>,
+    ) {
+        if method != "server/discover" {
+            without_meta_server_info(result);
+        }
     }
 }

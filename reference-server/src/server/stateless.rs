@@ -101,7 +101,6 @@ impl Server {
                 Some(data),
             ));
         }
-        let discover = method == "server/discover";
         let outcome = match method {
             "server/discover" => {
                 let mut result = json!({
@@ -161,12 +160,7 @@ impl Server {
         // The quirks that change what a handler answered act here, as data, before this era's
         // members are added.
         let mut result = self.quirks.answer(method, params, outcome)?;
-        let untyped_skills =
-            method.starts_with("skills/") && self.quirks.has(Quirk::SkillsNoResultType);
-        if (discover || !self.quirks.has(Quirk::StatelessNoResultType))
-            && !untyped_skills
-            && result.get("resultType").is_none()
-        {
+        if result.get("resultType").is_none() {
             result["resultType"] = json!("complete");
         }
         // Lists and reads are cacheable: they carry the caching hints (SEP-2549); a read that
@@ -181,29 +175,21 @@ impl Server {
                     | "prompts/list"
                     | "resources/read"
                     | "skills/get"
-            )
-            || (method == "skills/list" && !self.quirks.has(Quirk::SkillsListNoCacheHints));
-        if cacheable && !self.quirks.has(Quirk::StatelessNoCacheHints) {
+                    | "skills/list"
+            );
+        if cacheable {
             result["ttlMs"] = json!(0);
-            let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
-            result["cacheScope"] =
-                if later_page && self.quirks.has(Quirk::StatelessCacheScopePerPage) {
-                    json!("private")
-                } else {
-                    json!("public")
-                };
+            result["cacheScope"] = json!("public");
         }
-        if !(discover && self.quirks.has(Quirk::StatelessNoServerInfo))
-            && (discover || !self.quirks.has(Quirk::StatelessServerInfoDiscoverOnly))
-        {
-            let meta = result
-                .as_object_mut()
-                .expect("results are objects")
-                .entry("_meta")
-                .or_insert_with(|| json!({}));
-            meta["io.modelcontextprotocol/serverInfo"] =
-                json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
-        }
+        let meta = result
+            .as_object_mut()
+            .expect("results are objects")
+            .entry("_meta")
+            .or_insert_with(|| json!({}));
+        meta["io.modelcontextprotocol/serverInfo"] =
+            json!({"name": "mcpcheck-reference-server", "version": env!("CARGO_PKG_VERSION")});
+        // The quirks that change what this era added act here, as data.
+        self.quirks.decorated(method, params, &mut result);
         Ok(result)
     }
 
