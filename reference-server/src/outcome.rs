@@ -13,6 +13,10 @@ pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
 /// the error by.
 pub const UNSUPPORTED_VERSION: &str = "Unsupported protocol version";
 
+/// How the -32602 for a task id the server does not know begins (the 2025-11-25 methods and
+/// the tasks extension's word it alike), which a quirk finds the error by.
+pub const NO_TASK: &str = "Invalid params: no task";
+
 /// Where notifications produced during a request go.
 pub type Sink = UnboundedSender<Value>;
 

@@ -19,9 +19,9 @@ enum Acts {
     /// A list before it is paged (`; lists "tools" with f`): `tools`, `resources`,
     /// `resourceTemplates` or `prompts`.
     Listing(&'static str, fn(&mut Vec<Value>)),
-    /// What a method's handler answered, a result or an error, given the request's params
-    /// (`; answers "prompts/get" with f`).
-    Answer(&'static str, fn(&Value, Outcome) -> Outcome),
+    /// What the handler of one of these methods answered, a result or an error, given the
+    /// request's params (`; answers "prompts/get" with f`, `; answers "a" | "b" with f`).
+    Answer(&'static [&'static str], fn(&Value, Outcome) -> Outcome),
     /// An authorization document about to be served (`; serves "protected-resource" with f`): the
     /// protected resource metadata (`protected-resource`, RFC 9728) or the authorization
     /// server metadata (`authorization-server`, RFC 8414).
@@ -76,7 +76,7 @@ impl Challenge {
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
-    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($place:literal with)? $acts:path)?,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($($place:literal)|+ with)? $acts:path)?,)*) => {
         /// One deliberate deviation from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Quirk {
@@ -90,7 +90,7 @@ macro_rules! quirks {
             $rule,
             quirks!(@name $($name)?),
             quirks!(@modes $($modes)?),
-            quirks!(@acts $($how $($place)? $acts)?),
+            quirks!(@acts $($how [$($($place),+)?] $acts)?),
         ),)*];
     };
     (@name) => { None };
@@ -103,15 +103,15 @@ macro_rules! quirks {
     (@modes oauth) => { Modes::OAuth };
     (@modes legacy_auth) => { Modes::LegacyAuth };
     (@acts) => { None };
-    (@acts rewrites $f:path) => { Some(Acts::Response($f)) };
-    (@acts lists $place:literal $f:path) => { Some(Acts::Listing($place, $f)) };
-    (@acts answers $place:literal $f:path) => { Some(Acts::Answer($place, $f)) };
-    (@acts serves $place:literal $f:path) => { Some(Acts::Document($place, $f)) };
-    (@acts enters $f:path) => { Some(Acts::SkillEntry($f)) };
-    (@acts posts $f:path) => { Some(Acts::Posted($f)) };
-    (@acts heads $f:path) => { Some(Acts::JsonHeaders($f)) };
-    (@acts challenges $f:path) => { Some(Acts::Challenge($f)) };
-    (@acts decorates $f:path) => { Some(Acts::Decorated($f)) };
+    (@acts rewrites [] $f:path) => { Some(Acts::Response($f)) };
+    (@acts lists [$place:literal] $f:path) => { Some(Acts::Listing($place, $f)) };
+    (@acts answers [$($place:literal),+] $f:path) => { Some(Acts::Answer(&[$($place),+], $f)) };
+    (@acts serves [$place:literal] $f:path) => { Some(Acts::Document($place, $f)) };
+    (@acts enters [] $f:path) => { Some(Acts::SkillEntry($f)) };
+    (@acts posts [] $f:path) => { Some(Acts::Posted($f)) };
+    (@acts heads [] $f:path) => { Some(Acts::JsonHeaders($f)) };
+    (@acts challenges [] $f:path) => { Some(Acts::Challenge($f)) };
+    (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -308,7 +308,7 @@ quirks! {
     /// 2026-07-28: server/discover is answered without `_meta`.
     StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
-    StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601",
+    StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601"; answers "resources/subscribe" | "resources/unsubscribe" with data::subscribe_answered,
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
     StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
@@ -359,7 +359,7 @@ quirks! {
     /// roots/list is asked twice with the same request id.
     ServerRequestIdReused => "a request id MUST NOT be reused within a session",
     /// 2026-07-28: a missing resource gets the retired -32002.
-    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602",
+    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; answers "resources/read" with data::not_found_32002,
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     IgnoreCancel => "a cancelled request SHOULD get no response",
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
@@ -367,7 +367,7 @@ quirks! {
     /// Cancelling an unknown request id is answered with an error.
     CancelUnknownError => "cancelling an unknown id SHOULD be ignored",
     /// resources/subscribe and resources/unsubscribe fail although `subscribe` is declared.
-    SubscribeError => "a declared subscribe capability MUST be served",
+    SubscribeError => "a declared subscribe capability MUST be served"; answers "resources/subscribe" | "resources/unsubscribe" with data::subscription_failed,
     /// After a feature request before `initialize`, `initialize` itself is refused.
     PreInitBreaksInitialize => "initialize MUST be answered with the server's capabilities, even after a premature request",
     /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
@@ -411,9 +411,9 @@ quirks! {
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
     StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
-    TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)",
+    TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)"; answers "tasks/get" | "tasks/result" | "tasks/cancel" with data::unknown_task_internal,
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
-    TaskCreatedWithoutTimestamps => "2025-11-25 tasks: a task MUST carry createdAt and lastUpdatedAt",
+    TaskCreatedWithoutTimestamps => "2025-11-25 tasks: a task MUST carry createdAt and lastUpdatedAt"; answers "tools/call" with data::created_task_without_timestamps,
     /// Tasks are shown without their ttl.
     TaskWithoutTtl => "2025-11-25 tasks: tasks/get MUST include the actual ttl",
     /// tasks/result answers without the related-task metadata.
@@ -453,7 +453,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
     ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
-    ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602",
+    ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602"; answers "tasks/get" | "tasks/update" | "tasks/cancel" with data::unknown_ext_task_internal,
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
     ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
@@ -640,7 +640,7 @@ quirks! {
     /// as 2025-11-25 refused it.
     ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",
     /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
-    StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601",
+    StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601"; answers "tasks/list" | "tasks/result" with data::task_methods_answered,
     /// With `--static-token`: a request carrying the id of a session (one an initialize with the
     /// token opened) is served without a token.
     AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401",
@@ -842,8 +842,8 @@ impl Quirks {
     /// Applies the quirks that are on to what the handler of `method` answered.
     pub fn answer(&self, method: &str, params: &Value, mut outcome: Outcome) -> Outcome {
         for acts in self.acting() {
-            if let Acts::Answer(place, change) = acts {
-                if place == method {
+            if let Acts::Answer(places, change) = acts {
+                if places.contains(&method) {
                     outcome = change(params, outcome);
                 }
             }
@@ -1792,24 +1792,112 @@ mod data {
     }
 
     /// `StatelessNoServerInfo`: the discover result does not name the server in `_meta`.
-    pub fn discover_without_server_info(
-        method: &str,
-        _: &Value,
-        result: &mut Map<String, Value>,
-    ) {
+    pub fn discover_without_server_info(method: &str, _: &Value, result: &mut Map<String, Value>) {
         if method == "server/discover" {
             without_meta_server_info(result);
         }
     }
 
     /// `StatelessServerInfoDiscoverOnly`: only the discover result names the server in `_meta`.
-    pub fn server_info_on_discover_only(
-        method: &str,
-        _: &Value,
-        result: &mut Map<String, Value>,
-    ) {
+    pub fn server_info_on_discover_only(method: &str, _: &Value, result: &mut Map<String, Value>) {
         if method != "server/discover" {
             without_meta_server_info(result);
         }
+    }
+
+    /// Whether a request is of the 2026-07-28 era: its `_meta` names the protocol version (a
+    /// dual-era server's handshake era answers without the quirks of that era).
+    fn stateless_request(params: &Value) -> bool {
+        params
+            .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")
+            .is_some()
+    }
+
+    /// The method an unknown-method error (-32601) names, if the outcome is one.
+    fn unknown_method(outcome: &Outcome) -> Option<&str> {
+        match outcome {
+            Err((-32601, _, Some(data))) => data.get("method").and_then(Value::as_str),
+            _ => None,
+        }
+    }
+
+    /// `StatelessAnswerSubscribe`: resources/subscribe and unsubscribe, removed in 2026-07-28,
+    /// are still answered.
+    pub fn subscribe_answered(params: &Value, outcome: Outcome) -> Outcome {
+        match unknown_method(&outcome) {
+            Some(_) if stateless_request(params) => Ok(json!({})),
+            _ => outcome,
+        }
+    }
+
+    /// `StatelessAnswerTaskMethods`: tasks/list and tasks/result, which 2026-07-28 does not
+    /// have, are answered as the 2025-11-25 methods (no tasks; no such task).
+    pub fn task_methods_answered(params: &Value, outcome: Outcome) -> Outcome {
+        if !stateless_request(params) {
+            return outcome;
+        }
+        match unknown_method(&outcome) {
+            Some("tasks/list") => Ok(json!({"tasks": []})),
+            Some("tasks/result") => Err((-32602, "Invalid params: no such task".into(), None)),
+            _ => outcome,
+        }
+    }
+
+    /// `StatelessLegacyNotFoundCode`: 2026-07-28: an unknown resource gets the retired -32002.
+    pub fn not_found_32002(params: &Value, outcome: Outcome) -> Outcome {
+        match not_found(&outcome) {
+            Some(uri) if stateless_request(params) => Err((
+                -32002,
+                "Resource not found".into(),
+                Some(json!({ "uri": uri })),
+            )),
+            _ => outcome,
+        }
+    }
+
+    /// `SubscribeError`: a subscription the server would take (or end) fails with -32603.
+    pub fn subscription_failed(_: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Ok(_) => Err((-32603, "Internal error: subscriptions failed".into(), None)),
+            refused => refused,
+        }
+    }
+
+    /// An unknown task id's -32602 made -32603.
+    fn unknown_task_internal_error(outcome: Outcome) -> Outcome {
+        match outcome {
+            Err((-32602, message, data)) if message.starts_with(crate::outcome::NO_TASK) => {
+                Err((-32603, message, data))
+            }
+            other => other,
+        }
+    }
+
+    /// `TaskUnknownIdInternal`: 2025-11-25 tasks: an unknown task id gets -32603.
+    pub fn unknown_task_internal(params: &Value, outcome: Outcome) -> Outcome {
+        if stateless_request(params) {
+            return outcome;
+        }
+        unknown_task_internal_error(outcome)
+    }
+
+    /// `ExtTaskUnknownInternal`: the tasks extension: an unknown task id gets -32603.
+    pub fn unknown_ext_task_internal(params: &Value, outcome: Outcome) -> Outcome {
+        if !stateless_request(params) {
+            return outcome;
+        }
+        unknown_task_internal_error(outcome)
+    }
+
+    /// `TaskCreatedWithoutTimestamps`: 2025-11-25 tasks: the task a call creates is given
+    /// without createdAt and lastUpdatedAt.
+    pub fn created_task_without_timestamps(_: &Value, mut outcome: Outcome) -> Outcome {
+        if let Ok(Value::Object(result)) = &mut outcome {
+            if let Some(Value::Object(task)) = result.get_mut("task") {
+                task.shift_remove("createdAt");
+                task.shift_remove("lastUpdatedAt");
+            }
+        }
+        outcome
     }
 }

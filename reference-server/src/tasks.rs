@@ -34,7 +34,7 @@ const RELATED: &str = "io.modelcontextprotocol/related-task";
 /// total is one more, which its completion reaches).
 const PROGRESS_STEPS: u32 = 3;
 
-use crate::outcome::{Outcome, Sink};
+use crate::outcome::{Outcome, Sink, NO_TASK};
 
 /// One task.
 #[derive(Debug)]
@@ -161,12 +161,7 @@ impl Tasks {
             then: None,
             answers: serde_json::Map::new(),
         };
-        let mut view = task.view(quirks);
-        if quirks.has(Quirk::TaskCreatedWithoutTimestamps) {
-            let object = view.as_object_mut().expect("object");
-            object.remove("createdAt");
-            object.remove("lastUpdatedAt");
-        }
+        let view = task.view(quirks);
         tasks.push(task);
         json!({ "task": view })
     }
@@ -239,14 +234,7 @@ impl Tasks {
             return Ok(json!({ "tasks": listed }));
         }
         let id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
-        let unknown = || {
-            let code = if quirks.has(Quirk::TaskUnknownIdInternal) {
-                -32603
-            } else {
-                -32602
-            };
-            Err((code, format!("Invalid params: no task `{id}`"), None))
-        };
+        let unknown = || Err((-32602, format!("{NO_TASK} `{id}`"), None));
         if method != "tasks/cancel" {
             self.late_progress(quirks, id, sink);
         }
@@ -488,12 +476,7 @@ impl ExtTasks {
         let id = params.get("taskId").and_then(Value::as_str).unwrap_or("");
         let mut tasks = self.tasks.lock().expect("tasks lock");
         let Some(task) = tasks.iter_mut().find(|t| t.id == id) else {
-            let code = if quirks.has(Quirk::ExtTaskUnknownInternal) {
-                -32603
-            } else {
-                -32602
-            };
-            return Err((code, format!("Invalid params: no task `{id}`"), None));
+            return Err((-32602, format!("{NO_TASK} `{id}`"), None));
         };
         match method {
             "tasks/get" => {

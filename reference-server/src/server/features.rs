@@ -217,14 +217,6 @@ impl Server {
         };
         match found {
             Some(result) => Ok(result),
-            // Only in the stateless era (a --dual-era server's handshake era keeps -32602).
-            None if self.stateless() && self.quirks.has(Quirk::StatelessLegacyNotFoundCode) => {
-                Err((
-                    -32002,
-                    "Resource not found".into(),
-                    Some(json!({"uri": uri})),
-                ))
-            }
             None => Err((
                 -32602,
                 "Resource not found".into(),

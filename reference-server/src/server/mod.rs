@@ -632,8 +632,6 @@ impl Server {
             "resources/subscribe" | "resources/unsubscribe" if self.serves("resources") => {
                 if !params.get("uri").is_some_and(Value::is_string) {
                     Err((-32602, "Invalid params: uri must be a string".into(), None))
-                } else if self.quirks.has(Quirk::SubscribeError) {
-                    Err((-32603, "Internal error: subscriptions failed".into(), None))
                 } else {
                     Ok(json!({}))
                 }

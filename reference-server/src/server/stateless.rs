@@ -127,17 +127,6 @@ impl Server {
                 }
                 Ok(result)
             }
-            "resources/subscribe" | "resources/unsubscribe"
-                if self.quirks.has(Quirk::StatelessAnswerSubscribe) =>
-            {
-                Ok(json!({}))
-            }
-            "tasks/list" if self.quirks.has(Quirk::StatelessAnswerTaskMethods) => {
-                Ok(json!({"tasks": []}))
-            }
-            "tasks/result" if self.quirks.has(Quirk::StatelessAnswerTaskMethods) => {
-                Err((-32602, "Invalid params: no such task".into(), None))
-            }
             "subscriptions/listen" => self.listen(id, params, sink).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" if self.serves("tasks") => {
                 // Called first: a request that declares the extension is remembered by it.
