@@ -36,6 +36,10 @@ enum Acts {
     JsonHeaders(fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
+    /// The reply to an incoming message (a request's response; none for a notification or a
+    /// response), given the message (`; replies f`). A reply the function changes is then
+    /// rewritten like every other (`; rewrites`).
+    Reply(fn(&Map<String, Value>, Option<Value>) -> Option<Value>),
     /// A result of the 2026-07-28 era once that era's members (`resultType`, the caching hints,
     /// the server's name in `_meta`) are added, with the method and the request's params
     /// (`; decorates f`).
@@ -72,7 +76,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`). The
+/// `; challenges f`, `; decorates f`, `; replies f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -112,6 +116,7 @@ macro_rules! quirks {
     (@acts heads [] $f:path) => { Some(Acts::JsonHeaders($f)) };
     (@acts challenges [] $f:path) => { Some(Acts::Challenge($f)) };
     (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
+    (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -161,7 +166,7 @@ quirks! {
     /// `initialize` echoes any requested version, even one the server does not know.
     EchoUnsupportedVersion => "an unsupported version MUST be answered with a supported one (lifecycle)",
     /// `notifications/initialized` is answered as if it were a request.
-    AnswerInitialized => "notifications/initialized MUST NOT be answered",
+    AnswerInitialized => "notifications/initialized MUST NOT be answered"; replies data::initialized_answered,
     /// `ping` is answered with a method-not-found error.
     PingError => "ping MUST be answered with an empty result"; answers "ping" with data::ping_error,
     /// Reading an unknown resource succeeds with an empty `contents` array.
@@ -187,16 +192,16 @@ quirks! {
     /// A request with `"jsonrpc": "1.0"` is processed.
     AcceptJsonrpc1 => "jsonrpc MUST be \"2.0\"; anything else is -32600",
     /// The empty object `{}` gets -32601 instead of -32600.
-    EmptyObjectMethodNotFound => "{} is not a request and MUST get -32600",
+    EmptyObjectMethodNotFound => "{} is not a request and MUST get -32600"; replies data::empty_object_method_not_found,
     /// A request whose id is an object is processed.
     ObjectIdAccepted => "an id MUST be a string or integer; an object id is -32600",
     /// An unknown method gets -32000 instead of -32601.
     UnknownMethodWrongCode => "an unknown method MUST get -32601"; rewrites data::unknown_method_code,
     /// A response from the client that answers no request of the server's is answered with an
     /// error.
-    AnswerStrayResponse => "a response that answers no request SHOULD NOT be answered (derived)",
+    AnswerStrayResponse => "a response that answers no request SHOULD NOT be answered (derived)"; replies data::stray_response_answered,
     /// An unknown notification is answered with an error.
-    AnswerUnknownNotification => "a notification MUST NOT be answered",
+    AnswerUnknownNotification => "a notification MUST NOT be answered"; replies data::unknown_notification_answered,
     /// stdio: a banner line is printed on stdout before any message.
     StdoutBanner => "stdout MUST carry only MCP messages (stdio)",
     /// stdio, 2026-07-28: every response is pretty-printed over several lines, server/discover's
@@ -892,6 +897,29 @@ impl Quirks {
                 change(method, params, members);
             }
         }
+    }
+
+    /// Whether a quirk that is on changes the replies to messages (`; replies`): the server
+    /// keeps a copy of each message for them only then.
+    pub fn replies(&self) -> bool {
+        self.acting().any(|acts| matches!(acts, Acts::Reply(_)))
+    }
+
+    /// Applies the quirks that are on to the reply to `message`; a reply they change is
+    /// rewritten as every response is.
+    pub fn replied(&self, message: &Value, mut reply: Option<Value>) -> Option<Value> {
+        let Value::Object(message) = message else {
+            return reply;
+        };
+        for acts in self.acting() {
+            if let Acts::Reply(change) = acts {
+                let changed = change(message, reply.clone());
+                if changed != reply {
+                    reply = changed.map(|r| self.rewrite(r));
+                }
+            }
+        }
+        reply
     }
 
     /// Applies the quirks that are on to the entry of the skill at `index`.
@@ -1899,5 +1927,83 @@ mod data {
             }
         }
         outcome
+    }
+
+    /// A JSON-RPC error response.
+    fn error_reply(id: Value, code: i64, message: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    }
+
+    /// Whether a message is a notification of `method` (`None`: of any method).
+    fn notification(message: &Map<String, Value>) -> Option<&str> {
+        if message.contains_key("id") {
+            return None;
+        }
+        message.get("method").and_then(Value::as_str)
+    }
+
+    /// `AnswerInitialized`: notifications/initialized is answered with an empty result.
+    pub fn initialized_answered(
+        message: &Map<String, Value>,
+        reply: Option<Value>,
+    ) -> Option<Value> {
+        match notification(message) {
+            Some("notifications/initialized") => {
+                Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
+            }
+            _ => reply,
+        }
+    }
+
+    /// The notifications the server takes (the others it ignores, as a server may).
+    const NOTIFICATIONS: [&str; 4] = [
+        "notifications/initialized",
+        "notifications/cancelled",
+        "notifications/roots/list_changed",
+        "notifications/progress",
+    ];
+
+    /// `AnswerUnknownNotification`: a notification the server does not take is answered with
+    /// -32601.
+    pub fn unknown_notification_answered(
+        message: &Map<String, Value>,
+        reply: Option<Value>,
+    ) -> Option<Value> {
+        match notification(message) {
+            Some(method) if !NOTIFICATIONS.contains(&method) => {
+                Some(error_reply(Value::Null, -32601, "Method not found"))
+            }
+            _ => reply,
+        }
+    }
+
+    /// `EmptyObjectMethodNotFound`: `{}` gets -32601 instead of -32600.
+    pub fn empty_object_method_not_found(
+        message: &Map<String, Value>,
+        reply: Option<Value>,
+    ) -> Option<Value> {
+        if message.is_empty() {
+            return Some(error_reply(Value::Null, -32601, "Method not found"));
+        }
+        reply
+    }
+
+    /// `AnswerStrayResponse`: a response to a request the server never sent (mcpcheck names
+    /// its id so) is answered with -32600.
+    pub fn stray_response_answered(
+        message: &Map<String, Value>,
+        reply: Option<Value>,
+    ) -> Option<Value> {
+        let response = !message.contains_key("method")
+            && (message.contains_key("result") || message.contains_key("error"));
+        let id = message.get("id");
+        if response && id.is_some_and(|id| id.to_string().contains("mcpcheck-never-asked")) {
+            return Some(error_reply(
+                id.cloned().unwrap_or(Value::Null),
+                -32600,
+                "Invalid Request: no request of ours has this id",
+            ));
+        }
+        reply
     }
 }

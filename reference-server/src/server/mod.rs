@@ -399,8 +399,24 @@ impl Server {
         }
     }
 
-    /// Handles one JSON-RPC message; returns the response, if one is due.
+    /// Handles one JSON-RPC message; returns the response, if one is due. The quirks that change
+    /// a reply act here, as data.
     async fn handle_message(
+        &self,
+        session: &Session,
+        message: Value,
+        sink: &Sink,
+    ) -> Option<Value> {
+        if !self.quirks.replies() {
+            return self.answer_message(session, message, sink).await;
+        }
+        let copy = message.clone();
+        let reply = self.answer_message(session, message, sink).await;
+        self.quirks.replied(&copy, reply)
+    }
+
+    /// One JSON-RPC message, answered as the conformant server answers it.
+    async fn answer_message(
         &self,
         session: &Session,
         message: Value,
@@ -415,9 +431,6 @@ impl Server {
             && ERA.try_with(|_| ()).is_err()
         {
             self.decide_era(&message);
-        }
-        if message.is_empty() && self.quirks.has(Quirk::EmptyObjectMethodNotFound) {
-            return Some(self.error(Value::Null, -32601, "Method not found", None));
         }
         let id = message.get("id").cloned();
         let id_ok = match &id {
@@ -437,21 +450,8 @@ impl Server {
             // client to sample or elicit); roots and pings are not waited for.
             let key = id.as_ref().map(Value::to_string).unwrap_or_default();
             let waiter = session.awaiting.lock().expect("awaiting lock").remove(&key);
-            match waiter {
-                Some(waiter) => {
-                    let _ = waiter.send(Value::Object(message));
-                }
-                None if self.quirks.has(Quirk::AnswerStrayResponse)
-                    && key.contains("mcpcheck-never-asked") =>
-                {
-                    return Some(self.error(
-                        id.unwrap_or(Value::Null),
-                        -32600,
-                        "Invalid Request: no request of ours has this id",
-                        None,
-                    ));
-                }
-                None => {}
+            if let Some(waiter) = waiter {
+                let _ = waiter.send(Value::Object(message));
             }
             return None;
         }
@@ -493,23 +493,13 @@ impl Server {
         }
     }
 
+    /// A notification, which is never answered: `notifications/initialized` ends the handshake;
+    /// the server keeps nothing of the others.
     fn handle_notification(&self, session: &Session, method: &str) -> Option<Value> {
         if method == "notifications/initialized" {
             session.initialized.store(true, Ordering::Relaxed);
         }
-        match method {
-            "notifications/initialized" if self.quirks.has(Quirk::AnswerInitialized) => {
-                Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
-            }
-            "notifications/initialized"
-            | "notifications/cancelled"
-            | "notifications/roots/list_changed"
-            | "notifications/progress" => None,
-            _ if self.quirks.has(Quirk::AnswerUnknownNotification) => {
-                Some(self.error(Value::Null, -32601, "Method not found", None))
-            }
-            _ => None,
-        }
+        None
     }
 
     /// A request, answered by its era's dispatch ([`Server::handle_handshake`] or
