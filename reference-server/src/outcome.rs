@@ -17,6 +17,18 @@ pub const UNSUPPORTED_VERSION: &str = "Unsupported protocol version";
 /// the tasks extension's word it alike), which a quirk finds the error by.
 pub const NO_TASK: &str = "Invalid params: no task";
 
+/// Log levels in increasing severity (RFC 5424 order, as the spec uses them).
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 /// Where notifications produced during a request go.
 pub type Sink = UnboundedSender<Value>;
 

@@ -36,6 +36,10 @@ enum Acts {
     JsonHeaders(fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
+    /// A refusal in place of the handler's answer, given the method and the params: for a
+    /// request of an initialized connection (the handshake era) or one that names the
+    /// 2026-07-28 era in its `_meta` (`; refuses f`).
+    Refusal(fn(&str, &Value) -> Option<(i64, String, Option<Value>)>),
     /// The reply to an incoming message (a request's response; none for a notification or a
     /// response), given the message (`; replies f`). A reply the function changes is then
     /// rewritten like every other (`; rewrites`).
@@ -76,7 +80,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`, `; replies f`). The
+/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -117,6 +121,7 @@ macro_rules! quirks {
     (@acts challenges [] $f:path) => { Some(Acts::Challenge($f)) };
     (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
     (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
+    (@acts refuses [] $f:path) => { Some(Acts::Refusal($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -303,7 +308,7 @@ quirks! {
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
     StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
-    StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served",
+    StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served"; refuses data::client_info_required,
     /// Stateless: -32022 for an unsupported version carries no `data`.
     StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested"; rewrites data::unsupported_version_without_data,
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
@@ -393,7 +398,7 @@ quirks! {
     StatelessLogLevelUnchecked in stateless => "2026-07-28: an invalid _meta logLevel SHOULD get -32602",
     /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
     /// ClientCapabilities object.
-    StatelessRequiredCapabilitiesArray in stateless => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object",
+    StatelessRequiredCapabilitiesArray in stateless => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object"; answers "tools/call" with data::required_capabilities_array,
     /// 2026-07-28: every page of tools/list after the first lists its tools in another order
     /// on each answer (the first page stays the same).
     StatelessToolsLaterPageUnstable in stateless => "2026-07-28: tools/list SHOULD be deterministic, on every page",
@@ -454,7 +459,7 @@ quirks! {
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
     ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
-    ExtTaskRequiredWrongError in stateless => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension",
+    ExtTaskRequiredWrongError in stateless => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension"; answers "tools/call" with data::task_required_method_not_found,
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
     ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
@@ -561,7 +566,7 @@ quirks! {
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
     StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
     /// logging/setLevel with a valid level gets -32603.
-    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared",
+    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared"; refuses data::set_level_refused,
     /// HTTP: an SSE stream stays open for three seconds after its response.
     SseStreamLingers => "HTTP: an SSE stream SHOULD end after its response",
     /// HTTP: a client that drops a call's SSE stream has cancelled the call.
@@ -897,6 +902,14 @@ impl Quirks {
                 change(method, params, members);
             }
         }
+    }
+
+    /// The refusal a quirk that is on gives a request instead of its handler's answer, if any.
+    pub fn refusal(&self, method: &str, params: &Value) -> Option<Outcome> {
+        self.acting().find_map(|acts| match acts {
+            Acts::Refusal(refuse) => refuse(method, params).map(Err),
+            _ => None,
+        })
     }
 
     /// Whether a quirk that is on changes the replies to messages (`; replies`): the server
@@ -2005,5 +2018,64 @@ mod data {
             ));
         }
         reply
+    }
+
+    /// `SetLevelRefused`: logging/setLevel with a level the server knows fails with -32603
+    /// (the handshake era's method; 2026-07-28 has none).
+    pub fn set_level_refused(method: &str, params: &Value) -> Option<(i64, String, Option<Value>)> {
+        let known = params
+            .get("level")
+            .and_then(Value::as_str)
+            .is_some_and(|level| crate::outcome::LOG_LEVELS.contains(&level));
+        (method == "logging/setLevel" && known && !stateless_request(params)).then(|| {
+            (
+                -32603,
+                "Internal error: log levels cannot be changed".into(),
+                None,
+            )
+        })
+    }
+
+    /// `StatelessRequireClientInfo`: 2026-07-28: a request whose `_meta` has no clientInfo is
+    /// refused with -32602.
+    pub fn client_info_required(_: &str, params: &Value) -> Option<(i64, String, Option<Value>)> {
+        let without = params
+            .pointer("/_meta/io.modelcontextprotocol~1clientInfo")
+            .is_none();
+        (stateless_request(params) && without).then(|| {
+            (
+                -32602,
+                "Invalid params: _meta must carry clientInfo".into(),
+                None,
+            )
+        })
+    }
+
+    /// `ExtTaskRequiredWrongError`: the tasks extension: the tool that runs only as a task,
+    /// called without the extension, gets -32601 instead of -32021 naming it.
+    pub fn task_required_method_not_found(params: &Value, outcome: Outcome) -> Outcome {
+        let name = "mcpcheck_task_required";
+        let asks_input = params.pointer("/arguments/outcome") == Some(&json!("input"));
+        match outcome {
+            Err((-32021, ..)) if text_at(params, "/name") == name && !asks_input => Err((
+                -32601,
+                format!("Method not found: `{name}` runs only as a task"),
+                None,
+            )),
+            other => other,
+        }
+    }
+
+    /// `StatelessRequiredCapabilitiesArray`: 2026-07-28: the official fixture that needs
+    /// sampling names it in `requiredCapabilities` as an array, not a capabilities object.
+    pub fn required_capabilities_array(params: &Value, mut outcome: Outcome) -> Outcome {
+        if text_at(params, "/name") == "test_missing_capability" {
+            if let Err((-32021, _, Some(data))) = &mut outcome {
+                if data.get("requiredCapabilities") == Some(&json!({"sampling": {}})) {
+                    data["requiredCapabilities"] = json!(["sampling"]);
+                }
+            }
+        }
+        outcome
     }
 }

@@ -16,23 +16,12 @@ use serde_json::{json, Map, Value};
 
 use crate::fixtures::{self, PromptError, ToolOutcome};
 use crate::mrtr;
+use crate::outcome::LOG_LEVELS;
 use crate::outcome::{list_page, Outcome, Sink};
 use crate::quirks::{Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
 pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// Log levels in increasing severity (RFC 5424 order, as the spec uses them).
-const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
 
 /// The per-connection (stdio) or per-session (HTTP) state.
 #[derive(Debug, Default)]
@@ -558,6 +547,9 @@ impl Server {
                 },
             };
         };
+        if let Some(refusal) = self.quirks.refusal(method, params) {
+            return refusal;
+        }
         match method {
             "initialize" => self.initialize(session, params, sink),
             "ping"
@@ -591,11 +583,6 @@ impl Server {
                     .and_then(Value::as_str)
                     .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
                 match level {
-                    Some(_) if self.quirks.has(Quirk::SetLevelRefused) => Err((
-                        -32603,
-                        "Internal error: log levels cannot be changed".into(),
-                        None,
-                    )),
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
                         if self.quirks.has(Quirk::LoggingServedUndeclared) {

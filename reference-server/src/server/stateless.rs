@@ -72,16 +72,8 @@ impl Server {
                 ))
             }
         };
-        if self.quirks.has(Quirk::StatelessRequireClientInfo)
-            && meta
-                .and_then(|m| m.get("io.modelcontextprotocol/clientInfo"))
-                .is_none()
-        {
-            return Err((
-                -32602,
-                "Invalid params: _meta must carry clientInfo".into(),
-                None,
-            ));
+        if let Some(refusal) = self.quirks.refusal(method, params) {
+            return refusal;
         }
         if let Some(level) = meta.and_then(|m| m.get("io.modelcontextprotocol/logLevel")) {
             let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));

@@ -102,15 +102,7 @@ impl Server {
                 ));
             }
             if name == "mcpcheck_task_required" {
-                return Err(if self.quirks.has(Quirk::ExtTaskRequiredWrongError) {
-                    (
-                        -32601,
-                        format!("Method not found: `{name}` runs only as a task"),
-                        None,
-                    )
-                } else {
-                    crate::tasks::missing_extension(name)
-                });
+                return Err(crate::tasks::missing_extension(name));
             }
             // Otherwise the work is done at once.
             return outcome;
@@ -124,15 +116,10 @@ impl Server {
             if declared || remembered {
                 return Ok(json!({"content": [{"type": "text", "text": "sampling is available"}]}));
             }
-            let required = if self.quirks.has(Quirk::StatelessRequiredCapabilitiesArray) {
-                json!(["sampling"])
-            } else {
-                json!({"sampling": {}})
-            };
             return Err((
                 -32021,
                 "Missing required client capability: sampling".into(),
-                Some(json!({"requiredCapabilities": required})),
+                Some(json!({"requiredCapabilities": {"sampling": {}}})),
             ));
         }
         if name == "mcpcheck_list_roots" && self.stateless() {
