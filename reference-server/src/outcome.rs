@@ -5,8 +5,11 @@
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// A request's outcome: a result, or a JSON-RPC error (code, message, data).
-pub type Outcome = Result<Value, (i64, String, Option<Value>)>;
+/// A JSON-RPC error: code, message, data.
+pub type Failure = (i64, String, Option<Value>);
+
+/// A request's outcome: a result, or a JSON-RPC error.
+pub type Outcome = Result<Value, Failure>;
 
 /// The message of the 2026-07-28 era's -32022 for a version the server does not speak (the
 /// handshake-era `initialize` sent to the stateless server words its own), which a quirk finds

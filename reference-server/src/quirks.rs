@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::outcome::Outcome;
+use crate::outcome::{Failure, Outcome};
 
 /// Where a quirk that is data acts: the handlers stay the conformant server's, and the quirk's
 /// function changes what they produced at one place, instead of a branch in them.
@@ -39,7 +39,7 @@ enum Acts {
     /// A refusal in place of the handler's answer, given the method and the params: for a
     /// request of an initialized connection (the handshake era) or one that names the
     /// 2026-07-28 era in its `_meta` (`; refuses f`).
-    Refusal(fn(&str, &Value) -> Option<(i64, String, Option<Value>)>),
+    Refusal(fn(&str, &Value) -> Option<Failure>),
     /// The reply to an incoming message (a request's response; none for a notification or a
     /// response), given the message (`; replies f`). A reply the function changes is then
     /// rewritten like every other (`; rewrites`).
@@ -962,7 +962,7 @@ impl Quirks {
 #[allow(clippy::ptr_arg)]
 mod data {
     use super::Challenge;
-    use crate::outcome::Outcome;
+    use crate::outcome::{Failure, Outcome};
     use serde_json::json;
     use serde_json::{Map, Value};
 
@@ -2022,7 +2022,7 @@ mod data {
 
     /// `SetLevelRefused`: logging/setLevel with a level the server knows fails with -32603
     /// (the handshake era's method; 2026-07-28 has none).
-    pub fn set_level_refused(method: &str, params: &Value) -> Option<(i64, String, Option<Value>)> {
+    pub fn set_level_refused(method: &str, params: &Value) -> Option<Failure> {
         let known = params
             .get("level")
             .and_then(Value::as_str)
@@ -2038,7 +2038,7 @@ mod data {
 
     /// `StatelessRequireClientInfo`: 2026-07-28: a request whose `_meta` has no clientInfo is
     /// refused with -32602.
-    pub fn client_info_required(_: &str, params: &Value) -> Option<(i64, String, Option<Value>)> {
+    pub fn client_info_required(_: &str, params: &Value) -> Option<Failure> {
         let without = params
             .pointer("/_meta/io.modelcontextprotocol~1clientInfo")
             .is_none();
