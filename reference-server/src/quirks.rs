@@ -61,6 +61,9 @@ pub struct Challenge {
     pub status: u16,
     /// Whether the request carried a token (an invalid one).
     pub token_given: bool,
+    /// The OAuth error code the refusal's body names (`None`: "unauthorized"); the challenge
+    /// names it too unless a quirk drops it from `params`.
+    pub error: Option<String>,
 }
 
 impl Challenge {
@@ -700,7 +703,7 @@ quirks! {
     /// With `--static-token`, judged at 2025-03-26: neither the metadata nor the default authorization endpoint is served at the origin.
     AuthOriginNoEndpoints in legacy_auth => "2025-03-26: a server without authorization server metadata MUST serve the default endpoints (/authorize, /token, /register)",
     /// With `--static-token`: the challenge for a request without any token says `error="invalid_token"`.
-    AuthMissingTokenError in auth => "a challenge to a request without credentials SHOULD NOT carry an error code (RFC 6750 §3.1)",
+    AuthMissingTokenError in auth => "a challenge to a request without credentials SHOULD NOT carry an error code (RFC 6750 §3.1)"; challenges data::missing_token_error_named,
     /// With `--static-token`: a bad token is answered 500 with an OAuth error body (a verifier that throws).
     AuthBadToken500 in auth => "an invalid token MUST get 401 (authorization token handling), not a server error",
     /// With `--static-token`: the 401's challenge carries no `scope`.
@@ -1353,6 +1356,17 @@ mod data {
         challenge
             .params
             .retain(|(name, _)| name != "resource_metadata");
+    }
+
+    /// `AuthMissingTokenError`: a request without a token is refused with error
+    /// "invalid_token" (in the challenge and the body), as one with a bad token is.
+    pub fn missing_token_error_named(challenge: &mut Challenge) {
+        if !challenge.token_given {
+            challenge
+                .params
+                .push(("error".to_string(), "invalid_token".to_string()));
+            challenge.error = Some("invalid_token".to_string());
+        }
     }
 
     /// `AuthInvalidTokenNoError`: the challenge names no error.

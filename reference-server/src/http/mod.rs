@@ -743,9 +743,6 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         ));
     }
     let (error, description) = match given {
-        None if state.server.quirks.has(Quirk::AuthMissingTokenError) => {
-            (Some("invalid_token"), "a bearer token is required")
-        }
         None => (None, "a bearer token is required"),
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
     };
@@ -776,10 +773,12 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         params,
         status: StatusCode::UNAUTHORIZED.as_u16(),
         token_given: given.is_some(),
+        error: error.map(str::to_string),
     };
     quirks.challenge(&mut challenge);
     let status = StatusCode::from_u16(challenge.status).unwrap_or(StatusCode::UNAUTHORIZED);
-    let body = json!({"error": error.unwrap_or("unauthorized"), "error_description": description});
+    let error = challenge.error.as_deref().unwrap_or("unauthorized");
+    let body = json!({"error": error, "error_description": description});
     Some(auth_refusal(status, &challenge.header(), &body))
 }
 
