@@ -66,6 +66,12 @@ pub const TASK_TOOLS: &[&str] = &[
     "test_tool_with_task",
 ];
 
+/// The official suite's multi-round fixture tool (2026-07-28).
+pub const MULTI_ROUND_TOOL: &str = "test_input_required_result_multi_round";
+
+/// The official suite's fixture prompt that asks for input (2026-07-28).
+pub const INPUT_PROMPT: &str = "test_input_required_result_prompt";
+
 /// A 1×1 transparent PNG, base64-encoded.
 pub const PIXEL_PNG: &str =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";

@@ -15,11 +15,7 @@ use crate::quirks::{Quirk, Quirks};
 /// The URI of the resource that asks for the client's roots before it can be read.
 pub const ROOTS_RESOURCE: &str = "mcpcheck://roots";
 
-/// The official suite's multi-round fixture tool.
-pub const MULTI_ROUND_TOOL: &str = "test_input_required_result_multi_round";
-
-/// The official suite's fixture prompt that asks for input.
-pub const INPUT_PROMPT: &str = "test_input_required_result_prompt";
+pub use crate::fixtures::{INPUT_PROMPT, MULTI_ROUND_TOOL};
 
 /// Signs a round's payload: the payload and a checksum keyed by this process.
 fn sign(payload: &str) -> String {
@@ -166,17 +162,11 @@ pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
         return missing_capability("elicitation");
     }
     let round_one = || {
-        let mut result = json!({
+        let result = json!({
             "resultType": "input_required",
             "inputRequests": {"step1": ask_text("Step 1: What is your name?", "name")},
             "requestState": sign("round1"),
         });
-        if quirks.has(Quirk::StatelessMrtrFirstRoundNoState) {
-            result
-                .as_object_mut()
-                .expect("object")
-                .remove("requestState");
-        }
         Ok(result)
     };
     let Some(state) = params.get("requestState").and_then(Value::as_str) else {
@@ -227,20 +217,12 @@ pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
 
 /// `test_input_required_result_prompt`: asks what context the prompt should use
 /// (`user_context`), then produces the prompt.
-pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
-    if quirks.has(Quirk::StatelessMrtrPromptNeverAsks) {
-        return Ok(
-            json!({"messages": [{"role": "user", "content": text("Prompt with context: none".into())}]}),
-        );
-    }
+pub fn prompt(params: &Value) -> Outcome {
     if !declares(params, "elicitation") {
         return missing_capability("elicitation");
     }
     match answered(params, "user_context", "context") {
         Err(why) => invalid(why),
-        Ok(Some(_)) if quirks.has(Quirk::StatelessMrtrPromptRetryRefused) => {
-            invalid("unexpected inputResponses".into())
-        }
         Ok(Some(context)) => Ok(json!({
             "messages": [{"role": "user", "content": text(format!("Prompt with context: {context}"))}]
         })),

@@ -593,15 +593,15 @@ quirks! {
     /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
     StatelessMrtrMalformedAccepted in stateless => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
     /// 2026-07-28: the multi-round fixture's first round carries no requestState.
-    StatelessMrtrFirstRoundNoState in stateless => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes",
+    StatelessMrtrFirstRoundNoState in stateless => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes"; answers "tools/call" with data::first_round_without_state,
     /// 2026-07-28: the multi-round fixture completes after the first round.
     StatelessMrtrOneRound in stateless => "2026-07-28: the multi-round fixture asks in a second round before it completes",
     /// 2026-07-28: the multi-round fixture refuses the state of its own second round.
     StatelessMrtrLastRoundRefused in stateless => "2026-07-28: a retry with every input asked for and the echoed state completes",
     /// 2026-07-28: the fixture prompt that needs context is produced without asking for it.
-    StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
+    StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)"; answers "prompts/get" with data::prompt_never_asks,
     /// 2026-07-28: the fixture prompt refuses the retry that carries the context.
-    StatelessMrtrPromptRetryRefused in stateless => "2026-07-28: a prompts/get retry with the input asked for completes",
+    StatelessMrtrPromptRetryRefused in stateless => "2026-07-28: a prompts/get retry with the input asked for completes"; answers "prompts/get" with data::prompt_retry_refused,
     /// 2026-07-28: reading `mcpcheck://roots` asks again although the retry has the roots.
     StatelessMrtrResourceAsksAgain in stateless => "2026-07-28: a resources/read retry with the input asked for completes",
     /// 2026-07-28: reading `mcpcheck://roots` asks without the requestState it needs back.
@@ -2089,6 +2089,51 @@ mod data {
                     data["requiredCapabilities"] = json!(["sampling"]);
                 }
             }
+        }
+        outcome
+    }
+
+    /// `StatelessMrtrFirstRoundNoState`: the multi-round fixture's first round (the one that
+    /// asks for `step1`) carries no requestState.
+    pub fn first_round_without_state(params: &Value, mut outcome: Outcome) -> Outcome {
+        if text_at(params, "/name") == crate::fixtures::MULTI_ROUND_TOOL {
+            if let Ok(Value::Object(result)) = &mut outcome {
+                if result
+                    .get("inputRequests")
+                    .is_some_and(|r| r.get("step1").is_some())
+                {
+                    result.shift_remove("requestState");
+                }
+            }
+        }
+        outcome
+    }
+
+    /// `StatelessMrtrPromptNeverAsks`: the fixture prompt that asks for its context answers at
+    /// once, whatever the request declared or carried.
+    pub fn prompt_never_asks(params: &Value, outcome: Outcome) -> Outcome {
+        let served = matches!(outcome, Ok(_) | Err((-32021, ..)));
+        if text_at(params, "/name") != crate::fixtures::INPUT_PROMPT || !served {
+            return outcome;
+        }
+        Ok(
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with context: none"}}]}),
+        )
+    }
+
+    /// `StatelessMrtrPromptRetryRefused`: the fixture prompt's retry that carries the context
+    /// asked for is refused with -32602.
+    pub fn prompt_retry_refused(params: &Value, outcome: Outcome) -> Outcome {
+        let completed = matches!(&outcome, Ok(result) if result.get("messages").is_some());
+        if text_at(params, "/name") == crate::fixtures::INPUT_PROMPT
+            && completed
+            && params.get("inputResponses").is_some()
+        {
+            return Err((
+                -32602,
+                "Invalid params: unexpected inputResponses".into(),
+                None,
+            ));
         }
         outcome
     }

@@ -193,7 +193,7 @@ impl Server {
                     && self.official_fixtures
                     && self.stateless() =>
             {
-                mrtr::prompt(params, &self.quirks)
+                mrtr::prompt(params)
             }
             "prompts/get" => get_prompt(params),
             _ => complete(params),
