@@ -375,7 +375,7 @@ fn to_json(yaml: &yaml_rust2::Yaml) -> Value {
 }
 
 /// `sha256:` and the hex of the bytes' SHA-256.
-pub(crate) fn digest(bytes: &[u8]) -> String {
+fn digest(bytes: &[u8]) -> String {
     let hash = Sha256::digest(bytes);
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
