@@ -36,6 +36,8 @@ enum Acts {
     JsonHeaders(fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
+    /// A 2025-11-25 task as every answer and notification shows it (`; shows f`).
+    TaskView(fn(&mut Map<String, Value>)),
     /// A refusal in place of the handler's answer, given the method and the params: for a
     /// request of an initialized connection (the handshake era) or one that names the
     /// 2026-07-28 era in its `_meta` (`; refuses f`).
@@ -83,7 +85,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`). The
+/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`, `; shows f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -125,6 +127,7 @@ macro_rules! quirks {
     (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
     (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
     (@acts refuses [] $f:path) => { Some(Acts::Refusal($f)) };
+    (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -328,7 +331,7 @@ quirks! {
     StatelessIgnoreHeaders in stateless => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
     /// The official fixtures `test_image_content` and `test_prompt_with_image` return an image
     /// block without `mimeType`.
-    EverythingImageWithoutMimeType => "an image content block MUST carry data and mimeType (schema)",
+    EverythingImageWithoutMimeType => "an image content block MUST carry data and mimeType (schema)"; answers "tools/call" | "prompts/get" with data::image_without_mime_type,
     /// The official fixture `test_error_handling` fails with -32603 instead of an `isError` result.
     EverythingErrorAsProtocolError => "a tool's execution error SHOULD be a result with isError, not a JSON-RPC error"; answers "tools/call" with data::tool_error_as_protocol_error,
     /// Reading `test://template/{id}/data` returns content that does not mention the id.
@@ -428,7 +431,7 @@ quirks! {
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
     TaskCreatedWithoutTimestamps => "2025-11-25 tasks: a task MUST carry createdAt and lastUpdatedAt"; answers "tools/call" with data::created_task_without_timestamps,
     /// Tasks are shown without their ttl.
-    TaskWithoutTtl => "2025-11-25 tasks: tasks/get MUST include the actual ttl",
+    TaskWithoutTtl => "2025-11-25 tasks: tasks/get MUST include the actual ttl"; shows data::task_without_ttl,
     /// tasks/result answers without the related-task metadata.
     TaskResultUnrelated => "2025-11-25 tasks: tasks/result MUST carry io.modelcontextprotocol/related-task",
     /// tasks/result answers at once, with empty content, while the task still works.
@@ -913,6 +916,18 @@ impl Quirks {
             Acts::Refusal(refuse) => refuse(method, params).map(Err),
             _ => None,
         })
+    }
+
+    /// Applies the quirks that are on to a 2025-11-25 task as the server shows it.
+    pub fn task_view(&self, view: &mut Value) {
+        let Value::Object(members) = view else {
+            return;
+        };
+        for acts in self.acting() {
+            if let Acts::TaskView(change) = acts {
+                change(members);
+            }
+        }
     }
 
     /// Whether a quirk that is on changes the replies to messages (`; replies`): the server
@@ -2141,5 +2156,26 @@ mod data {
             ));
         }
         outcome
+    }
+
+    /// `EverythingImageWithoutMimeType`: the official fixtures' image (the tool's content, the
+    /// prompt's message) carries no mimeType.
+    pub fn image_without_mime_type(params: &Value, mut outcome: Outcome) -> Outcome {
+        let at = match text_at(params, "/name") {
+            "test_image_content" => "/content/0",
+            "test_prompt_with_image" => "/messages/0/content",
+            _ => return outcome,
+        };
+        if let Ok(result) = &mut outcome {
+            if let Some(Value::Object(image)) = result.pointer_mut(at) {
+                image.shift_remove("mimeType");
+            }
+        }
+        outcome
+    }
+
+    /// `TaskWithoutTtl`: a task is shown without its ttl.
+    pub fn task_without_ttl(task: &mut Map<String, Value>) {
+        task.shift_remove("ttl");
     }
 }

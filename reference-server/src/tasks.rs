@@ -119,9 +119,7 @@ impl Task {
             "ttl": TTL_MS,
             "pollInterval": 100
         });
-        if quirks.has(Quirk::TaskWithoutTtl) {
-            view.as_object_mut().expect("object").remove("ttl");
-        }
+        quirks.task_view(&mut view);
         view
     }
 }

@@ -175,20 +175,6 @@ impl Server {
                 Err((-32602, "Invalid params: unknown prompt".into(), None))
             }
             "prompts/get"
-                if params.get("name") == Some(&json!("test_prompt_with_image"))
-                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
-            {
-                get_prompt(params).map(|mut result| {
-                    if let Some(content) = result
-                        .pointer_mut("/messages/0/content")
-                        .and_then(Value::as_object_mut)
-                    {
-                        content.remove("mimeType");
-                    }
-                    result
-                })
-            }
-            "prompts/get"
                 if params.get("name") == Some(&json!(mrtr::INPUT_PROMPT))
                     && self.official_fixtures
                     && self.stateless() =>

@@ -175,18 +175,6 @@ impl Server {
                 format!("Unknown tool: {name}"),
                 Some(json!({"name": name})),
             )),
-            ToolOutcome::Result(mut result)
-                if name == "test_image_content"
-                    && self.quirks.has(Quirk::EverythingImageWithoutMimeType) =>
-            {
-                if let Some(block) = result
-                    .pointer_mut("/content/0")
-                    .and_then(Value::as_object_mut)
-                {
-                    block.remove("mimeType");
-                }
-                Ok(result)
-            }
             ToolOutcome::Result(result) => Ok(result),
             ToolOutcome::Progress { mut points, total } => {
                 if self.quirks.has(Quirk::ProgressDecreasing) {
