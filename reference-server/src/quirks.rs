@@ -808,27 +808,40 @@ impl Quirk {
 pub fn parse(name: &str) -> Option<Quirk> {
     all().find(|(_, n, _)| n == name).map(|(q, _, _)| q)
 }
-/// The set of quirks switched on for one server.
-#[derive(Clone, Debug, Default)]
-pub struct Quirks(BTreeSet<Quirk>);
+/// The set of quirks switched on for one server, and where those that are data act (kept as
+/// they are switched on: every response passes through them).
+#[derive(Clone, Default)]
+pub struct Quirks {
+    on: BTreeSet<Quirk>,
+    acts: Vec<Acts>,
+}
+
+impl std::fmt::Debug for Quirks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(&self.on).finish()
+    }
+}
 
 impl Quirks {
     /// Switches a quirk on.
     pub fn insert(&mut self, quirk: Quirk) {
-        self.0.insert(quirk);
+        self.on.insert(quirk);
+        // In the order of declaration, whatever the order they were switched on in.
+        self.acts = DECLARED
+            .iter()
+            .filter(|(quirk, ..)| self.on.contains(quirk))
+            .filter_map(|(.., acts)| *acts)
+            .collect();
     }
 
     /// Whether a quirk is on.
     pub fn has(&self, quirk: Quirk) -> bool {
-        self.0.contains(&quirk)
+        self.on.contains(&quirk)
     }
 
     /// Where the quirks that are on act, if they are data.
     fn acting(&self) -> impl Iterator<Item = Acts> + '_ {
-        DECLARED
-            .iter()
-            .filter(|(quirk, ..)| self.has(*quirk))
-            .filter_map(|(.., acts)| *acts)
+        self.acts.iter().copied()
     }
 
     /// Applies the rewrites of the quirks that are on to a response about to be sent.
