@@ -36,6 +36,12 @@ enum Acts {
     JsonHeaders(fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
+    /// A notification the server sends while it answers one of these methods, given the
+    /// request's params and the answer (`; notifies "tools/list" with f`).
+    Notice(
+        &'static [&'static str],
+        fn(&Value, &Outcome) -> Option<Value>,
+    ),
     /// A 2025-11-25 task as every answer and notification shows it (`; shows f`).
     TaskView(fn(&mut Map<String, Value>)),
     /// A refusal in place of the handler's answer, given the method and the params: for a
@@ -85,7 +91,8 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`, `; shows f`). The
+/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`, `; shows f`,
+/// `; notifies "tools/list" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -128,6 +135,7 @@ macro_rules! quirks {
     (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
     (@acts refuses [] $f:path) => { Some(Acts::Refusal($f)) };
     (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
+    (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -552,7 +560,7 @@ quirks! {
     /// `logging` is not declared (nor served), yet every tool call logs.
     LogWithoutCapability => "log messages MUST come only from a server that declares logging",
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
-    ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)",
+    ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)"; notifies "tools/list" with data::cancel_unknown,
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
     StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope"; decorates data::later_pages_private,
     /// Tool annotations carry `readOnlyHint` as the string "true".
@@ -929,6 +937,16 @@ impl Quirks {
             Acts::Refusal(refuse) => refuse(method, params).map(Err),
             _ => None,
         })
+    }
+
+    /// The notifications the quirks that are on send while the server answers `method`.
+    pub fn notices(&self, method: &str, params: &Value, outcome: &Outcome) -> Vec<Value> {
+        self.acting()
+            .filter_map(|acts| match acts {
+                Acts::Notice(places, notice) if places.contains(&method) => notice(params, outcome),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Applies the quirks that are on to a 2025-11-25 task as the server shows it.
@@ -2190,5 +2208,15 @@ mod data {
     /// `TaskWithoutTtl`: a task is shown without its ttl.
     pub fn task_without_ttl(task: &mut Map<String, Value>) {
         task.shift_remove("ttl");
+    }
+
+    /// `ServerCancelUnknown`: tools/list comes with a notifications/cancelled for a request
+    /// nobody sent.
+    pub fn cancel_unknown(_: &Value, _: &Outcome) -> Option<Value> {
+        Some(json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": "no-such-request", "reason": "quirk"}
+        }))
     }
 }

@@ -66,13 +66,6 @@ impl Server {
         Some(match method {
             "tools/list" => {
                 self.ask_roots(session, sink);
-                if self.quirks.has(Quirk::ServerCancelUnknown) {
-                    let _ = sink.send(json!({
-                        "jsonrpc": "2.0",
-                        "method": "notifications/cancelled",
-                        "params": {"requestId": "no-such-request", "reason": "quirk"}
-                    }));
-                }
                 let mut tools = fixtures::tools(version);
                 tools.retain(|t| self.official_fixtures || !official(t));
                 // The tasks extension's official fixtures, only where the extension is served.

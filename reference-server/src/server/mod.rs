@@ -501,15 +501,20 @@ impl Server {
         params: &Value,
         sink: &Sink,
     ) -> Outcome {
-        if self.stateless() {
-            return self
-                .handle_stateless(session, id, method, params, sink)
-                .await;
+        let outcome = if self.stateless() {
+            self.handle_stateless(session, id, method, params, sink)
+                .await
+        } else {
+            // The quirks that change what a handler answered act here, as data (in the
+            // stateless era, before the era's members are added to a result).
+            let outcome = self.handle_handshake(session, method, params, sink).await;
+            self.quirks.answer(method, params, outcome)
+        };
+        // So do those that send a notification along with an answer, before it goes.
+        for notice in self.quirks.notices(method, params, &outcome) {
+            let _ = sink.send(notice);
         }
-        // The quirks that change what a handler answered act here, as data (in the stateless
-        // era, before the era's members are added to a result).
-        let outcome = self.handle_handshake(session, method, params, sink).await;
-        self.quirks.answer(method, params, outcome)
+        outcome
     }
 
     /// A request of the handshake era: before `initialize`, only `initialize` and `ping`.
