@@ -217,7 +217,12 @@ pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
 
 /// `test_input_required_result_prompt`: asks what context the prompt should use
 /// (`user_context`), then produces the prompt.
-pub fn prompt(params: &Value) -> Outcome {
+pub fn prompt(params: &Value, quirks: &Quirks) -> Outcome {
+    if quirks.has(Quirk::StatelessMrtrPromptNeverAsks) {
+        return Ok(
+            json!({"messages": [{"role": "user", "content": text("Prompt with context: none".into())}]}),
+        );
+    }
     if !declares(params, "elicitation") {
         return missing_capability("elicitation");
     }

@@ -20,8 +20,13 @@ enum Acts {
     /// `resourceTemplates` or `prompts`.
     Listing(&'static str, fn(&mut Vec<Value>)),
     /// What the handler of one of these methods answered, a result or an error, given the
-    /// request's params (`; answers "prompts/get" with f`, `; answers "a" | "b" with f`).
-    Answer(&'static [&'static str], fn(&Value, Outcome) -> Outcome),
+    /// request's params (`; answers "prompts/get" with f`, `; answers "a" | "b" with f`), in
+    /// either era or in one (`; stateless_answers …`, `; handshake_answers …`).
+    Answer(
+        &'static [&'static str],
+        Option<Era>,
+        fn(&Value, Outcome) -> Outcome,
+    ),
     /// An authorization document about to be served (`; serves "protected-resource" with f`): the
     /// protected resource metadata (`protected-resource`, RFC 9728) or the authorization
     /// server metadata (`authorization-server`, RFC 8414).
@@ -44,9 +49,9 @@ enum Acts {
     ),
     /// A 2025-11-25 task as every answer and notification shows it (`; shows f`).
     TaskView(fn(&mut Map<String, Value>)),
-    /// A refusal in place of the handler's answer, given the method and the params: for a
-    /// request of an initialized connection (the handshake era) or one that names the
-    /// 2026-07-28 era in its `_meta` (`; refuses f`).
+    /// A refusal in place of the handler's answer, given the method and the params: in the
+    /// 2026-07-28 era, once the request's `_meta` has been found to name the era and the
+    /// client's capabilities (`; stateless_refuses f`).
     Refusal(fn(&str, &Value) -> Option<Failure>),
     /// The reply to an incoming message (a request's response; none for a notification or a
     /// response), given the message (`; replies f`). A reply the function changes is then
@@ -56,6 +61,15 @@ enum Acts {
     /// the server's name in `_meta`) are added, with the method and the request's params
     /// (`; decorates f`).
     Decorated(fn(&str, &Value, &mut Map<String, Value>)),
+}
+
+/// The era a request is answered in: an answer's quirk may act in one only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Era {
+    /// The handshake era (`initialize`, sessions).
+    Handshake,
+    /// The 2026-07-28 stateless era.
+    Stateless,
 }
 
 /// How a protected server refuses a request without a valid token: the `WWW-Authenticate`
@@ -91,7 +105,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`, `; replies f`, `; refuses f`, `; shows f`,
+/// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
 /// `; notifies "tools/list" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
@@ -125,7 +139,13 @@ macro_rules! quirks {
     (@acts) => { None };
     (@acts rewrites [] $f:path) => { Some(Acts::Response($f)) };
     (@acts lists [$place:literal] $f:path) => { Some(Acts::Listing($place, $f)) };
-    (@acts answers [$($place:literal),+] $f:path) => { Some(Acts::Answer(&[$($place),+], $f)) };
+    (@acts answers [$($place:literal),+] $f:path) => { Some(Acts::Answer(&[$($place),+], None, $f)) };
+    (@acts stateless_answers [$($place:literal),+] $f:path) => {
+        Some(Acts::Answer(&[$($place),+], Some(Era::Stateless), $f))
+    };
+    (@acts handshake_answers [$($place:literal),+] $f:path) => {
+        Some(Acts::Answer(&[$($place),+], Some(Era::Handshake), $f))
+    };
     (@acts serves [$place:literal] $f:path) => { Some(Acts::Document($place, $f)) };
     (@acts enters [] $f:path) => { Some(Acts::SkillEntry($f)) };
     (@acts posts [] $f:path) => { Some(Acts::Posted($f)) };
@@ -133,7 +153,7 @@ macro_rules! quirks {
     (@acts challenges [] $f:path) => { Some(Acts::Challenge($f)) };
     (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
     (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
-    (@acts refuses [] $f:path) => { Some(Acts::Refusal($f)) };
+    (@acts stateless_refuses [] $f:path) => { Some(Acts::Refusal($f)) };
     (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
     (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
 }
@@ -322,7 +342,7 @@ quirks! {
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
     StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
-    StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served"; refuses data::client_info_required,
+    StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served"; stateless_refuses data::client_info_required,
     /// Stateless: -32022 for an unsupported version carries no `data`.
     StatelessUnsupportedVersionNoData in stateless => "2026-07-28: -32022 MUST carry data.supported and data.requested"; rewrites data::unsupported_version_without_data,
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
@@ -332,7 +352,7 @@ quirks! {
     /// 2026-07-28: server/discover is answered without `_meta`.
     StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
-    StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601"; answers "resources/subscribe" | "resources/unsubscribe" with data::subscribe_answered,
+    StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601"; stateless_answers "resources/subscribe" | "resources/unsubscribe" with data::subscribe_answered,
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
     StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
@@ -383,7 +403,7 @@ quirks! {
     /// roots/list is asked twice with the same request id.
     ServerRequestIdReused => "a request id MUST NOT be reused within a session",
     /// 2026-07-28: a missing resource gets the retired -32002.
-    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; answers "resources/read" with data::not_found_32002,
+    StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; stateless_answers "resources/read" with data::not_found_32002,
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     IgnoreCancel => "a cancelled request SHOULD get no response",
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
@@ -435,7 +455,7 @@ quirks! {
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
     StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
-    TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)"; answers "tasks/get" | "tasks/result" | "tasks/cancel" with data::unknown_task_internal,
+    TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)"; handshake_answers "tasks/get" | "tasks/result" | "tasks/cancel" with data::unknown_task_internal,
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
     TaskCreatedWithoutTimestamps => "2025-11-25 tasks: a task MUST carry createdAt and lastUpdatedAt"; answers "tools/call" with data::created_task_without_timestamps,
     /// Tasks are shown without their ttl.
@@ -477,7 +497,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
     ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
-    ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602"; answers "tasks/get" | "tasks/update" | "tasks/cancel" with data::unknown_ext_task_internal,
+    ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602"; stateless_answers "tasks/get" | "tasks/update" | "tasks/cancel" with data::unknown_task_internal,
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
     ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
@@ -580,7 +600,7 @@ quirks! {
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
     StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
     /// logging/setLevel with a valid level gets -32603.
-    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared"; refuses data::set_level_refused,
+    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared",
     /// HTTP: an SSE stream stays open for three seconds after its response.
     SseStreamLingers => "HTTP: an SSE stream SHOULD end after its response",
     /// HTTP: a client that drops a call's SSE stream has cancelled the call.
@@ -610,7 +630,7 @@ quirks! {
     /// 2026-07-28: the multi-round fixture refuses the state of its own second round.
     StatelessMrtrLastRoundRefused in stateless => "2026-07-28: a retry with every input asked for and the echoed state completes",
     /// 2026-07-28: the fixture prompt that needs context is produced without asking for it.
-    StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)"; answers "prompts/get" with data::prompt_never_asks,
+    StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
     /// 2026-07-28: the fixture prompt refuses the retry that carries the context.
     StatelessMrtrPromptRetryRefused in stateless => "2026-07-28: a prompts/get retry with the input asked for completes"; answers "prompts/get" with data::prompt_retry_refused,
     /// 2026-07-28: reading `mcpcheck://roots` asks again although the retry has the roots.
@@ -664,7 +684,7 @@ quirks! {
     /// as 2025-11-25 refused it.
     ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",
     /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
-    StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601"; answers "tasks/list" | "tasks/result" with data::task_methods_answered,
+    StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601"; stateless_answers "tasks/list" | "tasks/result" with data::task_methods_answered,
     /// With `--static-token`: a request carrying the id of a session (one an initialize with the
     /// token opened) is served without a token.
     AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401",
@@ -876,11 +896,11 @@ impl Quirks {
         }
     }
 
-    /// Applies the quirks that are on to what the handler of `method` answered.
-    pub fn answer(&self, method: &str, params: &Value, mut outcome: Outcome) -> Outcome {
+    /// Applies the quirks that are on to what the handler of `method` answered in `era`.
+    pub fn answer(&self, era: Era, method: &str, params: &Value, mut outcome: Outcome) -> Outcome {
         for acts in self.acting() {
-            if let Acts::Answer(places, change) = acts {
-                if places.contains(&method) {
+            if let Acts::Answer(places, only, change) = acts {
+                if places.contains(&method) && only.is_none_or(|only| only == era) {
                     outcome = change(params, outcome);
                 }
             }
@@ -931,7 +951,8 @@ impl Quirks {
         }
     }
 
-    /// The refusal a quirk that is on gives a request instead of its handler's answer, if any.
+    /// The refusal a quirk that is on gives a request of the 2026-07-28 era instead of its
+    /// handler's answer, if any.
     pub fn refusal(&self, method: &str, params: &Value) -> Option<Outcome> {
         self.acting().find_map(|acts| match acts {
             Acts::Refusal(refuse) => refuse(method, params).map(Err),
@@ -1880,9 +1901,9 @@ mod data {
     }
 
     /// `StatelessCacheScopePerPage`: a page asked for with a cursor says cacheScope "private".
-    pub fn later_pages_private(_: &str, params: &Value, result: &mut Map<String, Value>) {
+    pub fn later_pages_private(method: &str, params: &Value, result: &mut Map<String, Value>) {
         let later_page = params.get("cursor").is_some_and(|c| !c.is_null());
-        if later_page && result.contains_key("cacheScope") {
+        if later_page && CACHEABLE.contains(&method) && result.contains_key("cacheScope") {
             result["cacheScope"] = json!("private");
         }
     }
@@ -1911,14 +1932,6 @@ mod data {
         }
     }
 
-    /// Whether a request is of the 2026-07-28 era: its `_meta` names the protocol version (a
-    /// dual-era server's handshake era answers without the quirks of that era).
-    fn stateless_request(params: &Value) -> bool {
-        params
-            .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")
-            .is_some()
-    }
-
     /// The method an unknown-method error (-32601) names, if the outcome is one.
     fn unknown_method(outcome: &Outcome) -> Option<&str> {
         match outcome {
@@ -1929,19 +1942,16 @@ mod data {
 
     /// `StatelessAnswerSubscribe`: resources/subscribe and unsubscribe, removed in 2026-07-28,
     /// are still answered.
-    pub fn subscribe_answered(params: &Value, outcome: Outcome) -> Outcome {
+    pub fn subscribe_answered(_: &Value, outcome: Outcome) -> Outcome {
         match unknown_method(&outcome) {
-            Some(_) if stateless_request(params) => Ok(json!({})),
-            _ => outcome,
+            Some(_) => Ok(json!({})),
+            None => outcome,
         }
     }
 
     /// `StatelessAnswerTaskMethods`: tasks/list and tasks/result, which 2026-07-28 does not
     /// have, are answered as the 2025-11-25 methods (no tasks; no such task).
-    pub fn task_methods_answered(params: &Value, outcome: Outcome) -> Outcome {
-        if !stateless_request(params) {
-            return outcome;
-        }
+    pub fn task_methods_answered(_: &Value, outcome: Outcome) -> Outcome {
         match unknown_method(&outcome) {
             Some("tasks/list") => Ok(json!({"tasks": []})),
             Some("tasks/result") => Err((-32602, "Invalid params: no such task".into(), None)),
@@ -1950,9 +1960,9 @@ mod data {
     }
 
     /// `StatelessLegacyNotFoundCode`: 2026-07-28: an unknown resource gets the retired -32002.
-    pub fn not_found_32002(params: &Value, outcome: Outcome) -> Outcome {
+    pub fn not_found_32002(_: &Value, outcome: Outcome) -> Outcome {
         match not_found(&outcome) {
-            Some(uri) if stateless_request(params) => Err((
+            Some(uri) => Err((
                 -32002,
                 "Resource not found".into(),
                 Some(json!({ "uri": uri })),
@@ -1969,8 +1979,10 @@ mod data {
         }
     }
 
-    /// An unknown task id's -32602 made -32603.
-    fn unknown_task_internal_error(outcome: Outcome) -> Outcome {
+    /// `TaskUnknownIdInternal` (2025-11-25 tasks: tasks/get, tasks/result, tasks/cancel) and
+    /// `ExtTaskUnknownInternal` (the tasks extension: tasks/get, tasks/update, tasks/cancel): an
+    /// unknown task id gets -32603.
+    pub fn unknown_task_internal(_: &Value, outcome: Outcome) -> Outcome {
         match outcome {
             Err((-32602, message, data)) if message.starts_with(crate::outcome::NO_TASK) => {
                 Err((-32603, message, data))
@@ -1979,29 +1991,14 @@ mod data {
         }
     }
 
-    /// `TaskUnknownIdInternal`: 2025-11-25 tasks: an unknown task id gets -32603.
-    pub fn unknown_task_internal(params: &Value, outcome: Outcome) -> Outcome {
-        if stateless_request(params) {
-            return outcome;
-        }
-        unknown_task_internal_error(outcome)
-    }
-
-    /// `ExtTaskUnknownInternal`: the tasks extension: an unknown task id gets -32603.
-    pub fn unknown_ext_task_internal(params: &Value, outcome: Outcome) -> Outcome {
-        if !stateless_request(params) {
-            return outcome;
-        }
-        unknown_task_internal_error(outcome)
-    }
-
     /// `TaskCreatedWithoutTimestamps`: 2025-11-25 tasks: the task a call creates is given
     /// without createdAt and lastUpdatedAt.
     pub fn created_task_without_timestamps(_: &Value, mut outcome: Outcome) -> Outcome {
         if let Ok(Value::Object(result)) = &mut outcome {
             if let Some(Value::Object(task)) = result.get_mut("task") {
-                task.shift_remove("createdAt");
-                task.shift_remove("lastUpdatedAt");
+                // Taken out as the server always did, each swapped with the last member.
+                task.swap_remove("createdAt");
+                task.swap_remove("lastUpdatedAt");
             }
         }
         outcome
@@ -2012,9 +2009,17 @@ mod data {
         json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
     }
 
-    /// Whether a message is a notification of `method` (`None`: of any method).
-    fn notification(message: &Map<String, Value>) -> Option<&str> {
-        if message.contains_key("id") {
+    /// The method of a notification the server took and answered nothing (`reply` is none): one
+    /// without an id, of JSON-RPC 2.0, whose params, if any, are an object.
+    fn notification<'m>(message: &'m Map<String, Value>, reply: &Option<Value>) -> Option<&'m str> {
+        let params_ok = message
+            .get("params")
+            .is_none_or(|p| p.is_null() || p.is_object());
+        if reply.is_some()
+            || message.contains_key("id")
+            || message.get("jsonrpc") != Some(&json!("2.0"))
+            || !params_ok
+        {
             return None;
         }
         message.get("method").and_then(Value::as_str)
@@ -2025,7 +2030,7 @@ mod data {
         message: &Map<String, Value>,
         reply: Option<Value>,
     ) -> Option<Value> {
-        match notification(message) {
+        match notification(message, &reply) {
             Some("notifications/initialized") => {
                 Some(json!({"jsonrpc": "2.0", "id": null, "result": {}}))
             }
@@ -2047,7 +2052,7 @@ mod data {
         message: &Map<String, Value>,
         reply: Option<Value>,
     ) -> Option<Value> {
-        match notification(message) {
+        match notification(message, &reply) {
             Some(method) if !NOTIFICATIONS.contains(&method) => {
                 Some(error_reply(Value::Null, -32601, "Method not found"))
             }
@@ -2085,29 +2090,13 @@ mod data {
         reply
     }
 
-    /// `SetLevelRefused`: logging/setLevel with a level the server knows fails with -32603
-    /// (the handshake era's method; 2026-07-28 has none).
-    pub fn set_level_refused(method: &str, params: &Value) -> Option<Failure> {
-        let known = params
-            .get("level")
-            .and_then(Value::as_str)
-            .is_some_and(|level| crate::outcome::LOG_LEVELS.contains(&level));
-        (method == "logging/setLevel" && known && !stateless_request(params)).then(|| {
-            (
-                -32603,
-                "Internal error: log levels cannot be changed".into(),
-                None,
-            )
-        })
-    }
-
     /// `StatelessRequireClientInfo`: 2026-07-28: a request whose `_meta` has no clientInfo is
     /// refused with -32602.
     pub fn client_info_required(_: &str, params: &Value) -> Option<Failure> {
         let without = params
             .pointer("/_meta/io.modelcontextprotocol~1clientInfo")
             .is_none();
-        (stateless_request(params) && without).then(|| {
+        without.then(|| {
             (
                 -32602,
                 "Invalid params: _meta must carry clientInfo".into(),
@@ -2158,18 +2147,6 @@ mod data {
             }
         }
         outcome
-    }
-
-    /// `StatelessMrtrPromptNeverAsks`: the fixture prompt that asks for its context answers at
-    /// once, whatever the request declared or carried.
-    pub fn prompt_never_asks(params: &Value, outcome: Outcome) -> Outcome {
-        let served = matches!(outcome, Ok(_) | Err((-32021, ..)));
-        if text_at(params, "/name") != crate::fixtures::INPUT_PROMPT || !served {
-            return outcome;
-        }
-        Ok(
-            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Prompt with context: none"}}]}),
-        )
     }
 
     /// `StatelessMrtrPromptRetryRefused`: the fixture prompt's retry that carries the context

@@ -172,7 +172,7 @@ impl Server {
                     && self.official_fixtures
                     && self.stateless() =>
             {
-                mrtr::prompt(params)
+                mrtr::prompt(params, &self.quirks)
             }
             "prompts/get" => get_prompt(params),
             _ => complete(params),

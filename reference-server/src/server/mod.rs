@@ -18,7 +18,7 @@ use crate::fixtures::{self, PromptError, ToolOutcome};
 use crate::mrtr;
 use crate::outcome::LOG_LEVELS;
 use crate::outcome::{list_page, Outcome, Sink};
-use crate::quirks::{Quirk, Quirks};
+use crate::quirks::{Era, Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
 pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -508,7 +508,7 @@ impl Server {
             // The quirks that change what a handler answered act here, as data (in the
             // stateless era, before the era's members are added to a result).
             let outcome = self.handle_handshake(session, method, params, sink).await;
-            self.quirks.answer(method, params, outcome)
+            self.quirks.answer(Era::Handshake, method, params, outcome)
         };
         // So do those that send a notification along with an answer, before it goes.
         for notice in self.quirks.notices(method, params, &outcome) {
@@ -552,9 +552,6 @@ impl Server {
                 },
             };
         };
-        if let Some(refusal) = self.quirks.refusal(method, params) {
-            return refusal;
-        }
         match method {
             "initialize" => self.initialize(session, params, sink),
             "ping"
@@ -588,6 +585,11 @@ impl Server {
                     .and_then(Value::as_str)
                     .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
                 match level {
+                    Some(_) if self.quirks.has(Quirk::SetLevelRefused) => Err((
+                        -32603,
+                        "Internal error: log levels cannot be changed".into(),
+                        None,
+                    )),
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
                         if self.quirks.has(Quirk::LoggingServedUndeclared) {

@@ -140,7 +140,9 @@ impl Server {
         };
         // The quirks that change what a handler answered act here, as data, before this era's
         // members are added.
-        let mut result = self.quirks.answer(method, params, outcome)?;
+        let mut result = self
+            .quirks
+            .answer(Era::Stateless, method, params, outcome)?;
         if result.get("resultType").is_none() {
             result["resultType"] = json!("complete");
         }
