@@ -237,6 +237,16 @@ fn results(transcript: &Transcript) -> Vec<Answered<'_>> {
     out
 }
 
+/// Every message a connection received, with its frame, less those a stream resumed with
+/// `Last-Event-ID` delivered again (see [`resumed`]).
+fn received_fresh(transcript: &Transcript) -> impl Iterator<Item = (&Value, &WireFrame)> {
+    transcript
+        .frames
+        .iter()
+        .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
+        .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
+}
+
 /// Whether a frame arrived on a stream resumed with `Last-Event-ID`: a redelivery of messages
 /// sent before, which the checks of order and uniqueness leave out.
 fn resumed(transcript: &Transcript, frame: &WireFrame) -> bool {

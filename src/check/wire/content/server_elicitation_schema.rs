@@ -1,8 +1,8 @@
 //! `server-elicitation-schema`: every form elicitation asks with a flat schema of primitive fields.
 
 use crate::check::wire::shapes::elicitation_schema_problems;
-use crate::check::wire::{resumed, Builtin, Idle, Tally, WireInput};
-use crate::record::{Direction, Evidence, Level, Verdict};
+use crate::check::wire::{received_fresh, Builtin, Idle, Tally, WireInput};
+use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
 /// The check's definition, which the area's `BUILTINS` lists.
@@ -26,18 +26,12 @@ fn server_elicitation_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<
     let mut found = Tally::default();
     for transcript in input.transcripts {
         let version = transcript.version.as_deref().unwrap_or("2025-11-25");
-        for frame in transcript
-            .frames
-            .iter()
-            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-        {
-            let Some(message) = frame.message.as_ref().filter(|m| {
-                m.get("id").is_some()
-                    && m.get("method") == Some(&Value::from("elicitation/create"))
-                    && m.pointer("/params/mode").is_none_or(|mode| mode == "form")
-            }) else {
-                continue;
-            };
+        let form_elicitations = received_fresh(transcript).filter(|(m, _)| {
+            m.get("id").is_some()
+                && m.get("method") == Some(&Value::from("elicitation/create"))
+                && m.pointer("/params/mode").is_none_or(|mode| mode == "form")
+        });
+        for (message, frame) in form_elicitations {
             found.seen += 1;
             let problems =
                 elicitation_schema_problems(&message["params"]["requestedSchema"], version);

@@ -1,8 +1,8 @@
 //! `wire-meta-key-format`: every `_meta` key the server sends follows the key grammar.
 
 use crate::check::wire::shapes::{meta_key_problem, meta_keys};
-use crate::check::wire::{resumed, Builtin, Idle, Tally, WireInput};
-use crate::record::{Direction, Evidence, Level, Verdict};
+use crate::check::wire::{received_fresh, Builtin, Idle, Tally, WireInput};
+use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
 /// The check's definition, which the area's `BUILTINS` lists.
@@ -32,14 +32,7 @@ fn wire_meta_key_format(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evide
         else {
             continue;
         };
-        for frame in transcript
-            .frames
-            .iter()
-            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-        {
-            let Some(message) = frame.message.as_ref() else {
-                continue;
-            };
+        for (message, frame) in received_fresh(transcript) {
             let mut keys = Vec::new();
             meta_keys(message, "", &mut keys);
             if crate::record::version::at_least(version, "2026-07-28") {

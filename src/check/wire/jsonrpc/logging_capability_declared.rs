@@ -1,7 +1,7 @@
 //! `logging-capability-declared`: log messages come only from a server that declares logging.
 
-use crate::check::wire::{declared_capabilities, resumed, Builtin, Idle, Tally, WireInput};
-use crate::record::{Direction, Evidence, Level, Verdict};
+use crate::check::wire::{declared_capabilities, received_fresh, Builtin, Idle, Tally, WireInput};
+use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
 /// The check's definition, which the area's `BUILTINS` lists.
@@ -28,14 +28,7 @@ fn logging_capability_declared(def: &Builtin, input: &WireInput) -> (Verdict, Ve
         let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
             continue;
         };
-        for frame in transcript
-            .frames
-            .iter()
-            .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-        {
-            let Some(message) = frame.message.as_ref() else {
-                continue;
-            };
+        for (message, frame) in received_fresh(transcript) {
             if message.get("method").and_then(Value::as_str) != Some("notifications/message")
                 || message.get("id").is_some()
             {

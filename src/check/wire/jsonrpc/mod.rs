@@ -1,7 +1,7 @@
 //! Built-in checks of framing and the JSON-RPC layer: stdio lines and exit, the envelope of every
 //! message, error objects, and the requests and progress notifications a server sends of its own.
 
-use super::{resumed, sent_message, Builtin};
+use super::{received_fresh, resumed, sent_message, Builtin};
 use crate::record::{id_key, Direction, Evidence, Transcript, WireFrame};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -75,12 +75,7 @@ pub(super) fn declared_client_capabilities(transcript: &Transcript) -> Value {
 pub(super) fn server_requests(
     transcript: &Transcript,
 ) -> impl Iterator<Item = (&Value, &WireFrame)> {
-    transcript
-        .frames
-        .iter()
-        .filter(|f| f.direction == Direction::Received && !resumed(transcript, f))
-        .filter_map(|f| f.message.as_ref().map(|m| (m, f)))
-        .filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
+    received_fresh(transcript).filter(|(m, _)| m.get("method").is_some() && m.get("id").is_some())
 }
 
 /// The requests a server sent on one connection whose id is not a string or an integer, or was
