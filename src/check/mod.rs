@@ -14,9 +14,12 @@ pub mod wire;
 
 /// Every check there is, in one list: the checks of `scenarios` (the library, and any the user
 /// loads) in their order, then the built-in checks over whole transcripts ([`wire`]).
-pub fn definitions(scenarios: &[crate::scenario::Scenario]) -> Vec<crate::record::CheckDef> {
+pub fn definitions<S: std::borrow::Borrow<crate::scenario::Scenario>>(
+    scenarios: &[S],
+) -> Vec<crate::record::CheckDef> {
     scenarios
         .iter()
+        .map(std::borrow::Borrow::borrow)
         .flat_map(|s| s.checks.iter().map(|c| c.def.clone()))
         .chain(wire::definitions())
         .collect()

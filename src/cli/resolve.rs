@@ -2,6 +2,7 @@
 //! and grading settings), every value checked, with a [`UsageError`] for what is wrong.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::args::{CompareArgs, DerivedArg, GradingArgs, OutputArgs, RunArgs, ScenarioArgs};
@@ -181,14 +182,15 @@ pub struct Resolved {
 }
 
 /// Loads the built-in library and the user's directories, and checks ids are unique.
-pub fn load_scenarios(args: &ScenarioArgs) -> Result<Vec<Scenario>, UsageError> {
+pub fn load_scenarios(args: &ScenarioArgs) -> Result<Vec<Arc<Scenario>>, UsageError> {
     let mut scenarios = if args.no_builtin {
         Vec::new()
     } else {
-        load::library().map_err(UsageError::Scenarios)?
+        load::library_shared().map_err(UsageError::Scenarios)?
     };
     for dir in &args.scenarios {
-        scenarios.extend(load::load_dir(dir).map_err(UsageError::Scenarios)?);
+        let loaded = load::load_dir(dir).map_err(UsageError::Scenarios)?;
+        scenarios.extend(loaded.into_iter().map(Arc::new));
     }
     load::check_unique(&scenarios, &crate::check::wire::ids()).map_err(UsageError::Scenarios)?;
     Ok(scenarios)

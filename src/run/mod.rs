@@ -66,7 +66,7 @@ pub struct RunConfig {
     /// The bound on the whole run.
     pub run_timeout: Duration,
     /// The scenarios.
-    pub scenarios: Vec<Scenario>,
+    pub scenarios: Vec<Arc<Scenario>>,
     /// Check ids (or `prefix*`) to run; empty means all.
     pub only: Vec<String>,
     /// Whether the built-in checks over the whole run are judged (`--no-builtin` leaves them out,
@@ -482,14 +482,17 @@ async fn run_started(
     let mut scenarios: Vec<(usize, Arc<Scenario>)> = config
         .scenarios
         .iter()
-        .cloned()
-        .map(|mut s| {
+        .map(|s| {
+            // Shared as it is, unless some of its checks were not selected.
+            if s.checks.iter().all(|c| config.selected(&c.def.id)) {
+                return Arc::clone(s);
+            }
+            let mut s = Scenario::clone(s);
             s.checks.retain(|c| config.selected(&c.def.id));
-            s
+            Arc::new(s)
         })
         .filter(|s| !s.checks.is_empty())
         .filter(|s| config.shard.is_none_or(|(k, n)| shard_of(&s.id, n) == k))
-        .map(Arc::new)
         .enumerate()
         .collect();
     // Scenarios that are known to wait long start first, so that their waits overlap the rest.

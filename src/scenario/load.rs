@@ -7,10 +7,12 @@ pub(crate) use query::parse_query;
 
 use steps::{resolve_check, resolve_step};
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 
 use toml::Spanned;
 
@@ -412,6 +414,16 @@ pub fn library_ref() -> Result<&'static [Scenario], &'static [LoadError]> {
         .map_err(Vec::as_slice)
 }
 
+/// The built-in library shared: each scenario parsed once per process and handed to every run
+/// that asks (the self-test makes hundreds in one process) without a copy.
+pub fn library_shared() -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
+    static SHARED: std::sync::OnceLock<Vec<Arc<Scenario>>> = std::sync::OnceLock::new();
+    let library = library_ref().map_err(<[LoadError]>::to_vec)?;
+    Ok(SHARED
+        .get_or_init(|| library.iter().cloned().map(Arc::new).collect())
+        .clone())
+}
+
 /// Loads every `*.toml` file under a directory (recursively, in name order), or the one file a
 /// path names. A directory without a scenario file is an error, not an empty library.
 pub fn load_dir(dir: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
@@ -484,11 +496,14 @@ fn collect(
 }
 
 /// Rejects scenario ids and check ids used twice (also against the built-in check ids).
-pub fn check_unique(scenarios: &[Scenario], builtin: &[&str]) -> Result<(), Vec<LoadError>> {
+pub fn check_unique<S: Borrow<Scenario>>(
+    scenarios: &[S],
+    builtin: &[&str],
+) -> Result<(), Vec<LoadError>> {
     let mut errors = Vec::new();
     let mut seen_scenarios: HashMap<&str, &str> = HashMap::new();
     let mut seen_checks: HashMap<&str, &str> = builtin.iter().map(|id| (*id, "built-in")).collect();
-    for scenario in scenarios {
+    for scenario in scenarios.iter().map(Borrow::borrow) {
         if let Some(first) = seen_scenarios.insert(&scenario.id, &scenario.source) {
             errors.push(LoadError {
                 path: scenario.source.clone(),
