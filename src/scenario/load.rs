@@ -414,8 +414,9 @@ pub fn library_ref() -> Result<&'static [Scenario], &'static [LoadError]> {
         .map_err(Vec::as_slice)
 }
 
-/// The built-in library shared: each scenario parsed once per process and handed to every run
-/// that asks (the self-test makes hundreds in one process) without a copy.
+/// The built-in library shared: copied once per process from [`library_ref`]'s (so held twice)
+/// and then handed to every run that asks without a copy (the self-test makes hundreds of runs
+/// in one process).
 pub fn library_shared() -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
     static SHARED: std::sync::OnceLock<Vec<Arc<Scenario>>> = std::sync::OnceLock::new();
     let library = library_ref().map_err(<[LoadError]>::to_vec)?;
