@@ -398,31 +398,31 @@ pub fn library_files() -> &'static [(&'static str, &'static str)] {
 /// Loads the built-in library (a copy of [`library_ref`]'s).
 pub fn library() -> Result<Vec<Scenario>, Vec<LoadError>> {
     library_ref()
-        .map(<[Scenario]>::to_vec)
+        .map(|library| library.iter().map(|s| Scenario::clone(s)).collect())
         .map_err(<[LoadError]>::to_vec)
 }
 
-/// The built-in library, parsed once per process: a run reads it for its scenarios and again
-/// for the profiles that grade them.
-pub fn library_ref() -> Result<&'static [Scenario], &'static [LoadError]> {
-    static LIBRARY: std::sync::OnceLock<Result<Vec<Scenario>, Vec<LoadError>>> =
+/// The built-in library, parsed once per process and shared: a run reads it for its scenarios
+/// and again for the profiles that grade them, and the self-test makes hundreds of runs in one
+/// process, none copying it.
+pub fn library_ref() -> Result<&'static [Arc<Scenario>], &'static [LoadError]> {
+    static LIBRARY: std::sync::OnceLock<Result<Vec<Arc<Scenario>>, Vec<LoadError>>> =
         std::sync::OnceLock::new();
     LIBRARY
-        .get_or_init(|| collect(library_files().iter().map(|(path, text)| parse(path, text))))
+        .get_or_init(|| {
+            let parsed = library_files().iter().map(|(path, text)| parse(path, text));
+            collect(parsed).map(|library| library.into_iter().map(Arc::new).collect())
+        })
         .as_ref()
         .map(Vec::as_slice)
         .map_err(Vec::as_slice)
 }
 
-/// The built-in library shared: copied once per process from [`library_ref`]'s (so held twice)
-/// and then handed to every run that asks without a copy (the self-test makes hundreds of runs
-/// in one process).
+/// The built-in library as a run takes it: its scenarios shared, not copied.
 pub fn library_shared() -> Result<Vec<Arc<Scenario>>, Vec<LoadError>> {
-    static SHARED: std::sync::OnceLock<Vec<Arc<Scenario>>> = std::sync::OnceLock::new();
-    let library = library_ref().map_err(<[LoadError]>::to_vec)?;
-    Ok(SHARED
-        .get_or_init(|| library.iter().cloned().map(Arc::new).collect())
-        .clone())
+    library_ref()
+        .map(<[Arc<Scenario>]>::to_vec)
+        .map_err(<[LoadError]>::to_vec)
 }
 
 /// Loads every `*.toml` file under a directory (recursively, in name order), or the one file a
