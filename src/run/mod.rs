@@ -574,13 +574,13 @@ async fn run_started(
         // ends it) is judged even so: the report says why the server could not be tested.
         if config.target.kind() == TransportKind::LegacySse {
             let transcripts = [take_transcript(&main)];
-            let input = wire::WireInput {
-                transport: TransportKind::LegacySse,
-                transcripts: &transcripts,
-                main_exit: exit.as_ref(),
-                early_exit: None,
-                official: None,
-            };
+            let input = wire::WireInput::new(
+                TransportKind::LegacySse,
+                &transcripts,
+                exit.as_ref(),
+                None,
+                None,
+            );
             for builtin in wire::builtins().filter(|b| {
                 b.id().starts_with("legacy-sse-endpoint-") && config.builtin_selected(b.id())
             }) {
@@ -819,13 +819,13 @@ async fn run_started(
     let early_exit = shared
         .early_exit(config.run_timeout.saturating_sub(clock.elapsed()))
         .await;
-    let input = wire::WireInput {
-        transport: config.target.kind(),
-        transcripts: &transcripts,
-        main_exit: exit.as_ref(),
-        early_exit: early_exit.as_ref(),
-        official: config.official_schemas.as_deref(),
-    };
+    let input = wire::WireInput::new(
+        config.target.kind(),
+        &transcripts,
+        exit.as_ref(),
+        early_exit.as_ref(),
+        config.official_schemas.as_deref(),
+    );
     for builtin in wire::builtins().filter(|b| config.builtin_selected(b.id())) {
         let (verdict, evidence) = match (wire::evaluate(builtin, &input), &context.tokenless) {
             // What crossed the wire is refusals: nothing of the server's MCP to judge.

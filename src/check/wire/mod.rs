@@ -132,6 +132,49 @@ pub struct WireInput<'a> {
     pub early_exit: Option<&'a crate::record::exchange::EarlyExit>,
     /// The official schema files, if the user named them (`--official-schemas`).
     pub official: Option<&'a messages::OfficialSchemas>,
+    /// Each transcript's answered requests (see [`results`]), matched once for every check
+    /// that looks at them.
+    answered: std::sync::OnceLock<Vec<Vec<Answered<'a>>>>,
+}
+
+impl<'a> WireInput<'a> {
+    /// What the wire checks look at: the run's transport, transcripts and how its stdio
+    /// servers ended, and the official schemas if the user named them.
+    pub fn new(
+        transport: TransportKind,
+        transcripts: &'a [Transcript],
+        main_exit: Option<&'a ExitReport>,
+        early_exit: Option<&'a crate::record::exchange::EarlyExit>,
+        official: Option<&'a messages::OfficialSchemas>,
+    ) -> WireInput<'a> {
+        WireInput {
+            transport,
+            transcripts,
+            main_exit,
+            early_exit,
+            official,
+            answered: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every response `transcript` (one of this input's) received that carries a result, with
+    /// the request it answers: [`results`], computed once per transcript for all the checks.
+    fn results(&self, transcript: &Transcript) -> &[Answered<'a>] {
+        let all = self
+            .answered
+            .get_or_init(|| self.transcripts.iter().map(results).collect());
+        match self
+            .transcripts
+            .iter()
+            .position(|t| std::ptr::eq(t, transcript))
+        {
+            Some(i) => &all[i],
+            None => {
+                debug_assert!(false, "a transcript that is not the input's");
+                &[]
+            }
+        }
+    }
 }
 
 /// A frame mcpcheck sent, as JSON: parsed as it was recorded (over HTTP) or when its transcript
@@ -266,9 +309,10 @@ fn resumes(record: &crate::record::transcript::HttpRecord) -> bool {
 
 /// The capabilities the server declared on a connection: those of its `initialize` or
 /// `server/discover` result there.
-fn declared_capabilities(transcript: &Transcript) -> Option<Value> {
-    results(transcript)
-        .into_iter()
+fn declared_capabilities(input: &WireInput, transcript: &Transcript) -> Option<Value> {
+    input
+        .results(transcript)
+        .iter()
         .find(|a| a.method == "initialize" || a.method == "server/discover")
         .and_then(|a| a.message.pointer("/result/capabilities").cloned())
 }

@@ -1,8 +1,6 @@
 //! `tasks-status-transitions`: a task's status moves only along the allowed paths.
 
-use crate::check::wire::{
-    is_terminal, messages, results, Answered, Builtin, Idle, Tally, WireInput,
-};
+use crate::check::wire::{is_terminal, messages, Answered, Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -36,7 +34,7 @@ fn tasks_status_transitions(def: &Builtin, input: &WireInput) -> (Verdict, Vec<E
             message,
             frame,
             ..
-        } in results(transcript)
+        } in input.results(transcript)
         {
             let result = &message["result"];
             let reported: Vec<&Value> = match method.as_str() {

@@ -1,7 +1,7 @@
 //! `tools-embedded-resource-declared`: a server that returns embedded resources declares resources.
 
 use crate::check::wire::shapes::content_blocks;
-use crate::check::wire::{declared_capabilities, results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{declared_capabilities, Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -24,7 +24,10 @@ pub(super) const CHECK: Builtin = Builtin {
 /// Judges `tools-embedded-resource-declared`: a server that returns embedded resources declares resources.
 fn tools_embedded_resource_declared(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
-    let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+    let anywhere = input
+        .transcripts
+        .iter()
+        .find_map(|t| declared_capabilities(input, t));
     for transcript in input.transcripts {
         if transcript
             .version
@@ -33,9 +36,10 @@ fn tools_embedded_resource_declared(def: &Builtin, input: &WireInput) -> (Verdic
         {
             continue;
         }
-        let declared = declared_capabilities(transcript).or(anywhere.clone());
-        for answered in results(transcript)
-            .into_iter()
+        let declared = declared_capabilities(input, transcript).or(anywhere.clone());
+        for answered in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/call")
         {
             for block in content_blocks("tools/call", &answered.message["result"]) {

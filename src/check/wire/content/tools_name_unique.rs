@@ -1,6 +1,6 @@
 //! `tools-name-unique`: no tool name is listed twice, across all pages of a listing.
 
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -31,8 +31,9 @@ fn tools_name_unique(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence
         let mut names: HashMap<String, usize> = HashMap::new();
         let mut page = 0;
         let mut next: Option<Value> = None;
-        for answered in results(transcript)
-            .into_iter()
+        for answered in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/list")
         {
             match answered.request.pointer("/params/cursor") {

@@ -1,6 +1,6 @@
 //! `tools-schemas-valid`: every listed tool's inputSchema and outputSchema is a valid JSON Schema.
 
-use crate::check::wire::{messages, results, Answered, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{messages, Answered, Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -27,8 +27,9 @@ fn tools_schemas_valid(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Eviden
         let Some(version) = transcript.version.as_deref() else {
             continue;
         };
-        for Answered { message, .. } in results(transcript)
-            .into_iter()
+        for Answered { message, .. } in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/list")
         {
             let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) else {

@@ -1,7 +1,7 @@
 //! `tools-structured-content-mirrored`: structuredContent is mirrored as JSON in a text block.
 
 use crate::check::wire::shapes::same_json;
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -25,8 +25,9 @@ pub(super) const CHECK: Builtin = Builtin {
 fn tools_structured_content_mirrored(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
-        for answered in results(transcript)
-            .into_iter()
+        for answered in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/call")
         {
             let result = &answered.message["result"];

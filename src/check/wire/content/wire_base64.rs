@@ -1,7 +1,7 @@
 //! `wire-base64`: every blob and every image or audio payload is valid base64.
 
 use crate::check::wire::shapes::{is_base64, result_base64};
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::cut;
 use crate::record::{Evidence, Level, Verdict};
 
@@ -25,7 +25,7 @@ pub(super) const CHECK: Builtin = Builtin {
 fn wire_base64(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
-        for answered in results(transcript) {
+        for answered in input.results(transcript) {
             for (place, data) in result_base64(&answered.method, &answered.message["result"]) {
                 found.seen += 1;
                 if !is_base64(data) {

@@ -1,6 +1,6 @@
 //! `wire-result-schema`: every result has the shape of its method's result type.
 
-use crate::check::wire::{messages, results, Answered, Builtin, Tally, WireInput};
+use crate::check::wire::{messages, Answered, Builtin, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 
 /// The check's definition, which the area's `BUILTINS` lists.
@@ -31,9 +31,9 @@ fn wire_result_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidenc
             request,
             message,
             frame,
-        } in results(transcript)
+        } in input.results(transcript)
         {
-            if message.get("error").is_some() || !messages::judged(&method, version) {
+            if message.get("error").is_some() || !messages::judged(method, version) {
                 continue;
             }
             let result = &message["result"];
@@ -44,14 +44,14 @@ fn wire_result_schema(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidenc
                     &frame.text,
                     &format!("a task handle (resultType \"task\") answers {asked}; the tasks extension makes tasks of tools/call only"),
                 ));
-            } else if let Some(problem) = messages::check_result(&method, version, result) {
+            } else if let Some(problem) = messages::check_result(method, version, result) {
                 found.bad.push(Evidence::frame(
                     &frame.text,
                     &format!("not a {method} result of {version}: {problem}"),
                 ));
             } else if let Some(problem) = input
                 .official
-                .and_then(|o| o.check_result(&method, version, result))
+                .and_then(|o| o.check_result(method, version, result))
             {
                 found.bad.push(Evidence::frame(
                     &frame.text,

@@ -1,7 +1,7 @@
 //! `wire-uri-rfc3986`: every resource URI the server sends is an RFC 3986 URI.
 
 use crate::check::wire::shapes::{result_uris, uri_problem};
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 
 /// The check's definition, which the area's `BUILTINS` lists.
@@ -24,7 +24,7 @@ pub(super) const CHECK: Builtin = Builtin {
 fn wire_uri_rfc3986(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
-        for answered in results(transcript) {
+        for answered in input.results(transcript) {
             for (place, uri) in result_uris(&answered.method, &answered.message["result"]) {
                 found.seen += 1;
                 if let Some(problem) = uri_problem(uri) {

@@ -23,9 +23,12 @@ pub(super) const CHECK: Builtin = Builtin {
 /// Judges `logging-capability-declared`: log messages come only from a server that declares logging.
 fn logging_capability_declared(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
-    let anywhere = input.transcripts.iter().find_map(declared_capabilities);
+    let anywhere = input
+        .transcripts
+        .iter()
+        .find_map(|t| declared_capabilities(input, t));
     for transcript in input.transcripts {
-        let Some(declared) = declared_capabilities(transcript).or(anywhere.clone()) else {
+        let Some(declared) = declared_capabilities(input, transcript).or(anywhere.clone()) else {
             continue;
         };
         for (message, frame) in received_fresh(transcript) {

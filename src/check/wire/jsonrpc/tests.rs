@@ -193,13 +193,7 @@ fn an_http_refusal_naming_another_id_is_a_warning_and_a_wrong_id_a_failure() {
         transcript.id_pairs = pairs;
         transcript.refusal_id_pairs = refusals;
         let transcripts = [transcript];
-        let input = WireInput {
-            transport: TransportKind::Http,
-            transcripts: &transcripts,
-            main_exit: None,
-            early_exit: None,
-            official: None,
-        };
+        let input = WireInput::new(TransportKind::Http, &transcripts, None, None, None);
         (def.judge)(def, &input).0.status
     };
     let refused = vec![(json!(7), json!("server-error"))];
@@ -233,13 +227,7 @@ fn an_exit_on_stdin_eof_that_is_not_clean_passes_with_how_it_ended() {
             },
             stderr_tail: stderr.map(str::to_string),
         };
-        let input = WireInput {
-            transport: TransportKind::Stdio,
-            transcripts: &[],
-            main_exit: None,
-            early_exit: Some(&early),
-            official: None,
-        };
+        let input = WireInput::new(TransportKind::Stdio, &[], None, Some(&early), None);
         (def.judge)(def, &input).0
     };
     let clean = judge("exit 0", None);

@@ -1,7 +1,7 @@
 //! Built-in checks of the stateless 2026-07-28 wire: error codes, tool order, `x-mcp-header`
 //! declarations, `subscriptions/listen` streams, InputRequiredResult shapes, server info, SSE.
 
-use super::{results, sent_message, Builtin};
+use super::{sent_message, Builtin, WireInput};
 use crate::record::{id_key, Direction, Transcript, WireFrame};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -53,15 +53,21 @@ pub(super) struct Listing {
 }
 
 /// Every page of `kind` (`tools`, `prompts`, `resources`) a connection was answered.
-pub(super) fn listings(transcript: &Transcript, connection: usize, kind: &str) -> Vec<Listing> {
+pub(super) fn listings(
+    input: &WireInput,
+    transcript: &Transcript,
+    connection: usize,
+    kind: &str,
+) -> Vec<Listing> {
     let method = format!("{kind}/list");
     let (array, key) = match kind {
         "resources" => ("/result/resources", "uri"),
         "prompts" => ("/result/prompts", "name"),
         _ => ("/result/tools", "name"),
     };
-    results(transcript)
-        .into_iter()
+    input
+        .results(transcript)
+        .iter()
         .filter(|a| a.method == method)
         .map(|answered| {
             let mut names: Vec<String> = answered

@@ -1,6 +1,6 @@
 //! `stateless-cache-scope-pages`: every page of one listing has the same cacheScope.
 
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ fn stateless_cache_scope_pages(def: &Builtin, input: &WireInput) -> (Verdict, Ve
         }
         // The cacheScope of the page that handed out each cursor, by method and cursor.
         let mut scopes: HashMap<(String, String), Value> = HashMap::new();
-        for answered in results(transcript) {
+        for answered in input.results(transcript) {
             if !answered.method.ends_with("/list") {
                 continue;
             }

@@ -1,7 +1,7 @@
 //! `stateless-input-required-shape`: 2026-07-28: an InputRequiredResult asks only for what it may.
 
 use super::input_required_problems;
-use crate::check::wire::{results, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -25,7 +25,7 @@ pub(super) const CHECK: Builtin = Builtin {
 fn stateless_input_required_shape(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in input.transcripts {
-        for answered in results(transcript).into_iter().filter(|a| {
+        for answered in input.results(transcript).iter().filter(|a| {
             a.message.pointer("/result/resultType") == Some(&Value::from("input_required"))
         }) {
             found.seen += 1;

@@ -34,7 +34,7 @@ fn stateless_list_not_per_connection(def: &Builtin, input: &WireInput) -> (Verdi
         let mut all: Vec<Listing> = transcripts
             .iter()
             .enumerate()
-            .flat_map(|(n, t)| listings(t, n, kind))
+            .flat_map(|(n, t)| listings(input, t, n, kind))
             .collect();
         if all.len() < 2 {
             continue;

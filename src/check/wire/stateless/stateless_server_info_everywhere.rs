@@ -1,6 +1,6 @@
 //! `stateless-server-info-everywhere`: 2026-07-28: every result names the server in _meta.
 
-use crate::check::wire::{results, transcripts_since, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -26,7 +26,7 @@ fn stateless_server_info_everywhere(def: &Builtin, input: &WireInput) -> (Verdic
     for transcript in transcripts_since(input, "2026-07-28") {
         // Methods 2026-07-28 removed (a dual-era server may still answer them, as it
         // answers mcpcheck's own barrier pings) are not 2026-07-28 results.
-        for answered in results(transcript).into_iter().filter(|a| {
+        for answered in input.results(transcript).iter().filter(|a| {
             !matches!(
                 a.method.as_str(),
                 "ping"

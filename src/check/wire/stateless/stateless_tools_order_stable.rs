@@ -1,7 +1,7 @@
 //! `stateless-tools-order-stable`: 2026-07-28: tools/list answers in a deterministic order.
 
 use super::same_set;
-use crate::check::wire::{results, transcripts_since, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::transcript::cut;
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
@@ -30,8 +30,9 @@ fn stateless_tools_order_stable(def: &Builtin, input: &WireInput) -> (Verdict, V
     // later answer for the same cursor, on any connection, is compared with it.
     let mut first: HashMap<Option<String>, Vec<String>> = HashMap::new();
     for transcript in transcripts_since(input, "2026-07-28") {
-        for answered in results(transcript)
-            .into_iter()
+        for answered in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/list")
         {
             let cursor = answered

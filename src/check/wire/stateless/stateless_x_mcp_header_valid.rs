@@ -1,7 +1,7 @@
 //! `stateless-x-mcp-header-valid`: 2026-07-28: x-mcp-header annotations in tool schemas are well-formed.
 
 use super::x_mcp_header_problems;
-use crate::check::wire::{results, transcripts_since, Builtin, Idle, Tally, WireInput};
+use crate::check::wire::{transcripts_since, Builtin, Idle, Tally, WireInput};
 use crate::record::{Evidence, Level, Verdict};
 use serde_json::Value;
 
@@ -25,8 +25,9 @@ pub(super) const CHECK: Builtin = Builtin {
 fn stateless_x_mcp_header_valid(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evidence>) {
     let mut found = Tally::default();
     for transcript in transcripts_since(input, "2026-07-28") {
-        for answered in results(transcript)
-            .into_iter()
+        for answered in input
+            .results(transcript)
+            .iter()
             .filter(|a| a.method == "tools/list")
         {
             for tool in answered
