@@ -117,15 +117,26 @@ fn init_and_follow(dir: &Path, bin: Option<&Path>) -> (String, String) {
     (said, last)
 }
 
-/// A fresh virtual environment's bin folder, as an activated one puts on the PATH.
-fn virtual_environment(dir: &Path) -> PathBuf {
-    let status = std::process::Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(dir)
-        .status()
-        .expect("python3 runs");
-    assert!(status.success());
-    dir.join("bin")
+/// A virtual environment's bin folder, as an activated one puts on the PATH, with a guard that
+/// keeps it to one test at a time. One is made per run of the tests (a fresh one, in the target's
+/// folder for test files, where the last run's is replaced): making one costs seconds of CPU,
+/// and the projects installed into it have names of their own.
+fn virtual_environment() -> (std::sync::MutexGuard<'static, ()>, PathBuf) {
+    static MADE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let bin = MADE.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-venv");
+        let _ = std::fs::remove_dir_all(&dir);
+        let status = std::process::Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&dir)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+        dir.join("bin")
+    });
+    (turn, bin.clone())
 }
 
 #[test]
@@ -152,8 +163,7 @@ fn a_node_project_is_installed_built_and_run_by_its_bin() {
 #[test]
 fn a_python_module_is_installed_then_run_with_python_m() {
     let project = sample("python");
-    let venv = tempfile::tempdir().unwrap();
-    let bin = virtual_environment(venv.path());
+    let (_turn, bin) = virtual_environment();
     let (said, _) = init_and_follow(project.path(), Some(&bin));
     assert!(said.contains("\n  pip install -e . "), "{said}");
     let config = std::fs::read_to_string(project.path().join("mcpcheck.toml")).unwrap();
@@ -170,8 +180,7 @@ fn a_python_module_is_installed_then_run_with_python_m() {
 fn a_python_console_script_is_installed_before_it_is_run() {
     // The script exists only once the project is installed: init says so first.
     let project = sample("python-script");
-    let venv = tempfile::tempdir().unwrap();
-    let bin = virtual_environment(venv.path());
+    let (_turn, bin) = virtual_environment();
     let (said, _) = init_and_follow(project.path(), Some(&bin));
     assert!(
         said.contains("the script weather-mcp exists once the project is installed"),
