@@ -61,6 +61,11 @@ enum Acts {
     /// the server's name in `_meta`) are added, with the method and the request's params
     /// (`; decorates f`).
     Decorated(fn(&str, &Value, &mut Map<String, Value>)),
+    /// The params of a request for one of these methods (`elicitation/create`,
+    /// `sampling/createMessage`) that the server is about to send the client while it answers a
+    /// tool call, given the protocol version the exchange speaks (`; asks "elicitation/create"
+    /// with f`). The requests quirks send unasked are theirs alone.
+    Ask(&'static [&'static str], fn(&str, &mut Value)),
 }
 
 /// The era a request is answered in: an answer's quirk may act in one only.
@@ -106,7 +111,7 @@ impl Challenge {
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
 /// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
-/// `; notifies "tools/list" with f`). The
+/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -156,6 +161,7 @@ macro_rules! quirks {
     (@acts stateless_refuses [] $f:path) => { Some(Acts::Refusal($f)) };
     (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
     (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
+    (@acts asks [$($place:literal),+] $f:path) => { Some(Acts::Ask(&[$($place),+], $f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -614,9 +620,9 @@ quirks! {
     /// The elicitation fixtures answer without asking the client.
     ElicitationFixtureSilent => "the elicitation fixtures MUST ask the client with elicitation/create (official fixtures)",
     /// `test_elicitation` asks in URL mode, which the client did not declare (2025-11-25).
-    ElicitationUrlUndeclared => "URL-mode elicitation MUST NOT be sent to a client without elicitation.url",
+    ElicitationUrlUndeclared => "URL-mode elicitation MUST NOT be sent to a client without elicitation.url"; asks "elicitation/create" with data::username_form_as_url,
     /// The SEP-1034 fixture's integer field has the default "30", a string.
-    ElicitationDefaultMistyped => "an elicitation field's default MUST have the field's type (SEP-1034)",
+    ElicitationDefaultMistyped => "an elicitation field's default MUST have the field's type (SEP-1034)"; asks "elicitation/create" with data::age_default_string,
     /// 2026-07-28: a retry with the requestState but no inputResponses gets -32602.
     StatelessMrtrMissingError in stateless => "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused",
     /// 2026-07-28: an unknown key in inputResponses gets -32602.
@@ -960,6 +966,18 @@ impl Quirks {
         })
     }
 
+    /// Applies the quirks that are on to the params of a `method` request the server is about
+    /// to send the client, in an exchange at `version`.
+    pub fn ask(&self, method: &str, version: &str, params: &mut Value) {
+        for acts in self.acting() {
+            if let Acts::Ask(places, change) = acts {
+                if places.contains(&method) {
+                    change(version, params);
+                }
+            }
+        }
+    }
+
     /// The notifications the quirks that are on send while the server answers `method`.
     pub fn notices(&self, method: &str, params: &Value, outcome: &Outcome) -> Vec<Value> {
         self.acting()
@@ -1032,9 +1050,30 @@ impl Quirks {
 #[allow(clippy::ptr_arg)]
 mod data {
     use super::Challenge;
+    use crate::fixtures;
     use crate::outcome::{Failure, Outcome};
     use serde_json::json;
     use serde_json::{Map, Value};
+
+    /// `ElicitationDefaultMistyped`: the form's integer field `age` has the default "30", a
+    /// string.
+    pub fn age_default_string(_version: &str, params: &mut Value) {
+        if let Some(age) = params.pointer_mut("/requestedSchema/properties/age") {
+            age["default"] = json!("30");
+        }
+    }
+
+    /// `ElicitationUrlUndeclared`: from 2025-11-25, the form that asks for a username goes to a
+    /// URL instead (URL mode, which the client did not declare).
+    pub fn username_form_as_url(version: &str, params: &mut Value) {
+        if fixtures::at_least(version, "2025-11-25")
+            && params
+                .pointer("/requestedSchema/properties/username")
+                .is_some()
+        {
+            *params = json!({"mode": "url", "message": params["message"], "url": "https://example.com/form", "elicitationId": "ref-elicitation-1"});
+        }
+    }
 
     fn is_error(response: &Map<String, Value>) -> bool {
         response.contains_key("error")

@@ -750,15 +750,18 @@ impl Server {
         }
     }
 
-    /// Sends a request to the client on the current request's stream and waits (up to 10 s)
-    /// for the answer; `None` if none came.
+    /// Sends a request to the client on the current request's stream (its params as the
+    /// quirks that are on ask it, in an exchange at `version`) and waits (up to 10 s) for the
+    /// answer; `None` if none came.
     async fn ask_client(
         &self,
         session: &Session,
         sink: &Sink,
+        version: &str,
         method: &str,
-        params: Value,
+        mut params: Value,
     ) -> Option<Value> {
+        self.quirks.ask(method, version, &mut params);
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let id = format!(
             "ref-{}-{}",

@@ -196,7 +196,7 @@ impl Server {
                     );
                 }
                 let answer = self
-                    .ask_client(session, sink, "sampling/createMessage", json!({
+                    .ask_client(session, sink, version, "sampling/createMessage", json!({
                         "messages": [{"role": "user", "content": {"type": "text", "text": "Say hello in one word."}}],
                         "maxTokens": 20
                     }))
@@ -220,23 +220,9 @@ impl Server {
                         json!({"content": [{"type": "text", "text": "User response: none asked"}]}),
                     );
                 }
-                let mut schema = schema;
-                if self.quirks.has(Quirk::ElicitationDefaultMistyped) {
-                    if let Some(age) = schema.pointer_mut("/properties/age") {
-                        age["default"] = json!("30");
-                    }
-                }
-                let mut params = json!({"message": message, "requestedSchema": schema});
-                // With the quirk, test_elicitation (the form that asks for a username) goes to
-                // a URL instead.
-                if self.quirks.has(Quirk::ElicitationUrlUndeclared)
-                    && fixtures::at_least(version, "2025-11-25")
-                    && schema.pointer("/properties/username").is_some()
-                {
-                    params = json!({"mode": "url", "message": message, "url": "https://example.com/form", "elicitationId": "ref-elicitation-1"});
-                }
+                let params = json!({"message": message, "requestedSchema": schema});
                 let Some(answer) = self
-                    .ask_client(session, sink, "elicitation/create", params)
+                    .ask_client(session, sink, version, "elicitation/create", params)
                     .await
                 else {
                     return Ok(
