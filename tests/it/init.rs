@@ -118,15 +118,26 @@ fn init_and_follow(dir: &Path, bin: Option<&Path>) -> (String, String) {
 }
 
 /// A virtual environment's bin folder, as an activated one puts on the PATH, with a guard that
-/// keeps it to one test at a time. One is made per run of the tests (a fresh one, in the target's
-/// folder for test files, where the last run's is replaced): making one costs seconds of CPU,
-/// and the projects installed into it have names of their own.
+/// keeps it to one test at a time. One is made per test process (making one costs seconds of
+/// CPU, and the projects installed into it have names of their own), in the target's folder for
+/// test files, named by the process id; those of processes that have ended are removed first.
 fn virtual_environment() -> (std::sync::MutexGuard<'static, ()>, PathBuf) {
     static MADE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let bin = MADE.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("init-venv");
+        let parent = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let ended = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("init-venv-"))
+                .is_some_and(|pid| !Path::new("/proc").join(pid).exists());
+            if ended {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let dir = parent.join(format!("init-venv-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let status = std::process::Command::new("python3")
             .args(["-m", "venv"])
