@@ -11,6 +11,10 @@ pub type Failure = (i64, String, Option<Value>);
 /// A request's outcome: a result, or a JSON-RPC error.
 pub type Outcome = Result<Value, Failure>;
 
+/// The error code of a request the server ends without answering (a quirk's abrupt end): no
+/// response is sent for it.
+pub const UNANSWERED: i64 = i64::MIN;
+
 /// The message of the 2026-07-28 era's -32022 for a version the server does not speak (the
 /// handshake-era `initialize` sent to the stateless server words its own), which a quirk finds
 /// the error by.

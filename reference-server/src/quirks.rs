@@ -66,6 +66,9 @@ enum Acts {
     /// tool call, given the protocol version the exchange speaks (`; asks "elicitation/create"
     /// with f`). The requests quirks send unasked are theirs alone.
     Ask(&'static [&'static str], fn(&str, &mut Value)),
+    /// The messages a 2026-07-28 listen stream opens with (its acknowledgement alone, as the
+    /// server would send it), given the subscription's `_meta` tag (`; opens f`).
+    Opening(fn(&Value, &mut Vec<Value>)),
 }
 
 /// The era a request is answered in: an answer's quirk may act in one only.
@@ -111,7 +114,7 @@ impl Challenge {
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
 /// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
-/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`). The
+/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`, `; opens f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -162,6 +165,7 @@ macro_rules! quirks {
     (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
     (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
     (@acts asks [$($place:literal),+] $f:path) => { Some(Acts::Ask(&[$($place),+], $f)) };
+    (@acts opens [] $f:path) => { Some(Acts::Opening($f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -459,7 +463,7 @@ quirks! {
     /// gets 409 Conflict.
     OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered",
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
-    StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens data::untagged_ack,
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
     TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)"; handshake_answers "tasks/get" | "tasks/result" | "tasks/cancel" with data::unknown_task_internal,
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
@@ -523,23 +527,23 @@ quirks! {
     ExtTaskCapabilityRemembered in stateless => "2026-07-28 tasks extension: a capability declared by one request MUST NOT carry over to the next",
     /// 2026-07-28: a subscription the server ends gets no final result (HTTP: the stream just
     /// closes; stdio: nothing is sent).
-    StatelessListenEndUnannounced in stateless => "2026-07-28: a subscription the server ends SHOULD get a final result",
+    StatelessListenEndUnannounced in stateless => "2026-07-28: a subscription the server ends SHOULD get a final result"; stateless_answers "subscriptions/listen" with data::listen_unanswered,
     /// 2026-07-28: a tools/list_changed goes out on a listen stream before its acknowledgement.
-    StatelessListenNotifyBeforeAck in stateless => "2026-07-28: the acknowledgement MUST be a subscription's first message",
+    StatelessListenNotifyBeforeAck in stateless => "2026-07-28: the acknowledgement MUST be a subscription's first message"; opens data::change_before_ack,
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
-    StatelessListenAckUnrequested in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for",
+    StatelessListenAckUnrequested in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for"; opens data::prompts_acknowledged,
     /// 2026-07-28: right after the acknowledgement, a resources/list_changed nobody asked for
     /// goes out on the listen stream, tagged.
-    StatelessListenExtraAfterAck in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)",
+    StatelessListenExtraAfterAck in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)"; opens data::resources_change_after_ack,
     /// 2026-07-28: right after the acknowledgement, a tools/list_changed goes out on the listen
     /// stream without the subscription's id.
-    StatelessListenChangeUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId",
+    StatelessListenChangeUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens data::untagged_change_after_ack,
     /// 2026-07-28: right after the acknowledgement, a roots/list request goes out on the listen
     /// stream.
-    StatelessListenServerRequest in stateless => "2026-07-28: a server sends no requests of its own (not on a listen stream either)",
+    StatelessListenServerRequest in stateless => "2026-07-28: a server sends no requests of its own (not on a listen stream either)"; opens data::roots_request_after_ack,
     /// 2026-07-28: the final result of a subscription the server ends leaves out the
     /// subscription's id.
-    StatelessListenFinalUntagged in stateless => "2026-07-28: the final result of a subscription MUST carry its subscriptionId",
+    StatelessListenFinalUntagged in stateless => "2026-07-28: the final result of a subscription MUST carry its subscriptionId"; stateless_answers "subscriptions/listen" with data::final_untagged,
     /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
     StatelessMrtrStateUnchecked in stateless => "2026-07-28: a requestState that fails verification MUST be rejected",
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
@@ -966,6 +970,16 @@ impl Quirks {
         })
     }
 
+    /// Applies the quirks that are on to the messages a listen stream opens with (`opening`,
+    /// its acknowledgement), given the subscription's tag.
+    pub fn opening(&self, tag: &Value, opening: &mut Vec<Value>) {
+        for acts in self.acting() {
+            if let Acts::Opening(change) = acts {
+                change(tag, opening);
+            }
+        }
+    }
+
     /// Applies the quirks that are on to the params of a `method` request the server is about
     /// to send the client, in an exchange at `version`.
     pub fn ask(&self, method: &str, version: &str, params: &mut Value) {
@@ -1051,9 +1065,80 @@ impl Quirks {
 mod data {
     use super::Challenge;
     use crate::fixtures;
-    use crate::outcome::{Failure, Outcome};
+    use crate::outcome::{Failure, Outcome, UNANSWERED};
     use serde_json::json;
     use serde_json::{Map, Value};
+
+    /// A listen stream's acknowledgement among the messages it opens with.
+    fn acknowledgement(opening: &mut [Value]) -> Option<&mut Value> {
+        opening
+            .iter_mut()
+            .find(|m| m["method"] == "notifications/subscriptions/acknowledged")
+    }
+
+    /// `StatelessListenUntagged`: the acknowledgement leaves out the subscription's id.
+    pub fn untagged_ack(_tag: &Value, opening: &mut Vec<Value>) {
+        if let Some(params) = acknowledgement(opening).and_then(|a| a["params"].as_object_mut()) {
+            params.remove("_meta");
+        }
+    }
+
+    /// `StatelessListenAckUnrequested`: the acknowledgement agrees to prompt list changes too.
+    pub fn prompts_acknowledged(_tag: &Value, opening: &mut Vec<Value>) {
+        if let Some(ack) = acknowledgement(opening) {
+            ack["params"]["notifications"]["promptsListChanged"] = json!(true);
+        }
+    }
+
+    /// `StatelessListenNotifyBeforeAck`: a tagged tools/list_changed goes before the
+    /// acknowledgement.
+    pub fn change_before_ack(tag: &Value, opening: &mut Vec<Value>) {
+        let at = opening
+            .iter()
+            .position(|m| m["method"] == "notifications/subscriptions/acknowledged")
+            .unwrap_or(0);
+        opening.insert(
+            at,
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": tag}}),
+        );
+    }
+
+    /// `StatelessListenExtraAfterAck`: a tagged resources/list_changed nobody asked for follows.
+    pub fn resources_change_after_ack(tag: &Value, opening: &mut Vec<Value>) {
+        opening.push(json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {"_meta": tag}}));
+    }
+
+    /// `StatelessListenChangeUntagged`: a tools/list_changed without the subscription's id
+    /// follows.
+    pub fn untagged_change_after_ack(_tag: &Value, opening: &mut Vec<Value>) {
+        opening.push(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+    }
+
+    /// `StatelessListenServerRequest`: a roots/list request follows.
+    pub fn roots_request_after_ack(_tag: &Value, opening: &mut Vec<Value>) {
+        opening.push(
+            json!({"jsonrpc": "2.0", "id": "reference-server-roots", "method": "roots/list"}),
+        );
+    }
+
+    /// `StatelessListenEndUnannounced`: a subscription the server ends gets no final result.
+    pub fn listen_unanswered(_params: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Ok(_) => Err((UNANSWERED, String::new(), None)),
+            refused => refused,
+        }
+    }
+
+    /// `StatelessListenFinalUntagged`: the final result of a subscription the server ends
+    /// leaves out the subscription's id.
+    pub fn final_untagged(_params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if let Some(members) = result.as_object_mut() {
+                members.remove("_meta");
+            }
+            result
+        })
+    }
 
     /// `ElicitationDefaultMistyped`: the form's integer field `age` has the default "30", a
     /// string.

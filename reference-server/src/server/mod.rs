@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::fixtures::{self, PromptError, ToolOutcome};
 use crate::mrtr;
 use crate::outcome::LOG_LEVELS;
-use crate::outcome::{list_page, Outcome, Sink};
+use crate::outcome::{list_page, Outcome, Sink, UNANSWERED};
 use crate::quirks::{Era, Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.
@@ -205,9 +205,6 @@ pub fn in_this_era<F: std::future::Future>(fut: F) -> impl std::future::Future<O
         }
     }
 }
-
-/// The error code of a request the server ends without answering (a quirk's abrupt end).
-const UNANSWERED: i64 = i64::MIN;
 
 /// The capability a feature method belongs to.
 fn capability_of(method: &str) -> Option<&'static str> {
@@ -661,31 +658,11 @@ impl Server {
             honoured["promptsListChanged"] = json!(true);
             methods.push("notifications/prompts/list_changed");
         }
-        if self.quirks.has(Quirk::StatelessListenAckUnrequested) {
-            honoured["promptsListChanged"] = json!(true);
-        }
-        if self.quirks.has(Quirk::StatelessListenNotifyBeforeAck) {
-            let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": tag}}));
-        }
-        let mut ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": honoured, "_meta": tag}});
-        if self.quirks.has(Quirk::StatelessListenUntagged) {
-            ack["params"]
-                .as_object_mut()
-                .expect("params")
-                .remove("_meta");
-        }
-        let _ = sink.send(ack);
-        if self.quirks.has(Quirk::StatelessListenExtraAfterAck) {
-            let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {"_meta": tag}}));
-        }
-        if self.quirks.has(Quirk::StatelessListenChangeUntagged) {
-            let _ =
-                sink.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
-        }
-        if self.quirks.has(Quirk::StatelessListenServerRequest) {
-            let _ = sink.send(
-                json!({"jsonrpc": "2.0", "id": "reference-server-roots", "method": "roots/list"}),
-            );
+        let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": honoured, "_meta": tag}});
+        let mut opening = vec![ack];
+        self.quirks.opening(&tag, &mut opening);
+        for message in opening {
+            let _ = sink.send(message);
         }
         let key = self.listener_keys.fetch_add(1, Ordering::Relaxed);
         self.listeners
@@ -699,12 +676,6 @@ impl Server {
             });
         let _unlisten = Unlisten(&self.listeners, key);
         tokio::time::sleep(LISTEN_LIFETIME).await;
-        if self.quirks.has(Quirk::StatelessListenEndUnannounced) {
-            return Err((UNANSWERED, String::new(), None));
-        }
-        if self.quirks.has(Quirk::StatelessListenFinalUntagged) {
-            return Ok(json!({}));
-        }
         Ok(json!({"_meta": tag}))
     }
 
