@@ -66,9 +66,12 @@ enum Acts {
     /// tool call, given the protocol version the exchange speaks (`; asks "elicitation/create"
     /// with f`). The requests quirks send unasked are theirs alone.
     Ask(&'static [&'static str], fn(&str, &mut Value)),
-    /// The messages a 2026-07-28 listen stream opens with (its acknowledgement alone, as the
-    /// server would send it), given the subscription's `_meta` tag (`; opens f`).
-    Opening(fn(&Value, &mut Vec<Value>)),
+    /// The messages the server opens an exchange with, as it would send them, given what
+    /// names the exchange (`; opens "subscriptions/listen" with f`): a 2026-07-28 listen
+    /// stream's (its acknowledgement; the subscription's `_meta` tag), or, in the handshake era,
+    /// the requests with which it asks a session's client for its roots once (`"roots/list"`:
+    /// roots/list, then a ping it withdraws at once; null).
+    Opening(&'static str, fn(&Value, &mut Vec<Value>)),
 }
 
 /// The era a request is answered in: an answer's quirk may act in one only.
@@ -114,7 +117,7 @@ impl Challenge {
 /// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
 /// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
 /// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
-/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`, `; opens f`). The
+/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -165,7 +168,7 @@ macro_rules! quirks {
     (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
     (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
     (@acts asks [$($place:literal),+] $f:path) => { Some(Acts::Ask(&[$($place),+], $f)) };
-    (@acts opens [] $f:path) => { Some(Acts::Opening($f)) };
+    (@acts opens [$place:literal] $f:path) => { Some(Acts::Opening($place, $f)) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -409,9 +412,9 @@ quirks! {
     /// After the response to a call with a progress token, one more progress notification follows (stdio).
     ProgressAfterResponse => "progress MUST only reference active requests",
     /// With roots/list the server also asks for sampling/createMessage, which the client did not declare.
-    ServerSendsSampling => "server requests MUST respect the client's capabilities",
+    ServerSendsSampling => "server requests MUST respect the client's capabilities"; opens "roots/list" with data::sampling_unasked,
     /// roots/list is asked twice with the same request id.
-    ServerRequestIdReused => "a request id MUST NOT be reused within a session",
+    ServerRequestIdReused => "a request id MUST NOT be reused within a session"; opens "roots/list" with data::roots_id_reused,
     /// 2026-07-28: a missing resource gets the retired -32002.
     StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; stateless_answers "resources/read" with data::not_found_32002,
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
@@ -463,7 +466,7 @@ quirks! {
     /// gets 409 Conflict.
     OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered",
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
-    StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens data::untagged_ack,
+    StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens "subscriptions/listen" with data::untagged_ack,
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
     TaskUnknownIdInternal => "2025-11-25 tasks: an unknown taskId MUST get -32602 (here -32603)"; handshake_answers "tasks/get" | "tasks/result" | "tasks/cancel" with data::unknown_task_internal,
     /// A CreateTaskResult's task has no createdAt or lastUpdatedAt.
@@ -529,18 +532,18 @@ quirks! {
     /// closes; stdio: nothing is sent).
     StatelessListenEndUnannounced in stateless => "2026-07-28: a subscription the server ends SHOULD get a final result"; stateless_answers "subscriptions/listen" with data::listen_unanswered,
     /// 2026-07-28: a tools/list_changed goes out on a listen stream before its acknowledgement.
-    StatelessListenNotifyBeforeAck in stateless => "2026-07-28: the acknowledgement MUST be a subscription's first message"; opens data::change_before_ack,
+    StatelessListenNotifyBeforeAck in stateless => "2026-07-28: the acknowledgement MUST be a subscription's first message"; opens "subscriptions/listen" with data::change_before_ack,
     /// 2026-07-28: the acknowledgement also agrees to prompt list changes nobody asked for.
-    StatelessListenAckUnrequested in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for"; opens data::prompts_acknowledged,
+    StatelessListenAckUnrequested in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for"; opens "subscriptions/listen" with data::prompts_acknowledged,
     /// 2026-07-28: right after the acknowledgement, a resources/list_changed nobody asked for
     /// goes out on the listen stream, tagged.
-    StatelessListenExtraAfterAck in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)"; opens data::resources_change_after_ack,
+    StatelessListenExtraAfterAck in stateless => "2026-07-28: a listen stream MUST NOT carry notification types the client did not ask for (after the acknowledgement)"; opens "subscriptions/listen" with data::resources_change_after_ack,
     /// 2026-07-28: right after the acknowledgement, a tools/list_changed goes out on the listen
     /// stream without the subscription's id.
-    StatelessListenChangeUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens data::untagged_change_after_ack,
+    StatelessListenChangeUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens "subscriptions/listen" with data::untagged_change_after_ack,
     /// 2026-07-28: right after the acknowledgement, a roots/list request goes out on the listen
     /// stream.
-    StatelessListenServerRequest in stateless => "2026-07-28: a server sends no requests of its own (not on a listen stream either)"; opens data::roots_request_after_ack,
+    StatelessListenServerRequest in stateless => "2026-07-28: a server sends no requests of its own (not on a listen stream either)"; opens "subscriptions/listen" with data::roots_request_after_ack,
     /// 2026-07-28: the final result of a subscription the server ends leaves out the
     /// subscription's id.
     StatelessListenFinalUntagged in stateless => "2026-07-28: the final result of a subscription MUST carry its subscriptionId"; stateless_answers "subscriptions/listen" with data::final_untagged,
@@ -970,12 +973,14 @@ impl Quirks {
         })
     }
 
-    /// Applies the quirks that are on to the messages a listen stream opens with (`opening`,
-    /// its acknowledgement), given the subscription's tag.
-    pub fn opening(&self, tag: &Value, opening: &mut Vec<Value>) {
+    /// Applies the quirks that are on to the messages the server opens an exchange with
+    /// (`subscriptions/listen`, `roots/list`), given what names it (see [`Acts::Opening`]).
+    pub fn opening(&self, exchange: &str, names: &Value, opening: &mut Vec<Value>) {
         for acts in self.acting() {
-            if let Acts::Opening(change) = acts {
-                change(tag, opening);
+            if let Acts::Opening(place, change) = acts {
+                if place == exchange {
+                    change(names, opening);
+                }
             }
         }
     }
@@ -1119,6 +1124,23 @@ mod data {
         opening.push(
             json!({"jsonrpc": "2.0", "id": "reference-server-roots", "method": "roots/list"}),
         );
+    }
+
+    /// `ServerRequestIdReused`: a second roots/list goes out under the first one's id.
+    pub fn roots_id_reused(_: &Value, opening: &mut Vec<Value>) {
+        if let Some(first) = opening
+            .iter()
+            .find(|m| m["method"] == "roots/list")
+            .cloned()
+        {
+            opening.push(first);
+        }
+    }
+
+    /// `ServerSendsSampling`: a sampling request goes out too, though the client never declared
+    /// sampling.
+    pub fn sampling_unasked(_: &Value, opening: &mut Vec<Value>) {
+        opening.push(json!({"jsonrpc": "2.0", "id": "ref-sampling-1", "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
     }
 
     /// `StatelessListenEndUnannounced`: a subscription the server ends gets no final result.

@@ -660,7 +660,8 @@ impl Server {
         }
         let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": honoured, "_meta": tag}});
         let mut opening = vec![ack];
-        self.quirks.opening(&tag, &mut opening);
+        self.quirks
+            .opening("subscriptions/listen", &tag, &mut opening);
         for message in opening {
             let _ = sink.send(message);
         }
@@ -707,17 +708,17 @@ impl Server {
         {
             return;
         }
-        let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
         // The server also checks once that the client is alive, and withdraws the question at
         // once: either side may cancel a request it issued.
-        let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-ping-1", "method": "ping"}));
-        let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "ref-ping-1", "reason": "no longer needed"}}));
-        if self.quirks.has(Quirk::ServerRequestIdReused) {
-            let _ =
-                sink.send(json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}));
-        }
-        if self.quirks.has(Quirk::ServerSendsSampling) {
-            let _ = sink.send(json!({"jsonrpc": "2.0", "id": "ref-sampling-1", "method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
+        let mut opening = vec![
+            json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}),
+            json!({"jsonrpc": "2.0", "id": "ref-ping-1", "method": "ping"}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "ref-ping-1", "reason": "no longer needed"}}),
+        ];
+        self.quirks
+            .opening("roots/list", &Value::Null, &mut opening);
+        for message in opening {
+            let _ = sink.send(message);
         }
     }
 
