@@ -72,6 +72,9 @@ enum Acts {
     /// the requests with which it asks a session's client for its roots once (`"roots/list"`:
     /// roots/list, then a ping it withdraws at once; null).
     Opening(&'static str, fn(&Value, &mut Vec<Value>)),
+    /// The capabilities the server declares (initialize, server/discover), once those it does
+    /// not serve are left out (`; declares f`).
+    Declared(fn(&mut Map<String, Value>)),
 }
 
 /// The era a request is answered in: an answer's quirk may act in one only.
@@ -113,15 +116,16 @@ impl Challenge {
 
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
-/// given) and, for a quirk that is data, where it acts and the function that does it
-/// ([`Acts`]: `; rewrites f`, `; lists "tools" with f`, `; answers "prompts/get" with f`,
-/// `; serves "protected-resource" with f`, `; enters f`, `; posts f`, `; heads f`,
-/// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
-/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`). The
+/// given) and, for a quirk that is data, where it acts and the function that does it, once or more
+/// for a quirk that acts in several places, each after a `;` ([`Acts`]: `; rewrites f`,
+/// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
+/// with f`, `; enters f`, `; posts f`, `; heads f`, `; challenges f`, `; decorates f`,
+/// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
-    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($($place:literal)|+ with)? $acts:path)?,)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($($place:literal)|+ with)? $acts:path)*,)*) => {
         /// One deliberate deviation from the specification.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
         pub enum Quirk {
@@ -130,12 +134,12 @@ macro_rules! quirks {
 
         /// Every quirk, in declaration order, with the rule it breaks, its name if the variant's
         /// does not give it, the runs it shows in, and where it acts, if it is data.
-        const DECLARED: &[(Quirk, &str, Option<&str>, Modes, Option<Acts>)] = &[$((
+        const DECLARED: &[(Quirk, &str, Option<&str>, Modes, &[Acts])] = &[$((
             Quirk::$variant,
             $rule,
             quirks!(@name $($name)?),
             quirks!(@modes $($modes)?),
-            quirks!(@acts $($how [$($($place),+)?] $acts)?),
+            &[$(quirks!(@acts $how [$($($place),+)?] $acts)),*],
         ),)*];
     };
     (@name) => { None };
@@ -147,28 +151,28 @@ macro_rules! quirks {
     (@modes stateless_auth) => { Modes::StatelessAuth };
     (@modes oauth) => { Modes::OAuth };
     (@modes legacy_auth) => { Modes::LegacyAuth };
-    (@acts) => { None };
-    (@acts rewrites [] $f:path) => { Some(Acts::Response($f)) };
-    (@acts lists [$place:literal] $f:path) => { Some(Acts::Listing($place, $f)) };
-    (@acts answers [$($place:literal),+] $f:path) => { Some(Acts::Answer(&[$($place),+], None, $f)) };
+    (@acts rewrites [] $f:path) => { Acts::Response($f) };
+    (@acts lists [$place:literal] $f:path) => { Acts::Listing($place, $f) };
+    (@acts answers [$($place:literal),+] $f:path) => { Acts::Answer(&[$($place),+], None, $f) };
     (@acts stateless_answers [$($place:literal),+] $f:path) => {
-        Some(Acts::Answer(&[$($place),+], Some(Era::Stateless), $f))
+        Acts::Answer(&[$($place),+], Some(Era::Stateless), $f)
     };
     (@acts handshake_answers [$($place:literal),+] $f:path) => {
-        Some(Acts::Answer(&[$($place),+], Some(Era::Handshake), $f))
+        Acts::Answer(&[$($place),+], Some(Era::Handshake), $f)
     };
-    (@acts serves [$place:literal] $f:path) => { Some(Acts::Document($place, $f)) };
-    (@acts enters [] $f:path) => { Some(Acts::SkillEntry($f)) };
-    (@acts posts [] $f:path) => { Some(Acts::Posted($f)) };
-    (@acts heads [] $f:path) => { Some(Acts::JsonHeaders($f)) };
-    (@acts challenges [] $f:path) => { Some(Acts::Challenge($f)) };
-    (@acts decorates [] $f:path) => { Some(Acts::Decorated($f)) };
-    (@acts replies [] $f:path) => { Some(Acts::Reply($f)) };
-    (@acts stateless_refuses [] $f:path) => { Some(Acts::Refusal($f)) };
-    (@acts shows [] $f:path) => { Some(Acts::TaskView($f)) };
-    (@acts notifies [$($place:literal),+] $f:path) => { Some(Acts::Notice(&[$($place),+], $f)) };
-    (@acts asks [$($place:literal),+] $f:path) => { Some(Acts::Ask(&[$($place),+], $f)) };
-    (@acts opens [$place:literal] $f:path) => { Some(Acts::Opening($place, $f)) };
+    (@acts serves [$place:literal] $f:path) => { Acts::Document($place, $f) };
+    (@acts enters [] $f:path) => { Acts::SkillEntry($f) };
+    (@acts posts [] $f:path) => { Acts::Posted($f) };
+    (@acts heads [] $f:path) => { Acts::JsonHeaders($f) };
+    (@acts challenges [] $f:path) => { Acts::Challenge($f) };
+    (@acts decorates [] $f:path) => { Acts::Decorated($f) };
+    (@acts replies [] $f:path) => { Acts::Reply($f) };
+    (@acts stateless_refuses [] $f:path) => { Acts::Refusal($f) };
+    (@acts shows [] $f:path) => { Acts::TaskView($f) };
+    (@acts notifies [$($place:literal),+] $f:path) => { Acts::Notice(&[$($place),+], $f) };
+    (@acts asks [$($place:literal),+] $f:path) => { Acts::Ask(&[$($place),+], $f) };
+    (@acts opens [$place:literal] $f:path) => { Acts::Opening($place, $f) };
+    (@acts declares [] $f:path) => { Acts::Declared($f) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -396,11 +400,11 @@ quirks! {
     /// HTTP: session ids contain a space.
     SessionIdWithSpace => "a session id MUST hold only visible ASCII (0x21-0x7E)",
     /// `tools` is not declared, but tools are served.
-    ToolsServedUndeclared => "a server MUST declare the tools capability to serve tools",
+    ToolsServedUndeclared => "a server MUST declare the tools capability to serve tools"; declares data::without_tools,
     /// `resources` is not declared, but resources are served.
-    ResourcesServedUndeclared => "a server MUST declare the resources capability to serve resources",
+    ResourcesServedUndeclared => "a server MUST declare the resources capability to serve resources"; declares data::without_resources,
     /// `prompts` is not declared, but prompts are served.
-    PromptsServedUndeclared => "a server MUST declare the prompts capability to serve prompts",
+    PromptsServedUndeclared => "a server MUST declare the prompts capability to serve prompts"; declares data::without_prompts,
     /// A log message notification lacks `data`.
     LogMessageWithoutData => "a log message MUST carry level and data (schema)",
     /// The second listed resource's URI holds a malformed percent-escape.
@@ -556,15 +560,15 @@ quirks! {
     /// Batches are refused on 2025-03-26 sessions too.
     BatchesRefused20250326 as "batches-refused-2025-03-26" => "2025-03-26: implementations MUST support receiving JSON-RPC batches",
     /// completion/complete is served although `completions` is not declared.
-    CompletionsServedUndeclared => "a server MUST declare the completions capability to serve completion/complete",
+    CompletionsServedUndeclared => "a server MUST declare the completions capability to serve completion/complete"; declares data::without_completions,
     /// logging/setLevel is served although `logging` is not declared (and says so in a log
     /// message).
-    LoggingServedUndeclared => "a server MUST declare the logging capability to serve logging/setLevel",
+    LoggingServedUndeclared => "a server MUST declare the logging capability to serve logging/setLevel"; declares data::without_logging; notifies "logging/setLevel" with data::level_set_logged,
     /// 2026-07-28 HTTP: the Origin header is not validated.
     StatelessNoOriginCheck in stateless => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)",
     /// 2026-07-28: completion/complete is served although server/discover does not declare
     /// `completions`.
-    StatelessCompletionsServedUndeclared in stateless => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601",
+    StatelessCompletionsServedUndeclared in stateless => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601"; declares data::without_completions,
     /// 2026-07-28: a JSON-RPC batch is processed.
     StatelessAcceptBatches in stateless => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused",
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
@@ -703,7 +707,7 @@ quirks! {
     AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401",
     /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name
     /// `offline_access` besides the server's scope.
-    AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)",
+    AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)"; challenges data::offline_access_asked; serves "protected-resource" with data::offline_access_supported,
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
     AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)"; serves "protected-resource" with data::resource_origin,
     /// With `--static-token`: any bearer token is accepted; only a request with none is refused.
@@ -767,7 +771,7 @@ quirks! {
     /// tools/list drops the keywords `if`, `then`, `else` and `$anchor` from every inputSchema.
     SchemaKeywordsDropped => "from 2025-11-25 a tool's inputSchema is 2020-12 JSON Schema, listed with every keyword its author wrote (SEP-1613, SEP-2106)"; lists "tools" with data::schema_keywords_dropped,
     /// With `--skills`: the extension is declared without the `resources` capability (resources are still served).
-    SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too",
+    SkillsResourcesUndeclared => "skills extension: a server that declares it MUST declare the resources capability too"; declares data::without_resources,
     /// With `--skills`: skills/list is an unknown method, though the extension is declared.
     SkillsListUnknown => "skills extension: a server that declares it MUST implement skills/list"; answers "skills/list" with data::skills_list_unknown,
     /// With `--skills`: the second skill's entry has no `resources`.
@@ -871,7 +875,7 @@ impl Quirks {
         self.acts = DECLARED
             .iter()
             .filter(|(quirk, ..)| self.on.contains(quirk))
-            .filter_map(|(.., acts)| *acts)
+            .flat_map(|(.., acts)| acts.iter().copied())
             .collect();
     }
 
@@ -971,6 +975,15 @@ impl Quirks {
             Acts::Refusal(refuse) => refuse(method, params).map(Err),
             _ => None,
         })
+    }
+
+    /// Applies the quirks that are on to the capabilities the server declares.
+    pub fn declared(&self, capabilities: &mut Map<String, Value>) {
+        for acts in self.acting() {
+            if let Acts::Declared(change) = acts {
+                change(capabilities);
+            }
+        }
     }
 
     /// Applies the quirks that are on to the messages the server opens an exchange with
@@ -1124,6 +1137,62 @@ mod data {
         opening.push(
             json!({"jsonrpc": "2.0", "id": "reference-server-roots", "method": "roots/list"}),
         );
+    }
+
+    /// `ToolsServedUndeclared`: the tools capability is not declared.
+    pub fn without_tools(capabilities: &mut Map<String, Value>) {
+        capabilities.remove("tools");
+    }
+
+    /// `ResourcesServedUndeclared`, `SkillsResourcesUndeclared`: the resources capability is not
+    /// declared.
+    pub fn without_resources(capabilities: &mut Map<String, Value>) {
+        capabilities.remove("resources");
+    }
+
+    /// `PromptsServedUndeclared`: the prompts capability is not declared.
+    pub fn without_prompts(capabilities: &mut Map<String, Value>) {
+        capabilities.remove("prompts");
+    }
+
+    /// `CompletionsServedUndeclared`, `StatelessCompletionsServedUndeclared`: the completions
+    /// capability is not declared.
+    pub fn without_completions(capabilities: &mut Map<String, Value>) {
+        capabilities.remove("completions");
+    }
+
+    /// `LoggingServedUndeclared`: the logging capability is not declared.
+    pub fn without_logging(capabilities: &mut Map<String, Value>) {
+        capabilities.remove("logging");
+    }
+
+    /// `LoggingServedUndeclared`: a level set is told at once, in a log message the server
+    /// never declared it sends.
+    pub fn level_set_logged(_params: &Value, outcome: &Outcome) -> Option<Value> {
+        outcome.is_ok().then(|| {
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
+            })
+        })
+    }
+
+    /// `AuthOfflineAccess`: the challenge's scope names `offline_access` too.
+    pub fn offline_access_asked(challenge: &mut Challenge) {
+        for (name, value) in &mut challenge.params {
+            if name == "scope" {
+                value.push_str(" offline_access");
+            }
+        }
+    }
+
+    /// `AuthOfflineAccess`: the resource metadata's `scopes_supported` names `offline_access`
+    /// too.
+    pub fn offline_access_supported(document: &mut Map<String, Value>) {
+        if let Some(Value::Array(scopes)) = document.get_mut("scopes_supported") {
+            scopes.push(json!("offline_access"));
+        }
     }
 
     /// `ServerRequestIdReused`: a second roots/list goes out under the first one's id.

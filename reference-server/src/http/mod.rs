@@ -756,12 +756,7 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         };
         params.push(("resource_metadata".to_string(), named));
     }
-    let scope = if quirks.has(Quirk::AuthOfflineAccess) {
-        format!("{SCOPE} offline_access")
-    } else {
-        SCOPE.to_string()
-    };
-    params.push(("scope".to_string(), scope));
+    params.push(("scope".to_string(), SCOPE.to_string()));
     if let Some(error) = error {
         params.push(("error".to_string(), error.to_string()));
     }
@@ -895,9 +890,6 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         "bearer_methods_supported": ["header"],
         "resource_name": "mcpcheck reference server",
     });
-    if quirks.has(Quirk::AuthOfflineAccess) {
-        document["scopes_supported"] = json!([SCOPE, "offline_access"]);
-    }
     quirks.document("protected-resource", document.as_object_mut()?);
     let content_type = if quirks.has(Quirk::AuthMetadataContentType) {
         "text/plain"

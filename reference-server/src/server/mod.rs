@@ -254,22 +254,9 @@ impl Server {
 
     /// Keeps only the declared capabilities of a capabilities object.
     fn declared(&self, mut capabilities: Value) -> Value {
-        let hidden = [
-            (Quirk::ToolsServedUndeclared, "tools"),
-            (Quirk::ResourcesServedUndeclared, "resources"),
-            (Quirk::PromptsServedUndeclared, "prompts"),
-            (Quirk::CompletionsServedUndeclared, "completions"),
-            (Quirk::StatelessCompletionsServedUndeclared, "completions"),
-            (Quirk::LoggingServedUndeclared, "logging"),
-            (Quirk::SkillsResourcesUndeclared, "resources"),
-        ];
         if let Some(object) = capabilities.as_object_mut() {
-            object.retain(|name, _| {
-                self.serves(name)
-                    && !hidden
-                        .iter()
-                        .any(|(quirk, cap)| cap == name && self.quirks.has(*quirk))
-            });
+            object.retain(|name, _| self.serves(name));
+            self.quirks.declared(object);
         }
         capabilities
     }
@@ -589,14 +576,6 @@ impl Server {
                     )),
                     Some(level) => {
                         *session.log_level.lock().expect("log level lock") = Some(level);
-                        if self.quirks.has(Quirk::LoggingServedUndeclared) {
-                            // It says so at once, in a log message it never declared it sends.
-                            let _ = sink.send(json!({
-                                "jsonrpc": "2.0",
-                                "method": "notifications/message",
-                                "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
-                            }));
-                        }
                         Ok(json!({}))
                     }
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),
