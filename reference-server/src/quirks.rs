@@ -478,7 +478,7 @@ quirks! {
     /// Tasks are shown without their ttl.
     TaskWithoutTtl => "2025-11-25 tasks: tasks/get MUST include the actual ttl"; shows data::task_without_ttl,
     /// tasks/result answers without the related-task metadata.
-    TaskResultUnrelated => "2025-11-25 tasks: tasks/result MUST carry io.modelcontextprotocol/related-task",
+    TaskResultUnrelated => "2025-11-25 tasks: tasks/result MUST carry io.modelcontextprotocol/related-task"; handshake_answers "tasks/result" with data::result_unrelated,
     /// tasks/result answers at once, with empty content, while the task still works.
     TaskResultEarly => "2025-11-25 tasks: tasks/result MUST block until the task is terminal",
     /// tasks/cancel of a working task answers with the task still working, and it goes on.
@@ -502,9 +502,9 @@ quirks! {
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
     StatelessListChangeSilent in stateless => "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
     /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
-    ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)",
+    ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)"; stateless_answers "tools/call" with data::task_handle_nested,
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
-    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\"",
+    ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\""; stateless_answers "tasks/get" with data::task_view_typed_task,
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
     ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
@@ -1175,6 +1175,48 @@ mod data {
                 "method": "notifications/message",
                 "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
             })
+        })
+    }
+
+    /// `TaskResultUnrelated`: tasks/result's result leaves out the task it relates to.
+    pub fn result_unrelated(_params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if let Some(members) = result.as_object_mut() {
+                let emptied = members
+                    .get_mut("_meta")
+                    .and_then(Value::as_object_mut)
+                    .is_some_and(|meta| {
+                        meta.shift_remove(crate::tasks::RELATED);
+                        meta.is_empty()
+                    });
+                if emptied {
+                    members.shift_remove("_meta");
+                }
+            }
+            result
+        })
+    }
+
+    /// `ExtTaskNested`: a task handle (the extension's CreateTaskResult) holds its task in a
+    /// `task` member instead of being the task.
+    pub fn task_handle_nested(_params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            let Some(members) = result.as_object_mut() else {
+                return result;
+            };
+            if members.get("resultType") != Some(&json!("task")) {
+                return result;
+            }
+            members.shift_remove("resultType");
+            json!({"resultType": "task", "task": result})
+        })
+    }
+
+    /// `ExtTaskGetResultTypeTask`: the extension's tasks/get sets `resultType` "task".
+    pub fn task_view_typed_task(_params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut view| {
+            view["resultType"] = json!("task");
+            view
         })
     }
 

@@ -28,7 +28,7 @@ const PROGRESS_WORK: Duration = Duration::from_millis(2000);
 const TTL_MS: u64 = 60_000;
 
 /// The related-task `_meta` key.
-const RELATED: &str = "io.modelcontextprotocol/related-task";
+pub const RELATED: &str = "io.modelcontextprotocol/related-task";
 
 /// How many progress notifications a task sends while it works (at even steps of its work; the
 /// total is one more, which its completion reaches).
@@ -269,9 +269,7 @@ impl Tasks {
                 match &task.outcome {
                     Ok(result) => {
                         let mut result = result.clone();
-                        if !quirks.has(Quirk::TaskResultUnrelated) {
-                            result["_meta"] = related;
-                        }
+                        result["_meta"] = related;
                         Ok(result)
                     }
                     Err(error) => Err(error.clone()),
@@ -460,9 +458,6 @@ impl ExtTasks {
         };
         let view = task.ext_view(quirks, false);
         tasks.push(task);
-        if quirks.has(Quirk::ExtTaskNested) {
-            return json!({"resultType": "task", "task": view});
-        }
         let mut handle = view;
         handle["resultType"] = json!("task");
         handle
@@ -477,14 +472,7 @@ impl ExtTasks {
             return Err((-32602, format!("{NO_TASK} `{id}`"), None));
         };
         match method {
-            "tasks/get" => {
-                let mut view = task.ext_view(quirks, true);
-                // A quirk of the extension's tasks/get only (the 2025-11-25 one is another).
-                if quirks.has(Quirk::ExtTaskGetResultTypeTask) {
-                    view["resultType"] = json!("task");
-                }
-                Ok(view)
-            }
+            "tasks/get" => Ok(task.ext_view(quirks, true)),
             "tasks/update" => {
                 let Some(responses) = params.get("inputResponses").and_then(Value::as_object)
                 else {
