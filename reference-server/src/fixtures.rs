@@ -66,6 +66,9 @@ pub const TASK_TOOLS: &[&str] = &[
     "test_tool_with_task",
 ];
 
+/// mcpcheck's fixture tool that asks for the client's roots (2026-07-28, multi-round).
+pub const ROOTS_TOOL: &str = "mcpcheck_list_roots";
+
 /// The official suite's multi-round fixture tool (2026-07-28).
 pub const MULTI_ROUND_TOOL: &str = "test_input_required_result_multi_round";
 

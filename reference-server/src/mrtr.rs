@@ -141,17 +141,11 @@ pub fn list_roots(params: &Value, quirks: &Quirks) -> Outcome {
             let count = roots.as_array().map_or(0, Vec::len);
             Ok(json!({"content": [text(format!("{count} roots"))]}))
         }
-        _ => {
-            let mut requests = json!({"roots": {"method": "roots/list"}});
-            if quirks.has(Quirk::StatelessMrtrUndeclaredRequest) {
-                requests["sample"] = json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}});
-            }
-            Ok(json!({
-                "resultType": "input_required",
-                "inputRequests": requests,
-                "requestState": sign("roots-v1"),
-            }))
-        }
+        _ => Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": {"roots": {"method": "roots/list"}},
+            "requestState": sign("roots-v1"),
+        })),
     }
 }
 

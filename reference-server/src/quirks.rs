@@ -556,7 +556,7 @@ quirks! {
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
     StatelessMrtrRetryAsksAgain in stateless => "2026-07-28: a retry carrying every input asked for completes the request",
     /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
-    StatelessMrtrUndeclaredRequest in stateless => "2026-07-28: input requests MUST only use capabilities the request declared",
+    StatelessMrtrUndeclaredRequest in stateless => "2026-07-28: input requests MUST only use capabilities the request declared"; stateless_answers "tools/call" with data::roots_round_asks_sampling,
     /// Batches are refused on 2025-03-26 sessions too.
     BatchesRefused20250326 as "batches-refused-2025-03-26" => "2025-03-26: implementations MUST support receiving JSON-RPC batches",
     /// completion/complete is served although `completions` is not declared.
@@ -1217,6 +1217,22 @@ mod data {
         outcome.map(|mut view| {
             view["resultType"] = json!("task");
             view
+        })
+    }
+
+    /// `StatelessMrtrUndeclaredRequest`: the roots tool's round asks the client to sample too,
+    /// a capability the request did not declare.
+    pub fn roots_round_asks_sampling(params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if params["name"] == fixtures::ROOTS_TOOL {
+                if let Some(requests) = result
+                    .get_mut("inputRequests")
+                    .and_then(Value::as_object_mut)
+                {
+                    requests.insert("sample".into(), json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
+                }
+            }
+            result
         })
     }
 

@@ -122,7 +122,7 @@ impl Server {
                 Some(json!({"requiredCapabilities": {"sampling": {}}})),
             ));
         }
-        if name == "mcpcheck_list_roots" && self.stateless() {
+        if name == fixtures::ROOTS_TOOL && self.stateless() {
             return mrtr::list_roots(params, &self.quirks);
         }
         if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless() {
