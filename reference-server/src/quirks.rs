@@ -807,7 +807,7 @@ quirks! {
     /// With `--skills`: a directory read of a file answers an empty folder.
     SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
-    SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory",
+    SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory"; answers "resources/directory/read" with data::folders_untyped,
     /// stdio and HTTP+SSE: every response is sent twice.
     DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)",
 }
@@ -1230,6 +1230,20 @@ mod data {
                     .and_then(Value::as_object_mut)
                 {
                     requests.insert("sample".into(), json!({"method": "sampling/createMessage", "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}], "maxTokens": 10}}));
+                }
+            }
+            result
+        })
+    }
+
+    /// `SkillsDirectoryUntyped`: a directory read leaves out each subfolder's mimeType.
+    pub fn folders_untyped(_params: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            if let Some(items) = result.get_mut("resources").and_then(Value::as_array_mut) {
+                for item in items.iter_mut().filter_map(Value::as_object_mut) {
+                    if item.get("mimeType") == Some(&json!(crate::skills::DIRECTORY)) {
+                        item.shift_remove("mimeType");
+                    }
                 }
             }
             result

@@ -18,7 +18,7 @@ use crate::quirks::{Quirk, Quirks};
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// A folder's mimeType in a directory read.
-const DIRECTORY: &str = "inode/directory";
+pub const DIRECTORY: &str = "inode/directory";
 
 /// The skills of a folder, with the quirks that change them.
 #[derive(Debug)]
@@ -278,11 +278,7 @@ impl Skills {
             .map(|(name, folder)| {
                 let child = format!("{base}/{name}");
                 if folder {
-                    let mut item = json!({"uri": child, "name": name});
-                    if !self.quirks.has(Quirk::SkillsDirectoryUntyped) {
-                        item["mimeType"] = json!(DIRECTORY);
-                    }
-                    item
+                    json!({"uri": child, "name": name, "mimeType": DIRECTORY})
                 } else {
                     let path = format!("{prefix}{name}");
                     let size = skill
