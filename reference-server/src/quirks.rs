@@ -1141,29 +1141,29 @@ mod data {
 
     /// `ToolsServedUndeclared`: the tools capability is not declared.
     pub fn without_tools(capabilities: &mut Map<String, Value>) {
-        capabilities.remove("tools");
+        capabilities.shift_remove("tools");
     }
 
     /// `ResourcesServedUndeclared`, `SkillsResourcesUndeclared`: the resources capability is not
     /// declared.
     pub fn without_resources(capabilities: &mut Map<String, Value>) {
-        capabilities.remove("resources");
+        capabilities.shift_remove("resources");
     }
 
     /// `PromptsServedUndeclared`: the prompts capability is not declared.
     pub fn without_prompts(capabilities: &mut Map<String, Value>) {
-        capabilities.remove("prompts");
+        capabilities.shift_remove("prompts");
     }
 
     /// `CompletionsServedUndeclared`, `StatelessCompletionsServedUndeclared`: the completions
     /// capability is not declared.
     pub fn without_completions(capabilities: &mut Map<String, Value>) {
-        capabilities.remove("completions");
+        capabilities.shift_remove("completions");
     }
 
     /// `LoggingServedUndeclared`: the logging capability is not declared.
     pub fn without_logging(capabilities: &mut Map<String, Value>) {
-        capabilities.remove("logging");
+        capabilities.shift_remove("logging");
     }
 
     /// `LoggingServedUndeclared`: a level set is told at once, in a log message the server
