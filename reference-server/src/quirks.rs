@@ -75,6 +75,9 @@ enum Acts {
     /// The capabilities the server declares (initialize, server/discover), once those it does
     /// not serve are left out (`; declares f`).
     Declared(fn(&mut Map<String, Value>)),
+    /// A reply (not a batch's) about to be written on stdout, over stdio only, once rewritten as
+    /// every response is (`; writes f`).
+    Written(fn(&mut Map<String, Value>)),
 }
 
 /// The era a request is answered in: an answer's quirk may act in one only.
@@ -121,7 +124,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f`, `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -173,6 +176,7 @@ macro_rules! quirks {
     (@acts asks [$($place:literal),+] $f:path) => { Acts::Ask(&[$($place),+], $f) };
     (@acts opens [$place:literal] $f:path) => { Acts::Opening($place, $f) };
     (@acts declares [] $f:path) => { Acts::Declared($f) };
+    (@acts writes [] $f:path) => { Acts::Written($f) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -273,7 +277,7 @@ quirks! {
     /// answering a request that was read) leaves out its `id`.
     StatelessRefusalsWithoutId in stateless => "a response MUST carry the id of the request it answers (JSON-RPC); over HTTP with a 4xx status neither MCP nor JSON-RPC states it: a warning"; posts data::refusal_without_id,
     /// stdio: an error response leaves out its `id` (a parse error's id null included).
-    StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)",
+    StdioErrorsWithoutId => "a response MUST carry the id of the request it answers (JSON-RPC)"; writes data::stdio_error_without_id,
     /// A request with id 0 is answered with id null.
     ZeroIdNull => "a response MUST echo the request id with its type"; rewrites data::zero_id_null,
     /// Error responses also carry `"result": null`.
@@ -977,6 +981,18 @@ impl Quirks {
         })
     }
 
+    /// Applies the quirks that are on to a reply (not a batch's) about to be written on stdout.
+    pub fn written(&self, reply: &mut Value) {
+        let Value::Object(members) = reply else {
+            return;
+        };
+        for acts in self.acting() {
+            if let Acts::Written(change) = acts {
+                change(members);
+            }
+        }
+    }
+
     /// Applies the quirks that are on to the capabilities the server declares.
     pub fn declared(&self, capabilities: &mut Map<String, Value>) {
         for acts in self.acting() {
@@ -1248,6 +1264,13 @@ mod data {
             }
             result
         })
+    }
+
+    /// `StdioErrorsWithoutId`: an error written on stdout leaves out its `id`.
+    pub fn stdio_error_without_id(reply: &mut Map<String, Value>) {
+        if reply.contains_key("error") {
+            reply.remove("id");
+        }
     }
 
     /// `AuthOfflineAccess`: the challenge's scope names `offline_access` too.

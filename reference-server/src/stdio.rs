@@ -234,11 +234,7 @@ fn write_replies(
         }
     } else {
         for mut reply in handled.replies {
-            if server.quirks.has(Quirk::StdioErrorsWithoutId) && reply.get("error").is_some() {
-                if let Some(object) = reply.as_object_mut() {
-                    object.remove("id");
-                }
-            }
+            server.quirks.written(&mut reply);
             let reply = &reply;
             let line = format!("{}\n", render(reply).expect("serializable"));
             let response = reply.get("method").is_none() && reply.get("id").is_some();
