@@ -80,6 +80,9 @@ enum Acts {
     Written(fn(&mut Map<String, Value>)),
 }
 
+/// A quirk's change to the members of an object the server is about to send.
+type MembersChange = fn(&mut Map<String, Value>);
+
 /// The era a request is answered in: an answer's quirk may act in one only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -893,15 +896,22 @@ impl Quirks {
         self.acts.iter().copied()
     }
 
-    /// Applies the rewrites of the quirks that are on to a response about to be sent.
-    pub fn rewrite(&self, mut response: Value) -> Value {
-        if let Value::Object(members) = &mut response {
-            for acts in self.acting() {
-                if let Acts::Response(rewrite) = acts {
-                    rewrite(members);
-                }
+    /// Applies to `value`'s members, if it is an object, the change of every quirk that is on
+    /// and acts at the place `at` picks out.
+    fn change_members(&self, value: &mut Value, at: fn(Acts) -> Option<MembersChange>) {
+        if let Value::Object(members) = value {
+            for change in self.acting().filter_map(at) {
+                change(members);
             }
         }
+    }
+
+    /// Applies the rewrites of the quirks that are on to a response about to be sent.
+    pub fn rewrite(&self, mut response: Value) -> Value {
+        self.change_members(&mut response, |acts| match acts {
+            Acts::Response(change) => Some(change),
+            _ => None,
+        });
         response
     }
 
@@ -983,14 +993,10 @@ impl Quirks {
 
     /// Applies the quirks that are on to a reply (not a batch's) about to be written on stdout.
     pub fn written(&self, reply: &mut Value) {
-        let Value::Object(members) = reply else {
-            return;
-        };
-        for acts in self.acting() {
-            if let Acts::Written(change) = acts {
-                change(members);
-            }
-        }
+        self.change_members(reply, |acts| match acts {
+            Acts::Written(change) => Some(change),
+            _ => None,
+        });
     }
 
     /// Applies the quirks that are on to the capabilities the server declares.
@@ -1002,16 +1008,17 @@ impl Quirks {
         }
     }
 
-    /// Applies the quirks that are on to the messages the server opens an exchange with
-    /// (`subscriptions/listen`, `roots/list`), given what names it (see [`Acts::Opening`]).
-    pub fn opening(&self, exchange: &str, names: &Value, opening: &mut Vec<Value>) {
+    /// The messages the server opens an exchange with (`subscriptions/listen`, `roots/list`),
+    /// given what names it (see [`Acts::Opening`]), once the quirks that are on change them.
+    pub fn opening(&self, exchange: &str, names: &Value, mut opening: Vec<Value>) -> Vec<Value> {
         for acts in self.acting() {
             if let Acts::Opening(place, change) = acts {
                 if place == exchange {
-                    change(names, opening);
+                    change(names, &mut opening);
                 }
             }
         }
+        opening
     }
 
     /// Applies the quirks that are on to the params of a `method` request the server is about
@@ -1038,14 +1045,10 @@ impl Quirks {
 
     /// Applies the quirks that are on to a 2025-11-25 task as the server shows it.
     pub fn task_view(&self, view: &mut Value) {
-        let Value::Object(members) = view else {
-            return;
-        };
-        for acts in self.acting() {
-            if let Acts::TaskView(change) = acts {
-                change(members);
-            }
-        }
+        self.change_members(view, |acts| match acts {
+            Acts::TaskView(change) => Some(change),
+            _ => None,
+        });
     }
 
     /// Whether a quirk that is on changes the replies to messages (`; replies`): the server

@@ -638,10 +638,7 @@ impl Server {
             methods.push("notifications/prompts/list_changed");
         }
         let ack = json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"notifications": honoured, "_meta": tag}});
-        let mut opening = vec![ack];
-        self.quirks
-            .opening("subscriptions/listen", &tag, &mut opening);
-        for message in opening {
+        for message in self.quirks.opening("subscriptions/listen", &tag, vec![ack]) {
             let _ = sink.send(message);
         }
         let key = self.listener_keys.fetch_add(1, Ordering::Relaxed);
@@ -689,14 +686,12 @@ impl Server {
         }
         // The server also checks once that the client is alive, and withdraws the question at
         // once: either side may cancel a request it issued.
-        let mut opening = vec![
+        let opening = vec![
             json!({"jsonrpc": "2.0", "id": "ref-roots-1", "method": "roots/list"}),
             json!({"jsonrpc": "2.0", "id": "ref-ping-1", "method": "ping"}),
             json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "ref-ping-1", "reason": "no longer needed"}}),
         ];
-        self.quirks
-            .opening("roots/list", &Value::Null, &mut opening);
-        for message in opening {
+        for message in self.quirks.opening("roots/list", &Value::Null, opening) {
             let _ = sink.send(message);
         }
     }
