@@ -5,6 +5,12 @@
 
 use serde_json::{json, Value};
 
+/// The related-task `_meta` key (2025-11-25 tasks).
+pub const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+/// A folder's mimeType in a skills directory read.
+pub const DIRECTORY: &str = "inode/directory";
+
 /// How many items a page of a list holds (`--page-size`; 2 by default, so that pagination is
 /// exercised).
 pub static PAGE_SIZE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(2);

@@ -6,6 +6,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(test)]
+mod acyclic;
 mod body;
 mod fixtures;
 mod http;
@@ -14,6 +16,7 @@ mod legacy;
 mod mrtr;
 mod outcome;
 mod quirks;
+mod rounds;
 mod server;
 mod skills;
 mod stdio;

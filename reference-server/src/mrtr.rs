@@ -11,37 +11,12 @@ use serde_json::{json, Value};
 
 use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
+use crate::rounds::{answered, declares, sign, verify};
 
 /// The URI of the resource that asks for the client's roots before it can be read.
 pub const ROOTS_RESOURCE: &str = "mcpcheck://roots";
 
 pub use crate::fixtures::{INPUT_PROMPT, MULTI_ROUND_TOOL};
-
-/// Signs a round's payload: the payload and a checksum keyed by this process.
-fn sign(payload: &str) -> String {
-    format!("{payload}.{:016x}", checksum(payload))
-}
-
-/// The payload of a state this process signed; `None` for one that fails verification.
-fn verify(state: &str) -> Option<&str> {
-    let (payload, sum) = state.rsplit_once('.')?;
-    (format!("{:016x}", checksum(payload)) == sum).then_some(payload)
-}
-
-fn checksum(payload: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    ("mcpcheck-reference/mrtr", std::process::id(), payload).hash(&mut hasher);
-    hasher.finish()
-}
-
-/// Whether this request's `_meta` declares a client capability.
-pub fn declares(params: &Value, capability: &str) -> bool {
-    params
-        .pointer("/_meta/io.modelcontextprotocol~1clientCapabilities")
-        .and_then(|c| c.get(capability))
-        .is_some()
-}
 
 /// The -32021 error for a request that needs a client capability it did not declare.
 pub fn missing_capability(capability: &str) -> Outcome {
@@ -75,25 +50,6 @@ fn ask_text(message: &str, field: &str) -> Value {
     })
 }
 
-/// The text a client entered for `field` in an accepted elicitation answered under `key`;
-/// `Err` for an answer that is not an ElicitResult.
-fn answered(params: &Value, key: &str, field: &str) -> Result<Option<String>, String> {
-    let Some(answer) = params.pointer(&format!("/inputResponses/{key}")) else {
-        return Ok(None);
-    };
-    let Some(action) = answer.get("action").and_then(Value::as_str) else {
-        return Err(format!("inputResponses.{key} is not an ElicitResult"));
-    };
-    Ok(Some(match action {
-        "accept" => answer
-            .pointer(&format!("/content/{field}"))
-            .and_then(Value::as_str)
-            .unwrap_or("nobody")
-            .to_string(),
-        _ => "nobody".to_string(),
-    }))
-}
-
 fn invalid(why: String) -> Outcome {
     Err((-32602, format!("Invalid params: {why}"), None))
 }
@@ -118,26 +74,12 @@ pub fn list_roots(params: &Value, quirks: &Quirks) -> Outcome {
             return invalid("inputResponses.roots is not a ListRootsResult".into());
         }
     }
-    let extra = responses
-        .and_then(Value::as_object)
-        .is_some_and(|r| r.keys().any(|k| k != "roots"));
-    if extra && quirks.has(Quirk::StatelessMrtrExtraRefused) {
-        return invalid("unknown key in inputResponses".into());
-    }
-    if responses.is_none() && state.is_some() && quirks.has(Quirk::StatelessMrtrMissingError) {
-        return invalid("inputResponses missing".into());
-    }
     let answered = responses
         .and_then(|r| r.get("roots"))
         .map(|r| r.get("roots").cloned().unwrap_or(json!([])));
     match (answered, state) {
-        (Some(_), Some(state))
-            if verify(state) != Some("roots-v1")
-                && !quirks.has(Quirk::StatelessMrtrStateUnchecked) =>
-        {
-            tampered()
-        }
-        (Some(roots), Some(_)) if !quirks.has(Quirk::StatelessMrtrRetryAsksAgain) => {
+        (Some(_), Some(state)) if verify(state) != Some("roots-v1") => tampered(),
+        (Some(roots), Some(_)) => {
             let count = roots.as_array().map_or(0, Vec::len);
             Ok(json!({"content": [text(format!("{count} roots"))]}))
         }
@@ -151,7 +93,7 @@ pub fn list_roots(params: &Value, quirks: &Quirks) -> Outcome {
 
 /// `test_input_required_result_multi_round`: asks for a name (`step1`), then for a colour
 /// (`step2`) with a new state that carries the name, then answers with both.
-pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
+pub fn multi_round(params: &Value) -> Outcome {
     if !declares(params, "elicitation") {
         return missing_capability("elicitation");
     }
@@ -175,9 +117,6 @@ pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
             Ok(None) => return round_one(),
             Ok(Some(name)) => name,
         };
-        if quirks.has(Quirk::StatelessMrtrOneRound) {
-            return Ok(json!({"content": [text(format!("Multi-round complete for {name}"))]}));
-        }
         // The name travels in the state, hex-encoded so that it cannot break the format.
         let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
         return Ok(json!({
@@ -189,9 +128,6 @@ pub fn multi_round(params: &Value, quirks: &Quirks) -> Outcome {
     let Some(hex) = payload.strip_prefix("round2-") else {
         return tampered();
     };
-    if quirks.has(Quirk::StatelessMrtrLastRoundRefused) {
-        return invalid("requestState is not for this round".into());
-    }
     let name: String = (0..hex.len() / 2)
         .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
         .map(char::from)
@@ -492,23 +428,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_signed_state_verifies_and_an_altered_one_does_not() {
-        let state = sign("round2-416461");
-        assert_eq!(verify(&state), Some("round2-416461"));
-        assert_eq!(verify(&format!("{state}-altered")), None);
-        assert_eq!(verify(&state.replace("round2", "round1")), None);
-    }
-
-    #[test]
     fn the_multi_round_fixture_takes_two_rounds() {
-        let quirks = Quirks::default();
         let meta = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
-        let first = multi_round(&json!({"_meta": meta}), &quirks).unwrap();
+        let first = multi_round(&json!({"_meta": meta})).unwrap();
         assert!(first["inputRequests"]["step1"].is_object());
         let second = multi_round(
             &json!({"_meta": meta, "requestState": first["requestState"],
                 "inputResponses": {"step1": {"action": "accept", "content": {"name": "Ada"}}}}),
-            &quirks,
         )
         .unwrap();
         assert!(second["inputRequests"]["step2"].is_object());
@@ -516,7 +442,6 @@ mod tests {
         let third = multi_round(
             &json!({"_meta": meta, "requestState": second["requestState"],
                 "inputResponses": {"step2": {"action": "accept", "content": {"color": "blue"}}}}),
-            &quirks,
         )
         .unwrap();
         assert_eq!(

@@ -75,6 +75,9 @@ enum Acts {
     /// The capabilities the server declares (initialize, server/discover), once those it does
     /// not serve are left out (`; declares f`).
     Declared(fn(&mut Map<String, Value>)),
+    /// A bearer token the server takes besides the valid one, given whether it is the token the
+    /// server knows as expired (`; accepts f`).
+    Token(fn(&str, bool) -> bool),
     /// A reply (not a batch's) about to be written on stdout, over stdio only, once rewritten as
     /// every response is (`; writes f`).
     Written(fn(&mut Map<String, Value>)),
@@ -127,7 +130,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f`, `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; accepts f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -180,6 +183,7 @@ macro_rules! quirks {
     (@acts opens [$place:literal] $f:path) => { Acts::Opening($place, $f) };
     (@acts declares [] $f:path) => { Acts::Declared($f) };
     (@acts writes [] $f:path) => { Acts::Written($f) };
+    (@acts accepts [] $f:path) => { Acts::Token($f) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -513,7 +517,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
     ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\""; stateless_answers "tasks/get" with data::task_view_typed_task,
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
-    ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result",
+    ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result"; stateless_answers "tasks/get" with data::ext_task_result_not_inlined,
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
     ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
@@ -527,13 +531,13 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
     ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
-    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
+    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed"; stateless_answers "tasks/get" with data::ext_task_tool_error_failed,
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
-    ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error",
+    ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error"; stateless_answers "tasks/get" with data::ext_task_failed_without_error,
     /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
     ExtTaskListenUndeclared in stateless => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: tasks/get of a task that waits for input leaves out inputRequests.
-    ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests",
+    ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests"; stateless_answers "tasks/get" with data::ext_task_input_requests_missing,
     /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
     ExtTaskUpdateIgnored in stateless => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
     /// 2026-07-28, tasks extension: a task id once asked about by a request that declared the
@@ -559,9 +563,9 @@ quirks! {
     /// subscription's id.
     StatelessListenFinalUntagged in stateless => "2026-07-28: the final result of a subscription MUST carry its subscriptionId"; stateless_answers "subscriptions/listen" with data::final_untagged,
     /// 2026-07-28: `mcpcheck_list_roots` accepts a requestState that fails verification.
-    StatelessMrtrStateUnchecked in stateless => "2026-07-28: a requestState that fails verification MUST be rejected",
+    StatelessMrtrStateUnchecked in stateless => "2026-07-28: a requestState that fails verification MUST be rejected"; stateless_answers "tools/call" with data::roots_state_unchecked,
     /// 2026-07-28: `mcpcheck_list_roots` asks again on every retry and never completes.
-    StatelessMrtrRetryAsksAgain in stateless => "2026-07-28: a retry carrying every input asked for completes the request",
+    StatelessMrtrRetryAsksAgain in stateless => "2026-07-28: a retry carrying every input asked for completes the request"; stateless_answers "tools/call" with data::roots_retry_asks_again,
     /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
     StatelessMrtrUndeclaredRequest in stateless => "2026-07-28: input requests MUST only use capabilities the request declared"; stateless_answers "tools/call" with data::roots_round_asks_sampling,
     /// Batches are refused on 2025-03-26 sessions too.
@@ -642,17 +646,17 @@ quirks! {
     /// The SEP-1034 fixture's integer field has the default "30", a string.
     ElicitationDefaultMistyped => "an elicitation field's default MUST have the field's type (SEP-1034)"; asks "elicitation/create" with data::age_default_string,
     /// 2026-07-28: a retry with the requestState but no inputResponses gets -32602.
-    StatelessMrtrMissingError in stateless => "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused",
+    StatelessMrtrMissingError in stateless => "2026-07-28: a retry missing a needed response SHOULD be asked again, not refused"; stateless_answers "tools/call" with data::roots_missing_refused,
     /// 2026-07-28: an unknown key in inputResponses gets -32602.
-    StatelessMrtrExtraRefused in stateless => "2026-07-28: unknown keys in inputResponses SHOULD be ignored",
+    StatelessMrtrExtraRefused in stateless => "2026-07-28: unknown keys in inputResponses SHOULD be ignored"; stateless_answers "tools/call" with data::roots_extra_refused,
     /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
     StatelessMrtrMalformedAccepted in stateless => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
     /// 2026-07-28: the multi-round fixture's first round carries no requestState.
     StatelessMrtrFirstRoundNoState in stateless => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes"; answers "tools/call" with data::first_round_without_state,
     /// 2026-07-28: the multi-round fixture completes after the first round.
-    StatelessMrtrOneRound in stateless => "2026-07-28: the multi-round fixture asks in a second round before it completes",
+    StatelessMrtrOneRound in stateless => "2026-07-28: the multi-round fixture asks in a second round before it completes"; stateless_answers "tools/call" with data::multi_round_once,
     /// 2026-07-28: the multi-round fixture refuses the state of its own second round.
-    StatelessMrtrLastRoundRefused in stateless => "2026-07-28: a retry with every input asked for and the echoed state completes",
+    StatelessMrtrLastRoundRefused in stateless => "2026-07-28: a retry with every input asked for and the echoed state completes"; stateless_answers "tools/call" with data::multi_round_last_refused,
     /// 2026-07-28: the fixture prompt that needs context is produced without asking for it.
     StatelessMrtrPromptNeverAsks in stateless => "2026-07-28: the input-required fixture prompt asks for its context (prompts/get MRTR)",
     /// 2026-07-28: the fixture prompt refuses the retry that carries the context.
@@ -718,13 +722,13 @@ quirks! {
     /// With `--static-token`: the metadata's `resource` is the server's origin, not its endpoint URL.
     AuthMetadataResourceOrigin in auth => "the metadata's resource is the server's canonical URI: an origin-only resource SHOULD NOT stand for an endpoint with a path (RFC 9728 §3.3; the SDKs accept a prefix)"; serves "protected-resource" with data::resource_origin,
     /// With `--static-token`: any bearer token is accepted; only a request with none is refused.
-    AuthAcceptsAnyToken in auth => "a server MUST validate the token, not only its presence, and answer 401 to an invalid one",
+    AuthAcceptsAnyToken in auth => "a server MUST validate the token, not only its presence, and answer 401 to an invalid one"; accepts data::any_token,
     /// With `--static-token`: a JWT whose header says `alg: none` is accepted.
-    AuthAcceptsAlgNone in auth => "an unsecured JWT (alg none) is an invalid token: 401",
+    AuthAcceptsAlgNone in auth => "an unsecured JWT (alg none) is an invalid token: 401"; accepts data::unsecured_jwt,
     /// With `--static-token`: any well-formed JWT is accepted, its signature never checked.
-    AuthAcceptsUnverifiedJwt in auth => "a JWT is valid only if its signature verifies with the authorization server's key: 401 otherwise",
+    AuthAcceptsUnverifiedJwt in auth => "a JWT is valid only if its signature verifies with the authorization server's key: 401 otherwise"; accepts data::any_jwt,
     /// With `--static-token` and `--expired-token`: the expired token is accepted.
-    AuthAcceptsExpiredToken in auth => "an expired token MUST get 401",
+    AuthAcceptsExpiredToken in auth => "an expired token MUST get 401"; accepts data::expired_token,
     /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
     AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)"; challenges data::no_error_named,
     /// With `--auth`: a token issued for another resource is accepted (its audience never checked).
@@ -937,6 +941,13 @@ impl Quirks {
             }
         }
         outcome
+    }
+
+    /// Whether a quirk that is on takes this bearer token, which is not the valid one (`expired`:
+    /// it is the token the server knows as expired).
+    pub fn accepts(&self, token: &str, expired: bool) -> bool {
+        self.acting()
+            .any(|acts| matches!(acts, Acts::Token(takes) if takes(token, expired)))
     }
 
     /// Applies the quirks that are on to the answer a POST gets in a JSON body with `status`.
@@ -1205,7 +1216,7 @@ mod data {
                     .get_mut("_meta")
                     .and_then(Value::as_object_mut)
                     .is_some_and(|meta| {
-                        meta.shift_remove(crate::tasks::RELATED);
+                        meta.shift_remove(fixtures::RELATED);
                         meta.is_empty()
                     });
                 if emptied {
@@ -1260,7 +1271,7 @@ mod data {
         outcome.map(|mut result| {
             if let Some(items) = result.get_mut("resources").and_then(Value::as_array_mut) {
                 for item in items.iter_mut().filter_map(Value::as_object_mut) {
-                    if item.get("mimeType") == Some(&json!(crate::skills::DIRECTORY)) {
+                    if item.get("mimeType") == Some(&json!(fixtures::DIRECTORY)) {
                         item.shift_remove("mimeType");
                     }
                 }
@@ -2460,6 +2471,202 @@ mod data {
             }
         }
         outcome
+    }
+
+    /// `ExtTaskResultNotInlined`: tasks/get of a completed task leaves out its result.
+    pub fn ext_task_result_not_inlined(_: &Value, outcome: Outcome) -> Outcome {
+        ext_task_without(outcome, "completed", "result")
+    }
+
+    /// `ExtTaskFailedWithoutError`: tasks/get of a failed task leaves out its error.
+    pub fn ext_task_failed_without_error(_: &Value, outcome: Outcome) -> Outcome {
+        ext_task_without(outcome, "failed", "error")
+    }
+
+    /// `ExtTaskInputRequestsMissing`: tasks/get of a task waiting for input leaves out what it
+    /// waits for.
+    pub fn ext_task_input_requests_missing(_: &Value, outcome: Outcome) -> Outcome {
+        ext_task_without(outcome, "input_required", "inputRequests")
+    }
+
+    /// A task of this status as tasks/get gives it, without this member.
+    fn ext_task_without(outcome: Outcome, status: &str, member: &str) -> Outcome {
+        outcome.map(|mut task| {
+            if task.get("status") == Some(&json!(status)) {
+                if let Some(task) = task.as_object_mut() {
+                    task.shift_remove(member);
+                }
+            }
+            task
+        })
+    }
+
+    /// `ExtTaskToolErrorFailed`: tasks/get shows a task whose tool reported an error as failed
+    /// (with an internal error in place of the result), not completed.
+    pub fn ext_task_tool_error_failed(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut task| {
+            let tool_error = task.get("status") == Some(&json!("completed"))
+                && task.pointer("/result/isError") == Some(&json!(true));
+            if let (true, Some(members)) = (tool_error, task.as_object_mut()) {
+                members.insert("status".into(), json!("failed"));
+                members.shift_remove("result");
+                members.insert(
+                    "error".into(),
+                    json!({"code": -32603, "message": "the tool reported an error"}),
+                );
+                members.insert("statusMessage".into(), json!("The work broke down."));
+            }
+            task
+        })
+    }
+
+    /// What a call of the roots tool (`mcpcheck_list_roots`) carried, once the conformant tool
+    /// got past its refusals of a request that does not declare roots or answers them in the
+    /// wrong shape: `None` for any other call.
+    struct RootsRetry<'p> {
+        /// The roots answered (`inputResponses.roots.roots`), if any.
+        roots: Option<&'p Value>,
+        /// Whether inputResponses names a key besides `roots`.
+        extra: bool,
+        /// Whether the call carries inputResponses at all.
+        responses: bool,
+        /// The requestState echoed, if any.
+        state: Option<&'p str>,
+    }
+
+    fn roots_retry(params: &Value) -> Option<RootsRetry<'_>> {
+        if text_at(params, "/name") != fixtures::ROOTS_TOOL
+            || !crate::rounds::declares(params, "roots")
+        {
+            return None;
+        }
+        let responses = params.get("inputResponses");
+        let answer = responses.and_then(|r| r.get("roots"));
+        if answer.is_some_and(|a| !a.get("roots").is_some_and(Value::is_array)) {
+            return None;
+        }
+        Some(RootsRetry {
+            roots: answer.and_then(|a| a.get("roots")),
+            extra: responses
+                .and_then(Value::as_object)
+                .is_some_and(|r| r.keys().any(|k| k != "roots")),
+            responses: responses.is_some(),
+            state: params.get("requestState").and_then(Value::as_str),
+        })
+    }
+
+    /// An invalid-params refusal saying why.
+    fn invalid_params(why: &str) -> Outcome {
+        Err((-32602, format!("Invalid params: {why}"), None))
+    }
+
+    /// `StatelessMrtrExtraRefused`: a roots-tool call whose inputResponses names a key it did
+    /// not ask for is refused.
+    pub fn roots_extra_refused(params: &Value, outcome: Outcome) -> Outcome {
+        match roots_retry(params) {
+            Some(retry) if retry.extra => invalid_params("unknown key in inputResponses"),
+            _ => outcome,
+        }
+    }
+
+    /// `StatelessMrtrMissingError`: a roots-tool retry that echoes the state but carries no
+    /// inputResponses is refused rather than asked again.
+    pub fn roots_missing_refused(params: &Value, outcome: Outcome) -> Outcome {
+        match roots_retry(params) {
+            Some(retry) if !retry.responses && retry.state.is_some() => {
+                invalid_params("inputResponses missing")
+            }
+            _ => outcome,
+        }
+    }
+
+    /// `StatelessMrtrStateUnchecked`: a roots-tool retry whose state fails verification is
+    /// answered as if it had passed.
+    pub fn roots_state_unchecked(params: &Value, outcome: Outcome) -> Outcome {
+        match roots_retry(params) {
+            Some(RootsRetry {
+                roots: Some(roots),
+                state: Some(state),
+                ..
+            }) if crate::rounds::verify(state) != Some("roots-v1") => {
+                let count = roots.as_array().map_or(0, Vec::len);
+                Ok(json!({"content": [{"type": "text", "text": format!("{count} roots")}]}))
+            }
+            _ => outcome,
+        }
+    }
+
+    /// `StatelessMrtrRetryAsksAgain`: a roots-tool retry that carries the roots and the state
+    /// is asked for the roots again instead of answered.
+    pub fn roots_retry_asks_again(params: &Value, outcome: Outcome) -> Outcome {
+        match roots_retry(params) {
+            Some(RootsRetry {
+                roots: Some(_),
+                state: Some(state),
+                ..
+            }) if crate::rounds::verify(state) == Some("roots-v1") => Ok(json!({
+                "resultType": "input_required",
+                "inputRequests": {"roots": {"method": "roots/list"}},
+                "requestState": crate::rounds::sign("roots-v1"),
+            })),
+            _ => outcome,
+        }
+    }
+
+    /// The payload of the state a call of the multi-round fixture echoes, once the fixture got
+    /// past its refusal of a request that does not declare elicitation: `None` for any other
+    /// call, or a state that fails verification.
+    fn multi_round_state(params: &Value) -> Option<&str> {
+        if text_at(params, "/name") != fixtures::MULTI_ROUND_TOOL
+            || !crate::rounds::declares(params, "elicitation")
+        {
+            return None;
+        }
+        crate::rounds::verify(params.get("requestState")?.as_str()?)
+    }
+
+    /// `StatelessMrtrOneRound`: the multi-round fixture completes once it has the name, without
+    /// asking its second round.
+    pub fn multi_round_once(params: &Value, outcome: Outcome) -> Outcome {
+        if multi_round_state(params) == Some("round1") {
+            if let Ok(Some(name)) = crate::rounds::answered(params, "step1", "name") {
+                return Ok(
+                    json!({"content": [{"type": "text", "text": format!("Multi-round complete for {name}")}]}),
+                );
+            }
+        }
+        outcome
+    }
+
+    /// `StatelessMrtrLastRoundRefused`: the multi-round fixture refuses the state of its own
+    /// second round.
+    pub fn multi_round_last_refused(params: &Value, outcome: Outcome) -> Outcome {
+        match multi_round_state(params) {
+            Some(payload) if payload.starts_with("round2-") => {
+                invalid_params("requestState is not for this round")
+            }
+            _ => outcome,
+        }
+    }
+
+    /// `AuthAcceptsAnyToken`: any bearer token is taken.
+    pub fn any_token(_: &str, _: bool) -> bool {
+        true
+    }
+
+    /// `AuthAcceptsAlgNone`: an unsecured JWT (`alg: none`) is taken.
+    pub fn unsecured_jwt(token: &str, _: bool) -> bool {
+        crate::issuer::unverified_header(token).is_some_and(|header| header["alg"] == "none")
+    }
+
+    /// `AuthAcceptsUnverifiedJwt`: any token shaped as a JWT is taken, its signature unchecked.
+    pub fn any_jwt(token: &str, _: bool) -> bool {
+        crate::issuer::unverified_header(token).is_some()
+    }
+
+    /// `AuthAcceptsExpiredToken`: the expired token is taken.
+    pub fn expired_token(_: &str, expired: bool) -> bool {
+        expired
     }
 
     /// `StatelessMrtrPromptRetryRefused`: the fixture prompt's retry that carries the context

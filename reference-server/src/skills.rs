@@ -17,8 +17,7 @@ use crate::quirks::{Quirk, Quirks};
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 
-/// A folder's mimeType in a directory read.
-pub const DIRECTORY: &str = "inode/directory";
+use crate::fixtures::DIRECTORY;
 
 /// The skills of a folder, with the quirks that change them.
 #[derive(Debug)]

@@ -711,11 +711,9 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         .map(|(_, value)| value.trim());
     let host = host_of(req);
     if let Some(given) = given {
-        let expired_taken = state.server.expired_token.as_deref() == Some(given)
-            && state.server.quirks.has(Quirk::AuthAcceptsExpiredToken);
+        let expired = state.server.expired_token.as_deref() == Some(given);
         if state.server.static_token.as_deref() == Some(given)
-            || accepted_by_quirk(&state.server.quirks, given)
-            || expired_taken
+            || state.server.quirks.accepts(given, expired)
         {
             return None;
         }
@@ -775,53 +773,6 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
     let error = challenge.error.as_deref().unwrap_or("unauthorized");
     let body = json!({"error": error, "error_description": description});
     Some(auth_refusal(status, &challenge.header(), &body))
-}
-
-/// Whether a quirk takes a token other than the static one for good: any at all, an unsecured
-/// JWT (`alg: none`), or any JWT whose signature it never checks.
-fn accepted_by_quirk(quirks: &crate::quirks::Quirks, token: &str) -> bool {
-    if quirks.has(Quirk::AuthAcceptsAnyToken) {
-        return true;
-    }
-    let segments: Vec<&str> = token.split('.').collect();
-    let json = |segment: &str| {
-        base64url(segment).and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-    };
-    let (Some(header), Some(_claims)) = (
-        segments.first().and_then(|s| json(s)),
-        segments.get(1).and_then(|s| json(s)),
-    ) else {
-        return false;
-    };
-    if segments.len() != 3 {
-        return false;
-    }
-    quirks.has(Quirk::AuthAcceptsUnverifiedJwt)
-        || (quirks.has(Quirk::AuthAcceptsAlgNone) && header["alg"] == "none")
-}
-
-/// Decodes base64url (no padding), as JWT segments are written.
-fn base64url(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let (mut bits, mut n) = (0u32, 0u32);
-    for c in text.trim_end_matches('=').bytes() {
-        let value = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' => 62,
-            b'_' => 63,
-            _ => return None,
-        };
-        n = (n << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((n >> bits) as u8);
-            n &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
 }
 
 /// The scope a token needs for this server (the one its challenge asks for).

@@ -66,10 +66,7 @@ impl Server {
             }
         }
         if self.stateless() && self.serves("tasks") && self.official_fixtures {
-            if let Some(outcome) = self
-                .ext_tasks
-                .official_tool(&self.quirks, name, &args, params)
-            {
+            if let Some(outcome) = self.ext_tasks.official_tool(name, &args, params) {
                 return outcome;
             }
         }
@@ -82,19 +79,16 @@ impl Server {
             let outcome = fixtures::ext_task_outcome(&args);
             // With outcome `input`, the task first asks for the client's roots.
             let asks_roots = args.get("outcome") == Some(&json!("input"));
-            if asks_roots && !mrtr::declares(params, "roots") {
+            if asks_roots && !crate::rounds::declares(params, "roots") {
                 return mrtr::missing_capability("roots");
             }
             // A 2025-11-25 `task` member asks for a task the way that revision did.
             let legacy_hint = params.get("task").is_some_and(Value::is_object)
                 && self.quirks.has(Quirk::ExtTaskLegacyHintOptIn);
             if declared || legacy_hint || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
-                return Ok(self.ext_tasks.create(
-                    &self.quirks,
-                    outcome,
-                    asks_roots,
-                    fixtures::task_work(&args),
-                ));
+                return Ok(self
+                    .ext_tasks
+                    .create(outcome, asks_roots, fixtures::task_work(&args)));
             }
             if asks_roots {
                 return Err(crate::tasks::missing_extension(
@@ -109,7 +103,7 @@ impl Server {
         }
         if name == "test_missing_capability" && self.official_fixtures && self.stateless() {
             // The official fixture needs sampling (the suite asks for it by that name).
-            let declared = mrtr::declares(params, "sampling");
+            let declared = crate::rounds::declares(params, "sampling");
             // With the quirk, a capability once declared is remembered, as a session would.
             let remembered = self.quirks.has(Quirk::StatelessCapabilityCarryover)
                 && self.capability_seen.fetch_or(declared, Ordering::Relaxed);
@@ -126,7 +120,7 @@ impl Server {
             return mrtr::list_roots(params, &self.quirks);
         }
         if name == mrtr::MULTI_ROUND_TOOL && self.official_fixtures && self.stateless() {
-            return mrtr::multi_round(params, &self.quirks);
+            return mrtr::multi_round(params);
         }
         if self.official_fixtures && self.stateless() {
             if let Some(outcome) = mrtr::official_tool(name, params) {
