@@ -50,26 +50,8 @@ pub fn open(
         .lock()
         .expect("streams lock")
         .insert(id.clone(), stream.clone());
-    let name = if server.quirks.has(Quirk::LegacySseEndpointUnnamed) {
-        ""
-    } else {
-        "event: endpoint\n"
-    };
-    // The quirk names the same server under another host name: another origin.
-    let at = if server.quirks.has(Quirk::LegacySseEndpointCrossOrigin) {
-        let port = host.rsplit_once(':').map(|(_, p)| p).unwrap_or("80");
-        let other = if host.starts_with("localhost") {
-            "127.0.0.1"
-        } else {
-            "localhost"
-        };
-        format!("http://{other}:{port}")
-    } else {
-        String::new()
-    };
-    let _ = body_tx.send(Bytes::from(format!(
-        "{name}data: {at}/messages?sessionId={id}\n\n"
-    )));
+    let endpoint = format!("event: endpoint\ndata: /messages?sessionId={id}\n\n");
+    let _ = body_tx.send(Bytes::from(server.quirks.event("endpoint", host, endpoint)));
     // HTTP+SSE is of the handshake era, also for a server that speaks both (--dual-era).
     let conversation = tokio::spawn(crate::server::ERA.scope(
         false,

@@ -37,8 +37,9 @@ enum Acts {
     /// The JSON-RPC answer a POST gets in its response's JSON body (Streamable HTTP), with the
     /// response's status (`; posts f`).
     Posted(fn(u16, &mut Map<String, Value>)),
-    /// The headers of a response with a JSON body (Streamable HTTP), once set (`; heads f`).
-    JsonHeaders(fn(&mut hyper::HeaderMap)),
+    /// The headers of a Streamable HTTP response, once set: one with a JSON body (`; heads f`)
+    /// or an SSE stream (`; heads "sse" with f`).
+    Headers(&'static str, fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
     /// A notification the server sends while it answers one of these methods, given the
@@ -75,6 +76,11 @@ enum Acts {
     /// The capabilities the server declares (initialize, server/discover), once those it does
     /// not serve are left out (`; declares f`).
     Declared(fn(&mut Map<String, Value>)),
+    /// An SSE event the server is about to send, as its text (`; sends "priming" with f`): a
+    /// Streamable HTTP stream's priming event (`priming`), or an HTTP+SSE stream's first event,
+    /// which names where to post (`endpoint`), given the `Host` the stream was asked for (empty
+    /// for a priming event).
+    Event(&'static str, fn(&str, &mut String)),
     /// A bearer token the server takes besides the valid one, given whether it is the token the
     /// server knows as expired (`; accepts f`).
     Token(fn(&str, bool) -> bool),
@@ -128,9 +134,9 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it, once or more
 /// for a quirk that acts in several places, each after a `;` ([`Acts`]: `; rewrites f`,
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
-/// with f`, `; enters f`, `; posts f`, `; heads f`, `; challenges f`, `; decorates f`,
+/// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; accepts f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -172,7 +178,8 @@ macro_rules! quirks {
     (@acts serves [$place:literal] $f:path) => { Acts::Document($place, $f) };
     (@acts enters [] $f:path) => { Acts::SkillEntry($f) };
     (@acts posts [] $f:path) => { Acts::Posted($f) };
-    (@acts heads [] $f:path) => { Acts::JsonHeaders($f) };
+    (@acts heads [] $f:path) => { Acts::Headers("json", $f) };
+    (@acts heads [$place:literal] $f:path) => { Acts::Headers($place, $f) };
     (@acts challenges [] $f:path) => { Acts::Challenge($f) };
     (@acts decorates [] $f:path) => { Acts::Decorated($f) };
     (@acts replies [] $f:path) => { Acts::Reply($f) };
@@ -184,6 +191,7 @@ macro_rules! quirks {
     (@acts declares [] $f:path) => { Acts::Declared($f) };
     (@acts writes [] $f:path) => { Acts::Written($f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
+    (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -599,7 +607,7 @@ quirks! {
     /// 2026-07-28: only the discover result names the server in `_meta`.
     StatelessServerInfoDiscoverOnly in stateless => "2026-07-28: every result SHOULD name the server in _meta"; decorates data::server_info_on_discover_only,
     /// 2026-07-28 HTTP: SSE responses lack `X-Accel-Buffering: no`.
-    StatelessSseBuffered in stateless => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no",
+    StatelessSseBuffered in stateless => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no"; heads "sse" with data::sse_buffered,
     /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
     /// a log line after the handshake (on stdio the instructions would break the handshake).
     NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)",
@@ -634,7 +642,7 @@ quirks! {
     /// HTTP: a client that drops a call's SSE stream has cancelled the call.
     DisconnectCancels => "HTTP: a dropped SSE stream SHOULD NOT be taken as a cancellation",
     /// HTTP: SSE priming events carry no `retry` field.
-    SseCloseWithoutRetry => "HTTP: a stream closed before its response SHOULD have sent a retry field (SEP-1699)",
+    SseCloseWithoutRetry => "HTTP: a stream closed before its response SHOULD have sent a retry field (SEP-1699)"; sends "priming" with data::priming_without_retry,
     /// HTTP: the reconnection fixture's result is not kept for resumption.
     ReconnectionLosesResponse => "HTTP: a stream closed before its response MUST be resumable to that response",
     /// `test_sampling` answers without asking the client to sample.
@@ -768,13 +776,13 @@ quirks! {
     /// With `--static-token`: the 401's challenge carries no `scope`.
     AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for"; challenges data::no_scope_named,
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
-    LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event",
+    LegacySseEndpointUnnamed in legacy_sse => "HTTP+SSE (2024-11-05): the stream MUST begin with an `endpoint` event"; sends "endpoint" with data::endpoint_unnamed,
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
     LegacySseAnswerInPost in legacy_sse => "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
     /// HTTP+SSE: the stream and message endpoints accept any Origin.
     LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
-    LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)",
+    LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)"; sends "endpoint" with data::endpoint_other_origin,
     /// logging is not declared; logging/setLevel with a valid level is -32601, with an invalid one -32603 (as MiniMCP does).
     LoggingUndeclaredInvalidLevelHandled => "the method of an undeclared capability is not served: -32601 whatever its arguments (derived)",
     /// HTTP: a JSON object that is no JSON-RPC message (`{}`) is refused with 400 and a -32700 body.
@@ -950,6 +958,19 @@ impl Quirks {
             .any(|acts| matches!(acts, Acts::Token(takes) if takes(token, expired)))
     }
 
+    /// Applies the quirks that are on to the text of an SSE event of this kind (`priming`,
+    /// `endpoint`), sent on a stream asked for with this `Host` (empty for a priming event).
+    pub fn event(&self, kind: &str, host: &str, mut text: String) -> String {
+        for acts in self.acting() {
+            if let Acts::Event(place, change) = acts {
+                if place == kind {
+                    change(host, &mut text);
+                }
+            }
+        }
+        text
+    }
+
     /// Applies the quirks that are on to the answer a POST gets in a JSON body with `status`.
     pub fn posted(&self, status: u16, answer: &mut Value) {
         let Value::Object(members) = answer else {
@@ -962,11 +983,14 @@ impl Quirks {
         }
     }
 
-    /// Applies the quirks that are on to the headers of a response with a JSON body.
-    pub fn json_headers(&self, headers: &mut hyper::HeaderMap) {
+    /// Applies the quirks that are on to the headers of a response of this kind: `json` (a JSON
+    /// body) or `sse` (an SSE stream).
+    pub fn headers(&self, kind: &str, headers: &mut hyper::HeaderMap) {
         for acts in self.acting() {
-            if let Acts::JsonHeaders(change) = acts {
-                change(headers);
+            if let Acts::Headers(place, change) = acts {
+                if place == kind {
+                    change(headers);
+                }
             }
         }
     }
@@ -2667,6 +2691,41 @@ mod data {
     /// `AuthAcceptsExpiredToken`: the expired token is taken.
     pub fn expired_token(_: &str, expired: bool) -> bool {
         expired
+    }
+
+    /// `SseCloseWithoutRetry`: the priming event of a stream carries no `retry` field.
+    pub fn priming_without_retry(_host: &str, event: &mut String) {
+        *event = event
+            .lines()
+            .filter(|line| !line.starts_with("retry:"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+    }
+
+    /// `LegacySseEndpointUnnamed`: the endpoint event is sent without its `event: endpoint`
+    /// line (an unnamed event, a `message`).
+    pub fn endpoint_unnamed(_host: &str, event: &mut String) {
+        if let Some(rest) = event.strip_prefix("event: endpoint\n") {
+            *event = rest.to_string();
+        }
+    }
+
+    /// `LegacySseEndpointCrossOrigin`: the endpoint event names the same server under another
+    /// host name (`localhost` for `127.0.0.1` and the other way round): another origin.
+    pub fn endpoint_other_origin(host: &str, event: &mut String) {
+        let port = host.rsplit_once(':').map_or("80", |(_, port)| port);
+        let other = if host.starts_with("localhost") {
+            "127.0.0.1"
+        } else {
+            "localhost"
+        };
+        *event = event.replacen("data: /", &format!("data: http://{other}:{port}/"), 1);
+    }
+
+    /// `StatelessSseBuffered`: an SSE response does not ask proxies not to buffer it (no
+    /// `X-Accel-Buffering: no`).
+    pub fn sse_buffered(headers: &mut hyper::HeaderMap) {
+        headers.remove("x-accel-buffering");
     }
 
     /// `StatelessMrtrPromptRetryRefused`: the fixture prompt's retry that carries the context

@@ -666,7 +666,7 @@ fn json_response(
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         response.headers_mut().insert("mcp-session-id", id);
     }
-    state.server.quirks.json_headers(response.headers_mut());
+    state.server.quirks.headers("json", response.headers_mut());
     response
 }
 

@@ -54,12 +54,8 @@ pub(super) fn sse_response(
         };
         if prime {
             let id = format!("{stream}-0");
-            let retry = if quirks.has(Quirk::SseCloseWithoutRetry) {
-                ""
-            } else {
-                "retry: 1000\n"
-            };
-            send(remember(id.clone(), format!("id: {id}\n{retry}data:\n\n")));
+            let priming = quirks.event("priming", "", format!("id: {id}\nretry: 1000\ndata:\n\n"));
+            send(remember(id.clone(), priming));
         }
         if close_early {
             // The server ends the stream here; the work goes on.
@@ -103,13 +99,12 @@ pub(super) fn sse_response(
     });
     let mut response = event_stream(rx);
     let headers = response.headers_mut();
-    if !state.server.quirks.has(Quirk::StatelessSseBuffered) {
-        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    }
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     // An initialize answered as a stream still hands out the session id.
     if let Some(id) = session_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
         headers.insert("mcp-session-id", id);
     }
+    state.server.quirks.headers("sse", headers);
     response
 }
 
