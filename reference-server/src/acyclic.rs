@@ -14,18 +14,56 @@ fn module_of(relative: &Path) -> String {
     first.trim_end_matches(".rs").to_string()
 }
 
-/// Every top-level module a source text names as `crate::NAME`.
+/// Every top-level module a source text names as `crate::NAME` or in a group,
+/// `crate::{NAME::…, NAME}`, outside `//` comments; `$crate::` and `other_crate::` are not
+/// this crate.
 fn named(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + 7..];
-        let name: String = rest
+    let code: String = text
+        .lines()
+        .map(|line| line.split_once("//").map_or(line, |(code, _)| code))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let ident = |s: &str| -> String {
+        s.trim_start()
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        out.insert(name);
+            .collect()
+    };
+    let mut out = BTreeSet::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("crate::").map(|at| from + at) {
+        from = at + "crate::".len();
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            continue;
+        }
+        let rest = &code[from..];
+        let Some(group) = rest.strip_prefix('{') else {
+            out.insert(ident(rest));
+            continue;
+        };
+        // The group's items at its own depth, each naming a module first.
+        let mut depth = 0;
+        let mut item = String::new();
+        for c in group.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    out.insert(ident(&item));
+                    item.clear();
+                    continue;
+                }
+                _ => {}
+            }
+            if depth == 0 {
+                item.push(c);
+            }
+        }
+        out.insert(ident(&item));
     }
+    out.remove("");
     out
 }
 
@@ -112,5 +150,9 @@ fn a_cycle_is_found() {
     assert_eq!(
         named("use crate::quirks::{Quirk}; crate::fixtures::RELATED"),
         ["fixtures".to_string(), "quirks".to_string()].into()
+    );
+    assert_eq!(
+        named("use crate::{tasks::{Task, Tasks}, skills};\n// crate::server\n$crate::x other_crate::y"),
+        ["skills".to_string(), "tasks".to_string()].into()
     );
 }

@@ -38,7 +38,7 @@ enum Acts {
     /// response's status (`; posts f`).
     Posted(fn(u16, &mut Map<String, Value>)),
     /// The headers of a Streamable HTTP response, once set: one with a JSON body (`; heads f`)
-    /// or an SSE stream (`; heads "sse" with f`).
+    /// or an SSE stream answering a POST (`; heads "sse" with f`).
     Headers(&'static str, fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
@@ -525,7 +525,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
     ExtTaskGetResultTypeTask in stateless => "2026-07-28 tasks extension: tasks/get MUST set resultType \"complete\""; stateless_answers "tasks/get" with data::task_view_typed_task,
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
-    ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result"; stateless_answers "tasks/get" with data::ext_task_result_not_inlined,
+    ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_result_not_inlined,
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
     ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
@@ -539,13 +539,13 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
     ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
-    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed"; stateless_answers "tasks/get" with data::ext_task_tool_error_failed,
+    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
-    ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error"; stateless_answers "tasks/get" with data::ext_task_failed_without_error,
+    ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_failed_without_error,
     /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
     ExtTaskListenUndeclared in stateless => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
     /// 2026-07-28, tasks extension: tasks/get of a task that waits for input leaves out inputRequests.
-    ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests"; stateless_answers "tasks/get" with data::ext_task_input_requests_missing,
+    ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_input_requests_missing,
     /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
     ExtTaskUpdateIgnored in stateless => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
     /// 2026-07-28, tasks extension: a task id once asked about by a request that declared the
@@ -2525,28 +2525,17 @@ mod data {
         })
     }
 
-    /// `ExtTaskToolErrorFailed`: tasks/get shows a task whose tool reported an error as failed
-    /// (with an internal error in place of the result), not completed.
-    pub fn ext_task_tool_error_failed(_: &Value, outcome: Outcome) -> Outcome {
-        outcome.map(|mut task| {
-            let tool_error = task.get("status") == Some(&json!("completed"))
-                && task.pointer("/result/isError") == Some(&json!(true));
-            if let (true, Some(members)) = (tool_error, task.as_object_mut()) {
-                members.insert("status".into(), json!("failed"));
-                members.shift_remove("result");
-                members.insert(
-                    "error".into(),
-                    json!({"code": -32603, "message": "the tool reported an error"}),
-                );
-                members.insert("statusMessage".into(), json!("The work broke down."));
-            }
-            task
-        })
+    /// Whether the server's answer to this call is one its fixture tool `name` made: the call
+    /// names it, declares the client `capability` it needs, and got past the refusals made
+    /// before any tool runs (arguments that are not an object; tools not served, -32601).
+    fn fixture_answered(params: &Value, outcome: &Outcome, name: &str, capability: &str) -> bool {
+        text_at(params, "/name") == name
+            && crate::rounds::declares(params, capability)
+            && params.get("arguments").is_none_or(Value::is_object)
+            && !matches!(outcome, Err((-32601, ..)))
     }
 
-    /// What a call of the roots tool (`mcpcheck_list_roots`) carried, once the conformant tool
-    /// got past its refusals of a request that does not declare roots or answers them in the
-    /// wrong shape: `None` for any other call.
+    /// What a call of the roots tool (`mcpcheck_list_roots`) carried (see [`roots_retry`]).
     struct RootsRetry<'p> {
         /// The roots answered (`inputResponses.roots.roots`), if any.
         roots: Option<&'p Value>,
@@ -2558,10 +2547,10 @@ mod data {
         state: Option<&'p str>,
     }
 
-    fn roots_retry(params: &Value) -> Option<RootsRetry<'_>> {
-        if text_at(params, "/name") != fixtures::ROOTS_TOOL
-            || !crate::rounds::declares(params, "roots")
-        {
+    /// What a call of the roots tool carried, once the tool answered it and got past its
+    /// refusal of roots answered in the wrong shape: `None` for any other call.
+    fn roots_retry<'p>(params: &'p Value, outcome: &Outcome) -> Option<RootsRetry<'p>> {
+        if !fixture_answered(params, outcome, fixtures::ROOTS_TOOL, "roots") {
             return None;
         }
         let responses = params.get("inputResponses");
@@ -2587,7 +2576,7 @@ mod data {
     /// `StatelessMrtrExtraRefused`: a roots-tool call whose inputResponses names a key it did
     /// not ask for is refused.
     pub fn roots_extra_refused(params: &Value, outcome: Outcome) -> Outcome {
-        match roots_retry(params) {
+        match roots_retry(params, &outcome) {
             Some(retry) if retry.extra => invalid_params("unknown key in inputResponses"),
             _ => outcome,
         }
@@ -2596,7 +2585,7 @@ mod data {
     /// `StatelessMrtrMissingError`: a roots-tool retry that echoes the state but carries no
     /// inputResponses is refused rather than asked again.
     pub fn roots_missing_refused(params: &Value, outcome: Outcome) -> Outcome {
-        match roots_retry(params) {
+        match roots_retry(params, &outcome) {
             Some(retry) if !retry.responses && retry.state.is_some() => {
                 invalid_params("inputResponses missing")
             }
@@ -2607,7 +2596,7 @@ mod data {
     /// `StatelessMrtrStateUnchecked`: a roots-tool retry whose state fails verification is
     /// answered as if it had passed.
     pub fn roots_state_unchecked(params: &Value, outcome: Outcome) -> Outcome {
-        match roots_retry(params) {
+        match roots_retry(params, &outcome) {
             Some(RootsRetry {
                 roots: Some(roots),
                 state: Some(state),
@@ -2620,15 +2609,15 @@ mod data {
         }
     }
 
-    /// `StatelessMrtrRetryAsksAgain`: a roots-tool retry that carries the roots and the state
-    /// is asked for the roots again instead of answered.
+    /// `StatelessMrtrRetryAsksAgain`: a roots-tool retry that carries the roots and the state,
+    /// and would be answered, is asked for the roots again instead.
     pub fn roots_retry_asks_again(params: &Value, outcome: Outcome) -> Outcome {
-        match roots_retry(params) {
+        match roots_retry(params, &outcome) {
             Some(RootsRetry {
                 roots: Some(_),
-                state: Some(state),
+                state: Some(_),
                 ..
-            }) if crate::rounds::verify(state) == Some("roots-v1") => Ok(json!({
+            }) if outcome.is_ok() => Ok(json!({
                 "resultType": "input_required",
                 "inputRequests": {"roots": {"method": "roots/list"}},
                 "requestState": crate::rounds::sign("roots-v1"),
@@ -2637,13 +2626,10 @@ mod data {
         }
     }
 
-    /// The payload of the state a call of the multi-round fixture echoes, once the fixture got
-    /// past its refusal of a request that does not declare elicitation: `None` for any other
-    /// call, or a state that fails verification.
-    fn multi_round_state(params: &Value) -> Option<&str> {
-        if text_at(params, "/name") != fixtures::MULTI_ROUND_TOOL
-            || !crate::rounds::declares(params, "elicitation")
-        {
+    /// The payload of the state a call of the multi-round fixture echoes, once the fixture
+    /// answered it: `None` for any other call, or a state that fails verification.
+    fn multi_round_state<'p>(params: &'p Value, outcome: &Outcome) -> Option<&'p str> {
+        if !fixture_answered(params, outcome, fixtures::MULTI_ROUND_TOOL, "elicitation") {
             return None;
         }
         crate::rounds::verify(params.get("requestState")?.as_str()?)
@@ -2652,7 +2638,7 @@ mod data {
     /// `StatelessMrtrOneRound`: the multi-round fixture completes once it has the name, without
     /// asking its second round.
     pub fn multi_round_once(params: &Value, outcome: Outcome) -> Outcome {
-        if multi_round_state(params) == Some("round1") {
+        if multi_round_state(params, &outcome) == Some("round1") {
             if let Ok(Some(name)) = crate::rounds::answered(params, "step1", "name") {
                 return Ok(
                     json!({"content": [{"type": "text", "text": format!("Multi-round complete for {name}")}]}),
@@ -2665,7 +2651,7 @@ mod data {
     /// `StatelessMrtrLastRoundRefused`: the multi-round fixture refuses the state of its own
     /// second round.
     pub fn multi_round_last_refused(params: &Value, outcome: Outcome) -> Outcome {
-        match multi_round_state(params) {
+        match multi_round_state(params, &outcome) {
             Some(payload) if payload.starts_with("round2-") => {
                 invalid_params("requestState is not for this round")
             }

@@ -11,13 +11,12 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::fixtures::DIRECTORY;
 use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
 
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
-
-use crate::fixtures::DIRECTORY;
 
 /// The skills of a folder, with the quirks that change them.
 #[derive(Debug)]

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+use crate::fixtures::RELATED;
 use crate::quirks::{Quirk, Quirks};
 
 /// How long a task works before its outcome counts as reached: long enough that a client under
@@ -26,8 +27,6 @@ const PROGRESS_WORK: Duration = Duration::from_millis(2000);
 
 /// The lifetime every task is given, whatever was asked for (a receiver may override it).
 const TTL_MS: u64 = 60_000;
-
-use crate::fixtures::RELATED;
 
 /// How many progress notifications a task sends while it works (at even steps of its work; the
 /// total is one more, which its completion reaches).
@@ -336,11 +335,17 @@ pub struct ExtTasks {
 impl Task {
     /// Its status as the extension sees it: a tool error is a completed task; only a JSON-RPC
     /// error makes it failed.
-    fn ext_status(&self) -> &'static str {
+    fn ext_status(&self, quirks: &Quirks) -> &'static str {
         match (&self.cancelled, self.done(), &self.outcome) {
             (Some(_), ..) => "cancelled",
             (None, false, _) if !self.asks.is_empty() => "input_required",
             (None, false, _) => "working",
+            (None, true, Ok(result))
+                if quirks.has(Quirk::ExtTaskToolErrorFailed)
+                    && result.get("isError") == Some(&json!(true)) =>
+            {
+                "failed"
+            }
             (None, true, Ok(_)) => "completed",
             (None, true, Err(_)) => "failed",
         }
@@ -348,13 +353,13 @@ impl Task {
 
     /// Its state as the extension shows it (a `Task`); `detailed` adds what its status carries
     /// (a `DetailedTask`: the result of a completed task, the error of a failed one).
-    fn ext_view(&self, detailed: bool) -> Value {
+    fn ext_view(&self, quirks: &Quirks, detailed: bool) -> Value {
         let updated = match (self.cancelled, self.done()) {
             (Some(at), _) => at,
             (None, true) => self.created + self.work,
             (None, false) => self.created,
         };
-        let status = self.ext_status();
+        let status = self.ext_status(quirks);
         let mut view = json!({
             "taskId": self.id,
             "status": status,
@@ -396,7 +401,13 @@ impl ExtTasks {
     /// once `tasks/get` knows the task. A task that `asks_roots` first waits for the client's
     /// roots (input request [`ROOTS_KEY`]); its outcome is then how many came.
     /// `work` is how long the task works, when the call said (`workMs`).
-    pub fn create(&self, outcome: Outcome, asks_roots: bool, work: Option<Duration>) -> Value {
+    pub fn create(
+        &self,
+        quirks: &Quirks,
+        outcome: Outcome,
+        asks_roots: bool,
+        work: Option<Duration>,
+    ) -> Value {
         let asks = if asks_roots {
             vec![(
                 ROOTS_KEY.to_string(),
@@ -405,13 +416,20 @@ impl ExtTasks {
         } else {
             Vec::new()
         };
-        self.start(outcome, asks, asks_roots.then_some(count_roots), work)
+        self.start(
+            quirks,
+            outcome,
+            asks,
+            asks_roots.then_some(count_roots),
+            work,
+        )
     }
 
     /// Starts a task that first waits on these input requests (key and request), then comes to
     /// what `then` makes of the answers (or to `outcome`, without `then`).
     pub fn start(
         &self,
+        quirks: &Quirks,
         outcome: Outcome,
         asks: Vec<(String, Value)>,
         then: Option<Then>,
@@ -435,7 +453,7 @@ impl ExtTasks {
             then,
             answers: serde_json::Map::new(),
         };
-        let view = task.ext_view(false);
+        let view = task.ext_view(quirks, false);
         tasks.push(task);
         let mut handle = view;
         handle["resultType"] = json!("task");
@@ -451,7 +469,7 @@ impl ExtTasks {
             return Err((-32602, format!("{NO_TASK} `{id}`"), None));
         };
         match method {
-            "tasks/get" => Ok(task.ext_view(true)),
+            "tasks/get" => Ok(task.ext_view(quirks, true)),
             "tasks/update" => {
                 let Some(responses) = params.get("inputResponses").and_then(Value::as_object)
                 else {
@@ -509,7 +527,7 @@ impl ExtTasks {
                     task.cancelled = Some(SystemTime::now());
                 }
                 if quirks.has(Quirk::ExtTaskCancelReturnsTask) {
-                    return Ok(task.ext_view(true));
+                    return Ok(task.ext_view(quirks, true));
                 }
                 Ok(json!({}))
             }
@@ -525,7 +543,13 @@ impl ExtTasks {
     /// task that fails with a JSON-RPC error), `confirm_delete` and `multi_input` (tasks that
     /// first ask for input, one request and two), and `test_tool_with_task` (asks for a name
     /// with an InputRequiredResult, then makes a task of the greeting). `None` for other tools.
-    pub fn official_tool(&self, name: &str, args: &Value, params: &Value) -> Option<Outcome> {
+    pub fn official_tool(
+        &self,
+        quirks: &Quirks,
+        name: &str,
+        args: &Value,
+        params: &Value,
+    ) -> Option<Outcome> {
         let text = |t: String| json!({"content": [{"type": "text", "text": t}]});
         let declared = declared(params);
         let second = Some(Duration::from_secs(1));
@@ -549,13 +573,13 @@ impl ExtTasks {
                     return Some(Ok(result));
                 }
                 let work = Some(Duration::from_secs_f64(seconds));
-                Ok(self.start(Ok(result), Vec::new(), None, work))
+                Ok(self.start(quirks, Ok(result), Vec::new(), None, work))
             }
             "failing_job" if !declared => Err(missing_extension(name)),
             "failing_job" => {
                 let mut result = text("The job failed.".into());
                 result["isError"] = json!(true);
-                Ok(self.start(Ok(result), Vec::new(), None, second))
+                Ok(self.start(quirks, Ok(result), Vec::new(), None, second))
             }
             "protocol_error_job" => {
                 let error = (
@@ -566,7 +590,7 @@ impl ExtTasks {
                 if !declared {
                     return Some(Err(error));
                 }
-                Ok(self.start(Err(error), Vec::new(), None, second))
+                Ok(self.start(quirks, Err(error), Vec::new(), None, second))
             }
             "confirm_delete" | "multi_input" if !declared => {
                 Err(missing_extension("asking for input during a task"))
@@ -582,6 +606,7 @@ impl ExtTasks {
                     json!(["confirm"]),
                 );
                 Ok(self.start(
+                    quirks,
                     Ok(text("Nothing was deleted.".into())),
                     vec![("confirm".into(), ask)],
                     Some(confirmed),
@@ -597,6 +622,7 @@ impl ExtTasks {
                     )
                 };
                 Ok(self.start(
+                    quirks,
                     Ok(text("Both inputs came.".into())),
                     vec![("first".into(), ask("1")), ("second".into(), ask("2"))],
                     None,
@@ -611,7 +637,7 @@ impl ExtTasks {
                         .and_then(Value::as_str)
                         .unwrap_or("nobody");
                     let greeting = text(format!("Hello, {who}, from a task!"));
-                    Ok(self.start(Ok(greeting), Vec::new(), None, second))
+                    Ok(self.start(quirks, Ok(greeting), Vec::new(), None, second))
                 }
                 Some(_) => Err((
                     -32602,

@@ -66,7 +66,10 @@ impl Server {
             }
         }
         if self.stateless() && self.serves("tasks") && self.official_fixtures {
-            if let Some(outcome) = self.ext_tasks.official_tool(name, &args, params) {
+            if let Some(outcome) = self
+                .ext_tasks
+                .official_tool(&self.quirks, name, &args, params)
+            {
                 return outcome;
             }
         }
@@ -86,9 +89,12 @@ impl Server {
             let legacy_hint = params.get("task").is_some_and(Value::is_object)
                 && self.quirks.has(Quirk::ExtTaskLegacyHintOptIn);
             if declared || legacy_hint || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
-                return Ok(self
-                    .ext_tasks
-                    .create(outcome, asks_roots, fixtures::task_work(&args)));
+                return Ok(self.ext_tasks.create(
+                    &self.quirks,
+                    outcome,
+                    asks_roots,
+                    fixtures::task_work(&args),
+                ));
             }
             if asks_roots {
                 return Err(crate::tasks::missing_extension(
