@@ -23,24 +23,24 @@ impl SseParser {
         self.buffer.len() + self.data_lines.as_ref().map_or(0, String::len)
     }
 
-    /// Feeds a chunk; returns the events it completed.
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    /// Feeds a chunk; returns the events it completed. Lines are found by searching for their
+    /// ends, not byte by byte: a stream that floods megabytes costs a copy of each line, once.
+    pub fn feed(&mut self, mut chunk: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
-        for &byte in chunk {
-            if self.last_was_cr {
-                self.last_was_cr = false;
-                if byte == b'\n' {
-                    continue;
-                }
+        while let Some((&first, rest)) = chunk.split_first() {
+            // A CR ends a line; the LF right after it (in this chunk or the next) is its pair.
+            if std::mem::take(&mut self.last_was_cr) && first == b'\n' {
+                chunk = rest;
+                continue;
             }
-            match byte {
-                b'\r' => {
-                    self.last_was_cr = true;
-                    self.end_line(&mut events);
-                }
-                b'\n' => self.end_line(&mut events),
-                _ => self.buffer.push(byte),
-            }
+            let Some(end) = memchr::memchr2(b'\r', b'\n', chunk) else {
+                self.buffer.extend_from_slice(chunk);
+                break;
+            };
+            self.buffer.extend_from_slice(&chunk[..end]);
+            self.last_was_cr = chunk[end] == b'\r';
+            self.end_line(&mut events);
+            chunk = &chunk[end + 1..];
         }
         events
     }
@@ -53,10 +53,10 @@ impl SseParser {
                 line.drain(..3);
             }
         }
-        if std::str::from_utf8(&line).is_err() {
+        let line = String::from_utf8(line).unwrap_or_else(|not_utf8| {
             self.invalid_utf8 += 1;
-        }
-        let line = String::from_utf8_lossy(&line).into_owned();
+            String::from_utf8_lossy(not_utf8.as_bytes()).into_owned()
+        });
         if line.is_empty() {
             if let Some(data) = self.data_lines.take() {
                 let mut event = std::mem::take(&mut self.current);
@@ -72,22 +72,19 @@ impl SseParser {
             return;
         }
         let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (
-                field.to_string(),
-                value.strip_prefix(' ').unwrap_or(value).to_string(),
-            ),
-            None => (line, String::new()),
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line.as_str(), ""),
         };
-        match field.as_str() {
+        match field {
             "data" => match &mut self.data_lines {
                 Some(data) => {
                     data.push('\n');
-                    data.push_str(&value);
+                    data.push_str(value);
                 }
-                None => self.data_lines = Some(value),
+                None => self.data_lines = Some(value.to_string()),
             },
-            "event" => self.current.event = Some(value),
-            "id" if !value.contains('\0') => self.current.id = Some(value),
+            "event" => self.current.event = Some(value.to_string()),
+            "id" if !value.contains('\0') => self.current.id = Some(value.to_string()),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 self.current.retry = value.parse().ok();
             }
@@ -141,5 +138,23 @@ mod tests {
         let mut parser = SseParser::default();
         assert!(parser.feed(b"id: 3\n\n").is_empty());
         assert!(parser.feed(b"retry: x1\ndata: a\n\n")[0].retry.is_none());
+    }
+
+    #[test]
+    fn every_split_of_a_stream_gives_the_same_events() {
+        let stream: &[u8] =
+            b"\xef\xbb\xbfdata: a\r\n\r\nid: 1\rdata: b\xff\r\rdata: c\n: x\ndata\n\n";
+        let mut whole = SseParser::default();
+        let expected = whole.feed(stream);
+        assert_eq!(expected.len(), 3);
+        assert_eq!(expected[1].data, "b\u{fffd}");
+        assert_eq!(expected[2].data, "c\n");
+        for split in 0..=stream.len() {
+            let mut parser = SseParser::default();
+            let mut events = parser.feed(&stream[..split]);
+            events.extend(parser.feed(&stream[split..]));
+            assert_eq!(events, expected, "split at {split}");
+            assert_eq!((parser.comments, parser.invalid_utf8), (1, 1));
+        }
     }
 }
