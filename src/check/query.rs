@@ -181,7 +181,7 @@ fn test_holds(test: &Test, value: Option<&Value>, lookup: &dyn Fn(&str) -> Optio
                 })
             })
         }),
-        (Test::Matches(regex), Some(v)) => v.as_str().is_some_and(|s| regex.is_match(s)),
+        (Test::Matches(regex), Some(v)) => v.as_str().is_some_and(|s| regex.get().is_match(s)),
         (Test::StartsWith(prefix), Some(v)) => match (expand(prefix), v.as_str()) {
             (Some(Value::String(prefix)), Some(s)) => s.starts_with(&prefix),
             _ => false,
@@ -191,7 +191,7 @@ fn test_holds(test: &Test, value: Option<&Value>, lookup: &dyn Fn(&str) -> Optio
             _ => false,
         },
         (Test::Within(window), Some(v)) => v.as_str().is_some_and(|s| window.contains(s)),
-        (Test::Schema(validator), Some(v)) => validator.is_valid(v),
+        (Test::Schema(schema), Some(v)) => schema.get().is_valid(v),
         (Test::SchemaFrom(placeholder), Some(v)) => template::expand_str(placeholder, lookup)
             .ok()
             .and_then(|s| jsonschema::validator_for(&s).ok())

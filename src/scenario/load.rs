@@ -62,14 +62,26 @@ impl std::error::Error for LoadError {}
 struct Source<'a> {
     path: &'a str,
     text: &'a str,
+    /// When the file's JSON Schemas are compiled.
+    compile: Compile,
+}
+
+/// When the JSON Schemas of a scenario file's predicates are compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compile {
+    /// As the file is loaded: a schema that does not compile is an error at its line (a file
+    /// a user gives).
+    Now,
+    /// When a run first uses it (the built-in library, whose test compiles them all).
+    WhenUsed,
 }
 
 impl Source<'_> {
     fn error(&self, span: Option<Range<usize>>, message: impl Into<String>) -> LoadError {
         let offset = span.map_or(0, |s| s.start).min(self.text.len());
         let before = &self.text[..offset];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let line = self.line(offset);
+        let line_start = memchr::memrchr(b'\n', before.as_bytes()).map_or(0, |i| i + 1);
         let column = self.text[line_start..offset].chars().count() + 1;
         let line_text = self.text[line_start..].lines().next().unwrap_or("");
         let gutter = " ".repeat(line.to_string().len());
@@ -86,6 +98,12 @@ impl Source<'_> {
         }
     }
 
+    /// The 1-based line an offset of the text is on.
+    fn line(&self, offset: usize) -> usize {
+        let before = &self.text.as_bytes()[..offset.min(self.text.len())];
+        memchr::memchr_iter(b'\n', before).count() + 1
+    }
+
     fn at<T>(&self, spanned: &Spanned<T>, message: impl Into<String>) -> LoadError {
         self.error(Some(spanned.span()), message)
     }
@@ -93,7 +111,16 @@ impl Source<'_> {
 
 /// Parses and validates one scenario file.
 pub fn parse(path: &str, text: &str) -> Result<Scenario, LoadError> {
-    let source = Source { path, text };
+    parse_compiling(path, text, Compile::Now)
+}
+
+/// Parses and validates one scenario file, compiling its schemas now or when first used.
+fn parse_compiling(path: &str, text: &str, compile: Compile) -> Result<Scenario, LoadError> {
+    let source = Source {
+        path,
+        text,
+        compile,
+    };
     let file: ScenarioFile = toml::from_str(text)
         .map_err(|e| source.error(e.span(), e.message().trim_end().to_string()))?;
     let scenario = resolve(&source, file)?;
@@ -116,8 +143,10 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
     let text = without_comments(source.text);
     let sections = step_sections(&text);
     let mut from = 0;
-    while let Some(start) = text[from..].find("{{").map(|i| from + i) {
-        let Some(end) = text[start..].find("}}").map(|i| start + i) else {
+    while let Some(start) = memchr::memmem::find(&text.as_bytes()[from..], b"{{").map(|i| from + i)
+    {
+        let Some(end) = memchr::memmem::find(&text.as_bytes()[start..], b"}}").map(|i| start + i)
+        else {
             return Err(source.error(Some(start..start), "`{{` is not closed by `}}`"));
         };
         let name = text[start + 2..end].trim();
@@ -143,10 +172,17 @@ fn check_placeholders(source: &Source, scenario: &Scenario) -> Result<(), LoadEr
 /// The table headers of a scenario file (its comments blanked), in order: where each begins, and
 /// whether it opens a step's table (`[[step]]`, `[step.…]`).
 fn step_sections(text: &str) -> Vec<(usize, bool)> {
-    let mut at = 0;
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let name = line
+    // A header's line begins with `[` once blanks are passed: each `[` is looked back from to
+    // its line's start (most are inside a line, and stop the look at once).
+    for bracket in memchr::memchr_iter(b'[', bytes) {
+        let at = memchr::memrchr(b'\n', &bytes[..bracket]).map_or(0, |n| n + 1);
+        if !text[at..bracket].trim_start().is_empty() {
+            continue;
+        }
+        let end = memchr::memchr(b'\n', &bytes[bracket..]).map_or(bytes.len(), |n| bracket + n);
+        let name = text[at..end]
             .trim()
             .strip_prefix('[')
             .and_then(|l| l.strip_suffix(']'))
@@ -160,73 +196,59 @@ fn step_sections(text: &str) -> Vec<(usize, bool)> {
         if let Some(name) = name {
             out.push((at, name == "step" || name.starts_with("step.")));
         }
-        at += line.len();
     }
     out
 }
 
 /// The TOML text with every comment blanked out (each byte of it a space, so that offsets stay
 /// those of the file): a `#` outside a string starts a comment that runs to the end of the line.
+/// The text is searched for the bytes that can change what follows (quotes, `#`, escapes, line
+/// ends), not walked byte by byte: every run loads the whole library.
 fn without_comments(text: &str) -> String {
-    #[derive(PartialEq)]
-    enum In {
-        Code,
-        Basic,
-        Literal,
-        MultiBasic,
-        MultiLiteral,
-    }
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
-    let mut state = In::Code;
     let mut i = 0;
-    while i < bytes.len() {
-        let rest = &bytes[i..];
-        match state {
-            In::Code => match bytes[i] {
-                b'#' => {
-                    while i < bytes.len() && bytes[i] != b'\n' {
-                        out[i] = b' ';
-                        i += 1;
-                    }
-                    continue;
-                }
-                b'"' if rest.starts_with(b"\"\"\"") => {
-                    state = In::MultiBasic;
-                    i += 3;
-                    continue;
-                }
-                b'\'' if rest.starts_with(b"'''") => {
-                    state = In::MultiLiteral;
-                    i += 3;
-                    continue;
-                }
-                b'"' => state = In::Basic,
-                b'\'' => state = In::Literal,
-                _ => {}
-            },
-            In::Basic | In::MultiBasic if bytes[i] == b'\\' => {
-                i += 2;
-                continue;
+    while let Some(at) = memchr::memchr3(b'#', b'"', b'\'', &bytes[i..]) {
+        i += at;
+        match bytes[i] {
+            b'#' => {
+                let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |n| i + n);
+                out[i..end].fill(b' ');
+                i = end;
             }
-            In::Basic if bytes[i] == b'"' || bytes[i] == b'\n' => state = In::Code,
-            In::Literal if bytes[i] == b'\'' || bytes[i] == b'\n' => state = In::Code,
-            In::MultiBasic if rest.starts_with(b"\"\"\"") => {
-                state = In::Code;
-                i += 3;
-                continue;
+            quote => {
+                let triple = bytes[i..].starts_with(&[quote; 3]);
+                i = string_end(bytes, i + if triple { 3 } else { 1 }, quote, triple);
             }
-            In::MultiLiteral if rest.starts_with(b"'''") => {
-                state = In::Code;
-                i += 3;
-                continue;
-            }
-            _ => {}
         }
-        i += 1;
     }
     // A comment runs to a newline, so it is whole characters that became spaces.
     String::from_utf8(out).expect("whole characters blanked")
+}
+
+/// Where a TOML string whose opening quote ends before `i` ends: just past its closing quote (or
+/// three), past the newline that ends a one-line string left open, or at the end of the text.
+/// Basic strings (`"`) have escapes, literal ones (`'`) none.
+fn string_end(bytes: &[u8], mut i: usize, quote: u8, triple: bool) -> usize {
+    loop {
+        let rest = &bytes[i.min(bytes.len())..];
+        let found = match (quote == b'"', triple) {
+            (true, false) => memchr::memchr3(b'\\', b'"', b'\n', rest),
+            (true, true) => memchr::memchr2(b'\\', b'"', rest),
+            (false, false) => memchr::memchr2(b'\'', b'\n', rest),
+            (false, true) => memchr::memchr(b'\'', rest),
+        };
+        let Some(at) = found else {
+            return bytes.len();
+        };
+        i += at;
+        match bytes[i] {
+            b'\\' => i += 2,
+            _ if !triple => return i + 1,
+            _ if bytes[i..].starts_with(&[quote; 3]) => return i + 3,
+            _ => i += 1,
+        }
+    }
 }
 
 fn resolve(source: &Source, file: ScenarioFile) -> Result<Scenario, LoadError> {
@@ -410,7 +432,9 @@ pub fn library_ref() -> Result<&'static [Arc<Scenario>], &'static [LoadError]> {
         std::sync::OnceLock::new();
     LIBRARY
         .get_or_init(|| {
-            let parsed = library_files().iter().map(|(path, text)| parse(path, text));
+            let parsed = library_files()
+                .iter()
+                .map(|(path, text)| parse_compiling(path, text, Compile::WhenUsed));
             collect(parsed).map(|library| library.into_iter().map(Arc::new).collect())
         })
         .as_ref()

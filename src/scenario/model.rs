@@ -519,7 +519,7 @@ pub enum Test {
     /// An array with an item equal to this (an object: with these members).
     Contains(Value),
     /// A string the regular expression matches.
-    Matches(Arc<regex::Regex>),
+    Matches(Arc<Compiled<regex::Regex>>),
     /// A string that begins with this one (templated).
     StartsWith(Value),
     /// A string that ends with this one (templated).
@@ -527,9 +527,67 @@ pub enum Test {
     /// A protocol version within the window.
     Within(VersionRange),
     /// Valid against a schema.
-    Schema(Arc<jsonschema::Validator>),
+    Schema(Arc<Compiled<jsonschema::Validator>>),
     /// Valid against the schema a placeholder resolves to at evaluation time.
     SchemaFrom(String),
+}
+
+/// What a predicate of a scenario file compiles before it can test (`schema = {…}`, a JSON
+/// Schema of draft 2020-12; `matches = "…"`, a regular expression), compiled when it is first
+/// used: a run loads the whole library and reaches few of them. A file given with `--scenarios`
+/// has each compiled as it is loaded, so that an error points at its line; the built-in
+/// library's are compiled by its test.
+#[derive(Debug)]
+pub struct Compiled<T> {
+    source: serde_json::Value,
+    compiled: std::sync::OnceLock<T>,
+}
+
+/// How what a [`Compiled`] holds is made from the file's value.
+pub trait Compilable: Sized {
+    /// Compiles it, or says why it does not compile.
+    fn compile(source: &serde_json::Value) -> Result<Self, String>;
+}
+
+impl Compilable for jsonschema::Validator {
+    fn compile(source: &serde_json::Value) -> Result<Self, String> {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(source)
+            .map_err(|e| format!("the schema does not compile: {e}"))
+    }
+}
+
+impl Compilable for regex::Regex {
+    fn compile(source: &serde_json::Value) -> Result<Self, String> {
+        regex::Regex::new(source.as_str().unwrap_or_default())
+            .map_err(|e| format!("`matches`: not a regular expression: {e}"))
+    }
+}
+
+impl<T: Compilable> Compiled<T> {
+    /// Not compiled yet.
+    pub fn new(source: serde_json::Value) -> Compiled<T> {
+        Compiled {
+            source,
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Compiled (now, if it was not yet), or why it does not compile.
+    pub fn compiled(&self) -> Result<&T, String> {
+        if let Some(compiled) = self.compiled.get() {
+            return Ok(compiled);
+        }
+        let compiled = T::compile(&self.source)?;
+        Ok(self.compiled.get_or_init(|| compiled))
+    }
+
+    /// Compiled, for a test to use.
+    pub fn get(&self) -> &T {
+        self.compiled()
+            .expect("a scenario compiles: checked as its file was loaded, or by the built-in library's test")
+    }
 }
 
 /// JSON types.

@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::super::file::PredFile;
-use super::super::model::{Cond, JsonType, Part, Pred, Query, Test, QUERY_FORMS};
-use super::{LoadError, Source};
+use super::super::model::{Compiled, Cond, JsonType, Part, Pred, Query, Test, QUERY_FORMS};
+use super::{Compile, LoadError, Source};
 use crate::record::VersionRange;
 
 /// The queries about the run as a whole.
@@ -205,7 +205,8 @@ pub(crate) fn resolve_cond(
             )));
         }
         let query = parse_query(&key, steps).map_err(|e| error(e.to_string()))?;
-        let pred = resolve_pred(value).map_err(|e| error(format!("`{key}`: {e}")))?;
+        let pred =
+            resolve_pred(value, source.compile).map_err(|e| error(format!("`{key}`: {e}")))?;
         if let Some((what, known)) = closed_vocabulary(&query) {
             for named in named_values(&pred) {
                 if !named.as_str().is_some_and(|n| known.contains(&n)) {
@@ -251,7 +252,7 @@ fn named_values(pred: &Pred) -> Vec<&serde_json::Value> {
 }
 
 /// Reads a predicate: a table of tests, or a plain value that it must equal.
-fn resolve_pred(value: toml::Value) -> Result<Pred, String> {
+fn resolve_pred(value: toml::Value, compile: Compile) -> Result<Pred, String> {
     let file: PredFile = match value {
         toml::Value::Table(table) => toml::Value::Table(table)
             .try_into()
@@ -300,9 +301,11 @@ fn resolve_pred(value: toml::Value) -> Result<Pred, String> {
     if let Some(v) = file.contains {
         tests.push(Test::Contains(v));
     }
-    if let Some(pattern) = &file.matches {
-        let regex = regex::Regex::new(pattern)
-            .map_err(|e| format!("`matches`: not a regular expression: {e}"))?;
+    if let Some(pattern) = file.matches {
+        let regex = Compiled::new(serde_json::Value::from(pattern));
+        if compile == Compile::Now {
+            regex.compiled()?;
+        }
         tests.push(Test::Matches(Arc::new(regex)));
     }
     if let Some(prefix) = file.starts_with {
@@ -315,11 +318,11 @@ fn resolve_pred(value: toml::Value) -> Result<Pred, String> {
         tests.push(Test::Within(VersionRange::parse(window)?));
     }
     if let Some(schema) = file.schema {
-        let validator = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(&schema)
-            .map_err(|e| format!("the schema does not compile: {e}"))?;
-        tests.push(Test::Schema(Arc::new(validator)));
+        let schema = Compiled::new(schema);
+        if compile == Compile::Now {
+            schema.compiled()?;
+        }
+        tests.push(Test::Schema(Arc::new(schema)));
     }
     if let Some(placeholder) = file.schema_from {
         tests.push(Test::SchemaFrom(placeholder));
@@ -430,12 +433,12 @@ mod tests {
 
     #[test]
     fn a_plain_value_is_equality_and_an_empty_table_an_error() {
-        let pred = resolve_pred(toml::Value::from(3)).unwrap();
+        let pred = resolve_pred(toml::Value::from(3), Compile::Now).unwrap();
         assert_eq!(equals_of(&pred), Some(&serde_json::Value::from(3)));
-        assert!(resolve_pred(toml::Value::Table(toml::Table::new())).is_err());
+        assert!(resolve_pred(toml::Value::Table(toml::Table::new()), Compile::Now).is_err());
         let mut typo = toml::Table::new();
         typo.insert("one_off".into(), toml::Value::from(1));
-        assert!(resolve_pred(toml::Value::Table(typo))
+        assert!(resolve_pred(toml::Value::Table(typo), Compile::Now)
             .unwrap_err()
             .contains("one_off"));
     }

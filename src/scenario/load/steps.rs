@@ -612,7 +612,7 @@ pub(super) fn resolve_check(
         Some(v) => verdict(source, v, level)?,
         None => level.violation(),
     };
-    let line = source.error(Some(check.id.span()), "").line;
+    let line = source.line(check.id.span().start);
     Ok(ScenarioCheck {
         def: CheckDef {
             id,

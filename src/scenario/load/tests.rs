@@ -422,3 +422,62 @@ fn shared_rules_stand_where_a_check_uses_them_and_are_checked_like_its_own() {
     let e = refused(own, "{ message = \"m\" }", "needs `when` and `verdict`");
     assert!(e.line > 1, "{e}");
 }
+
+#[test]
+fn comments_are_blanked_and_strings_kept_whatever_their_quotes() {
+    let text = r####"a = "#1" # c "
+b = '#2' #'
+c = """
+#3 \""" # """
+d = '''#4
+''' #
+e = "\"#5" #é
+f = "open #6
+# g"####;
+    let blanked = super::without_comments(text);
+    assert_eq!(blanked.len(), text.len());
+    for kept in [
+        "\"#1\"",
+        "'#2'",
+        "#3",
+        "'''#4\n'''",
+        "\"\\\"#5\"",
+        "\"open #6\n",
+    ] {
+        assert!(blanked.contains(kept), "{kept} in {blanked:?}");
+    }
+    // The six numbered, and the one between an escaped quote and the end of the """ string.
+    assert_eq!(blanked.matches('#').count(), 7, "{blanked:?}");
+}
+
+/// The built-in library compiles its schemas and regular expressions only when a run uses
+/// them: each file, loaded as a user's file is (compiling every one at once), loads.
+#[test]
+fn every_schema_and_pattern_of_the_built_in_library_compiles() {
+    for (path, text) in super::library_files() {
+        if let Err(e) = super::parse(path, text) {
+            panic!("{e}");
+        }
+    }
+}
+
+#[test]
+fn a_schema_or_pattern_that_does_not_compile_is_an_error_at_its_line() {
+    let bad = MINIMAL.replacen(
+        "verdict = \"pass\"",
+        "verdict = \"pass\", message = \"x\" }, { when = { \"/result\" = { schema = { type = 12 } } }, verdict = \"pass\"",
+        1,
+    );
+    let error = parse("demo.toml", &bad).unwrap_err();
+    assert!(
+        error.message.contains("the schema does not compile"),
+        "{error}"
+    );
+    assert_eq!((error.line, error.column), (17, 84), "{error}");
+    let bad = bad.replace("schema = { type = 12 }", "matches = \"(\"");
+    let error = parse("demo.toml", &bad).unwrap_err();
+    assert!(
+        error.message.contains("not a regular expression"),
+        "{error}"
+    );
+}
