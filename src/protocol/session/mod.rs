@@ -681,9 +681,11 @@ impl Session {
             };
             *slot.lock().expect("declared lock") = declared;
         }
+        // Each transport's exchange is a future of kilobytes: boxed, the future of a request
+        // (and of everything that awaits one) stays small and cheap to move.
         let exchange = match &self.link {
-            Link::Stream(link) => self.send_stream(link, outgoing, options).await,
-            Link::Http(link) => self.send_http(link, outgoing, options).await,
+            Link::Stream(link) => Box::pin(self.send_stream(link, outgoing, options)).await,
+            Link::Http(link) => Box::pin(self.send_http(link, outgoing, options)).await,
         };
         if initialize {
             self.learn_version(&exchange);
