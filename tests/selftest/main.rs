@@ -5,7 +5,7 @@
 //! `tests/quirks.toml` says which checks each quirk changes in each run; every other check must
 //! keep the status it has against the clean server of that run, whose report every quirk's test
 //! of that run shares. The reference server says which runs a quirk shows in
-//! (`--list-quirks`). Sixteen run at once (`--test-threads` sets how many; `RUST_TEST_THREADS` does
+//! (`--list-quirks`). Twenty-four run at once (`--test-threads` sets how many; `RUST_TEST_THREADS` does
 //! not): each run waits on the library's own waits as much as it computes. mcpcheck runs in this
 //! process ([`run_in_process`]), the reference server as a process of its own.
 
@@ -31,7 +31,7 @@ const SELFTEST_TOKEN: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InNlbG
 const SELFTEST_EXPIRED: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJtY3BjaGVjay1zZWxmdGVzdCIsImV4cCI6MTAwMDAwMDAwMH0.ZXhwaXJlZA";
 
 /// How many tests run at once unless `--test-threads` says otherwise.
-const RUNS_AT_ONCE: usize = 16;
+const RUNS_AT_ONCE: usize = 24;
 
 /// How the reference server runs: the transport, and the era it speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
