@@ -87,6 +87,9 @@ enum Acts {
     /// A reply (not a batch's) about to be written on stdout, over stdio only, once rewritten as
     /// every response is (`; writes f`).
     Written(fn(&mut Map<String, Value>)),
+    /// The lines a reply (not a batch's) is written as on stdout, given the frame it answers and
+    /// the reply (`; prints f`): one line of compact JSON, unless a quirk changes them.
+    Printed(fn(&[u8], &Map<String, Value>, &mut Vec<String>)),
 }
 
 /// A quirk's change to the members of an object the server is about to send.
@@ -136,7 +139,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -190,6 +193,7 @@ macro_rules! quirks {
     (@acts opens [$place:literal] $f:path) => { Acts::Opening($place, $f) };
     (@acts declares [] $f:path) => { Acts::Declared($f) };
     (@acts writes [] $f:path) => { Acts::Written($f) };
+    (@acts prints [] $f:path) => { Acts::Printed($f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
 }
@@ -281,9 +285,9 @@ quirks! {
     StdoutBanner => "stdout MUST carry only MCP messages (stdio)",
     /// stdio, 2026-07-28: every response is pretty-printed over several lines, server/discover's
     /// too (a client must still tell the era, then flag the framing).
-    StatelessPrettyPrint in stateless => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too",
+    StatelessPrettyPrint in stateless => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too"; prints data::pretty,
     /// stdio: the response to `ping` is pretty-printed over several lines.
-    PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)",
+    PrettyPrintPing => "messages MUST NOT contain embedded newlines (stdio)"; prints data::pretty_ping,
     /// Error responses lack the `"jsonrpc": "2.0"` member.
     JsonrpcMissingOnErrors => "every message MUST carry \"jsonrpc\": \"2.0\""; rewrites data::no_jsonrpc_on_errors,
     /// HTTP: an error answered in a JSON body (HTTP 200) leaves out its `id`.
@@ -828,7 +832,7 @@ quirks! {
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
     SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory"; answers "resources/directory/read" with data::folders_untyped,
     /// stdio and HTTP+SSE: every response is sent twice.
-    DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)",
+    DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)"; prints data::twice,
 }
 
 impl Quirk {
@@ -1034,6 +1038,20 @@ impl Quirks {
         });
     }
 
+    /// The lines a reply (not a batch's) is written as on stdout, answering `frame`: one line of
+    /// compact JSON, once the quirks that are on change them.
+    pub fn printed(&self, frame: &[u8], reply: &Value) -> Vec<String> {
+        let mut lines = vec![reply.to_string()];
+        if let Value::Object(members) = reply {
+            for acts in self.acting() {
+                if let Acts::Printed(change) = acts {
+                    change(frame, members, &mut lines);
+                }
+            }
+        }
+        lines
+    }
+
     /// Applies the quirks that are on to the capabilities the server declares.
     pub fn declared(&self, capabilities: &mut Map<String, Value>) {
         for acts in self.acting() {
@@ -1140,6 +1158,28 @@ mod data {
     use crate::outcome::{Failure, Outcome, UNANSWERED};
     use serde_json::json;
     use serde_json::{Map, Value};
+
+    /// stdio: every reply pretty-printed over several lines.
+    pub fn pretty(_: &[u8], reply: &Map<String, Value>, lines: &mut Vec<String>) {
+        let pretty = serde_json::to_string_pretty(reply).expect("serializable");
+        for line in lines.iter_mut() {
+            line.clone_from(&pretty);
+        }
+    }
+
+    /// stdio: the reply to a frame that names `"ping"` pretty-printed over several lines.
+    pub fn pretty_ping(frame: &[u8], reply: &Map<String, Value>, lines: &mut Vec<String>) {
+        if frame.windows(6).any(|w| w == b"\"ping\"") {
+            pretty(frame, reply, lines);
+        }
+    }
+
+    /// stdio: a response (not a notification or a request) written twice.
+    pub fn twice(_: &[u8], reply: &Map<String, Value>, lines: &mut Vec<String>) {
+        if reply.get("method").is_none() && reply.contains_key("id") {
+            lines.extend_from_slice(&lines.clone());
+        }
+    }
 
     /// A listen stream's acknowledgement among the messages it opens with.
     fn acknowledgement(opening: &mut [Value]) -> Option<&mut Value> {

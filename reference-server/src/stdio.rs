@@ -218,16 +218,6 @@ fn write_replies(
     handled: crate::server::Handled,
     out: &mpsc::UnboundedSender<String>,
 ) -> bool {
-    let pretty = server.quirks.has(Quirk::StatelessPrettyPrint)
-        || (server.quirks.has(Quirk::PrettyPrintPing)
-            && frame.windows(6).any(|w| w == b"\"ping\""));
-    let render = |v: &Value| {
-        if pretty {
-            serde_json::to_string_pretty(v)
-        } else {
-            serde_json::to_string(v)
-        }
-    };
     if handled.batch {
         if !handled.replies.is_empty() {
             let _ = out.send(format!("{}\n", Value::Array(handled.replies.clone())));
@@ -235,13 +225,9 @@ fn write_replies(
     } else {
         for mut reply in handled.replies {
             server.quirks.written(&mut reply);
-            let reply = &reply;
-            let line = format!("{}\n", render(reply).expect("serializable"));
-            let response = reply.get("method").is_none() && reply.get("id").is_some();
-            if response && server.quirks.has(Quirk::DuplicateResponses) {
-                let _ = out.send(line.clone());
+            for line in server.quirks.printed(frame, &reply) {
+                let _ = out.send(format!("{line}\n"));
             }
-            let _ = out.send(line);
         }
     }
     let handshake = serde_json::from_slice::<Value>(frame)
