@@ -1,6 +1,9 @@
 //! The 2026-07-28 request headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*) checked against the body, and the HTTP status each stateless error gets.
 
-use super::*;
+use hyper::StatusCode;
+use serde_json::{json, Value};
+
+use crate::quirks::Quirk;
 
 /// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
 /// unknown method is 404 (2026-07-28, Streamable HTTP).

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use crate::body::{event_stream, plain, HttpBody, MAX_BODY};
+use crate::body::{plain, HttpBody, MAX_BODY};
 use crate::quirks::{Challenge, Quirk};
 use crate::server::{Server, Session, SUPPORTED};
 

@@ -1,6 +1,19 @@
 //! SSE streams: a POST answered as a stream, the GET stream, and the channel body that carries them.
 
-use super::*;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Request, Response, StatusCode};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::{event_message, State};
+use crate::body::{event_stream, plain, HttpBody};
+use crate::quirks::Quirk;
+use crate::server::Session;
 
 /// Answers with an SSE stream: the notifications as they come, then the response, then the end.
 /// With `close_early`, the stream ends after the priming event; the rest is only kept for a GET

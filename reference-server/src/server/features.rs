@@ -1,7 +1,15 @@
 //! The feature methods both eras share: tools, resources, prompts and completion (listing,
 //! reading, getting, completing), and the list pages they are served in.
 
-use super::*;
+use std::sync::atomic::Ordering;
+
+use serde_json::{json, Value};
+
+use super::{capability_of, official, Server, Session};
+use crate::fixtures::{self, PromptError};
+use crate::mrtr;
+use crate::outcome::{list_page, Outcome, Sink};
+use crate::quirks::Quirk;
 
 impl Server {
     /// The feature methods both eras share (tools, resources, prompts, completion); `None` for

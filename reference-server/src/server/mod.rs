@@ -14,10 +14,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use crate::fixtures::{self, PromptError, ToolOutcome};
-use crate::mrtr;
+use crate::fixtures;
 use crate::outcome::LOG_LEVELS;
-use crate::outcome::{list_page, Outcome, Sink, UNANSWERED};
+use crate::outcome::{Outcome, Sink, UNANSWERED};
 use crate::quirks::{Era, Quirk, Quirks};
 
 /// The protocol versions this server speaks, newest first.

@@ -1,7 +1,14 @@
 //! The two ways in: the 2026-07-28 stateless era (every request carries its version and
 //! capabilities in `_meta`) and the handshake era's `initialize`.
 
-use super::*;
+use std::sync::atomic::Ordering;
+
+use serde_json::{json, Value};
+
+use super::{Server, Session, STATELESS_VERSION, SUPPORTED};
+use crate::fixtures;
+use crate::outcome::{Outcome, Sink, LOG_LEVELS};
+use crate::quirks::{Era, Quirk};
 
 impl Server {
     /// With the quirk `ext-task-capability-remembered`: whether a request about this task id

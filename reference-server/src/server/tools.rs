@@ -1,7 +1,16 @@
 //! `tools/call`: the fixture tools, the official suite's and mcpcheck's own, each with the
 //! quirks that change what it does.
 
-use super::*;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{Server, Session};
+use crate::fixtures::{self, ToolOutcome};
+use crate::mrtr;
+use crate::outcome::{Outcome, Sink, LOG_LEVELS};
+use crate::quirks::Quirk;
 
 impl Server {
     /// Calls a fixture tool.
