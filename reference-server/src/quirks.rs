@@ -90,6 +90,21 @@ enum Acts {
     /// The lines a reply (not a batch's) is written as on stdout, given the frame it answers and
     /// the reply (`; prints f`): one line of compact JSON, unless a quirk changes them.
     Printed(fn(&[u8], &Map<String, Value>, &mut Vec<String>)),
+    /// An answer in place of the handler's to a request at the MCP endpoint that is no POST
+    /// (Streamable HTTP), once it is authorized (`; intercepts f`): its status and plain-text
+    /// body, given the method and the era the request is in ([`NonPost`]).
+    Intercept(fn(&NonPost) -> Option<(u16, &'static str)>),
+}
+
+/// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
+pub struct NonPost<'a> {
+    /// The HTTP method (`GET`, `DELETE`, …).
+    pub method: &'a str,
+    /// Whether the server speaks the 2026-07-28 era.
+    pub stateless: bool,
+    /// Whether a server of both eras takes the request as one of the 2026-07-28 era (its
+    /// protocol version, no session), which that era refuses with 405.
+    pub stateless_request: bool,
 }
 
 /// A quirk's change to the members of an object the server is about to send.
@@ -139,7 +154,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -194,6 +209,7 @@ macro_rules! quirks {
     (@acts declares [] $f:path) => { Acts::Declared($f) };
     (@acts writes [] $f:path) => { Acts::Written($f) };
     (@acts prints [] $f:path) => { Acts::Printed($f) };
+    (@acts intercepts [] $f:path) => { Acts::Intercept($f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
 }
@@ -345,7 +361,7 @@ quirks! {
     /// A tools/call without a name gets -32603.
     MalformedCallInternalError => "invalid params MUST get -32602 (JSON-RPC 2.0)"; answers "tools/call" with data::nameless_call_internal_error,
     /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
-    Get200Plain => "GET MUST give an SSE stream or 405 (Streamable HTTP)",
+    Get200Plain => "GET MUST give an SSE stream or 405 (Streamable HTTP)"; intercepts data::get_200_plain,
     /// A request whose id is null is processed.
     NullIdAccepted => "a request id MUST NOT be null",
     /// The first tool's name contains a space.
@@ -355,7 +371,7 @@ quirks! {
     /// HTTP: DELETE answers 200 but the session lives on.
     SessionsSurviveDelete => "a terminated session MUST get 404 (Streamable HTTP)",
     /// HTTP: DELETE answers 500.
-    Delete500 => "DELETE SHOULD end the session (2xx) or be refused with 405",
+    Delete500 => "DELETE SHOULD end the session (2xx) or be refused with 405"; intercepts data::delete_500,
     /// HTTP: a request under a session id the server never issued is served (on a throwaway
     /// session) instead of refused with 404.
     SessionUnknownServed => "a session id the server does not know SHOULD get 404 (derived from the session rules)",
@@ -411,7 +427,7 @@ quirks! {
     /// `test_prompt_with_arguments` is produced even without its required `arg2`.
     EverythingPromptMissingArgumentServed => "a missing required prompt argument SHOULD get -32602"; answers "prompts/get" with data::arguments_prompt_without_arg2,
     /// Stateless, HTTP: GET is answered 200 instead of 405.
-    StatelessGetAllowed in stateless => "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)",
+    StatelessGetAllowed in stateless => "2026-07-28 HTTP: GET and DELETE SHOULD get 405 (POST only)"; intercepts data::stateless_get_allowed,
     /// Stateless, HTTP: responses carry an `Mcp-Session-Id` header.
     StatelessSessionId in stateless => "2026-07-28 HTTP: responses SHOULD carry no Mcp-Session-Id",
     /// Tool calls log at info whatever level the client set.
@@ -1052,6 +1068,15 @@ impl Quirks {
         lines
     }
 
+    /// The answer a quirk that is on gives in place of the handler's to a request that is no
+    /// POST (the first declared that gives one), or `None`.
+    pub fn intercepted(&self, request: &NonPost) -> Option<(u16, &'static str)> {
+        self.acting().find_map(|acts| match acts {
+            Acts::Intercept(answer) => answer(request),
+            _ => None,
+        })
+    }
+
     /// Applies the quirks that are on to the capabilities the server declares.
     pub fn declared(&self, capabilities: &mut Map<String, Value>) {
         for acts in self.acting() {
@@ -1153,11 +1178,29 @@ impl Quirks {
 // A listing's function takes the list itself, as one that adds an item must.
 #[allow(clippy::ptr_arg)]
 mod data {
-    use super::Challenge;
+    use super::{Challenge, NonPost};
     use crate::fixtures;
     use crate::outcome::{Failure, Outcome, UNANSWERED};
     use serde_json::json;
     use serde_json::{Map, Value};
+
+    /// Streamable HTTP: a GET in the handshake era answered 200 with a plain-text body instead
+    /// of an SSE stream (or 405).
+    pub fn get_200_plain(request: &NonPost) -> Option<(u16, &'static str)> {
+        let handshake = !request.stateless && !request.stateless_request;
+        (request.method == "GET" && handshake).then_some((200, "ok"))
+    }
+
+    /// Streamable HTTP: a DELETE in the handshake era answered 500, the session kept.
+    pub fn delete_500(request: &NonPost) -> Option<(u16, &'static str)> {
+        let handshake = !request.stateless && !request.stateless_request;
+        (request.method == "DELETE" && handshake).then_some((500, "cannot delete"))
+    }
+
+    /// 2026-07-28 HTTP: a GET answered 200 instead of 405.
+    pub fn stateless_get_allowed(request: &NonPost) -> Option<(u16, &'static str)> {
+        (request.method == "GET" && request.stateless).then_some((200, "ok"))
+    }
 
     /// stdio: every reply pretty-printed over several lines.
     pub fn pretty(_: &[u8], reply: &Map<String, Value>, lines: &mut Vec<String>) {

@@ -132,6 +132,17 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     let stateless_other = state.server.dual_era
         && *req.method() != Method::POST
         && stateless_request(req.headers(), b"");
+    if *req.method() != Method::POST {
+        let request = crate::quirks::NonPost {
+            method: req.method().as_str(),
+            stateless: state.server.stateless(),
+            stateless_request: stateless_other,
+        };
+        if let Some((status, body)) = state.server.quirks.intercepted(&request) {
+            let status = StatusCode::from_u16(status).expect("a quirk's status is valid");
+            return plain(status, body);
+        }
+    }
     match *req.method() {
         Method::POST => {
             let (parts, body) = req.into_parts();
@@ -166,20 +177,12 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
             }
         }
         // 2026-07-28 Streamable HTTP is POST only.
-        Method::GET
-            if state.server.stateless() && state.server.quirks.has(Quirk::StatelessGetAllowed) =>
-        {
-            plain(StatusCode::OK, "ok")
-        }
         _ if state.server.stateless() || stateless_other => {
             let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
             response
                 .headers_mut()
                 .insert("allow", HeaderValue::from_static("POST"));
             response
-        }
-        Method::DELETE if state.server.quirks.has(Quirk::Delete500) => {
-            plain(StatusCode::INTERNAL_SERVER_ERROR, "cannot delete")
         }
         Method::DELETE => match session_of(state, &req) {
             Ok((id, _)) => {
@@ -191,7 +194,6 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
             }
             Err(response) => response,
         },
-        Method::GET if state.server.quirks.has(Quirk::Get200Plain) => plain(StatusCode::OK, "ok"),
         Method::GET => match session_of(state, &req) {
             Ok((_, session)) => get_stream(state, &session, &req),
             Err(response) => response,
