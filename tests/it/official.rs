@@ -128,40 +128,63 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
         return;
     }
     let skills = concat!(env!("CARGO_MANIFEST_DIR"), "/reference-server/skills");
-    let mut seen = Seen::new();
-    for (era, revision) in [(Some("--stateless"), "2026-07-28"), (None, "2025-11-25")] {
-        // One page for every list: the suite reads only the first page of tools/list (a
-        // disagreement docs/coverage.md lists), where a client must follow nextCursor.
-        let mut args = vec!["--page-size", "1000", "--skills", skills];
-        args.extend(era);
-        let server = HttpServer::start_with(&args);
-        let (ok, text) = suite(&server.url, &["--requirements", revision], &mut seen);
-        assert!(
-            ok,
-            "the official suite's {revision} requirements fail against the reference server:\n{text}"
-        );
-        assert_total(&text, if era.is_some() { 190 } else { 80 });
-        for scenario in SKILLS {
-            let mut args = vec!["--scenario", *scenario];
-            if revision != "2026-07-28" {
-                // An extension scenario runs at 2026-07-28 unless forced to another revision.
-                args.extend(["--spec-version", revision, "--force"]);
-            }
-            let (ok, text) = suite(&server.url, &args, &mut seen);
+    // Each era against a server of its own, and all of the suite against a third, side by side:
+    // the suite's runs mostly wait on their scenarios' own pauses.
+    let by_era = |era: Option<&'static str>, revision: &'static str| {
+        move || {
+            let mut seen = Seen::new();
+            // One page for every list: the suite reads only the first page of tools/list (a
+            // disagreement docs/coverage.md lists), where a client must follow nextCursor.
+            let mut args = vec!["--page-size", "1000", "--skills", skills];
+            args.extend(era);
+            let server = HttpServer::start_with(&args);
+            let (ok, text) = suite(&server.url, &["--requirements", revision], &mut seen);
             assert!(
                 ok,
-                "the official {scenario} fails against the reference server at {revision}:\n{text}"
+                "the official suite's {revision} requirements fail against the reference server:\n{text}"
             );
+            assert_total(&text, if era.is_some() { 190 } else { 80 });
+            for scenario in SKILLS {
+                let mut args = vec!["--scenario", *scenario];
+                if revision != "2026-07-28" {
+                    // An extension scenario runs at 2026-07-28 unless forced to another revision.
+                    args.extend(["--spec-version", revision, "--force"]);
+                }
+                let (ok, text) = suite(&server.url, &args, &mut seen);
+                assert!(
+                    ok,
+                    "the official {scenario} fails against the reference server at {revision}:\n{text}"
+                );
+            }
+            seen
         }
-    }
+    };
     // Every scenario of both eras at one URL: a server that speaks both over HTTP.
-    let server = HttpServer::start_with(&["--dual-era", "--page-size", "1000", "--skills", skills]);
-    let (ok, text) = suite(&server.url, &["--suite", "all"], &mut seen);
-    assert!(
-        ok,
-        "the official suite's `--suite all` fails against the dual-era reference server:\n{text}"
-    );
-    assert_total(&text, 270);
+    let both = || {
+        let mut seen = Seen::new();
+        let server =
+            HttpServer::start_with(&["--dual-era", "--page-size", "1000", "--skills", skills]);
+        let (ok, text) = suite(&server.url, &["--suite", "all"], &mut seen);
+        assert!(
+            ok,
+            "the official suite's `--suite all` fails against the dual-era reference server:\n{text}"
+        );
+        assert_total(&text, 270);
+        seen
+    };
+    let seen: Seen = std::thread::scope(|scope| {
+        let runs = [
+            scope.spawn(by_era(Some("--stateless"), "2026-07-28")),
+            scope.spawn(by_era(None, "2025-11-25")),
+            scope.spawn(both),
+        ];
+        runs.into_iter()
+            .flat_map(|run| {
+                run.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
     // Every check the suite reported is in tests/official/parity.toml, with its counterparts:
     // a new release's new checks fail here until they are mapped.
     let mapped: Seen = crate::official_map::entries()
