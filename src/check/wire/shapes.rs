@@ -173,27 +173,65 @@ pub(super) const FREE_FORM: [&str; 5] = [
 
 /// Every key of every `_meta` object in a message (outside free-form members and error data),
 /// with the JSON pointer of its `_meta` and whether a prefix is required (never, here).
-pub(super) fn meta_keys<'a>(value: &'a Value, at: &str, out: &mut Vec<(String, &'a str, bool)>) {
+pub(super) fn meta_keys<'a>(message: &'a Value, out: &mut Vec<(String, &'a str, bool)>) {
+    walk_meta(message, &mut Vec::new(), out);
+}
+
+/// A step on the way from a message to one of its values.
+enum Step<'a> {
+    /// An object's member.
+    Key(&'a str),
+    /// An array's item.
+    Index(usize),
+}
+
+/// [`meta_keys`] below `value`, which `path` leads to: the pointer is written only for a `_meta`
+/// found, not for every value passed on the way (a run's messages have thousands).
+fn walk_meta<'a>(
+    value: &'a Value,
+    path: &mut Vec<Step<'a>>,
+    out: &mut Vec<(String, &'a str, bool)>,
+) {
     match value {
         Value::Object(object) => {
             for (key, member) in object {
-                let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
                 if key == "_meta" {
                     if let Some(meta) = member.as_object() {
+                        path.push(Step::Key(key));
+                        let here = pointer(path);
+                        path.pop();
                         out.extend(meta.keys().map(|k| (here.clone(), k.as_str(), false)));
                     }
-                } else if !(FREE_FORM.contains(&key.as_str()) || at.is_empty() && key == "error") {
-                    meta_keys(member, &here, out);
+                } else if !(FREE_FORM.contains(&key.as_str()) || path.is_empty() && key == "error")
+                {
+                    path.push(Step::Key(key));
+                    walk_meta(member, path, out);
+                    path.pop();
                 }
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                meta_keys(item, &format!("{at}/{i}"), out);
+                path.push(Step::Index(i));
+                walk_meta(item, path, out);
+                path.pop();
             }
         }
         _ => {}
     }
+}
+
+/// The JSON pointer (RFC 6901) a path of steps spells.
+fn pointer(path: &[Step]) -> String {
+    let mut pointer = String::new();
+    for step in path {
+        pointer.push('/');
+        match step {
+            Step::Key(key) => pointer.push_str(&key.replace('~', "~0").replace('/', "~1")),
+            Step::Index(i) => pointer.push_str(&i.to_string()),
+        }
+    }
+    pointer
 }
 
 /// What is wrong with a `_meta` key (2025-06-18 on), if anything: an optional prefix of labels

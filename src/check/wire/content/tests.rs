@@ -136,3 +136,24 @@ fn uris_follow_rfc_3986() {
         assert!(problem.contains(why), "{bad:?}: {problem}");
     }
 }
+
+#[test]
+fn meta_keys_are_found_with_their_pointers_outside_free_form_members_and_error_data() {
+    let message = serde_json::json!({
+        "result": {
+            "_meta": {"a/b": 1},
+            "items": [{"x~y/z": {"_meta": {"k": 1}}}],
+            "structuredContent": {"_meta": {"free": 1}}
+        },
+        "error": {"data": {"_meta": {"free": 1}}}
+    });
+    let mut keys = Vec::new();
+    crate::check::wire::shapes::meta_keys(&message, &mut keys);
+    assert_eq!(
+        keys,
+        vec![
+            ("/result/_meta".to_string(), "a/b", false),
+            ("/result/items/0/x~0y~1z/_meta".to_string(), "k", false),
+        ]
+    );
+}

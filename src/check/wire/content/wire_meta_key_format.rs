@@ -34,7 +34,7 @@ fn wire_meta_key_format(def: &Builtin, input: &WireInput) -> (Verdict, Vec<Evide
         };
         for (message, frame) in received_fresh(transcript) {
             let mut keys = Vec::new();
-            meta_keys(message, "", &mut keys);
+            meta_keys(message, &mut keys);
             if crate::record::version::at_least(version, "2026-07-28") {
                 if let Some(extensions) = message
                     .pointer("/result/capabilities/extensions")
