@@ -847,7 +847,7 @@ quirks! {
     SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
     SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory"; answers "resources/directory/read" with data::folders_untyped,
-    /// stdio and HTTP+SSE: every response is sent twice.
+    /// stdio: every response is written twice.
     DuplicateResponses => "each request SHOULD be answered once (derived; stdio and HTTP+SSE)"; prints data::twice,
 }
 

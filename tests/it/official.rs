@@ -174,9 +174,13 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
     };
     let seen: Seen = std::thread::scope(|scope| {
         let runs = [
-            scope.spawn(by_era(Some("--stateless"), "2026-07-28")),
-            scope.spawn(by_era(None, "2025-11-25")),
-            scope.spawn(both),
+            named(
+                scope,
+                "2026-07-28",
+                by_era(Some("--stateless"), "2026-07-28"),
+            ),
+            named(scope, "2025-11-25", by_era(None, "2025-11-25")),
+            named(scope, "both eras at one URL", both),
         ];
         runs.into_iter()
             .flat_map(|run| {
@@ -212,6 +216,22 @@ fn the_official_suite_passes_against_the_reference_server_in_both_eras_and_all_o
         "only {} official checks were seen",
         seen.len()
     );
+}
+
+/// Runs one of the suite's runs on a thread of its own, named after it (a failure's message
+/// names the thread).
+fn named<'scope, F>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    run: F,
+) -> std::thread::ScopedJoinHandle<'scope, Seen>
+where
+    F: FnOnce() -> Seen + Send + 'scope,
+{
+    std::thread::Builder::new()
+        .name(format!("official suite, {name}"))
+        .spawn_scoped(scope, run)
+        .expect("a thread starts")
 }
 
 /// The suite's `Total: N passed, M failed` line says none failed and at least `least` passed
