@@ -107,6 +107,14 @@ pub struct NonPost<'a> {
     pub stateless_request: bool,
 }
 
+impl NonPost<'_> {
+    /// Whether the request is answered in the handshake era: neither the server nor the request
+    /// is of the 2026-07-28 era.
+    pub fn handshake(&self) -> bool {
+        !self.stateless && !self.stateless_request
+    }
+}
+
 /// A quirk's change to the members of an object the server is about to send.
 type MembersChange = fn(&mut Map<String, Value>);
 
@@ -1187,14 +1195,12 @@ mod data {
     /// Streamable HTTP: a GET in the handshake era answered 200 with a plain-text body instead
     /// of an SSE stream (or 405).
     pub fn get_200_plain(request: &NonPost) -> Option<(u16, &'static str)> {
-        let handshake = !request.stateless && !request.stateless_request;
-        (request.method == "GET" && handshake).then_some((200, "ok"))
+        (request.method == "GET" && request.handshake()).then_some((200, "ok"))
     }
 
     /// Streamable HTTP: a DELETE in the handshake era answered 500, the session kept.
     pub fn delete_500(request: &NonPost) -> Option<(u16, &'static str)> {
-        let handshake = !request.stateless && !request.stateless_request;
-        (request.method == "DELETE" && handshake).then_some((500, "cannot delete"))
+        (request.method == "DELETE" && request.handshake()).then_some((500, "cannot delete"))
     }
 
     /// 2026-07-28 HTTP: a GET answered 200 instead of 405.

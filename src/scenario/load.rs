@@ -62,15 +62,15 @@ impl std::error::Error for LoadError {}
 struct Source<'a> {
     path: &'a str,
     text: &'a str,
-    /// When the file's JSON Schemas are compiled.
+    /// When the file's JSON Schemas and regular expressions are compiled.
     compile: Compile,
 }
 
-/// When the JSON Schemas of a scenario file's predicates are compiled.
+/// When the JSON Schemas and regular expressions of a scenario file's predicates are compiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Compile {
-    /// As the file is loaded: a schema that does not compile is an error at its line (a file
-    /// a user gives).
+    /// As the file is loaded: one that does not compile is an error at its line (a file a user
+    /// gives).
     Now,
     /// When a run first uses it (the built-in library, whose test compiles them all).
     WhenUsed,
@@ -114,7 +114,8 @@ pub fn parse(path: &str, text: &str) -> Result<Scenario, LoadError> {
     parse_compiling(path, text, Compile::Now)
 }
 
-/// Parses and validates one scenario file, compiling its schemas now or when first used.
+/// Parses and validates one scenario file, compiling its schemas and regular expressions now or
+/// when first used.
 fn parse_compiling(path: &str, text: &str, compile: Compile) -> Result<Scenario, LoadError> {
     let source = Source {
         path,

@@ -538,18 +538,22 @@ pub enum Test {
 /// has each compiled as it is loaded, so that an error points at its line; the built-in
 /// library's are compiled by its test.
 #[derive(Debug)]
-pub struct Compiled<T> {
-    source: serde_json::Value,
+pub struct Compiled<T: Compilable> {
+    source: T::Source,
     compiled: std::sync::OnceLock<T>,
 }
 
 /// How what a [`Compiled`] holds is made from the file's value.
 pub trait Compilable: Sized {
+    /// What the file gives: a schema's JSON, a pattern's text.
+    type Source: std::fmt::Debug;
     /// Compiles it, or says why it does not compile.
-    fn compile(source: &serde_json::Value) -> Result<Self, String>;
+    fn compile(source: &Self::Source) -> Result<Self, String>;
 }
 
 impl Compilable for jsonschema::Validator {
+    type Source = serde_json::Value;
+
     fn compile(source: &serde_json::Value) -> Result<Self, String> {
         jsonschema::options()
             .with_draft(jsonschema::Draft::Draft202012)
@@ -559,15 +563,16 @@ impl Compilable for jsonschema::Validator {
 }
 
 impl Compilable for regex::Regex {
-    fn compile(source: &serde_json::Value) -> Result<Self, String> {
-        regex::Regex::new(source.as_str().unwrap_or_default())
-            .map_err(|e| format!("`matches`: not a regular expression: {e}"))
+    type Source = String;
+
+    fn compile(source: &String) -> Result<Self, String> {
+        regex::Regex::new(source).map_err(|e| format!("`matches`: not a regular expression: {e}"))
     }
 }
 
 impl<T: Compilable> Compiled<T> {
     /// Not compiled yet.
-    pub fn new(source: serde_json::Value) -> Compiled<T> {
+    pub fn new(source: T::Source) -> Compiled<T> {
         Compiled {
             source,
             compiled: std::sync::OnceLock::new(),

@@ -302,7 +302,7 @@ fn resolve_pred(value: toml::Value, compile: Compile) -> Result<Pred, String> {
         tests.push(Test::Contains(v));
     }
     if let Some(pattern) = file.matches {
-        let regex = Compiled::new(serde_json::Value::from(pattern));
+        let regex = Compiled::<regex::Regex>::new(pattern);
         if compile == Compile::Now {
             regex.compiled()?;
         }
@@ -318,7 +318,7 @@ fn resolve_pred(value: toml::Value, compile: Compile) -> Result<Pred, String> {
         tests.push(Test::Within(VersionRange::parse(window)?));
     }
     if let Some(schema) = file.schema {
-        let schema = Compiled::new(schema);
+        let schema = Compiled::<jsonschema::Validator>::new(schema);
         if compile == Compile::Now {
             schema.compiled()?;
         }
