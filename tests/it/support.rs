@@ -15,7 +15,9 @@ pub fn mcpcheck() -> Command {
     command
 }
 
-/// The reference server binary, built on first use if the workspace build did not build it.
+/// The reference server binary, built on first use if the test build did not build it: `cargo test`
+/// over the workspace builds it (for the reference server's own integration tests), `cargo test
+/// --test it` does not.
 pub fn reference_server() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
