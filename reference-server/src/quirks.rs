@@ -37,8 +37,9 @@ enum Acts {
     /// The JSON-RPC answer a POST gets in its response's JSON body (Streamable HTTP), with the
     /// response's status (`; posts f`).
     Posted(fn(u16, &mut Map<String, Value>)),
-    /// The headers of a Streamable HTTP response, once set: one with a JSON body (`; heads f`)
-    /// or an SSE stream answering a POST (`; heads "sse" with f`).
+    /// The headers of a Streamable HTTP response, once set: one with a JSON body (`; heads f`),
+    /// an SSE stream answering a POST (`; heads "sse" with f`), or the protected resource
+    /// metadata document (`; heads "protected-resource" with f`).
     Headers(&'static str, fn(&mut hyper::HeaderMap)),
     /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
     Challenge(fn(&mut Challenge)),
@@ -160,7 +161,7 @@ impl Challenge {
 /// given) and, for a quirk that is data, where it acts and the function that does it, once or more
 /// for a quirk that acts in several places, each after a `;` ([`Acts`]: `; rewrites f`,
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
-/// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`), `; challenges f`, `; decorates f`,
+/// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
 /// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
@@ -499,7 +500,7 @@ quirks! {
     StatelessRequiredCapabilitiesArray in stateless => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object"; answers "tools/call" with data::required_capabilities_array,
     /// 2026-07-28: every page of tools/list after the first lists its tools in another order
     /// on each answer (the first page stays the same).
-    StatelessToolsLaterPageUnstable in stateless => "2026-07-28: tools/list SHOULD be deterministic, on every page",
+    StatelessToolsLaterPageUnstable in stateless => "2026-07-28: tools/list SHOULD be deterministic, on every page"; answers "tools/list" with data::later_page_unstable,
     /// 2026-07-28 (stdio): a connection whose first message was server/discover (as mcpcheck's
     /// main connection's is) is listed one resource fewer than any other, as with a list kept
     /// per connection.
@@ -508,7 +509,7 @@ quirks! {
     /// `mcpcheck://roots` that does not declare it asks for the roots anyway.
     StatelessRootsCarryover in stateless => "2026-07-28: a capability is declared per request; one declared earlier MUST NOT be assumed",
     /// 2026-07-28: every tools/list answers the tools in a new order (rotated by one).
-    StatelessToolsOrderUnstable in stateless => "2026-07-28: tools/list SHOULD list tools in a deterministic order",
+    StatelessToolsOrderUnstable in stateless => "2026-07-28: tools/list SHOULD list tools in a deterministic order"; answers "tools/list" with data::order_unstable,
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
     StatelessXMcpHeaderOnNumber in stateless => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties"; lists "tools" with data::header_on_number,
     /// SSE event ids restart at 0 on every stream, so streams of one session share them.
@@ -726,7 +727,7 @@ quirks! {
     /// With `--static-token`: the metadata document is an HTML page.
     AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
     /// With `--static-token`: the metadata document is JSON sent as `text/plain`.
-    AuthMetadataContentType in auth => "the Protected Resource Metadata MUST be sent as application/json (RFC 9728 §3.2)",
+    AuthMetadataContentType in auth => "the Protected Resource Metadata MUST be sent as application/json (RFC 9728 §3.2)"; heads "protected-resource" with data::content_type_plain,
     /// With `--static-token`: the metadata document needs the token (401 without it).
     AuthMetadataBehindToken in auth => "the Protected Resource Metadata MUST be served to a client without a token: it is how the client learns to get one",
     /// With `--static-token`: the metadata's `resource` names another path of this server.
@@ -844,7 +845,7 @@ quirks! {
     /// With `--skills`: the first skill's files but its SKILL.md are listed with the digest of other bytes.
     SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count"; enters data::first_skill_stale_digests,
     /// With `--skills`: a SKILL.md is read as text/plain.
-    SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown",
+    SkillsSkillmdPlainText => "skills extension: a SKILL.md SHOULD be served as text/markdown"; answers "resources/read" with data::skill_md_plain_text,
     /// With `--skills`: resources/list names each SKILL.md `SKILL.md`, not by its frontmatter.
     SkillsSkillmdListedMisnamed => "skills extension: a listed SKILL.md resource SHOULD be named as its frontmatter names the skill"; lists "resources" with data::skillmd_named_skillmd,
     /// With `--skills`: the first skill's entry has a description its SKILL.md has not.
@@ -1012,7 +1013,7 @@ impl Quirks {
     }
 
     /// Applies the quirks that are on to the headers of a response of this kind: `json` (a JSON
-    /// body) or `sse` (an SSE stream).
+    /// body), `sse` (an SSE stream) or `protected-resource` (the metadata document).
     pub fn headers(&self, kind: &str, headers: &mut hyper::HeaderMap) {
         for acts in self.acting() {
             if let Acts::Headers(place, change) = acts {
@@ -1191,6 +1192,9 @@ mod data {
     use crate::outcome::{Failure, Outcome, UNANSWERED};
     use serde_json::json;
     use serde_json::{Map, Value};
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     /// Streamable HTTP: a GET in the handshake era answered 200 with a plain-text body instead
     /// of an SSE stream (or 405).
@@ -1932,6 +1936,61 @@ mod data {
     /// "an earlier version of the file"): well formed, and no file's.
     const EARLIER_DIGEST: &str =
         "sha256:61fd94771dcf6a3dd36078ca952c4e242e2617d40f648140067409d6bb7b7494";
+
+    /// `AuthMetadataContentType`: a response sent as `text/plain`.
+    pub fn content_type_plain(headers: &mut hyper::HeaderMap) {
+        headers.insert(
+            "content-type",
+            hyper::header::HeaderValue::from_static("text/plain"),
+        );
+    }
+
+    /// `SkillsSkillmdPlainText`: a SKILL.md read as `text/plain`.
+    pub fn skill_md_plain_text(_: &Value, mut outcome: Outcome) -> Outcome {
+        if let Ok(Value::Array(contents)) = outcome.as_mut().map(|r| &mut r["contents"]) {
+            for content in contents {
+                if content["uri"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with("/SKILL.md"))
+                {
+                    content["mimeType"] = json!("text/plain");
+                }
+            }
+        }
+        outcome
+    }
+
+    /// `StatelessToolsOrderUnstable`: each answer to tools/list lists its page rotated by one
+    /// more than the answer before (the pages keep their tools).
+    pub fn order_unstable(_: &Value, outcome: Outcome) -> Outcome {
+        static ANSWERS: AtomicUsize = AtomicUsize::new(0);
+        rotate_tools(outcome, ANSWERS.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// `StatelessToolsLaterPageUnstable`: each answer for a later page (one asked for with a
+    /// cursor) lists it rotated by one more than the answer before for that cursor.
+    pub fn later_page_unstable(params: &Value, outcome: Outcome) -> Outcome {
+        static TURNS: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+        let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) else {
+            return outcome;
+        };
+        let turn = {
+            let mut turns = TURNS.lock().expect("turns lock");
+            let turn = turns.entry(cursor.to_string()).or_insert(0);
+            *turn += 1;
+            *turn - 1
+        };
+        rotate_tools(outcome, turn)
+    }
+
+    /// A page of tools/list with its tools rotated left by `turn` (modulo their number).
+    fn rotate_tools(mut outcome: Outcome, turn: usize) -> Outcome {
+        if let Ok(Value::Array(tools)) = outcome.as_mut().map(|page| &mut page["tools"]) {
+            let len = tools.len().max(1);
+            tools.rotate_left(turn % len);
+        }
+        outcome
+    }
 
     /// `SkillsStaleDigest`: the first skill's files but its SKILL.md are listed with the digest
     /// of other bytes.

@@ -215,11 +215,7 @@ impl Skills {
     pub fn read(&self, uri: &str) -> Option<Value> {
         let (skill, rel) = self.locate(uri)?;
         let (file, bytes) = skill.files.iter().find(|(f, _)| f == rel)?;
-        let mime = if file == "SKILL.md" && self.quirks.has(Quirk::SkillsSkillmdPlainText) {
-            "text/plain"
-        } else {
-            mime_type(file)
-        };
+        let mime = mime_type(file);
         let content = match std::str::from_utf8(bytes) {
             Ok(text) => json!({"uri": uri, "mimeType": mime, "text": text}),
             Err(_) => json!({"uri": uri, "mimeType": mime, "blob": base64(bytes)}),

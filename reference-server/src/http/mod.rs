@@ -844,15 +844,11 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         "resource_name": "mcpcheck reference server",
     });
     quirks.document("protected-resource", document.as_object_mut()?);
-    let content_type = if quirks.has(Quirk::AuthMetadataContentType) {
-        "text/plain"
-    } else {
-        "application/json"
-    };
     let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
     response
         .headers_mut()
-        .insert("content-type", HeaderValue::from_static(content_type));
+        .insert("content-type", HeaderValue::from_static("application/json"));
+    quirks.headers("protected-resource", response.headers_mut());
     Some(response)
 }
 

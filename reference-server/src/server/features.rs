@@ -1,8 +1,6 @@
 //! The feature methods both eras share: tools, resources, prompts and completion (listing,
 //! reading, getting, completing), and the list pages they are served in.
 
-use std::sync::atomic::Ordering;
-
 use serde_json::{json, Value};
 
 use super::{capability_of, official, Server, Session};
@@ -91,44 +89,14 @@ impl Server {
                 } else {
                     params
                 };
-                let page = list_page(tools, params, "tools").map(|mut page| {
+                list_page(tools, params, "tools").map(|mut page| {
                     if self.quirks.has(Quirk::MetaKeyInvalid)
                         && fixtures::at_least(version, "2025-06-18")
                     {
                         page["_meta"] = json!({"-not a key-": true});
                     }
                     page
-                });
-                if let Some(cursor) = params.get("cursor").filter(|c| {
-                    !c.is_null() && self.quirks.has(Quirk::StatelessToolsLaterPageUnstable)
-                }) {
-                    // Each answer for the same later page lists it in another order.
-                    let turn = {
-                        let mut turns = self.later_page_turns.lock().expect("turns lock");
-                        let turn = turns.entry(cursor.to_string()).or_insert(0);
-                        *turn += 1;
-                        *turn - 1
-                    };
-                    return Some(page.map(|mut page| {
-                        if let Some(tools) = page["tools"].as_array_mut() {
-                            let len = tools.len().max(1);
-                            tools.rotate_left(turn % len);
-                        }
-                        page
-                    }));
-                }
-                if self.quirks.has(Quirk::StatelessToolsOrderUnstable) {
-                    // Each answer lists its page in another order (the pages stay the same).
-                    let turn = self.list_calls.fetch_add(1, Ordering::Relaxed);
-                    return Some(page.map(|mut page| {
-                        if let Some(tools) = page["tools"].as_array_mut() {
-                            let len = tools.len().max(1);
-                            tools.rotate_left(turn % len);
-                        }
-                        page
-                    }));
-                }
-                page
+                })
             }
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => {

@@ -143,11 +143,6 @@ pub struct Server {
     /// stdio: after writing this many lines, the server writes nothing more but keeps reading
     /// and running (`--stop-answering-after N`): a server that stopped answering.
     pub silent_after: Option<usize>,
-    /// How many tools/list requests were answered (for the quirk that reorders them).
-    pub list_calls: std::sync::atomic::AtomicUsize,
-    /// With the quirk `stateless-tools-later-page-unstable`: how often each later page of
-    /// tools/list was answered, by cursor.
-    pub later_page_turns: Mutex<std::collections::HashMap<String, usize>>,
     /// With the quirk `stateless-capability-carryover`: a request declared sampling.
     pub capability_seen: AtomicBool,
     /// With the quirk `ext-task-capability-remembered`: the task ids asked about by a request
