@@ -91,6 +91,9 @@ enum Acts {
     /// The lines a reply (not a batch's) is written as on stdout, given the frame it answers and
     /// the reply (`; prints f`): one line of compact JSON, unless a quirk changes them.
     Printed(fn(&[u8], &Map<String, Value>, &mut Vec<String>)),
+    /// The bytes of what the server writes, as they go out (`; encodes "stdio" with f`: each
+    /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body).
+    Encoded(&'static str, fn(&mut Vec<u8>)),
     /// An answer in place of the handler's to a request at the MCP endpoint that is no POST
     /// (Streamable HTTP), once it is authorized (`; intercepts f`): its status and plain-text
     /// body, given the method and the era the request is in ([`NonPost`]).
@@ -163,7 +166,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -219,6 +222,7 @@ macro_rules! quirks {
     (@acts writes [] $f:path) => { Acts::Written($f) };
     (@acts prints [] $f:path) => { Acts::Printed($f) };
     (@acts intercepts [] $f:path) => { Acts::Intercept($f) };
+    (@acts encodes [$place:literal] $f:path) => { Acts::Encoded($place, $f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
 }
@@ -639,7 +643,7 @@ quirks! {
     StatelessSseBuffered in stateless => "2026-07-28 HTTP: SSE responses SHOULD carry X-Accel-Buffering: no"; heads "sse" with data::sse_buffered,
     /// `é` goes out as the Latin-1 byte 0xE9: in the instructions over HTTP, and over stdio in
     /// a log line after the handshake (on stdio the instructions would break the handshake).
-    NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)",
+    NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)"; encodes "stdio" with data::latin1; encodes "http" with data::cafe_instructions; prints data::cafe_after_handshake,
     /// `logging` is not declared, and logging/setLevel is refused with -32603 instead of -32601.
     LoggingUndeclaredOtherError => "a method of an undeclared capability is an unknown method: -32601 (derived)",
     /// `logging` is not declared (nor served), yet every tool call logs.
@@ -1075,6 +1079,18 @@ impl Quirks {
             }
         }
         lines
+    }
+
+    /// Applies the quirks that are on to the bytes the server is about to write over this
+    /// transport (`stdio`: a line; `http`: a JSON body).
+    pub fn encoded(&self, transport: &str, bytes: &mut Vec<u8>) {
+        for acts in self.acting() {
+            if let Acts::Encoded(place, change) = acts {
+                if place == transport {
+                    change(bytes);
+                }
+            }
+        }
     }
 
     /// The answer a quirk that is on gives in place of the handler's to a request that is no
@@ -1936,6 +1952,52 @@ mod data {
     /// "an earlier version of the file"): well formed, and no file's.
     const EARLIER_DIGEST: &str =
         "sha256:61fd94771dcf6a3dd36078ca952c4e242e2617d40f648140067409d6bb7b7494";
+
+    /// `NonUtf8Output`: every `é` (UTF-8 C3 A9) goes out as the Latin-1 byte E9.
+    pub fn latin1(bytes: &mut Vec<u8>) {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i..].starts_with(&[0xc3, 0xa9]) {
+                out.push(0xe9);
+                i += 2;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        *bytes = out;
+    }
+
+    /// `NonUtf8Output` over HTTP: the instructions gain an `é`, which goes out as Latin-1.
+    pub fn cafe_instructions(bytes: &mut Vec<u8>) {
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            *bytes = text
+                .replace("harmless.", "harmless (caf\u{e9}).")
+                .into_bytes();
+        }
+        latin1(bytes);
+    }
+
+    /// `NonUtf8Output` over stdio: the reply to initialize or server/discover is followed by a
+    /// log message with an `é` (which the stdio encoding writes as Latin-1); in the instructions
+    /// it would break the handshake.
+    pub fn cafe_after_handshake(frame: &[u8], _: &Map<String, Value>, lines: &mut Vec<String>) {
+        let handshake = serde_json::from_slice::<Value>(frame)
+            .ok()
+            .is_some_and(|v| {
+                matches!(
+                    v.get("method").and_then(Value::as_str),
+                    Some("initialize" | "server/discover")
+                )
+            });
+        if handshake {
+            lines.push(
+                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "quirk", "data": "caf\u{e9}"}})
+                    .to_string(),
+            );
+        }
+    }
 
     /// `AuthMetadataContentType`: a response sent as `text/plain`.
     pub fn content_type_plain(headers: &mut hyper::HeaderMap) {

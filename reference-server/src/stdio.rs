@@ -19,8 +19,8 @@ use crate::server::{Server, Session};
 /// Serves one client on stdin/stdout until stdin closes.
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
-    let latin1 = server.quirks.has(Quirk::NonUtf8Output);
     let silent_after = server.silent_after.unwrap_or(usize::MAX);
+    let writing = Arc::clone(&server);
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         let mut written = 0;
@@ -29,11 +29,8 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
                 continue;
             }
             written += 1;
-            let bytes = if latin1 {
-                to_latin1_e_acute(line.as_bytes())
-            } else {
-                line.into_bytes()
-            };
+            let mut bytes = line.into_bytes();
+            writing.quirks.encoded("stdio", &mut bytes);
             if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
                 break;
             }
@@ -230,38 +227,7 @@ fn write_replies(
             }
         }
     }
-    let handshake = serde_json::from_slice::<Value>(frame)
-        .ok()
-        .is_some_and(|v| {
-            matches!(
-                v.get("method").and_then(Value::as_str),
-                Some("initialize" | "server/discover")
-            )
-        });
-    if handshake && server.quirks.has(Quirk::NonUtf8Output) {
-        // The writer turns the é into a Latin-1 byte.
-        let _ = out.send(format!(
-            "{}\n",
-            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": "quirk", "data": "caf\u{e9}"}})
-        ));
-    }
     handled.stop
-}
-
-/// The bytes of a line with every `é` (UTF-8 C3 A9) written as the Latin-1 byte E9.
-pub fn to_latin1_e_acute(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i..].starts_with(&[0xc3, 0xa9]) {
-            out.push(0xe9);
-            i += 2;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 async fn stop(

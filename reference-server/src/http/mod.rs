@@ -650,16 +650,8 @@ fn json_response(
     body: Value,
     session_id: Option<String>,
 ) -> Response<HttpBody> {
-    let mut text = body.to_string();
-    if state.server.quirks.has(Quirk::NonUtf8Output) {
-        // The instructions gain an é, which goes out as a Latin-1 byte.
-        text = text.replace("harmless.", "harmless (caf\u{e9}).");
-    }
-    let bytes = if state.server.quirks.has(Quirk::NonUtf8Output) {
-        crate::stdio::to_latin1_e_acute(text.as_bytes())
-    } else {
-        text.into_bytes()
-    };
+    let mut bytes = body.to_string().into_bytes();
+    state.server.quirks.encoded("http", &mut bytes);
     let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
     *response.status_mut() = status;
     response
