@@ -91,6 +91,11 @@ enum Acts {
     /// The lines a reply (not a batch's) is written as on stdout, given the frame it answers and
     /// the reply (`; prints f`): one line of compact JSON, unless a quirk changes them.
     Printed(fn(&[u8], &Map<String, Value>, &mut Vec<String>)),
+    /// The HTTP status of the answer to a Streamable HTTP POST, given its JSON body (null for
+    /// a POST of notifications only, acknowledged without a body) (`; status f`).
+    Status(fn(&Value, &mut u16)),
+    /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
+    SessionId(fn(&mut String)),
     /// The bytes of what the server writes, as they go out (`; encodes "stdio" with f`: each
     /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body).
     Encoded(&'static str, fn(&mut Vec<u8>)),
@@ -166,7 +171,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -223,6 +228,8 @@ macro_rules! quirks {
     (@acts prints [] $f:path) => { Acts::Printed($f) };
     (@acts intercepts [] $f:path) => { Acts::Intercept($f) };
     (@acts encodes [$place:literal] $f:path) => { Acts::Encoded($place, $f) };
+    (@acts status [] $f:path) => { Acts::Status($f) };
+    (@acts names [] $f:path) => { Acts::SessionId($f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
 }
@@ -393,7 +400,7 @@ quirks! {
     /// The slow tool's progress goes down instead of up.
     ProgressDecreasing => "progress MUST increase with each notification",
     /// HTTP: an accepted notification gets 200 instead of 202.
-    Notification200 => "an accepted notification MUST get HTTP 202 (Streamable HTTP)",
+    Notification200 => "an accepted notification MUST get HTTP 202 (Streamable HTTP)"; status data::acknowledged_200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
     ContentTypeTextPlain => "a response MUST be application/json or text/event-stream (Streamable HTTP)"; heads data::json_as_text_plain,
     /// Stateless: results (other than `server/discover`'s) carry no `resultType`.
@@ -423,7 +430,7 @@ quirks! {
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
     StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601"; stateless_answers "resources/subscribe" | "resources/unsubscribe" with data::subscribe_answered,
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
-    StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404",
+    StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404"; status data::answered_200,
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
     StatelessIgnoreHeaders in stateless => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
     /// The official fixtures `test_image_content` and `test_prompt_with_image` return an image
@@ -450,7 +457,7 @@ quirks! {
     /// HTTP: SSE responses start straight with a message, without a priming event.
     SseNoPriming => "an SSE stream SHOULD start with an event id and empty data (2025-11-25)",
     /// HTTP: session ids contain a space.
-    SessionIdWithSpace => "a session id MUST hold only visible ASCII (0x21-0x7E)",
+    SessionIdWithSpace => "a session id MUST hold only visible ASCII (0x21-0x7E)"; names data::session_id_with_space,
     /// `tools` is not declared, but tools are served.
     ToolsServedUndeclared => "a server MUST declare the tools capability to serve tools"; declares data::without_tools,
     /// `resources` is not declared, but resources are served.
@@ -1079,6 +1086,28 @@ impl Quirks {
             }
         }
         lines
+    }
+
+    /// The HTTP status of the answer to a POST, once the quirks that are on have changed it,
+    /// given its JSON body (null for notifications acknowledged without a body).
+    pub fn status(&self, body: &Value, status: hyper::StatusCode) -> hyper::StatusCode {
+        let mut code = status.as_u16();
+        for acts in self.acting() {
+            if let Acts::Status(change) = acts {
+                change(body, &mut code);
+            }
+        }
+        hyper::StatusCode::from_u16(code).unwrap_or(status)
+    }
+
+    /// The id of a new session, once the quirks that are on have changed it.
+    pub fn session_id(&self, mut id: String) -> String {
+        for acts in self.acting() {
+            if let Acts::SessionId(change) = acts {
+                change(&mut id);
+            }
+        }
+        id
     }
 
     /// Applies the quirks that are on to the bytes the server is about to write over this
@@ -1952,6 +1981,28 @@ mod data {
     /// "an earlier version of the file"): well formed, and no file's.
     const EARLIER_DIGEST: &str =
         "sha256:61fd94771dcf6a3dd36078ca952c4e242e2617d40f648140067409d6bb7b7494";
+
+    /// `Notification200`: a POST of notifications only is acknowledged with 200, not 202.
+    pub fn acknowledged_200(body: &Value, status: &mut u16) {
+        if body.is_null() {
+            *status = 200;
+        }
+    }
+
+    /// `StatelessHttpErrors200`: every answer in a JSON body comes with 200, an error too.
+    pub fn answered_200(body: &Value, status: &mut u16) {
+        if !body.is_null() {
+            *status = 200;
+        }
+    }
+
+    /// `SessionIdWithSpace`: a space in the middle of every session id.
+    pub fn session_id_with_space(id: &mut String) {
+        let middle = id.len() / 2;
+        if id.is_char_boundary(middle) {
+            id.insert(middle, ' ');
+        }
+    }
 
     /// `NonUtf8Output`: every `é` (UTF-8 C3 A9) goes out as the Latin-1 byte E9.
     pub fn latin1(bytes: &mut Vec<u8>) {

@@ -603,11 +603,10 @@ async fn respond(
     }
     if !handled.had_request {
         if handled.replies.is_empty() {
-            let status = if state.server.quirks.has(Quirk::Notification200) {
-                StatusCode::OK
-            } else {
-                StatusCode::ACCEPTED
-            };
+            let status = state
+                .server
+                .quirks
+                .status(&Value::Null, StatusCode::ACCEPTED);
             return plain(status, "");
         }
         return json_response(
@@ -622,12 +621,12 @@ async fn respond(
     } else {
         Value::Array(handled.replies).take_first()
     };
-    let status =
-        if state.server.stateless() && !state.server.quirks.has(Quirk::StatelessHttpErrors200) {
-            stateless_status(&body)
-        } else {
-            StatusCode::OK
-        };
+    let status = if state.server.stateless() {
+        stateless_status(&body)
+    } else {
+        StatusCode::OK
+    };
+    let status = state.server.quirks.status(&body, status);
     state.server.quirks.posted(status.as_u16(), &mut body);
     json_response(state, status, body, id_header)
 }
@@ -637,11 +636,7 @@ fn new_session_id(state: &State) -> String {
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(state.counter.fetch_add(1, Ordering::Relaxed));
     let id = format!("{:016x}{:016x}", hasher.finish(), std::process::id());
-    if state.server.quirks.has(Quirk::SessionIdWithSpace) {
-        format!("{} {}", &id[..16], &id[16..])
-    } else {
-        id
-    }
+    state.server.quirks.session_id(id)
 }
 
 fn json_response(
