@@ -10,7 +10,7 @@
 use serde_json::{json, Value};
 
 use crate::outcome::Outcome;
-use crate::quirks::{Quirk, Quirks};
+use crate::quirks::{Quirk, Quirks, Waiver};
 use crate::rounds::{answered, declares, sign, verify};
 
 /// The URI of the resource that asks for the client's roots before it can be read.
@@ -70,7 +70,7 @@ pub fn list_roots(params: &Value, quirks: &Quirks) -> Outcome {
     let state = params.get("requestState").and_then(Value::as_str);
     if let Some(roots) = responses.and_then(|r| r.get("roots")) {
         let well_formed = roots.get("roots").is_some_and(Value::is_array);
-        if !well_formed && !quirks.has(Quirk::StatelessMrtrMalformedAccepted) {
+        if !well_formed && !quirks.waives(Waiver::InputResponses) {
             return invalid("inputResponses.roots is not a ListRootsResult".into());
         }
     }

@@ -96,6 +96,8 @@ enum Acts {
     Status(fn(&Value, &mut u16)),
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
+    /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
+    Waive(Waiver),
     /// The bytes of what the server writes, as they go out (`; encodes "stdio" with f`: each
     /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body).
     Encoded(&'static str, fn(&mut Vec<u8>)),
@@ -103,6 +105,55 @@ enum Acts {
     /// (Streamable HTTP), once it is authorized (`; intercepts f`): its status and plain-text
     /// body, given the method and the era the request is in ([`NonPost`]).
     Intercept(fn(&NonPost) -> Option<(u16, &'static str)>),
+}
+
+/// A check the conformant server makes of what it receives, which a quirk may skip
+/// (`; waives Waiver::Origin`): the server asks [`Quirks::waives`] where it makes the check, and
+/// a quirk that skips it names it here, so that one check serves every quirk (of any era) that
+/// leaves it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waiver {
+    /// Streamable HTTP: a request whose `Origin` is not allowed is refused with 403.
+    Origin,
+    /// HTTP+SSE: the same on the legacy transport's endpoints.
+    LegacySseOrigin,
+    /// `notifications/cancelled` stops the request it names.
+    Cancel,
+    /// Streamable HTTP: an `MCP-Protocol-Version` the server does not speak gets 400.
+    ProtocolVersionHeader,
+    /// 2026-07-28 HTTP: `MCP-Protocol-Version` and `Mcp-Method` must match the body.
+    StatelessHeaders,
+    /// 2026-07-28 HTTP: an argument marked `x-mcp-header` comes with its `Mcp-Param-*` header.
+    ParamHeaders,
+    /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is compared with its body's
+    /// version all the same (and refused).
+    MissingProtocolHeader,
+    /// 2026-07-28 HTTP: `Mcp-Name` must match the name the body routes by.
+    NameHeader,
+    /// Tasks extension over HTTP: `Mcp-Name` must match a tasks method's `taskId`.
+    TaskNameHeader,
+    /// 2026-07-28: a request carries `_meta` with its protocol version and capabilities.
+    Meta,
+    /// 2026-07-28: server/discover does too.
+    DiscoverMeta,
+    /// 2026-07-28: a `_meta` logLevel is one of the levels.
+    LogLevel,
+    /// 2026-07-28: `inputResponses.roots` is a ListRootsResult.
+    InputResponses,
+    /// 2026-07-28 tasks extension: tasks/* come from a request that declares the extension.
+    TasksExtension,
+    /// 2025-11-25 tasks: a task-augmented call of a tool without task support gets -32601.
+    TaskForbidden,
+    /// 2025-11-25 tasks: a plain call of a tool that runs only as a task gets -32601.
+    TaskRequired,
+    /// A batch (a JSON array) is refused where the version has none.
+    Batches,
+    /// A request id that is an object gets -32600.
+    ObjectId,
+    /// A request id that is null gets -32600.
+    NullId,
+    /// `jsonrpc` must be `"2.0"` (a message that has the member at all is taken).
+    JsonrpcVersion,
 }
 
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
@@ -171,7 +222,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; waives Waiver::Origin`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -232,6 +283,7 @@ macro_rules! quirks {
     (@acts names [] $f:path) => { Acts::SessionId($f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
+    (@acts waives [] $check:path) => { Acts::Waive($check) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -305,11 +357,11 @@ quirks! {
     /// After answering an unparsable frame the server stops serving (stdio: exits; HTTP: drops the session).
     ExitOnParseError => "the server MUST keep serving after a malformed frame",
     /// A request with `"jsonrpc": "1.0"` is processed.
-    AcceptJsonrpc1 => "jsonrpc MUST be \"2.0\"; anything else is -32600",
+    AcceptJsonrpc1 => "jsonrpc MUST be \"2.0\"; anything else is -32600"; waives Waiver::JsonrpcVersion,
     /// The empty object `{}` gets -32601 instead of -32600.
     EmptyObjectMethodNotFound => "{} is not a request and MUST get -32600"; replies data::empty_object_method_not_found,
     /// A request whose id is an object is processed.
-    ObjectIdAccepted => "an id MUST be a string or integer; an object id is -32600",
+    ObjectIdAccepted => "an id MUST be a string or integer; an object id is -32600"; waives Waiver::ObjectId,
     /// An unknown method gets -32000 instead of -32601.
     UnknownMethodWrongCode => "an unknown method MUST get -32601"; rewrites data::unknown_method_code,
     /// A response from the client that answers no request of the server's is answered with an
@@ -344,15 +396,15 @@ quirks! {
     /// A request with a string id is refused with -32600.
     StringIdRejected => "a request id MAY be a string; refusing string ids breaks clients",
     /// A JSON-RPC batch is processed at every version, not only at 2025-03-26.
-    AcceptBatches => "batches were removed in 2025-06-18 and MUST be refused",
+    AcceptBatches => "batches were removed in 2025-06-18 and MUST be refused"; waives Waiver::Batches,
     /// A cursor the server never issued is ignored (the first page is served).
     InvalidCursorIgnored => "an invalid cursor SHOULD get -32602",
     /// `logging/setLevel` accepts any level.
     SetLevelAcceptsAnything => "an invalid log level SHOULD get -32602"; answers "logging/setLevel" with data::any_level_accepted,
     /// HTTP: the Origin header is not validated.
-    NoOriginCheck => "a foreign Origin MUST be refused with 403 (DNS rebinding)",
+    NoOriginCheck => "a foreign Origin MUST be refused with 403 (DNS rebinding)"; waives Waiver::Origin,
     /// HTTP: the MCP-Protocol-Version header is not validated.
-    IgnoreProtocolVersionHeader => "an invalid MCP-Protocol-Version MUST get 400",
+    IgnoreProtocolVersionHeader => "an invalid MCP-Protocol-Version MUST get 400"; waives Waiver::ProtocolVersionHeader,
     /// The first tool's inputSchema has no `type`.
     ToolInputSchemaWithoutType => "a tool's inputSchema MUST be of type object (schema)"; lists "tools" with data::first_tool_schema_without_type,
     /// The first resource has no `name`.
@@ -383,7 +435,7 @@ quirks! {
     /// HTTP: GET is answered 200 with a plain-text body instead of an SSE stream or 405.
     Get200Plain => "GET MUST give an SSE stream or 405 (Streamable HTTP)"; intercepts data::get_200_plain,
     /// A request whose id is null is processed.
-    NullIdAccepted => "a request id MUST NOT be null",
+    NullIdAccepted => "a request id MUST NOT be null"; waives Waiver::NullId,
     /// The first tool's name contains a space.
     ToolNameWithSpace => "tool names SHOULD use only A-Z a-z 0-9 _ - . (SEP-986)"; lists "tools" with data::first_tool_name_with_space,
     /// The first resource's uri has no scheme.
@@ -416,7 +468,7 @@ quirks! {
     /// Stateless: list and read results have no `ttlMs` / `cacheScope`.
     StatelessNoCacheHints in stateless => "2026-07-28: list and read results MUST carry ttlMs and cacheScope (schema)"; decorates data::no_cache_hints,
     /// Stateless: a request without `_meta` version or capabilities is served as the latest version.
-    StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602",
+    StatelessMetaOptional in stateless => "2026-07-28: a request without _meta protocolVersion/clientCapabilities MUST get -32602"; waives Waiver::Meta,
     /// Stateless: a request without `_meta` clientInfo is refused with -32602.
     StatelessRequireClientInfo in stateless => "2026-07-28: _meta clientInfo is optional; a request without it MUST be served"; stateless_refuses data::client_info_required,
     /// Stateless: -32022 for an unsupported version carries no `data`.
@@ -426,13 +478,13 @@ quirks! {
     /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
     StatelessMethodHeaderAnyCase in stateless => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
     /// 2026-07-28: server/discover is answered without `_meta`.
-    StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request",
+    StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request"; waives Waiver::DiscoverMeta,
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
     StatelessAnswerSubscribe in stateless => "2026-07-28: resources/subscribe and unsubscribe were removed; a stateless-only server MUST answer -32601"; stateless_answers "resources/subscribe" | "resources/unsubscribe" with data::subscribe_answered,
     /// Stateless, HTTP: every JSON-RPC error comes with HTTP 200.
     StatelessHttpErrors200 in stateless => "2026-07-28 HTTP: -32602/-32022/-32020 MUST come with 400, -32601 with 404"; status data::answered_200,
     /// Stateless, HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` are not checked.
-    StatelessIgnoreHeaders in stateless => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)",
+    StatelessIgnoreHeaders in stateless => "2026-07-28 HTTP: MCP-Protocol-Version and Mcp-Method MUST match the body (else 400, -32020)"; waives Waiver::StatelessHeaders,
     /// The official fixtures `test_image_content` and `test_prompt_with_image` return an image
     /// block without `mimeType`.
     EverythingImageWithoutMimeType => "an image content block MUST carry data and mimeType (schema)"; answers "tools/call" | "prompts/get" with data::image_without_mime_type,
@@ -481,9 +533,9 @@ quirks! {
     /// 2026-07-28: a missing resource gets the retired -32002.
     StatelessLegacyNotFoundCode in stateless => "2026-07-28: -32002 is retired; a missing resource MUST get -32602"; stateless_answers "resources/read" with data::not_found_32002,
     /// `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
-    IgnoreCancel => "a cancelled request SHOULD get no response",
+    IgnoreCancel => "a cancelled request SHOULD get no response"; waives Waiver::Cancel,
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
-    StatelessIgnoreCancel in stateless => "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request",
+    StatelessIgnoreCancel in stateless => "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request"; waives Waiver::Cancel,
     /// Cancelling an unknown request id is answered with an error.
     CancelUnknownError => "cancelling an unknown id SHOULD be ignored",
     /// resources/subscribe and resources/unsubscribe fail although `subscribe` is declared.
@@ -493,7 +545,7 @@ quirks! {
     /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
     ResourceTraversal => "resource URIs MUST be validated; traversal MUST be refused"; answers "resources/read" with data::traversal_read,
     /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
-    StatelessIgnoreMcpName in stateless => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020",
+    StatelessIgnoreMcpName in stateless => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020"; waives Waiver::NameHeader,
     /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
     /// not decoded.
     StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" in stateless => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
@@ -505,7 +557,7 @@ quirks! {
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
     StatelessLogWithoutLevel in stateless => "2026-07-28: no notifications/message for a request without _meta logLevel",
     /// 2026-07-28: an unknown `_meta` logLevel is accepted.
-    StatelessLogLevelUnchecked in stateless => "2026-07-28: an invalid _meta logLevel SHOULD get -32602",
+    StatelessLogLevelUnchecked in stateless => "2026-07-28: an invalid _meta logLevel SHOULD get -32602"; waives Waiver::LogLevel,
     /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
     /// ClientCapabilities object.
     StatelessRequiredCapabilitiesArray in stateless => "2026-07-28: -32021 data.requiredCapabilities MUST be a ClientCapabilities object"; answers "tools/call" with data::required_capabilities_array,
@@ -551,9 +603,9 @@ quirks! {
     /// A cancelled task reports completed once its work would have ended.
     TaskCancelledCompletes => "2025-11-25 tasks: a terminal status MUST NOT change (cancelled stays cancelled)",
     /// A tool that requires a task also runs as a plain call.
-    TaskRequiredPlainAccepted => "2025-11-25 tasks: a plain call of a tool whose taskSupport is required MUST get -32601",
+    TaskRequiredPlainAccepted => "2025-11-25 tasks: a plain call of a tool whose taskSupport is required MUST get -32601"; waives Waiver::TaskRequired,
     /// A tool without execution.taskSupport also runs as a task.
-    TaskForbiddenAccepted => "2025-11-25 tasks: a task-augmented call of a tool without taskSupport SHOULD get -32601",
+    TaskForbiddenAccepted => "2025-11-25 tasks: a task-augmented call of a tool without taskSupport SHOULD get -32601"; waives Waiver::TaskForbidden,
     /// A task reports its progress under its taskId instead of the request's progressToken.
     TaskProgressTaskId => "2025-11-25 tasks: a task's progress MUST use the progressToken of the request that made it",
     /// A task that is over sends one more progress notification, with the next request about it.
@@ -571,7 +623,7 @@ quirks! {
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
     ExtTaskRequiredWrongError in stateless => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension"; answers "tools/call" with data::task_required_method_not_found,
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
-    ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021",
+    ExtTaskServesUndeclared in stateless => "2026-07-28 tasks extension: tasks/* from a request without the extension MUST get -32021"; waives Waiver::TasksExtension,
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
     ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602"; stateless_answers "tasks/get" | "tasks/update" | "tasks/cancel" with data::unknown_task_internal,
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
@@ -624,16 +676,16 @@ quirks! {
     /// message).
     LoggingServedUndeclared => "a server MUST declare the logging capability to serve logging/setLevel"; declares data::without_logging; notifies "logging/setLevel" with data::level_set_logged,
     /// 2026-07-28 HTTP: the Origin header is not validated.
-    StatelessNoOriginCheck in stateless => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)",
+    StatelessNoOriginCheck in stateless => "2026-07-28: a foreign Origin MUST still be refused with 403 (DNS rebinding)"; waives Waiver::Origin,
     /// 2026-07-28: completion/complete is served although server/discover does not declare
     /// `completions`.
     StatelessCompletionsServedUndeclared in stateless => "2026-07-28: a method of a capability not declared in server/discover MUST get -32601"; declares data::without_completions,
     /// 2026-07-28: a JSON-RPC batch is processed.
-    StatelessAcceptBatches in stateless => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused",
+    StatelessAcceptBatches in stateless => "2026-07-28: a JSON array is no MCP message; a batch MUST be refused"; waives Waiver::Batches,
     /// 2026-07-28: a client capability declared on one request is remembered for later ones.
     StatelessCapabilityCarryover in stateless => "2026-07-28: capabilities are per request; one declared earlier MUST NOT carry over",
     /// 2026-07-28 HTTP: Mcp-Param-* headers are not compared with the arguments they mirror.
-    StatelessIgnoreParamHeaders in stateless => "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header",
+    StatelessIgnoreParamHeaders in stateless => "2026-07-28 HTTP: an argument marked x-mcp-header MUST come with a matching Mcp-Param-* header"; waives Waiver::ParamHeaders,
     /// A GET with Last-Event-ID replays the events of every stream of the session after it.
     ResumeReplaysOtherStreams => "a resumed stream MUST NOT replay messages of another stream",
     /// A GET with Last-Event-ID first sends a ping under the id of an earlier request of the
@@ -670,7 +722,7 @@ quirks! {
     /// A request without `MCP-Protocol-Version` gets 400, although 2025-03-26 is supported.
     ProtocolHeaderRequired => "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported",
     /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
-    StatelessProtocolHeaderOptional in stateless => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020",
+    StatelessProtocolHeaderOptional in stateless => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020"; waives Waiver::MissingProtocolHeader,
     /// 2026-07-28: a legacy `initialize` gets an error that names no version.
     StatelessLegacyInitializeUnnamed in stateless => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
@@ -698,7 +750,7 @@ quirks! {
     /// 2026-07-28: an unknown key in inputResponses gets -32602.
     StatelessMrtrExtraRefused in stateless => "2026-07-28: unknown keys in inputResponses SHOULD be ignored"; stateless_answers "tools/call" with data::roots_extra_refused,
     /// 2026-07-28: a malformed roots answer in inputResponses is taken as no roots.
-    StatelessMrtrMalformedAccepted in stateless => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error",
+    StatelessMrtrMalformedAccepted in stateless => "2026-07-28: malformed inputResponses SHOULD get a JSON-RPC error"; waives Waiver::InputResponses,
     /// 2026-07-28: the multi-round fixture's first round carries no requestState.
     StatelessMrtrFirstRoundNoState in stateless => "2026-07-28: the multi-round fixture's first round sends the requestState its retry echoes"; answers "tools/call" with data::first_round_without_state,
     /// 2026-07-28: the multi-round fixture completes after the first round.
@@ -752,7 +804,7 @@ quirks! {
     ExtTaskLegacyHintOptIn in stateless => "tasks extension: a CreateTaskResult only for a request that declares the extension; a 2025-11-25 `task` member in the params is no declaration",
     /// 2026-07-28, tasks extension over HTTP: the Mcp-Name of tasks/get, tasks/update and
     /// tasks/cancel is not compared with the task id.
-    ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests",
+    ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests"; waives Waiver::TaskNameHeader,
     /// HTTP: every request that carries an Origin header is refused with 403, the server's own
     /// origin too.
     OriginRefusedAlways => "an Origin check refuses foreign origins, not the server's own: a browser page the server serves sends it (a warning: neither MCP nor HTTP states it)",
@@ -820,7 +872,7 @@ quirks! {
     /// HTTP+SSE (2024-11-05): a request's response comes in the body of its POST.
     LegacySseAnswerInPost in legacy_sse => "HTTP+SSE (2024-11-05): server messages MUST be sent as SSE `message` events",
     /// HTTP+SSE: the stream and message endpoints accept any Origin.
-    LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections",
+    LegacySseNoOriginCheck in legacy_sse => "HTTP+SSE (2024-11-05): servers MUST validate the Origin header on all connections"; waives Waiver::LegacySseOrigin,
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)"; sends "endpoint" with data::endpoint_other_origin,
     /// logging is not declared; logging/setLevel with a valid level is -32601, with an invalid one -32603 (as MiniMCP does).
@@ -1086,6 +1138,12 @@ impl Quirks {
             }
         }
         lines
+    }
+
+    /// Whether a quirk that is on skips this check.
+    pub fn waives(&self, check: Waiver) -> bool {
+        self.acting()
+            .any(|acts| matches!(acts, Acts::Waive(skipped) if skipped == check))
     }
 
     /// The HTTP status of the answer to a POST, once the quirks that are on have changed it,

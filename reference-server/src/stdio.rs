@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::quirks::Quirk;
+use crate::quirks::{Quirk, Waiver};
 use crate::server::{Server, Session};
 
 /// Serves one client on stdin/stdout until stdin closes.
@@ -130,8 +130,7 @@ pub async fn converse(
                 .and_then(|v| v.pointer("/params/requestId"))
                 .map(Value::to_string)
                 .unwrap_or_default();
-            let ignore = server.quirks.has(Quirk::IgnoreCancel)
-                || server.quirks.has(Quirk::StatelessIgnoreCancel);
+            let ignore = server.quirks.waives(Waiver::Cancel);
             match in_flight.remove(&id) {
                 // The call stops where it is: no further progress, no response.
                 Some(task) if !ignore => task.abort(),

@@ -3,7 +3,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use crate::quirks::Quirk;
+use crate::quirks::{Quirk, Waiver};
 
 /// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
 /// unknown method is 404 (2026-07-28, Streamable HTTP).
@@ -30,8 +30,7 @@ pub(super) fn stateless_header_problem(
     let body_version = params
         .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
         .and_then(Value::as_str);
-    let unchecked =
-        protocol_version.is_empty() && quirks.has(Quirk::StatelessProtocolHeaderOptional);
+    let unchecked = protocol_version.is_empty() && quirks.waives(Waiver::MissingProtocolHeader);
     if let (Some(body_version), false) = (body_version, unchecked) {
         if protocol_version != body_version {
             return Some(format!(
@@ -54,15 +53,13 @@ pub(super) fn stateless_header_problem(
         "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
         "resources/read" => params.and_then(|p| p.get("uri")),
         // The tasks extension routes by task.
-        "tasks/get" | "tasks/update" | "tasks/cancel"
-            if !quirks.has(Quirk::ExtTaskIgnoreMcpName) =>
-        {
+        "tasks/get" | "tasks/update" | "tasks/cancel" if !quirks.waives(Waiver::TaskNameHeader) => {
             params.and_then(|p| p.get("taskId"))
         }
         _ => None,
     }
     .and_then(Value::as_str);
-    if let (Some(named), false) = (named, quirks.has(Quirk::StatelessIgnoreMcpName)) {
+    if let (Some(named), false) = (named, quirks.waives(Waiver::NameHeader)) {
         let header = match mcp_name.as_deref() {
             Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
                 match decode_sentinel(value, quirks.has(Quirk::StatelessLenientBase64Sentinel)) {

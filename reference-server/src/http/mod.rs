@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::body::{plain, HttpBody, MAX_BODY};
-use crate::quirks::{Challenge, Quirk};
+use crate::quirks::{Challenge, Quirk, Waiver};
 use crate::server::{Server, Session, SUPPORTED};
 
 struct State {
@@ -88,9 +88,8 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     if let Some(origin) = req
         .headers()
         .get("origin")
-        .filter(|_| !state.server.quirks.has(Quirk::NoOriginCheck))
-        .filter(|_| !state.server.quirks.has(Quirk::StatelessNoOriginCheck))
-        .filter(|_| !(legacy && state.server.quirks.has(Quirk::LegacySseNoOriginCheck)))
+        .filter(|_| !state.server.quirks.waives(Waiver::Origin))
+        .filter(|_| !(legacy && state.server.quirks.waives(Waiver::LegacySseOrigin)))
     {
         if !origin_allowed(origin) || state.server.quirks.has(Quirk::OriginRefusedAlways) {
             return rpc_error(
@@ -405,7 +404,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
                 .server
                 .quirks
                 .has(Quirk::StatelessLegacyInitializeUnnamed);
-        if !state.server.quirks.has(Quirk::StatelessIgnoreHeaders) && !legacy_initialize {
+        if !state.server.quirks.waives(Waiver::StatelessHeaders) && !legacy_initialize {
             if let Some(problem) = stateless_header_problem(
                 &state.server.quirks,
                 &parsed,
@@ -421,7 +420,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
                 );
             }
         }
-        if !state.server.quirks.has(Quirk::StatelessIgnoreParamHeaders) {
+        if !state.server.quirks.waives(Waiver::ParamHeaders) {
             if let Some(problem) = param_header_problem(&parsed, &mcp_region, &state.server.quirks)
                 .or_else(|| zone_header_problem(&parsed, &mcp_zone, &state.server.quirks))
             {
@@ -483,7 +482,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
         && (header_missing
             || (!protocol_version.is_empty()
                 && !SUPPORTED.contains(&protocol_version.as_str())
-                && !state.server.quirks.has(Quirk::IgnoreProtocolVersionHeader)))
+                && !state.server.quirks.waives(Waiver::ProtocolVersionHeader)))
     {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -534,10 +533,7 @@ async fn respond(
         .as_ref()
         .and_then(|m| m.get("method"))
         .and_then(Value::as_str);
-    if method == Some("notifications/cancelled")
-        && !state.server.quirks.has(Quirk::IgnoreCancel)
-        && !state.server.quirks.has(Quirk::StatelessIgnoreCancel)
-    {
+    if method == Some("notifications/cancelled") && !state.server.quirks.waives(Waiver::Cancel) {
         let id = message
             .as_ref()
             .and_then(|m| m.pointer("/params/requestId"))

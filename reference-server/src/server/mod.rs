@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::fixtures;
 use crate::outcome::LOG_LEVELS;
 use crate::outcome::{Outcome, Sink, UNANSWERED};
-use crate::quirks::{Era, Quirk, Quirks};
+use crate::quirks::{Era, Quirk, Quirks, Waiver};
 
 /// The protocol versions this server speaks, newest first.
 pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -284,8 +284,7 @@ impl Server {
             Value::Array(items)
                 if ((session.version().as_deref() == Some("2025-03-26")
                     && !self.quirks.has(Quirk::BatchesRefused20250326))
-                    || self.quirks.has(Quirk::AcceptBatches)
-                    || self.quirks.has(Quirk::StatelessAcceptBatches))
+                    || self.quirks.waives(Waiver::Batches))
                     && !items.is_empty() =>
             {
                 let mut handled = Handled {
@@ -404,12 +403,12 @@ impl Server {
             None => true,
             Some(Value::String(_)) => true,
             Some(Value::Number(n)) => n.is_i64() || n.is_u64(),
-            Some(Value::Object(_)) => self.quirks.has(Quirk::ObjectIdAccepted),
-            Some(Value::Null) => self.quirks.has(Quirk::NullIdAccepted),
+            Some(Value::Object(_)) => self.quirks.waives(Waiver::ObjectId),
+            Some(Value::Null) => self.quirks.waives(Waiver::NullId),
             Some(_) => false,
         };
         let version_ok = message.get("jsonrpc") == Some(&json!("2.0"))
-            || (self.quirks.has(Quirk::AcceptJsonrpc1) && message.contains_key("jsonrpc"));
+            || (self.quirks.waives(Waiver::JsonrpcVersion) && message.contains_key("jsonrpc"));
         if !message.contains_key("method")
             && (message.contains_key("result") || message.contains_key("error"))
         {

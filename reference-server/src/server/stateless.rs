@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::{Server, Session, STATELESS_VERSION, SUPPORTED};
 use crate::fixtures;
 use crate::outcome::{Outcome, Sink, LOG_LEVELS};
-use crate::quirks::{Era, Quirk};
+use crate::quirks::{Era, Quirk, Waiver};
 
 impl Server {
     /// With the quirk `ext-task-capability-remembered`: whether a request about this task id
@@ -64,10 +64,8 @@ impl Server {
         let capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
         let version = match (version, capabilities) {
             (Some(version), Some(_)) => version,
-            _ if self.quirks.has(Quirk::StatelessMetaOptional) => STATELESS_VERSION,
-            _ if method == "server/discover"
-                && self.quirks.has(Quirk::StatelessDiscoverMetaOptional) =>
-            {
+            _ if self.quirks.waives(Waiver::Meta) => STATELESS_VERSION,
+            _ if method == "server/discover" && self.quirks.waives(Waiver::DiscoverMeta) => {
                 STATELESS_VERSION
             }
             _ => {
@@ -84,7 +82,7 @@ impl Server {
         }
         if let Some(level) = meta.and_then(|m| m.get("io.modelcontextprotocol/logLevel")) {
             let known = level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l));
-            if !known && !self.quirks.has(Quirk::StatelessLogLevelUnchecked) {
+            if !known && !self.quirks.waives(Waiver::LogLevel) {
                 return Err((
                     -32602,
                     format!("Invalid params: unknown logLevel {level}"),
@@ -131,7 +129,7 @@ impl Server {
                 // Called first: a request that declares the extension is remembered by it.
                 let remembered = self.remembers_extension(params);
                 if crate::tasks::declared(params)
-                    || self.quirks.has(Quirk::ExtTaskServesUndeclared)
+                    || self.quirks.waives(Waiver::TasksExtension)
                     || remembered
                 {
                     self.ext_tasks.handle(&self.quirks, method, params)

@@ -10,7 +10,7 @@ use super::{Server, Session};
 use crate::fixtures::{self, ToolOutcome};
 use crate::mrtr;
 use crate::outcome::{Outcome, Sink, LOG_LEVELS};
-use crate::quirks::Quirk;
+use crate::quirks::{Quirk, Waiver};
 
 impl Server {
     /// Calls a fixture tool.
@@ -41,14 +41,14 @@ impl Server {
         if version == fixtures::TASKS_VERSION && self.serves("tasks") {
             let augmented = params.get("task").is_some_and(Value::is_object);
             match (augmented, fixtures::task_support(name)) {
-                (true, None) if !self.quirks.has(Quirk::TaskForbiddenAccepted) => {
+                (true, None) if !self.quirks.waives(Waiver::TaskForbidden) => {
                     return Err((
                         -32601,
                         format!("Method not found: `{name}` does not run as a task"),
                         None,
                     ))
                 }
-                (false, Some("required")) if !self.quirks.has(Quirk::TaskRequiredPlainAccepted) => {
+                (false, Some("required")) if !self.quirks.waives(Waiver::TaskRequired) => {
                     return Err((
                         -32601,
                         format!("Method not found: `{name}` runs only as a task"),
