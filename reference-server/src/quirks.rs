@@ -154,6 +154,20 @@ pub enum Waiver {
     NullId,
     /// `jsonrpc` must be `"2.0"` (a message that has the member at all is taken).
     JsonrpcVersion,
+    /// 2026-07-28 HTTP: `Mcp-Method` matches the body's method in case too.
+    MethodHeaderCase,
+    /// 2026-07-28 HTTP: an `Mcp-Name` sentinel's Base64 is refused unless valid (the quirk's
+    /// decoding skips what is outside the alphabet and does not check the length).
+    Base64Sentinel,
+    /// A protected resource: every request carries a valid token, one in a session too.
+    TokenInSession,
+    /// With `--auth`: a token is issued for this server (its audience names it).
+    Audience,
+    /// With `--auth`: a token is issued for this server alone (an audience that lists others
+    /// too is refused).
+    SoleAudience,
+    /// 2025-11-25 tasks: cancelling a task that is over gets -32602.
+    TerminalTaskCancel,
 }
 
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
@@ -476,7 +490,7 @@ quirks! {
     /// Stateless: `ping` (removed in 2026-07-28) is still answered.
     StatelessAnswerRemoved in stateless => "2026-07-28: ping was removed; a stateless-only server MUST answer -32601"; answers "ping" with data::ping_answered,
     /// 2026-07-28 HTTP: the Mcp-Method header is compared with the body's method ignoring case.
-    StatelessMethodHeaderAnyCase in stateless => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020",
+    StatelessMethodHeaderAnyCase in stateless => "2026-07-28 HTTP: an Mcp-Method value that differs from the method, if only in case, MUST get 400 with -32020"; waives Waiver::MethodHeaderCase,
     /// 2026-07-28: server/discover is answered without `_meta`.
     StatelessDiscoverMetaOptional in stateless => "2026-07-28: server/discover without _meta MUST get -32602 like any request"; waives Waiver::DiscoverMeta,
     /// 2026-07-28: resources/subscribe and resources/unsubscribe are answered with an empty result.
@@ -551,7 +565,7 @@ quirks! {
     StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" in stateless => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
     /// 2026-07-28 HTTP: an Mcp-Name sentinel with invalid Base64 is decoded leniently (characters
     /// outside the alphabet skipped, length not checked) instead of refused.
-    StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" in stateless => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020",
+    StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" in stateless => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020"; waives Waiver::Base64Sentinel,
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)"; answers "tools/call" with data::echo_without_text_accepted,
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
@@ -595,7 +609,7 @@ quirks! {
     /// tasks/cancel of a working task answers with the task still working, and it goes on.
     TaskCancelIgnored => "2025-11-25 tasks: a valid cancel MUST move the task to cancelled before responding",
     /// tasks/cancel of a finished task answers with the task.
-    TaskCancelTerminalAccepted => "2025-11-25 tasks: cancelling a terminal task MUST get -32602",
+    TaskCancelTerminalAccepted => "2025-11-25 tasks: cancelling a terminal task MUST get -32602"; waives Waiver::TerminalTaskCancel,
     /// tasks/list lists no tasks.
     TaskListEmpty => "2025-11-25 tasks: a task retrievable with tasks/get MUST be listed by tasks/list"; answers "tasks/list" with data::no_tasks_listed,
     /// tasks/list ignores a cursor it never issued.
@@ -815,7 +829,7 @@ quirks! {
     StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601"; stateless_answers "tasks/list" | "tasks/result" with data::task_methods_answered,
     /// With `--static-token`: a request carrying the id of a session (one an initialize with the
     /// token opened) is served without a token.
-    AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401",
+    AuthSessionTrusted in auth => "every request is authorized, not only the one that opened the session: a session id without the token gets 401"; waives Waiver::TokenInSession,
     /// 2026-07-28: the 401's challenge and the resource metadata's `scopes_supported` name
     /// `offline_access` besides the server's scope.
     AuthOfflineAccess in stateless_auth => "2026-07-28: a protected server SHOULD NOT name offline_access in its challenge's scope nor in its metadata's scopes_supported (refresh tokens are no requirement of the resource)"; challenges data::offline_access_asked; serves "protected-resource" with data::offline_access_supported,
@@ -832,9 +846,9 @@ quirks! {
     /// With `--static-token`: the 401 for an invalid token carries no `error="invalid_token"`.
     AuthInvalidTokenNoError in auth => "a challenge refusing a token SHOULD say error=\"invalid_token\" (RFC 6750 §3.1)"; challenges data::no_error_named,
     /// With `--auth`: a token issued for another resource is accepted (its audience never checked).
-    AuthAnyAudience in oauth => "a server MUST accept only tokens issued for it as the audience (RFC 8707), 401 otherwise",
+    AuthAnyAudience in oauth => "a server MUST accept only tokens issued for it as the audience (RFC 8707), 401 otherwise"; waives Waiver::Audience,
     /// With `--auth`: a token whose audience lists this server among others is accepted (a membership test).
-    AuthAudienceMembership in oauth => "a server SHOULD accept only tokens issued for it alone: one for it and another resource can be replayed by the other (RFC 8707, token audience binding)",
+    AuthAudienceMembership in oauth => "a server SHOULD accept only tokens issued for it alone: one for it and another resource can be replayed by the other (RFC 8707, token audience binding)"; waives Waiver::SoleAudience,
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
     AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use crate::fixtures::RELATED;
-use crate::quirks::{Quirk, Quirks};
+use crate::quirks::{Quirk, Quirks, Waiver};
 
 /// How long a task works before its outcome counts as reached: long enough that a client under
 /// load still cancels it while it works.
@@ -279,7 +279,7 @@ impl Tasks {
                     return unknown();
                 };
                 let terminal = task.cancelled.is_some() || task.done();
-                if terminal && !quirks.has(Quirk::TaskCancelTerminalAccepted) {
+                if terminal && !quirks.waives(Waiver::TerminalTaskCancel) {
                     return Err((
                         -32602,
                         format!("Invalid params: task `{id}` is already {}", task.status()),

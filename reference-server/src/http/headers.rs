@@ -39,7 +39,7 @@ pub(super) fn stateless_header_problem(
         }
     }
     let same_method = match mcp_method.as_deref() {
-        Some(header) if quirks.has(Quirk::StatelessMethodHeaderAnyCase) => {
+        Some(header) if quirks.waives(Waiver::MethodHeaderCase) => {
             header.eq_ignore_ascii_case(method)
         }
         header => header == Some(method),
@@ -62,7 +62,7 @@ pub(super) fn stateless_header_problem(
     if let (Some(named), false) = (named, quirks.waives(Waiver::NameHeader)) {
         let header = match mcp_name.as_deref() {
             Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
-                match decode_sentinel(value, quirks.has(Quirk::StatelessLenientBase64Sentinel)) {
+                match decode_sentinel(value, quirks.waives(Waiver::Base64Sentinel)) {
                     Ok(decoded) => Some(decoded),
                     Err(problem) => return Some(problem),
                 }

@@ -672,7 +672,7 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
     if !state.server.protected() {
         return None;
     }
-    let trusted_session = state.server.quirks.has(Quirk::AuthSessionTrusted)
+    let trusted_session = state.server.quirks.waives(Waiver::TokenInSession)
         && req
             .headers()
             .get("mcp-session-id")
@@ -705,8 +705,8 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         let resource = format!("http://{host}/mcp");
         match state.server.issuer.as_ref().map(|issuer| {
             let audience =
-                (!state.server.quirks.has(Quirk::AuthAnyAudience)).then_some(resource.as_str());
-            let among = state.server.quirks.has(Quirk::AuthAudienceMembership);
+                (!state.server.quirks.waives(Waiver::Audience)).then_some(resource.as_str());
+            let among = state.server.quirks.waives(Waiver::SoleAudience);
             issuer.check(given, audience, among, SCOPE)
         }) {
             Some(Ok(())) => return None,
