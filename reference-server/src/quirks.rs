@@ -98,6 +98,9 @@ enum Acts {
     SessionId(fn(&mut String)),
     /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
     Waive(Waiver),
+    /// A check of what the server receives that it makes where the conformant server does not
+    /// (`; demands Demand::IntegerId`).
+    Demand(Demand),
     /// The bytes of what the server writes, as they go out (`; encodes "stdio" with f`: each
     /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body).
     Encoded(&'static str, fn(&mut Vec<u8>)),
@@ -170,6 +173,29 @@ pub enum Waiver {
     TerminalTaskCancel,
 }
 
+/// A check of what the server receives that the conformant server does not make, which a quirk
+/// may add (`; demands Demand::IntegerId`): the server asks [`Quirks::demands`] where it would
+/// make it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Demand {
+    /// Streamable HTTP: a request carries no `Origin` at all (the server's own is refused too).
+    NoOrigin,
+    /// A request id is an integer (a string id gets -32600).
+    IntegerId,
+    /// Streamable HTTP: a request on a session whose version has the header carries
+    /// `MCP-Protocol-Version` (else 400), although 2025-03-26 is supported.
+    ProtocolHeader,
+    /// 2026-07-28 HTTP: a call of `mcpcheck_region` carries `Mcp-Param-Region` even for a null
+    /// or absent argument.
+    ParamHeaderAlways,
+    /// 2026-07-28 tasks extension: tasks/update answers only keys that are outstanding.
+    OutstandingKeys,
+    /// 2026-07-28 tasks extension: tasks/cancel is of a task that is not over (else -32602).
+    LiveTaskCancel,
+    /// A batch is refused on a 2025-03-26 session too.
+    NoBatches,
+}
+
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
 pub struct NonPost<'a> {
     /// The HTTP method (`GET`, `DELETE`, …).
@@ -236,7 +262,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; waives Waiver::Origin`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -298,6 +324,7 @@ macro_rules! quirks {
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
+    (@acts demands [] $check:path) => { Acts::Demand($check) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -408,7 +435,7 @@ quirks! {
     /// stdio: the server keeps running after its stdin is closed.
     IgnoreStdinEof => "a stdio server SHOULD exit when its stdin closes",
     /// A request with a string id is refused with -32600.
-    StringIdRejected => "a request id MAY be a string; refusing string ids breaks clients",
+    StringIdRejected => "a request id MAY be a string; refusing string ids breaks clients"; demands Demand::IntegerId,
     /// A JSON-RPC batch is processed at every version, not only at 2025-03-26.
     AcceptBatches => "batches were removed in 2025-06-18 and MUST be refused"; waives Waiver::Batches,
     /// A cursor the server never issued is ignored (the first page is served).
@@ -643,7 +670,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
     ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
-    ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored",
+    ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored"; demands Demand::OutstandingKeys,
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
     ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
@@ -683,7 +710,7 @@ quirks! {
     /// 2026-07-28: `mcpcheck_list_roots` also asks for sampling, which the client did not declare.
     StatelessMrtrUndeclaredRequest in stateless => "2026-07-28: input requests MUST only use capabilities the request declared"; stateless_answers "tools/call" with data::roots_round_asks_sampling,
     /// Batches are refused on 2025-03-26 sessions too.
-    BatchesRefused20250326 as "batches-refused-2025-03-26" => "2025-03-26: implementations MUST support receiving JSON-RPC batches",
+    BatchesRefused20250326 as "batches-refused-2025-03-26" => "2025-03-26: implementations MUST support receiving JSON-RPC batches"; demands Demand::NoBatches,
     /// completion/complete is served although `completions` is not declared.
     CompletionsServedUndeclared => "a server MUST declare the completions capability to serve completion/complete"; declares data::without_completions,
     /// logging/setLevel is served although `logging` is not declared (and says so in a log
@@ -734,7 +761,7 @@ quirks! {
     /// A ping before `notifications/initialized` gets an error.
     PingBeforeInitializedRefused => "a ping MUST be answered at any time, before initialized too (lifecycle, ping)",
     /// A request without `MCP-Protocol-Version` gets 400, although 2025-03-26 is supported.
-    ProtocolHeaderRequired => "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported",
+    ProtocolHeaderRequired => "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported"; demands Demand::ProtocolHeader,
     /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
     StatelessProtocolHeaderOptional in stateless => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020"; waives Waiver::MissingProtocolHeader,
     /// 2026-07-28: a legacy `initialize` gets an error that names no version.
@@ -780,7 +807,7 @@ quirks! {
     /// 2026-07-28: reading `mcpcheck://roots` asks without the requestState it needs back.
     StatelessMrtrResourceWithoutState in stateless => "2026-07-28: mcpcheck://roots sends the requestState its retry must echo",
     /// 2026-07-28 HTTP: Mcp-Param-Region is required even for a null or absent argument.
-    StatelessParamHeaderAlwaysRequired in stateless => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header",
+    StatelessParamHeaderAlwaysRequired in stateless => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header"; demands Demand::ParamHeaderAlways,
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
     StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
     /// With `--static-token`: a request without the token is refused with 403 (its Bearer challenge kept).
@@ -821,10 +848,10 @@ quirks! {
     ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests"; waives Waiver::TaskNameHeader,
     /// HTTP: every request that carries an Origin header is refused with 403, the server's own
     /// origin too.
-    OriginRefusedAlways => "an Origin check refuses foreign origins, not the server's own: a browser page the server serves sends it (a warning: neither MCP nor HTTP states it)",
+    OriginRefusedAlways => "an Origin check refuses foreign origins, not the server's own: a browser page the server serves sends it (a warning: neither MCP nor HTTP states it)"; demands Demand::NoOrigin,
     /// 2026-07-28, tasks extension: `tasks/cancel` of a task that is over is refused with -32602,
     /// as 2025-11-25 refused it.
-    ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)",
+    ExtTaskCancelTerminalRefused in stateless => "tasks extension: tasks/cancel of a known task is acknowledged with an empty result, even once the task is over (cancellation is cooperative; -32602 is for unknown task ids)"; demands Demand::LiveTaskCancel,
     /// 2026-07-28: `tasks/list` and `tasks/result` are served as 2025-11-25 served them.
     StatelessAnswerTaskMethods in stateless => "2026-07-28 has no tasks/list nor tasks/result (the tasks extension keeps tasks/get, tasks/update and tasks/cancel): unknown methods, -32601"; stateless_answers "tasks/list" | "tasks/result" with data::task_methods_answered,
     /// With `--static-token`: a request carrying the id of a session (one an initialize with the
@@ -1158,6 +1185,12 @@ impl Quirks {
     pub fn waives(&self, check: Waiver) -> bool {
         self.acting()
             .any(|acts| matches!(acts, Acts::Waive(skipped) if skipped == check))
+    }
+
+    /// Whether a quirk that is on makes this check.
+    pub fn demands(&self, check: Demand) -> bool {
+        self.acting()
+            .any(|acts| matches!(acts, Acts::Demand(made) if made == check))
     }
 
     /// The HTTP status of the answer to a POST, once the quirks that are on have changed it,

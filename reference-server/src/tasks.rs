@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use crate::fixtures::RELATED;
-use crate::quirks::{Quirk, Quirks, Waiver};
+use crate::quirks::{Demand, Quirk, Quirks, Waiver};
 
 /// How long a task works before its outcome counts as reached: long enough that a client under
 /// load still cancels it while it works.
@@ -486,9 +486,7 @@ impl ExtTasks {
                     .filter(|(key, _)| responses.contains_key(key))
                     .cloned()
                     .collect();
-                if responses.len() > outstanding.len()
-                    && quirks.has(Quirk::ExtTaskUpdateUnknownKeyRefused)
-                {
+                if responses.len() > outstanding.len() && quirks.demands(Demand::OutstandingKeys) {
                     return Err((-32602, "Invalid params: no such input request".into(), None));
                 }
                 for (key, request) in &outstanding {
@@ -519,7 +517,7 @@ impl ExtTasks {
             }
             "tasks/cancel" => {
                 let over = task.cancelled.is_some() || task.done();
-                if over && quirks.has(Quirk::ExtTaskCancelTerminalRefused) {
+                if over && quirks.demands(Demand::LiveTaskCancel) {
                     return Err((-32602, "Invalid params: the task is over".into(), None));
                 }
                 // Cancelling a task that is over changes nothing; the request is acknowledged.

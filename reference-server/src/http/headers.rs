@@ -3,7 +3,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use crate::quirks::{Quirk, Waiver};
+use crate::quirks::{Demand, Quirk, Waiver};
 
 /// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
 /// unknown method is 404 (2026-07-28, Streamable HTTP).
@@ -142,7 +142,7 @@ pub(super) fn param_header_problem(
     // A null or absent argument needs no header (with the quirk, it is required anyway).
     let argument = match message.pointer("/params/arguments/region") {
         Some(v) if !v.is_null() => v,
-        _ if quirks.has(Quirk::StatelessParamHeaderAlwaysRequired) && header.is_none() => {
+        _ if quirks.demands(Demand::ParamHeaderAlways) && header.is_none() => {
             return Some("Header mismatch: Mcp-Param-Region is required on every call".into())
         }
         _ => return None,

@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::body::{plain, HttpBody, MAX_BODY};
-use crate::quirks::{Challenge, Quirk, Waiver};
+use crate::quirks::{Challenge, Demand, Quirk, Waiver};
 use crate::server::{Server, Session, SUPPORTED};
 
 struct State {
@@ -91,7 +91,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         .filter(|_| !state.server.quirks.waives(Waiver::Origin))
         .filter(|_| !(legacy && state.server.quirks.waives(Waiver::LegacySseOrigin)))
     {
-        if !origin_allowed(origin) || state.server.quirks.has(Quirk::OriginRefusedAlways) {
+        if !origin_allowed(origin) || state.server.quirks.demands(Demand::NoOrigin) {
             return rpc_error(
                 StatusCode::FORBIDDEN,
                 -32600,
@@ -474,7 +474,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
     };
     // With the quirk, a session on a version that has the header requires it.
     let header_missing = protocol_version.is_empty()
-        && state.server.quirks.has(Quirk::ProtocolHeaderRequired)
+        && state.server.quirks.demands(Demand::ProtocolHeader)
         && session
             .version()
             .is_some_and(|v| v.as_str() >= "2025-06-18");

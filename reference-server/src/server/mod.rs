@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::fixtures;
 use crate::outcome::LOG_LEVELS;
 use crate::outcome::{Outcome, Sink, UNANSWERED};
-use crate::quirks::{Era, Quirk, Quirks, Waiver};
+use crate::quirks::{Demand, Era, Quirk, Quirks, Waiver};
 
 /// The protocol versions this server speaks, newest first.
 pub const SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -283,7 +283,7 @@ impl Server {
         match parsed {
             Value::Array(items)
                 if ((session.version().as_deref() == Some("2025-03-26")
-                    && !self.quirks.has(Quirk::BatchesRefused20250326))
+                    && !self.quirks.demands(Demand::NoBatches))
                     || self.quirks.waives(Waiver::Batches))
                     && !items.is_empty() =>
             {
@@ -432,7 +432,7 @@ impl Server {
         if !version_ok || !id_ok {
             return Some(self.error(reply_id, -32600, "Invalid Request", None));
         }
-        if self.quirks.has(Quirk::StringIdRejected) && id.as_ref().is_some_and(Value::is_string) {
+        if self.quirks.demands(Demand::IntegerId) && id.as_ref().is_some_and(Value::is_string) {
             return Some(self.error(
                 reply_id,
                 -32600,
