@@ -96,6 +96,9 @@ enum Acts {
     Status(fn(&Value, &mut u16)),
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
+    /// The path an authorization document is served at (`; locates "protected-resource" with
+    /// f`, `"authorization-server"`), which the challenge names too.
+    Location(&'static str, fn(&mut &'static str)),
     /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
     Waive(Waiver),
     /// A check of what the server receives that it makes where the conformant server does not
@@ -241,6 +244,8 @@ pub struct Challenge {
     /// The OAuth error code the refusal's body names (`None`: "unauthorized"); the challenge
     /// names it too unless a quirk drops it from `params`.
     pub error: Option<String>,
+    /// Whether the refusal goes without a challenge: a bare 401 with a plain-text body.
+    pub bare: bool,
 }
 
 impl Challenge {
@@ -262,7 +267,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -321,6 +326,7 @@ macro_rules! quirks {
     (@acts encodes [$place:literal] $f:path) => { Acts::Encoded($place, $f) };
     (@acts status [] $f:path) => { Acts::Status($f) };
     (@acts names [] $f:path) => { Acts::SessionId($f) };
+    (@acts locates [$place:literal] $f:path) => { Acts::Location($place, $f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
@@ -813,7 +819,7 @@ quirks! {
     /// With `--static-token`: a request without the token is refused with 403 (its Bearer challenge kept).
     AuthMissingToken403 as "auth-missing-token-403" in auth => "a request without a token MUST get 401, not 403 (authorization error handling)"; challenges data::missing_token_403,
     /// With `--static-token`: the 401 carries no `WWW-Authenticate` header (and a plain-text body).
-    AuthNoChallenge in auth => "a 401 MUST carry a WWW-Authenticate challenge (RFC 6750 §3)",
+    AuthNoChallenge in auth => "a 401 MUST carry a WWW-Authenticate challenge (RFC 6750 §3)"; challenges data::bare_401,
     /// With `--static-token`: the 401's challenge is of the Basic scheme.
     AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow"; challenges data::basic_challenge,
     /// With `--static-token`: no protected resource metadata is served anywhere (the challenge still names it).
@@ -823,11 +829,11 @@ quirks! {
     /// With `--static-token`: the challenge names no resource_metadata; the path-aware well-known URI serves the metadata (allowed from 2025-11-25).
     AuthMetadataUnnamed in auth => "control: from 2025-11-25 a challenge may leave resource_metadata out when the well-known URI serves the metadata"; challenges data::metadata_unnamed,
     /// With `--static-token`: the challenge names no resource_metadata, and neither well-known URI serves the metadata (it is at a path of its own).
-    AuthMetadataHidden in auth => "a protected server MUST lead a client to its metadata: resource_metadata in the challenge, or (from 2025-11-25) the well-known URI",
+    AuthMetadataHidden in auth => "a protected server MUST lead a client to its metadata: resource_metadata in the challenge, or (from 2025-11-25) the well-known URI"; challenges data::metadata_unnamed; locates "protected-resource" with data::metadata_hidden,
     /// With `--static-token`: the metadata is served at the root well-known URI only, which the challenge names (allowed).
-    AuthMetadataAtRoot in auth => "control: the metadata may be served at the root well-known URI, which clients try after the path-aware one",
+    AuthMetadataAtRoot in auth => "control: the metadata may be served at the root well-known URI, which clients try after the path-aware one"; locates "protected-resource" with data::metadata_at_root,
     /// With `--static-token`: the challenge names a URL that redirects (308) to the metadata.
-    AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it",
+    AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it"; challenges data::metadata_moved,
     /// With `--static-token`: the metadata document is an HTML page.
     AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
     /// With `--static-token`: the metadata document is JSON sent as `text/plain`.
@@ -897,7 +903,7 @@ quirks! {
     /// With `--static-token`: the authorization server metadata offers no way for a new client to get a client id.
     AuthServerNoRegistration in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents (Dynamic Client Registration is the fallback)"; serves "authorization-server" with data::no_registration,
     /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
-    AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try",
+    AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try"; locates "authorization-server" with data::oidc_only,
     /// With `--static-token`, judged at 2025-03-26: no authorization server metadata is served at the origin (the default endpoints are).
     AuthOriginMetadataMissing in legacy_auth => "2025-03-26: a server SHOULD serve authorization server metadata at its origin (RFC 8414)",
     /// With `--static-token`, judged at 2025-03-26: neither the metadata nor the default authorization endpoint is served at the origin.
@@ -1203,6 +1209,20 @@ impl Quirks {
             }
         }
         hyper::StatusCode::from_u16(code).unwrap_or(status)
+    }
+
+    /// The path this authorization document (`protected-resource`, `authorization-server`) is
+    /// served at, once the quirks that are on have moved it from `default`.
+    pub fn located(&self, document: &str, default: &'static str) -> &'static str {
+        let mut path = default;
+        for acts in self.acting() {
+            if let Acts::Location(place, change) = acts {
+                if place == document {
+                    change(&mut path);
+                }
+            }
+        }
+        path
     }
 
     /// The id of a new session, once the quirks that are on have changed it.
@@ -2009,7 +2029,40 @@ mod data {
         }
     }
 
-    /// `AuthMetadataUnnamed`: the challenge names no metadata URL.
+    /// `AuthMetadataRedirect`: the challenge names a URL that redirects to the metadata.
+    pub fn metadata_moved(challenge: &mut Challenge) {
+        for (name, value) in &mut challenge.params {
+            if let Some((origin, _)) = value
+                .split_once("/.well-known/")
+                .filter(|_| name == "resource_metadata")
+            {
+                *value = format!("{origin}/.well-known/oauth-protected-resource/moved");
+            }
+        }
+    }
+
+    /// `AuthNoChallenge`: a bare 401, without a challenge.
+    pub fn bare_401(challenge: &mut Challenge) {
+        challenge.bare = true;
+    }
+
+    /// `AuthMetadataHidden`: the metadata is served at a path of its own, neither well-known URI.
+    pub fn metadata_hidden(path: &mut &'static str) {
+        *path = "/metadata/oauth-protected-resource";
+    }
+
+    /// `AuthMetadataAtRoot`: the metadata is served at the root well-known URI.
+    pub fn metadata_at_root(path: &mut &'static str) {
+        *path = "/.well-known/oauth-protected-resource";
+    }
+
+    /// `AuthServerOidcOnly`: the authorization server metadata is served by OpenID Connect
+    /// Discovery only.
+    pub fn oidc_only(path: &mut &'static str) {
+        *path = "/.well-known/openid-configuration";
+    }
+
+    /// `AuthMetadataUnnamed`, `AuthMetadataHidden`: the challenge names no metadata URL.
     pub fn metadata_unnamed(challenge: &mut Challenge) {
         challenge
             .params

@@ -730,21 +730,13 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
     };
     let quirks = &state.server.quirks;
-    let mut params = Vec::new();
-    if !quirks.has(Quirk::AuthMetadataHidden) {
-        let named = if quirks.has(Quirk::AuthMetadataRedirect) {
-            format!("http://{host}/.well-known/oauth-protected-resource/moved")
-        } else {
-            format!("http://{host}{}", metadata_path(state))
-        };
-        params.push(("resource_metadata".to_string(), named));
-    }
+    let mut params = vec![(
+        "resource_metadata".to_string(),
+        format!("http://{host}{}", metadata_path(state)),
+    )];
     params.push(("scope".to_string(), SCOPE.to_string()));
     if let Some(error) = error {
         params.push(("error".to_string(), error.to_string()));
-    }
-    if quirks.has(Quirk::AuthNoChallenge) {
-        return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
     }
     let mut challenge = Challenge {
         scheme: "Bearer".into(),
@@ -752,8 +744,12 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         status: StatusCode::UNAUTHORIZED.as_u16(),
         token_given: given.is_some(),
         error: error.map(str::to_string),
+        bare: false,
     };
     quirks.challenge(&mut challenge);
+    if challenge.bare {
+        return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
+    }
     let status = StatusCode::from_u16(challenge.status).unwrap_or(StatusCode::UNAUTHORIZED);
     let error = challenge.error.as_deref().unwrap_or("unauthorized");
     let body = json!({"error": error, "error_description": description});
@@ -766,13 +762,10 @@ const SCOPE: &str = "mcp";
 /// Where the protected resource metadata is served: the path-aware well-known URI of the
 /// endpoint (RFC 9728 §3.1), or the root one.
 fn metadata_path(state: &State) -> &'static str {
-    if state.server.quirks.has(Quirk::AuthMetadataAtRoot) {
-        "/.well-known/oauth-protected-resource"
-    } else if state.server.quirks.has(Quirk::AuthMetadataHidden) {
-        "/metadata/oauth-protected-resource"
-    } else {
-        "/.well-known/oauth-protected-resource/mcp"
-    }
+    state.server.quirks.located(
+        "protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    )
 }
 
 /// With `--static-token`: the protected resource metadata (RFC 9728), served without a token
@@ -850,11 +843,10 @@ fn authorization_server_metadata(
         return None;
     }
     let quirks = &state.server.quirks;
-    let path = if quirks.has(Quirk::AuthServerOidcOnly) {
-        "/.well-known/openid-configuration"
-    } else {
-        "/.well-known/oauth-authorization-server"
-    };
+    let path = quirks.located(
+        "authorization-server",
+        "/.well-known/oauth-authorization-server",
+    );
     if req.uri().path() == "/authorize" && !quirks.has(Quirk::AuthOriginNoEndpoints) {
         // The default authorization endpoint of 2025-03-26 (at the origin, for clients that
         // find no metadata): a request without a client is refused as RFC 6749 §4.1.2.1 says,
