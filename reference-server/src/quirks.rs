@@ -97,7 +97,7 @@ enum Acts {
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
     /// The path an authorization document is served at (`; locates "protected-resource" with
-    /// f`, `"authorization-server"`), which the challenge names too.
+    /// f`, `"authorization-server"`); a challenge names the protected resource metadata's.
     Location(&'static str, fn(&mut &'static str)),
     /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
     Waive(Waiver),
@@ -119,7 +119,8 @@ enum Acts {
 /// leaves it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Waiver {
-    /// Streamable HTTP: a request whose `Origin` is not allowed is refused with 403.
+    /// HTTP: a request whose `Origin` is not allowed is refused with 403 (at every endpoint,
+    /// the legacy transport's too).
     Origin,
     /// HTTP+SSE: the same on the legacy transport's endpoints.
     LegacySseOrigin,
@@ -127,7 +128,7 @@ pub enum Waiver {
     Cancel,
     /// Streamable HTTP: an `MCP-Protocol-Version` the server does not speak gets 400.
     ProtocolVersionHeader,
-    /// 2026-07-28 HTTP: `MCP-Protocol-Version` and `Mcp-Method` must match the body.
+    /// 2026-07-28 HTTP: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must match the body.
     StatelessHeaders,
     /// 2026-07-28 HTTP: an argument marked `x-mcp-header` comes with its `Mcp-Param-*` header.
     ParamHeaders,
@@ -181,7 +182,7 @@ pub enum Waiver {
 /// make it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Demand {
-    /// Streamable HTTP: a request carries no `Origin` at all (the server's own is refused too).
+    /// HTTP: a request carries no `Origin` at all (the server's own is refused too).
     NoOrigin,
     /// A request id is an integer (a string id gets -32600).
     IntegerId,
@@ -2188,9 +2189,9 @@ mod data {
         latin1(bytes);
     }
 
-    /// `NonUtf8Output` over stdio: the reply to initialize or server/discover is followed by a
-    /// log message with an `é` (which the stdio encoding writes as Latin-1); in the instructions
-    /// it would break the handshake.
+    /// `NonUtf8Output` over stdio (and HTTP+SSE, whose messages are printed as stdio's are): the
+    /// reply to initialize or server/discover is followed by a log message with an `é` (which
+    /// the stdio encoding writes as Latin-1); in the instructions it would break the handshake.
     pub fn cafe_after_handshake(frame: &[u8], _: &Map<String, Value>, lines: &mut Vec<String>) {
         let handshake = serde_json::from_slice::<Value>(frame)
             .ok()
@@ -2218,7 +2219,9 @@ mod data {
 
     /// `SkillsSkillmdPlainText`: a SKILL.md read as `text/plain`.
     pub fn skill_md_plain_text(_: &Value, mut outcome: Outcome) -> Outcome {
-        if let Ok(Value::Array(contents)) = outcome.as_mut().map(|r| &mut r["contents"]) {
+        if let Some(Value::Array(contents)) =
+            outcome.as_mut().ok().and_then(|r| r.get_mut("contents"))
+        {
             for content in contents {
                 if content["uri"]
                     .as_str()
@@ -2235,6 +2238,9 @@ mod data {
     /// more than the answer before (the pages keep their tools).
     pub fn order_unstable(_: &Value, outcome: Outcome) -> Outcome {
         static ANSWERS: AtomicUsize = AtomicUsize::new(0);
+        if !paged(&outcome) {
+            return outcome;
+        }
         rotate_tools(outcome, ANSWERS.fetch_add(1, Ordering::Relaxed))
     }
 
@@ -2242,7 +2248,10 @@ mod data {
     /// cursor) lists it rotated by one more than the answer before for that cursor.
     pub fn later_page_unstable(params: &Value, outcome: Outcome) -> Outcome {
         static TURNS: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
-        let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) else {
+        let Some(cursor) = params
+            .get("cursor")
+            .filter(|c| !c.is_null() && paged(&outcome))
+        else {
             return outcome;
         };
         let turn = {
@@ -2254,9 +2263,21 @@ mod data {
         rotate_tools(outcome, turn)
     }
 
+    /// Whether tools/list was answered by paging the tools: a page, or the refusal of an
+    /// unknown cursor (not a request refused before it was served, such as one before
+    /// initialization).
+    fn paged(outcome: &Outcome) -> bool {
+        match outcome {
+            Ok(page) => page.get("tools").is_some_and(Value::is_array),
+            Err((code, _, _)) => *code == -32602,
+        }
+    }
+
     /// A page of tools/list with its tools rotated left by `turn` (modulo their number).
     fn rotate_tools(mut outcome: Outcome, turn: usize) -> Outcome {
-        if let Ok(Value::Array(tools)) = outcome.as_mut().map(|page| &mut page["tools"]) {
+        if let Some(Value::Array(tools)) =
+            outcome.as_mut().ok().and_then(|page| page.get_mut("tools"))
+        {
             let len = tools.len().max(1);
             tools.rotate_left(turn % len);
         }

@@ -70,10 +70,20 @@ fn over_stdio_it_answers_a_request_and_ends_at_the_end_of_its_input() {
     )
     .expect("written");
     drop(stdin);
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("piped"))
-        .read_line(&mut line)
-        .expect("read");
+    // Read on a thread of its own, so that a server that never answers fails the test after a
+    // bound instead of hanging it.
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let Ok(line) = rx.recv_timeout(Duration::from_secs(10)) else {
+        child.kill().ok();
+        child.wait().ok();
+        panic!("no answer to initialize within 10 s");
+    };
     let reply: serde_json::Value = serde_json::from_str(&line).expect("one JSON line");
     assert_eq!(reply["id"], 1);
     assert_eq!(reply["result"]["protocolVersion"], "2025-06-18");
@@ -85,6 +95,7 @@ fn over_stdio_it_answers_a_request_and_ends_at_the_end_of_its_input() {
         }
         if started.elapsed() > Duration::from_secs(10) {
             child.kill().ok();
+            child.wait().ok();
             panic!("the server did not end within 10 s of the end of its input");
         }
         std::thread::sleep(Duration::from_millis(20));
