@@ -96,9 +96,12 @@ enum Acts {
     Status(fn(&Value, &mut u16)),
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
-    /// The path an authorization document is served at (`; locates "protected-resource" with
-    /// f`, `"authorization-server"`); a challenge names the protected resource metadata's.
-    Location(&'static str, fn(&mut &'static str)),
+    /// The path an authorization document or endpoint is served at, if anywhere (`; locates
+    /// "protected-resource" with f`; `"authorization-server"`, `"authorize"`, and
+    /// `"moved-protected-resource"`: a URL that redirects to the metadata, nowhere by default);
+    /// a challenge names the protected resource metadata's (its default if it is served
+    /// nowhere).
+    Location(&'static str, fn(&mut Option<&'static str>)),
     /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
     Waive(Waiver),
     /// A check of what the server receives that it makes where the conformant server does not
@@ -824,7 +827,7 @@ quirks! {
     /// With `--static-token`: the 401's challenge is of the Basic scheme.
     AuthChallengeBasic in auth => "the 401's challenge MUST be of the Bearer scheme (RFC 6750 §3); another scheme is protection other than MCP's OAuth profile, which HTTP servers SHOULD follow"; challenges data::basic_challenge,
     /// With `--static-token`: no protected resource metadata is served anywhere (the challenge still names it).
-    AuthMetadataMissing in auth => "a protected MCP server MUST serve its Protected Resource Metadata (RFC 9728), at the URL its challenge names",
+    AuthMetadataMissing in auth => "a protected MCP server MUST serve its Protected Resource Metadata (RFC 9728), at the URL its challenge names"; locates "protected-resource" with data::nowhere,
     /// With `--static-token`: the challenge names a resource metadata URL that answers 404 (the well-known URI serves it).
     AuthMetadataDeadLink in auth => "the resource_metadata URL a challenge names MUST serve the metadata (RFC 9728 §5.1)"; challenges data::metadata_link_dead,
     /// With `--static-token`: the challenge names no resource_metadata; the path-aware well-known URI serves the metadata (allowed from 2025-11-25).
@@ -834,7 +837,7 @@ quirks! {
     /// With `--static-token`: the metadata is served at the root well-known URI only, which the challenge names (allowed).
     AuthMetadataAtRoot in auth => "control: the metadata may be served at the root well-known URI, which clients try after the path-aware one"; locates "protected-resource" with data::metadata_at_root,
     /// With `--static-token`: the challenge names a URL that redirects (308) to the metadata.
-    AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it"; challenges data::metadata_moved,
+    AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it"; challenges data::metadata_moved; locates "moved-protected-resource" with data::metadata_redirect,
     /// With `--static-token`: the metadata document is an HTML page.
     AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
     /// With `--static-token`: the metadata document is JSON sent as `text/plain`.
@@ -884,7 +887,7 @@ quirks! {
     /// With `--auth`: a token whose audience lists this server among others is accepted (a membership test).
     AuthAudienceMembership in oauth => "a server SHOULD accept only tokens issued for it alone: one for it and another resource can be replayed by the other (RFC 8707, token audience binding)"; waives Waiver::SoleAudience,
     /// With `--static-token` (its own origin the authorization server): no authorization server metadata is served.
-    AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)",
+    AuthServerMetadataMissing in auth => "an authorization server MUST offer its metadata (RFC 8414 or OpenID Connect Discovery)"; locates "authorization-server" with data::nowhere,
     /// With `--static-token`: the authorization server metadata's `issuer` is not the URL the resource metadata names.
     AuthServerIssuerMismatch in auth => "the metadata's issuer MUST be identical to the issuer it was found for (RFC 8414 §3.3)"; serves "authorization-server" with data::issuer_elsewhere,
     /// With `--static-token`: the authorization server metadata's `issuer` has a trailing slash the resource metadata's URL has not.
@@ -906,9 +909,9 @@ quirks! {
     /// With `--static-token`: the authorization server metadata is served by OpenID Connect Discovery only.
     AuthServerOidcOnly in auth => "control: OpenID Connect Discovery is one of the metadata locations clients try"; locates "authorization-server" with data::oidc_only,
     /// With `--static-token`, judged at 2025-03-26: no authorization server metadata is served at the origin (the default endpoints are).
-    AuthOriginMetadataMissing in legacy_auth => "2025-03-26: a server SHOULD serve authorization server metadata at its origin (RFC 8414)",
+    AuthOriginMetadataMissing in legacy_auth => "2025-03-26: a server SHOULD serve authorization server metadata at its origin (RFC 8414)"; locates "authorization-server" with data::nowhere,
     /// With `--static-token`, judged at 2025-03-26: neither the metadata nor the default authorization endpoint is served at the origin.
-    AuthOriginNoEndpoints in legacy_auth => "2025-03-26: a server without authorization server metadata MUST serve the default endpoints (/authorize, /token, /register)",
+    AuthOriginNoEndpoints in legacy_auth => "2025-03-26: a server without authorization server metadata MUST serve the default endpoints (/authorize, /token, /register)"; locates "authorization-server" with data::nowhere; locates "authorize" with data::nowhere,
     /// With `--static-token`: the challenge for a request without any token says `error="invalid_token"`.
     AuthMissingTokenError in auth => "a challenge to a request without credentials SHOULD NOT carry an error code (RFC 6750 §3.1)"; challenges data::missing_token_error_named,
     /// With `--static-token`: a bad token is answered 500 with an OAuth error body (a verifier that throws).
@@ -1212,9 +1215,10 @@ impl Quirks {
         hyper::StatusCode::from_u16(code).unwrap_or(status)
     }
 
-    /// The path this authorization document (`protected-resource`, `authorization-server`) is
-    /// served at, once the quirks that are on have moved it from `default`.
-    pub fn located(&self, document: &str, default: &'static str) -> &'static str {
+    /// The path this authorization document or endpoint (`protected-resource`,
+    /// `authorization-server`, `authorize`, `moved-protected-resource`) is served at, if
+    /// anywhere, once the quirks that are on have moved it from `default`.
+    pub fn located(&self, document: &str, default: Option<&'static str>) -> Option<&'static str> {
         let mut path = default;
         for acts in self.acting() {
             if let Acts::Location(place, change) = acts {
@@ -2042,25 +2046,36 @@ mod data {
         }
     }
 
+    /// `AuthMetadataRedirect`: a URL that redirects to the metadata.
+    pub fn metadata_redirect(path: &mut Option<&'static str>) {
+        *path = Some("/.well-known/oauth-protected-resource/moved");
+    }
+
+    /// `AuthMetadataMissing`, `AuthServerMetadataMissing`, `AuthOriginMetadataMissing`,
+    /// `AuthOriginNoEndpoints`: a document or endpoint served nowhere.
+    pub fn nowhere(path: &mut Option<&'static str>) {
+        *path = None;
+    }
+
     /// `AuthNoChallenge`: a bare 401, without a challenge.
     pub fn bare_401(challenge: &mut Challenge) {
         challenge.bare = true;
     }
 
     /// `AuthMetadataHidden`: the metadata is served at a path of its own, neither well-known URI.
-    pub fn metadata_hidden(path: &mut &'static str) {
-        *path = "/metadata/oauth-protected-resource";
+    pub fn metadata_hidden(path: &mut Option<&'static str>) {
+        *path = Some("/metadata/oauth-protected-resource");
     }
 
     /// `AuthMetadataAtRoot`: the metadata is served at the root well-known URI.
-    pub fn metadata_at_root(path: &mut &'static str) {
-        *path = "/.well-known/oauth-protected-resource";
+    pub fn metadata_at_root(path: &mut Option<&'static str>) {
+        *path = Some("/.well-known/oauth-protected-resource");
     }
 
     /// `AuthServerOidcOnly`: the authorization server metadata is served by OpenID Connect
     /// Discovery only.
-    pub fn oidc_only(path: &mut &'static str) {
-        *path = "/.well-known/openid-configuration";
+    pub fn oidc_only(path: &mut Option<&'static str>) {
+        *path = Some("/.well-known/openid-configuration");
     }
 
     /// `AuthMetadataUnnamed`, `AuthMetadataHidden`: the challenge names no metadata URL.

@@ -732,7 +732,10 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
     let quirks = &state.server.quirks;
     let mut params = vec![(
         "resource_metadata".to_string(),
-        format!("http://{host}{}", metadata_path(state)),
+        format!(
+            "http://{host}{}",
+            metadata_path(state).unwrap_or(METADATA_PATH)
+        ),
     )];
     params.push(("scope".to_string(), SCOPE.to_string()));
     if let Some(error) = error {
@@ -759,13 +762,17 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
 /// The scope a token needs for this server (the one its challenge asks for).
 const SCOPE: &str = "mcp";
 
-/// Where the protected resource metadata is served: the path-aware well-known URI of the
-/// endpoint (RFC 9728 §3.1), or the root one.
-fn metadata_path(state: &State) -> &'static str {
-    state.server.quirks.located(
-        "protected-resource",
-        "/.well-known/oauth-protected-resource/mcp",
-    )
+/// The path-aware well-known URI of the endpoint (RFC 9728 §3.1), where the protected resource
+/// metadata is served.
+const METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+
+/// Where the protected resource metadata is served, if anywhere: [`METADATA_PATH`] unless a
+/// quirk moves it.
+fn metadata_path(state: &State) -> Option<&'static str> {
+    state
+        .server
+        .quirks
+        .located("protected-resource", Some(METADATA_PATH))
 }
 
 /// With `--static-token`: the protected resource metadata (RFC 9728), served without a token
@@ -774,20 +781,14 @@ fn metadata_path(state: &State) -> &'static str {
 fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Response<HttpBody>> {
     state.server.protected().then_some(())?;
     let quirks = &state.server.quirks;
-    if quirks.has(Quirk::AuthMetadataRedirect)
-        && req.uri().path() == "/.well-known/oauth-protected-resource/moved"
-    {
+    if quirks.located("moved-protected-resource", None) == Some(req.uri().path()) {
         let mut moved = plain(StatusCode::PERMANENT_REDIRECT, "moved");
-        moved.headers_mut().insert(
-            "location",
-            HeaderValue::from_static("/.well-known/oauth-protected-resource/mcp"),
-        );
+        moved
+            .headers_mut()
+            .insert("location", HeaderValue::from_static(METADATA_PATH));
         return Some(moved);
     }
-    if req.uri().path() != metadata_path(state)
-        || req.method() != Method::GET
-        || quirks.has(Quirk::AuthMetadataMissing)
-    {
+    if metadata_path(state) != Some(req.uri().path()) || req.method() != Method::GET {
         return None;
     }
     if quirks.has(Quirk::AuthMetadataBehindToken) {
@@ -843,11 +844,7 @@ fn authorization_server_metadata(
         return None;
     }
     let quirks = &state.server.quirks;
-    let path = quirks.located(
-        "authorization-server",
-        "/.well-known/oauth-authorization-server",
-    );
-    if req.uri().path() == "/authorize" && !quirks.has(Quirk::AuthOriginNoEndpoints) {
+    if quirks.located("authorize", Some("/authorize")) == Some(req.uri().path()) {
         // The default authorization endpoint of 2025-03-26 (at the origin, for clients that
         // find no metadata): a request without a client is refused as RFC 6749 §4.1.2.1 says,
         // with an error to the user and no redirect. It issues nothing.
@@ -861,11 +858,11 @@ fn authorization_server_metadata(
     // `/second`.
     let second = quirks.has(Quirk::AuthSecondServerNoPkce)
         && req.uri().path() == "/.well-known/oauth-authorization-server/second";
-    if (req.uri().path() != path && !second)
-        || quirks.has(Quirk::AuthServerMetadataMissing)
-        || quirks.has(Quirk::AuthOriginMetadataMissing)
-        || quirks.has(Quirk::AuthOriginNoEndpoints)
-    {
+    let path = quirks.located(
+        "authorization-server",
+        Some("/.well-known/oauth-authorization-server"),
+    )?;
+    if req.uri().path() != path && !second {
         return None;
     }
     let origin = format!("http://{}", host_of(req));
