@@ -108,7 +108,8 @@ enum Acts {
     /// (`; demands Demand::IntegerId`).
     Demand(Demand),
     /// The bytes of what the server writes, as they go out (`; encodes "stdio" with f`: each
-    /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body).
+    /// line on stdout; `; encodes "http" with f`: each Streamable HTTP response's JSON body;
+    /// `; encodes "protected-resource" with f`: the protected resource metadata document).
     Encoded(&'static str, fn(&mut Vec<u8>)),
     /// An answer in place of the handler's to a request at the MCP endpoint that is no POST
     /// (Streamable HTTP), once it is authorized (`; intercepts f`): its status and plain-text
@@ -171,6 +172,8 @@ pub enum Waiver {
     Base64Sentinel,
     /// A protected resource: every request carries a valid token, one in a session too.
     TokenInSession,
+    /// A protected resource: ping and server/discover carry a valid token too.
+    PingToken,
     /// With `--auth`: a token is issued for this server (its audience names it).
     Audience,
     /// With `--auth`: a token is issued for this server alone (an audience that lists others
@@ -201,6 +204,8 @@ pub enum Demand {
     LiveTaskCancel,
     /// A batch is refused on a 2025-03-26 session too.
     NoBatches,
+    /// A protected resource: the metadata document is served only with a valid token.
+    MetadataToken,
 }
 
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
@@ -839,11 +844,11 @@ quirks! {
     /// With `--static-token`: the challenge names a URL that redirects (308) to the metadata.
     AuthMetadataRedirect in auth => "control: a metadata URL may redirect to the document; clients follow it"; challenges data::metadata_moved; locates "moved-protected-resource" with data::metadata_redirect,
     /// With `--static-token`: the metadata document is an HTML page.
-    AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)",
+    AuthMetadataNotJson in auth => "the Protected Resource Metadata is a JSON object (RFC 9728 §3.2)"; encodes "protected-resource" with data::html_page; heads "protected-resource" with data::content_type_html,
     /// With `--static-token`: the metadata document is JSON sent as `text/plain`.
     AuthMetadataContentType in auth => "the Protected Resource Metadata MUST be sent as application/json (RFC 9728 §3.2)"; heads "protected-resource" with data::content_type_plain,
     /// With `--static-token`: the metadata document needs the token (401 without it).
-    AuthMetadataBehindToken in auth => "the Protected Resource Metadata MUST be served to a client without a token: it is how the client learns to get one",
+    AuthMetadataBehindToken in auth => "the Protected Resource Metadata MUST be served to a client without a token: it is how the client learns to get one"; demands Demand::MetadataToken,
     /// With `--static-token`: the metadata's `resource` names another path of this server.
     AuthMetadataWrongResource in auth => "the metadata's resource MUST be the server's canonical URI (RFC 9728 §3.3)"; serves "protected-resource" with data::resource_elsewhere,
     /// With `--static-token`: the metadata has no `resource`.
@@ -898,7 +903,7 @@ quirks! {
     AuthServerNoPkce in auth => "the authorization server metadata MUST list S256 in code_challenge_methods_supported, or MCP clients refuse it (2025-11-25)"; serves "authorization-server" with data::without_pkce,
     /// With `--static-token`: `ping` and `server/discover` are answered without a token (a
     /// health check left open); everything else needs it.
-    AuthOpenPing in stateless_auth => "control: a server may leave ping open and guard the rest; the authorization checks then judge a request it guards",
+    AuthOpenPing in stateless_auth => "control: a server may leave ping open and guard the rest; the authorization checks then judge a request it guards"; waives Waiver::PingToken,
     /// With `--static-token`: the resource metadata lists a second authorization server (this
     /// origin's `/second`), whose metadata has no `code_challenge_methods_supported`.
     AuthSecondServerNoPkce in auth => "every authorization server the resource metadata lists is one a client may pick: each MUST list S256 in code_challenge_methods_supported (2025-11-25)",
@@ -1241,7 +1246,8 @@ impl Quirks {
     }
 
     /// Applies the quirks that are on to the bytes the server is about to write over this
-    /// transport (`stdio`: a line; `http`: a JSON body).
+    /// transport (`stdio`: a line; `http`: a JSON body), or as this document
+    /// (`protected-resource`).
     pub fn encoded(&self, transport: &str, bytes: &mut Vec<u8>) {
         for acts in self.acting() {
             if let Acts::Encoded(place, change) = acts {
@@ -2222,6 +2228,19 @@ mod data {
                     .to_string(),
             );
         }
+    }
+
+    /// `AuthMetadataNotJson`: the document is an HTML page.
+    pub fn html_page(bytes: &mut Vec<u8>) {
+        *bytes = b"<html><body>metadata</body></html>".to_vec();
+    }
+
+    /// `AuthMetadataNotJson`: a response sent as `text/html`.
+    pub fn content_type_html(headers: &mut hyper::HeaderMap) {
+        headers.insert(
+            "content-type",
+            hyper::header::HeaderValue::from_static("text/html"),
+        );
     }
 
     /// `AuthMetadataContentType`: a response sent as `text/plain`.

@@ -120,7 +120,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
     }
     // `auth-open-ping` lets ping and server/discover through without a token: which method a
     // POST carries is known once its body is read.
-    let open_ping = state.server.quirks.has(Quirk::AuthOpenPing) && *req.method() == Method::POST;
+    let open_ping = state.server.quirks.waives(Waiver::PingToken) && *req.method() == Method::POST;
     if !open_ping {
         if let Some(refusal) = unauthorized(state, &req) {
             return refusal;
@@ -791,16 +791,10 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
     if metadata_path(state) != Some(req.uri().path()) || req.method() != Method::GET {
         return None;
     }
-    if quirks.has(Quirk::AuthMetadataBehindToken) {
+    if quirks.demands(Demand::MetadataToken) {
         if let Some(refusal) = unauthorized(state, req) {
             return Some(refusal);
         }
-    }
-    if quirks.has(Quirk::AuthMetadataNotJson) {
-        let mut page = plain(StatusCode::OK, "<html><body>metadata</body></html>");
-        page.headers_mut()
-            .insert("content-type", HeaderValue::from_static("text/html"));
-        return Some(page);
     }
     let host = host_of(req);
     let issuer = state
@@ -821,7 +815,9 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         "resource_name": "mcpcheck reference server",
     });
     quirks.document("protected-resource", document.as_object_mut()?);
-    let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
+    let mut bytes = document.to_string().into_bytes();
+    quirks.encoded("protected-resource", &mut bytes);
+    let mut response = Response::new(Full::new(Bytes::from(bytes)).boxed());
     response
         .headers_mut()
         .insert("content-type", HeaderValue::from_static("application/json"));
