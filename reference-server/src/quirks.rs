@@ -97,10 +97,11 @@ enum Acts {
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
     /// The path an authorization document or endpoint is served at, if anywhere (`; locates
-    /// "protected-resource" with f`; `"authorization-server"`, `"authorize"`, and
-    /// `"moved-protected-resource"`: a URL that redirects to the metadata, nowhere by default);
-    /// a challenge names the protected resource metadata's (its default if it is served
-    /// nowhere).
+    /// "protected-resource" with f`; also `"authorization-server"` and `"authorize"`; and
+    /// `"moved-protected-resource"`, a URL that redirects to the metadata, which alone is
+    /// nowhere by default). A challenge names the protected resource metadata's (its default
+    /// if it is served nowhere). Quirks act in the order they are declared, so of two that
+    /// place one document the later wins.
     Location(&'static str, fn(&mut Option<&'static str>)),
     /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
     Waive(Waiver),
@@ -1248,10 +1249,10 @@ impl Quirks {
     /// Applies the quirks that are on to the bytes the server is about to write over this
     /// transport (`stdio`: a line; `http`: a JSON body), or as this document
     /// (`protected-resource`).
-    pub fn encoded(&self, transport: &str, bytes: &mut Vec<u8>) {
+    pub fn encoded(&self, what: &str, bytes: &mut Vec<u8>) {
         for acts in self.acting() {
             if let Acts::Encoded(place, change) = acts {
-                if place == transport {
+                if place == what {
                     change(bytes);
                 }
             }

@@ -118,8 +118,8 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         }
         _ => {}
     }
-    // `auth-open-ping` lets ping and server/discover through without a token: which method a
-    // POST carries is known once its body is read.
+    // A quirk that waives the token for ping (`auth-open-ping`) lets ping and server/discover
+    // through without one: which method a POST carries is known once its body is read.
     let open_ping = state.server.quirks.waives(Waiver::PingToken) && *req.method() == Method::POST;
     if !open_ping {
         if let Some(refusal) = unauthorized(state, &req) {
@@ -762,12 +762,13 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
 /// The scope a token needs for this server (the one its challenge asks for).
 const SCOPE: &str = "mcp";
 
-/// The path-aware well-known URI of the endpoint (RFC 9728 §3.1), where the protected resource
-/// metadata is served.
+/// The path-aware well-known URI of the endpoint (RFC 9728 §3.1): where the protected resource
+/// metadata is served unless a quirk moves it, what a challenge names if it is served nowhere,
+/// and where the redirect of `auth-metadata-redirect` leads.
 const METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
 
 /// Where the protected resource metadata is served, if anywhere: [`METADATA_PATH`] unless a
-/// quirk moves it.
+/// quirk moves it or serves it nowhere.
 fn metadata_path(state: &State) -> Option<&'static str> {
     state
         .server
