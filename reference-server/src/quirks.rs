@@ -2029,33 +2029,34 @@ mod data {
         challenge.params = vec![("realm".into(), "mcp".into())];
     }
 
-    /// `AuthMetadataDeadLink`: the challenge names a metadata URL that serves nothing.
-    pub fn metadata_link_dead(challenge: &mut Challenge) {
+    /// The challenge's `resource_metadata` URL made to name `path` at the same origin.
+    fn relink(challenge: &mut Challenge, path: &str) {
         for (name, value) in &mut challenge.params {
             if let Some((origin, _)) = value
                 .split_once("/.well-known/")
                 .filter(|_| name == "resource_metadata")
             {
-                *value = format!("{origin}/.well-known/oauth-protected-resource/gone");
+                *value = format!("{origin}{path}");
             }
         }
     }
 
+    /// `AuthMetadataDeadLink`: the challenge names a metadata URL that serves nothing.
+    pub fn metadata_link_dead(challenge: &mut Challenge) {
+        relink(challenge, "/.well-known/oauth-protected-resource/gone");
+    }
+
+    /// Where `AuthMetadataRedirect` redirects to the metadata from.
+    const MOVED_METADATA: &str = "/.well-known/oauth-protected-resource/moved";
+
     /// `AuthMetadataRedirect`: the challenge names a URL that redirects to the metadata.
     pub fn metadata_moved(challenge: &mut Challenge) {
-        for (name, value) in &mut challenge.params {
-            if let Some((origin, _)) = value
-                .split_once("/.well-known/")
-                .filter(|_| name == "resource_metadata")
-            {
-                *value = format!("{origin}/.well-known/oauth-protected-resource/moved");
-            }
-        }
+        relink(challenge, MOVED_METADATA);
     }
 
     /// `AuthMetadataRedirect`: a URL that redirects to the metadata.
     pub fn metadata_redirect(path: &mut Option<&'static str>) {
-        *path = Some("/.well-known/oauth-protected-resource/moved");
+        *path = Some(MOVED_METADATA);
     }
 
     /// `AuthMetadataMissing`, `AuthServerMetadataMissing`, `AuthOriginMetadataMissing`,
