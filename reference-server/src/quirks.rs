@@ -116,6 +116,13 @@ enum Acts {
     /// (Streamable HTTP), once it is authorized (`; intercepts f`): its status and plain-text
     /// body, given the method and the era the request is in ([`NonPost`]).
     Intercept(fn(&NonPost) -> Option<(u16, &'static str)>),
+    /// A capability the server neither declares nor serves, whatever `--capabilities` says
+    /// (`; withholds data::LOGGING`).
+    Withheld(&'static str),
+    /// The protocol version initialize is answered with, given the version asked for and those
+    /// the server supports, newest first (`; negotiates f`): by default the version asked for if
+    /// it is supported, else the newest.
+    Negotiated(fn(&str, &[&str], &mut String)),
 }
 
 /// A check the conformant server makes of what it receives, which a quirk may skip
@@ -182,6 +189,31 @@ pub enum Waiver {
     SoleAudience,
     /// 2025-11-25 tasks: cancelling a task that is over gets -32602.
     TerminalTaskCancel,
+    /// tools/list pages by its cursor, and a cursor it never gave gets -32602 (the quirk serves
+    /// the first page whatever the cursor).
+    Cursor,
+    /// 2025-11-25 tasks: a tasks/list cursor the server never gave gets -32602.
+    TaskListCursor,
+    /// 2025-11-25 tasks: tasks/cancel of a task that is not over cancels it.
+    TaskCancel,
+    /// 2026-07-28 tasks extension: the answers tasks/update carries are taken, and stop being
+    /// outstanding.
+    TaskUpdate,
+    /// Log messages below the level logging/setLevel set are not sent.
+    SessionLogLevel,
+    /// Streamable HTTP: DELETE ends its session (later requests on it get 404).
+    SessionDelete,
+    /// 2026-07-28 tasks extension: listening for task status needs the extension (-32021).
+    TaskListenExtension,
+    /// 2026-07-28 tasks extension: a call whose request does not declare the extension is not
+    /// made a task.
+    UndeclaredTask,
+    /// 2026-07-28 HTTP: an `Mcp-Name` or `Mcp-Param-*` value in the `=?base64?…?=` form is
+    /// decoded before it is compared (the quirk compares the text as it came).
+    SentinelDecoding,
+    /// 2026-07-28 HTTP: an integer argument's `Mcp-Param-*` header is compared as a number (the
+    /// quirk compares it with the argument's JSON text).
+    NumericParamHeader,
 }
 
 /// A check of what the server receives that the conformant server does not make, which a quirk
@@ -207,6 +239,8 @@ pub enum Demand {
     NoBatches,
     /// A protected resource: the metadata document is served only with a valid token.
     MetadataToken,
+    /// A ping waits for notifications/initialized: before it, -32600.
+    PingAfterInitialized,
 }
 
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
@@ -277,7 +311,7 @@ impl Challenge {
 /// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
 /// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
 /// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; accepts f`, `; sends "endpoint" with f`). The
+/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`, `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`). The
 /// command-line name is derived from the variant (`InitMissingServerInfo` is
 /// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
 macro_rules! quirks {
@@ -341,6 +375,8 @@ macro_rules! quirks {
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
     (@acts demands [] $check:path) => { Acts::Demand($check) };
+    (@acts withholds [] $capability:path) => { Acts::Withheld($capability) };
+    (@acts negotiates [] $f:path) => { Acts::Negotiated($f) };
 }
 
 /// The runs a quirk shows in: the era the server speaks and the transports it is reached over.
@@ -386,9 +422,9 @@ quirks! {
     /// `initialize` answers without `serverInfo`.
     InitMissingServerInfo => "initialize result MUST carry serverInfo (schema)"; answers "initialize" with data::without_server_info,
     /// `initialize` answers with the next older version instead of echoing a supported one.
-    VersionNoEcho => "a supported requested version MUST be echoed (lifecycle)",
+    VersionNoEcho => "a supported requested version MUST be echoed (lifecycle)"; negotiates data::older_version,
     /// `initialize` echoes any requested version, even one the server does not know.
-    EchoUnsupportedVersion => "an unsupported version MUST be answered with a supported one (lifecycle)",
+    EchoUnsupportedVersion => "an unsupported version MUST be answered with a supported one (lifecycle)"; negotiates data::unsupported_echoed,
     /// `notifications/initialized` is answered as if it were a request.
     AnswerInitialized => "notifications/initialized MUST NOT be answered"; replies data::initialized_answered,
     /// `ping` is answered with a method-not-found error.
@@ -455,7 +491,7 @@ quirks! {
     /// A JSON-RPC batch is processed at every version, not only at 2025-03-26.
     AcceptBatches => "batches were removed in 2025-06-18 and MUST be refused"; waives Waiver::Batches,
     /// A cursor the server never issued is ignored (the first page is served).
-    InvalidCursorIgnored => "an invalid cursor SHOULD get -32602",
+    InvalidCursorIgnored => "an invalid cursor SHOULD get -32602"; waives Waiver::Cursor,
     /// `logging/setLevel` accepts any level.
     SetLevelAcceptsAnything => "an invalid log level SHOULD get -32602"; answers "logging/setLevel" with data::any_level_accepted,
     /// HTTP: the Origin header is not validated.
@@ -498,7 +534,7 @@ quirks! {
     /// The first resource's uri has no scheme.
     ResourceUriWithoutScheme => "a resource uri MUST be a URI (RFC 3986)"; lists "resources" with data::first_uri_without_scheme,
     /// HTTP: DELETE answers 200 but the session lives on.
-    SessionsSurviveDelete => "a terminated session MUST get 404 (Streamable HTTP)",
+    SessionsSurviveDelete => "a terminated session MUST get 404 (Streamable HTTP)"; waives Waiver::SessionDelete,
     /// HTTP: DELETE answers 500.
     Delete500 => "DELETE SHOULD end the session (2xx) or be refused with 405"; intercepts data::delete_500,
     /// HTTP: a request under a session id the server never issued is served (on a throwaway
@@ -560,7 +596,7 @@ quirks! {
     /// Stateless, HTTP: responses carry an `Mcp-Session-Id` header.
     StatelessSessionId in stateless => "2026-07-28 HTTP: responses SHOULD carry no Mcp-Session-Id",
     /// Tool calls log at info whatever level the client set.
-    LogLevelIgnored => "after logging/setLevel the server SHOULD send only messages at or above that level",
+    LogLevelIgnored => "after logging/setLevel the server SHOULD send only messages at or above that level"; waives Waiver::SessionLogLevel,
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
     ToolInputSchemaInvalid => "a tool's inputSchema MUST be a valid JSON Schema"; lists "tools" with data::first_tool_schema_invalid,
     /// HTTP: SSE responses start straight with a message, without a priming event.
@@ -605,7 +641,7 @@ quirks! {
     StatelessIgnoreMcpName in stateless => "2026-07-28 HTTP: Mcp-Name MUST match the body's name, else 400 with -32020"; waives Waiver::NameHeader,
     /// 2026-07-28 HTTP: Mcp-Name and Mcp-Param-* are compared literally; the Base64 sentinel is
     /// not decoded.
-    StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" in stateless => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing",
+    StatelessNoBase64Sentinel as "stateless-no-base64-sentinel" in stateless => "2026-07-28 HTTP: an Mcp-Name in the =?base64?...?= form MUST be decoded before comparing"; waives Waiver::SentinelDecoding,
     /// 2026-07-28 HTTP: an Mcp-Name sentinel with invalid Base64 is decoded leniently (characters
     /// outside the alphabet skipped, length not checked) instead of refused.
     StatelessLenientBase64Sentinel as "stateless-lenient-base64-sentinel" in stateless => "2026-07-28 HTTP: invalid Base64 in an Mcp-Name sentinel MUST be refused with 400 and -32020"; waives Waiver::Base64Sentinel,
@@ -650,13 +686,13 @@ quirks! {
     /// tasks/result answers at once, with empty content, while the task still works.
     TaskResultEarly => "2025-11-25 tasks: tasks/result MUST block until the task is terminal",
     /// tasks/cancel of a working task answers with the task still working, and it goes on.
-    TaskCancelIgnored => "2025-11-25 tasks: a valid cancel MUST move the task to cancelled before responding",
+    TaskCancelIgnored => "2025-11-25 tasks: a valid cancel MUST move the task to cancelled before responding"; waives Waiver::TaskCancel,
     /// tasks/cancel of a finished task answers with the task.
     TaskCancelTerminalAccepted => "2025-11-25 tasks: cancelling a terminal task MUST get -32602"; waives Waiver::TerminalTaskCancel,
     /// tasks/list lists no tasks.
     TaskListEmpty => "2025-11-25 tasks: a task retrievable with tasks/get MUST be listed by tasks/list"; answers "tasks/list" with data::no_tasks_listed,
     /// tasks/list ignores a cursor it never issued.
-    TaskListCursorIgnored => "2025-11-25 tasks: an invalid tasks/list cursor MUST get -32602",
+    TaskListCursorIgnored => "2025-11-25 tasks: an invalid tasks/list cursor MUST get -32602"; waives Waiver::TaskListCursor,
     /// A cancelled task reports completed once its work would have ended.
     TaskCancelledCompletes => "2025-11-25 tasks: a terminal status MUST NOT change (cancelled stays cancelled)",
     /// A tool that requires a task also runs as a plain call.
@@ -676,7 +712,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/get of a completed task leaves out its result.
     ExtTaskResultNotInlined in stateless => "2026-07-28 tasks extension: tasks/get of a completed task MUST inline its result"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_result_not_inlined,
     /// 2026-07-28, tasks extension: a CreateTaskResult goes to a request that did not declare the extension.
-    ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension",
+    ExtTaskUndeclaredHandle in stateless => "2026-07-28 tasks extension: no CreateTaskResult to a request that did not declare the extension"; waives Waiver::UndeclaredTask,
     /// 2026-07-28, tasks extension: a tool that runs only as a task answers -32601 to a request without the extension.
     ExtTaskRequiredWrongError in stateless => "2026-07-28 tasks extension: a tool that needs a task MUST get -32021 naming the extension"; answers "tools/call" with data::task_required_method_not_found,
     /// 2026-07-28, tasks extension: tasks/get, tasks/update and tasks/cancel are served to requests without the extension.
@@ -692,11 +728,11 @@ quirks! {
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
     ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_failed_without_error,
     /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
-    ExtTaskListenUndeclared in stateless => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021",
+    ExtTaskListenUndeclared in stateless => "2026-07-28 tasks extension: listening for tasks without the extension MUST get -32021"; waives Waiver::TaskListenExtension,
     /// 2026-07-28, tasks extension: tasks/get of a task that waits for input leaves out inputRequests.
     ExtTaskInputRequestsMissing in stateless => "2026-07-28 tasks extension: an input_required task MUST carry its outstanding inputRequests"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_input_requests_missing,
     /// 2026-07-28, tasks extension: tasks/update acknowledges the answer to an input request but the task goes on waiting for it.
-    ExtTaskUpdateIgnored in stateless => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding",
+    ExtTaskUpdateIgnored in stateless => "2026-07-28 tasks extension: an answered input request MUST NOT stay outstanding"; waives Waiver::TaskUpdate,
     /// 2026-07-28, tasks extension: a task id once asked about by a request that declared the
     /// extension is served to requests that do not.
     ExtTaskCapabilityRemembered in stateless => "2026-07-28 tasks extension: a capability declared by one request MUST NOT carry over to the next",
@@ -761,9 +797,9 @@ quirks! {
     /// a log line after the handshake (on stdio the instructions would break the handshake).
     NonUtf8Output as "non-utf8-output" => "every byte a server sends MUST be UTF-8 (transports)"; encodes "stdio" with data::latin1; encodes "http" with data::cafe_instructions; prints data::cafe_after_handshake,
     /// `logging` is not declared, and logging/setLevel is refused with -32603 instead of -32601.
-    LoggingUndeclaredOtherError => "a method of an undeclared capability is an unknown method: -32601 (derived)",
+    LoggingUndeclaredOtherError => "a method of an undeclared capability is an unknown method: -32601 (derived)"; withholds data::LOGGING; handshake_answers "logging/setLevel" with data::set_level_unavailable,
     /// `logging` is not declared (nor served), yet every tool call logs.
-    LogWithoutCapability => "log messages MUST come only from a server that declares logging",
+    LogWithoutCapability => "log messages MUST come only from a server that declares logging"; withholds data::LOGGING,
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
     ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)"; notifies "tools/list" with data::cancel_unknown,
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
@@ -775,7 +811,7 @@ quirks! {
     /// The server asks for the client's roots while answering initialize.
     RequestsBeforeInitialized => "the server SHOULD NOT send requests other than pings before initialized (lifecycle)",
     /// A ping before `notifications/initialized` gets an error.
-    PingBeforeInitializedRefused => "a ping MUST be answered at any time, before initialized too (lifecycle, ping)",
+    PingBeforeInitializedRefused => "a ping MUST be answered at any time, before initialized too (lifecycle, ping)"; demands Demand::PingAfterInitialized,
     /// A request without `MCP-Protocol-Version` gets 400, although 2025-03-26 is supported.
     ProtocolHeaderRequired => "HTTP: a request without MCP-Protocol-Version SHOULD be taken as 2025-03-26 when that is supported"; demands Demand::ProtocolHeader,
     /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
@@ -825,7 +861,7 @@ quirks! {
     /// 2026-07-28 HTTP: Mcp-Param-Region is required even for a null or absent argument.
     StatelessParamHeaderAlwaysRequired in stateless => "2026-07-28 HTTP: a null or absent argument MUST NOT require its Mcp-Param-* header"; demands Demand::ParamHeaderAlways,
     /// 2026-07-28 HTTP: an integer argument's Mcp-Param-* header is compared as text.
-    StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically",
+    StatelessParamIntegerTextual in stateless => "2026-07-28 HTTP: an integer Mcp-Param-* header SHOULD compare numerically"; waives Waiver::NumericParamHeader,
     /// With `--static-token`: a request without the token is refused with 403 (its Bearer challenge kept).
     AuthMissingToken403 as "auth-missing-token-403" in auth => "a request without a token MUST get 401, not 403 (authorization error handling)"; challenges data::missing_token_403,
     /// With `--static-token`: the 401 carries no `WWW-Authenticate` header (and a plain-text body).
@@ -933,7 +969,7 @@ quirks! {
     /// HTTP+SSE: the endpoint event names this server under another host name (another origin).
     LegacySseEndpointCrossOrigin in legacy_sse => "HTTP+SSE: the endpoint a stream names SHOULD be at the stream's own origin (derived)"; sends "endpoint" with data::endpoint_other_origin,
     /// logging is not declared; logging/setLevel with a valid level is -32601, with an invalid one -32603 (as MiniMCP does).
-    LoggingUndeclaredInvalidLevelHandled => "the method of an undeclared capability is not served: -32601 whatever its arguments (derived)",
+    LoggingUndeclaredInvalidLevelHandled => "the method of an undeclared capability is not served: -32601 whatever its arguments (derived)"; withholds data::LOGGING; handshake_answers "logging/setLevel" with data::unknown_level_internal_error,
     /// HTTP: a JSON object that is no JSON-RPC message (`{}`) is refused with 400 and a -32700 body.
     HttpRefusalWrongCode => "an invalid request refused at the HTTP level with a JSON-RPC body SHOULD carry -32600 (derived: a warning)",
     /// tools/list drops the keywords `if`, `then`, `else` and `$anchor` from every inputSchema.
@@ -1201,6 +1237,24 @@ impl Quirks {
     pub fn waives(&self, check: Waiver) -> bool {
         self.acting()
             .any(|acts| matches!(acts, Acts::Waive(skipped) if skipped == check))
+    }
+
+    /// Whether a quirk that is on withholds this capability: the server neither declares nor
+    /// serves it.
+    pub fn withholds(&self, capability: &str) -> bool {
+        self.acting()
+            .any(|acts| matches!(acts, Acts::Withheld(withheld) if withheld == capability))
+    }
+
+    /// The protocol version initialize is answered with, given the version asked for, those the
+    /// server supports (newest first), and the one it would answer with, once the quirks that are
+    /// on have changed it.
+    pub fn negotiated(&self, requested: &str, supported: &[&str], version: &mut String) {
+        for acts in self.acting() {
+            if let Acts::Negotiated(change) = acts {
+                change(requested, supported, version);
+            }
+        }
     }
 
     /// Whether a quirk that is on makes this check.
@@ -2006,6 +2060,52 @@ mod data {
     /// `PingError`: a ping the server would answer gets -32601.
     pub fn ping_error(_: &Value, outcome: Outcome) -> Outcome {
         outcome.and_then(|_| Err((-32601, "Method not found".into(), None)))
+    }
+
+    /// `VersionNoEcho`: a supported version is answered with the next older one (the oldest with
+    /// itself).
+    pub fn older_version(requested: &str, supported: &[&str], version: &mut String) {
+        if let Some(i) = supported.iter().position(|v| *v == requested) {
+            *version = supported[(i + 1).min(supported.len() - 1)].to_string();
+        }
+    }
+
+    /// `EchoUnsupportedVersion`: a version the server does not support is echoed all the same.
+    pub fn unsupported_echoed(requested: &str, supported: &[&str], version: &mut String) {
+        if !supported.contains(&requested) {
+            *version = requested.to_string();
+        }
+    }
+
+    /// The capability the logging quirks withhold.
+    pub const LOGGING: &str = "logging";
+
+    /// `LoggingUndeclaredOtherError`: logging/setLevel, which an initialized session finds
+    /// unknown, gets -32603 instead.
+    pub fn set_level_unavailable(_: &Value, outcome: Outcome) -> Outcome {
+        match outcome {
+            Err((-32601, ..)) => Err((
+                -32603,
+                "Internal error: logging is not available".into(),
+                None,
+            )),
+            other => other,
+        }
+    }
+
+    /// `LoggingUndeclaredInvalidLevelHandled`: logging/setLevel with a level that is none of the
+    /// levels, which an initialized session finds unknown, gets -32603 instead.
+    pub fn unknown_level_internal_error(params: &Value, outcome: Outcome) -> Outcome {
+        let known = params
+            .get("level")
+            .and_then(Value::as_str)
+            .is_some_and(|level| crate::outcome::LOG_LEVELS.contains(&level));
+        match outcome {
+            Err((-32601, ..)) if !known => {
+                Err((-32603, "Internal error: unknown log level".into(), None))
+            }
+            other => other,
+        }
     }
 
     /// `SetLevelAcceptsAnything`: an unknown log level is accepted.

@@ -222,7 +222,7 @@ impl Tasks {
         sink: &Sink,
     ) -> Outcome {
         if method == "tasks/list" {
-            if params.get("cursor").is_some() && !quirks.has(Quirk::TaskListCursorIgnored) {
+            if params.get("cursor").is_some() && !quirks.waives(Waiver::TaskListCursor) {
                 return Err((-32602, "Invalid params: unknown cursor".into(), None));
             }
             let tasks = self.tasks.lock().expect("tasks lock");
@@ -286,7 +286,7 @@ impl Tasks {
                         None,
                     ));
                 }
-                if !terminal && !quirks.has(Quirk::TaskCancelIgnored) {
+                if !terminal && !quirks.waives(Waiver::TaskCancel) {
                     task.cancelled = Some(SystemTime::now());
                 }
                 Ok(task.view(quirks))
@@ -500,7 +500,7 @@ impl ExtTasks {
                         ));
                     }
                 }
-                if !outstanding.is_empty() && !quirks.has(Quirk::ExtTaskUpdateIgnored) {
+                if !outstanding.is_empty() && !quirks.waives(Waiver::TaskUpdate) {
                     for (key, _) in &outstanding {
                         task.asks.retain(|(k, _)| k != key);
                         task.answers.insert(key.clone(), responses[key].clone());

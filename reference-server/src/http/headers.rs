@@ -3,7 +3,7 @@
 use hyper::StatusCode;
 use serde_json::{json, Value};
 
-use crate::quirks::{Demand, Quirk, Waiver};
+use crate::quirks::{Demand, Waiver};
 
 /// The HTTP status of a stateless-era response: errors of a malformed request are 400, an
 /// unknown method is 404 (2026-07-28, Streamable HTTP).
@@ -61,7 +61,7 @@ pub(super) fn stateless_header_problem(
     .and_then(Value::as_str);
     if let (Some(named), false) = (named, quirks.waives(Waiver::NameHeader)) {
         let header = match mcp_name.as_deref() {
-            Some(value) if !quirks.has(Quirk::StatelessNoBase64Sentinel) => {
+            Some(value) if !quirks.waives(Waiver::SentinelDecoding) => {
                 match decode_sentinel(value, quirks.waives(Waiver::Base64Sentinel)) {
                     Ok(decoded) => Some(decoded),
                     Err(problem) => return Some(problem),
@@ -133,7 +133,7 @@ pub(super) fn param_header_problem(
     header: &Option<String>,
     quirks: &crate::quirks::Quirks,
 ) -> Option<String> {
-    let literal = quirks.has(Quirk::StatelessNoBase64Sentinel);
+    let literal = quirks.waives(Waiver::SentinelDecoding);
     if message.get("method").and_then(Value::as_str) != Some("tools/call")
         || message.pointer("/params/name").and_then(Value::as_str) != Some("mcpcheck_region")
     {
@@ -182,7 +182,7 @@ pub(super) fn zone_header_problem(
     let Some(header) = header else {
         return Some("Header mismatch: the argument `zone` needs the header Mcp-Param-Zone".into());
     };
-    let same = if quirks.has(Quirk::StatelessParamIntegerTextual) {
+    let same = if quirks.waives(Waiver::NumericParamHeader) {
         header == &zone.to_string()
     } else {
         header.trim().parse::<i64>().ok() == zone.as_i64()

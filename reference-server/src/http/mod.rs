@@ -185,7 +185,7 @@ async fn route(state: &Arc<State>, req: Request<Incoming>) -> Response<HttpBody>
         }
         Method::DELETE => match session_of(state, &req) {
             Ok((id, _)) => {
-                if !state.server.quirks.has(Quirk::SessionsSurviveDelete) {
+                if !state.server.quirks.waives(Waiver::SessionDelete) {
                     state.sessions.lock().expect("sessions lock").remove(&id);
                     state.ended.lock().expect("ended lock").insert(id);
                 }

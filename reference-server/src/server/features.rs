@@ -7,7 +7,7 @@ use super::{capability_of, official, Server, Session};
 use crate::fixtures::{self, PromptError};
 use crate::mrtr;
 use crate::outcome::{list_page, Outcome, Sink};
-use crate::quirks::Quirk;
+use crate::quirks::{Quirk, Waiver};
 
 impl Server {
     /// The feature methods both eras share (tools, resources, prompts, completion); `None` for
@@ -84,7 +84,7 @@ impl Server {
                 }
                 self.quirks.listing("tools", &mut tools);
                 let ignored = json!({});
-                let params = if self.quirks.has(Quirk::InvalidCursorIgnored) {
+                let params = if self.quirks.waives(Waiver::Cursor) {
                     &ignored
                 } else {
                     params

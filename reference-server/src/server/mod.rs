@@ -234,11 +234,7 @@ pub const STATELESS_VERSION: &str = "2026-07-28";
 impl Server {
     /// Whether the server declares and serves this capability.
     fn serves(&self, capability: &str) -> bool {
-        if capability == "logging"
-            && (self.quirks.has(Quirk::LogWithoutCapability)
-                || self.quirks.has(Quirk::LoggingUndeclaredOtherError)
-                || self.quirks.has(Quirk::LoggingUndeclaredInvalidLevelHandled))
-        {
+        if self.quirks.withholds(capability) {
             return false;
         }
         self.capabilities
@@ -532,7 +528,7 @@ impl Server {
         match method {
             "initialize" => self.initialize(session, params, sink),
             "ping"
-                if self.quirks.has(Quirk::PingBeforeInitializedRefused)
+                if self.quirks.demands(Demand::PingAfterInitialized)
                     && !session.initialized.load(Ordering::Relaxed) =>
             {
                 Err((
@@ -542,20 +538,6 @@ impl Server {
                 ))
             }
             "ping" => self.ping(),
-            "logging/setLevel"
-                if self.quirks.has(Quirk::LoggingUndeclaredInvalidLevelHandled)
-                    && !params
-                        .get("level")
-                        .and_then(Value::as_str)
-                        .is_some_and(|l| LOG_LEVELS.contains(&l)) =>
-            {
-                Err((-32603, "Internal error: unknown log level".into(), None))
-            }
-            "logging/setLevel" if self.quirks.has(Quirk::LoggingUndeclaredOtherError) => Err((
-                -32603,
-                "Internal error: logging is not available".into(),
-                None,
-            )),
             "logging/setLevel" if self.serves("logging") => {
                 let level = params
                     .get("level")
@@ -615,7 +597,7 @@ impl Server {
         if asked.contains_key("taskIds")
             && self.serves("tasks")
             && !crate::tasks::declared(params)
-            && !self.quirks.has(Quirk::ExtTaskListenUndeclared)
+            && !self.quirks.waives(Waiver::TaskListenExtension)
         {
             return Err(crate::tasks::missing_extension("listening for task status"));
         }

@@ -189,14 +189,12 @@ impl Server {
                 None,
             ));
         };
-        let version = match SUPPORTED.iter().position(|v| *v == requested) {
-            Some(i) if self.quirks.has(Quirk::VersionNoEcho) => {
-                SUPPORTED[(i + 1).min(SUPPORTED.len() - 1)].to_string()
-            }
-            Some(_) => requested.to_string(),
-            None if self.quirks.has(Quirk::EchoUnsupportedVersion) => requested.to_string(),
-            None => SUPPORTED[0].to_string(),
+        let mut version = if SUPPORTED.contains(&requested) {
+            requested.to_string()
+        } else {
+            SUPPORTED[0].to_string()
         };
+        self.quirks.negotiated(requested, &SUPPORTED, &mut version);
         let mut capabilities = json!({
             "tools": {"listChanged": false},
             "resources": {"subscribe": true, "listChanged": false},

@@ -97,7 +97,7 @@ impl Server {
             // A 2025-11-25 `task` member asks for a task the way that revision did.
             let legacy_hint = params.get("task").is_some_and(Value::is_object)
                 && self.quirks.has(Quirk::ExtTaskLegacyHintOptIn);
-            if declared || legacy_hint || self.quirks.has(Quirk::ExtTaskUndeclaredHandle) {
+            if declared || legacy_hint || self.quirks.waives(Waiver::UndeclaredTask) {
                 return Ok(self.ext_tasks.create(
                     &self.quirks,
                     outcome,
@@ -162,7 +162,7 @@ impl Server {
         } else {
             *session.log_level.lock().expect("log level lock")
         };
-        if level.is_some_and(|l| l <= 1 || self.quirks.has(Quirk::LogLevelIgnored)) {
+        if level.is_some_and(|l| l <= 1 || self.quirks.waives(Waiver::SessionLogLevel)) {
             let _ = sink.send(json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/message",
