@@ -119,16 +119,17 @@ enum Acts {
     /// A capability the server neither declares nor serves, whatever `--capabilities` says
     /// (`; withholds data::LOGGING`).
     Withheld(&'static str),
-    /// The protocol version initialize is answered with, given the version asked for and those
-    /// the server supports, newest first (`; negotiates f`): by default the version asked for if
+    /// The protocol version initialize is answered with, and the session then speaks, given the
+    /// version asked for and those the server supports, newest first (`; negotiates f`): by default the version asked for if
     /// it is supported, else the newest.
     Negotiated(fn(&str, &[&str], &mut String)),
 }
 
-/// A check the conformant server makes of what it receives, which a quirk may skip
-/// (`; waives Waiver::Origin`): the server asks [`Quirks::waives`] where it makes the check, and
-/// a quirk that skips it names it here, so that one check serves every quirk (of any era) that
-/// leaves it out.
+/// A check the conformant server makes of what it receives, or a step it takes on what it
+/// receives (cancelling a task, ending a session, filtering its log messages), which a quirk may
+/// skip (`; waives Waiver::Origin`): the server asks [`Quirks::waives`] where it makes the check
+/// or takes the step, and a quirk that skips it names it here, so that one check serves every
+/// quirk (of any era) that leaves it out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Waiver {
     /// HTTP: a request whose `Origin` is not allowed is refused with 403 (at every endpoint,
@@ -199,7 +200,8 @@ pub enum Waiver {
     /// 2026-07-28 tasks extension: the answers tasks/update carries are taken, and stop being
     /// outstanding.
     TaskUpdate,
-    /// Log messages below the level logging/setLevel set are not sent.
+    /// Log messages below the client's level are not sent: the level logging/setLevel set, or
+    /// in the 2026-07-28 era the request's `_meta` level.
     SessionLogLevel,
     /// Streamable HTTP: DELETE ends its session (later requests on it get 404).
     SessionDelete,
@@ -239,7 +241,7 @@ pub enum Demand {
     NoBatches,
     /// A protected resource: the metadata document is served only with a valid token.
     MetadataToken,
-    /// A ping waits for notifications/initialized: before it, -32600.
+    /// A ping between the initialize result and notifications/initialized gets -32600.
     PingAfterInitialized,
 }
 
@@ -2080,8 +2082,8 @@ mod data {
     /// The capability the logging quirks withhold.
     pub const LOGGING: &str = "logging";
 
-    /// `LoggingUndeclaredOtherError`: logging/setLevel, which an initialized session finds
-    /// unknown, gets -32603 instead.
+    /// `LoggingUndeclaredOtherError`: logging/setLevel, which the server finds unknown (before
+    /// initialize too), gets -32603 instead.
     pub fn set_level_unavailable(_: &Value, outcome: Outcome) -> Outcome {
         match outcome {
             Err((-32601, ..)) => Err((
@@ -2094,7 +2096,8 @@ mod data {
     }
 
     /// `LoggingUndeclaredInvalidLevelHandled`: logging/setLevel with a level that is none of the
-    /// levels, which an initialized session finds unknown, gets -32603 instead.
+    /// levels, which the server finds unknown (before initialize too), gets -32603 instead. With
+    /// `LoggingUndeclaredOtherError` also on, whichever is declared first answers.
     pub fn unknown_level_internal_error(params: &Value, outcome: Outcome) -> Outcome {
         let known = params
             .get("level")

@@ -201,8 +201,8 @@ fn write_outputs(report: &Report, outputs: &cli::OutputArgs) -> Result<(), Strin
     if let Some(path) = &outputs.json {
         // Made a JSON value first, then written by the value's own formatting: the bytes are
         // the same, but escaping them is serde_json's code, built optimised as dependencies
-        // are, instead of code generic over the report, built with this crate (at opt-level 0
-        // in the test builds, where writing the report took a fifth of a run's CPU).
+        // are, instead of code generic over the report, built with this crate (when this crate
+        // was at opt-level 0 in the test builds, writing the report took a fifth of a run's CPU).
         let value = serde_json::to_value(report).expect("serializable");
         let json = format!("{value:#}\n");
         if path.as_os_str() == "-" {
