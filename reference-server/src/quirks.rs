@@ -103,7 +103,8 @@ enum Acts {
     /// if it is served nowhere). Quirks act in the order they are declared, so of two that
     /// place one document the later wins.
     Location(&'static str, fn(&mut Option<&'static str>)),
-    /// A check of what the server receives that it skips (`; waives Waiver::Origin`).
+    /// A check of what the server receives, or a step it takes on it, that it skips (`; waives
+    /// Waiver::Origin`).
     Waive(Waiver),
     /// A check of what the server receives that it makes where the conformant server does not
     /// (`; demands Demand::IntegerId`).
@@ -120,8 +121,8 @@ enum Acts {
     /// (`; withholds data::LOGGING`).
     Withheld(&'static str),
     /// The protocol version initialize is answered with, and the session then speaks, given the
-    /// version asked for and those the server supports, newest first (`; negotiates f`): by default the version asked for if
-    /// it is supported, else the newest.
+    /// version asked for and those the server supports, newest first (`; negotiates f`): by
+    /// default the version asked for if it is supported, else the newest.
     Negotiated(fn(&str, &[&str], &mut String)),
 }
 
@@ -309,13 +310,17 @@ impl Challenge {
 /// Declares every quirk once: its variant, what it does (the doc comment), the rule it breaks, the
 /// runs it shows in (`in stateless`, `in legacy_sse`; the handshake era over stdio and HTTP if not
 /// given) and, for a quirk that is data, where it acts and the function that does it, once or more
-/// for a quirk that acts in several places, each after a `;` ([`Acts`]: `; rewrites f`,
-/// `; lists "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource"
-/// with f`, `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`), `; challenges f`, `; decorates f`,
-/// `; replies f`, `; stateless_refuses f`, `; shows f`, `; notifies "tools/list" with f`,
-/// `; asks "elicitation/create" with f`, `; opens "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`, `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`, `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`, `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`). The
-/// command-line name is derived from the variant (`InitMissingServerInfo` is
-/// `init-missing-server-info`; a run of digits is a word of its own), or given with `as`.
+/// for a quirk that acts in several places, each after a `;` ([`Acts`]: `; rewrites f`, `; lists
+/// "tools" with f`, `; answers "prompts/get" with f`, `; serves "protected-resource" with f`,
+/// `; enters f`, `; posts f`, `; heads f` (`; heads "sse" with f`, `"protected-resource"`),
+/// `; challenges f`, `; decorates f`, `; replies f`, `; stateless_refuses f`, `; shows f`,
+/// `; notifies "tools/list" with f`, `; asks "elicitation/create" with f`, `; opens
+/// "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`,
+/// `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`,
+/// `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`,
+/// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`). The command-line name is derived
+/// from the variant (`InitMissingServerInfo` is `init-missing-server-info`; a run of digits is a
+/// word of its own), or given with `as`.
 macro_rules! quirks {
     ($($(#[doc = $doc:literal])* $variant:ident $(as $name:literal)? $(in $modes:ident)? => $rule:literal $(; $how:ident $($($place:literal)|+ with)? $acts:path)*,)*) => {
         /// One deliberate deviation from the specification.
@@ -1248,9 +1253,9 @@ impl Quirks {
             .any(|acts| matches!(acts, Acts::Withheld(withheld) if withheld == capability))
     }
 
-    /// The protocol version initialize is answered with, given the version asked for, those the
-    /// server supports (newest first), and the one it would answer with, once the quirks that are
-    /// on have changed it.
+    /// The protocol version initialize is answered with (and the session speaks), given the
+    /// version asked for, those the server supports (newest first), and the one it would answer
+    /// with, once the quirks that are on have changed it.
     pub fn negotiated(&self, requested: &str, supported: &[&str], version: &mut String) {
         for acts in self.acting() {
             if let Acts::Negotiated(change) = acts {
