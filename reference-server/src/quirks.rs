@@ -77,6 +77,9 @@ enum Acts {
     /// The capabilities the server declares (initialize, server/discover), once those it does
     /// not serve are left out (`; declares f`).
     Declared(fn(&mut Map<String, Value>)),
+    /// The params of a notification the server sends on its own, by its method, as it is made
+    /// (`; tells "notifications/message" with f`).
+    Told(&'static str, fn(&mut Map<String, Value>)),
     /// An SSE event the server is about to send, as its text (`; sends "priming" with f`): a
     /// Streamable HTTP stream's priming event (`priming`), or an HTTP+SSE stream's first event,
     /// which names where to post (`endpoint`), given the `Host` the stream was asked for (empty
@@ -318,7 +321,8 @@ impl Challenge {
 /// "subscriptions/listen" with f`, `; declares f`, `; writes f`, `; prints f`, `; intercepts f`,
 /// `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`,
 /// `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`,
-/// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`). The command-line name is derived
+/// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`, `; tells "notifications/message"
+/// with f`). The command-line name is derived
 /// from the variant (`InitMissingServerInfo` is `init-missing-server-info`; a run of digits is a
 /// word of its own), or given with `as`.
 macro_rules! quirks {
@@ -380,6 +384,7 @@ macro_rules! quirks {
     (@acts locates [$place:literal] $f:path) => { Acts::Location($place, $f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
+    (@acts tells [$place:literal] $f:path) => { Acts::Told($place, $f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
     (@acts demands [] $check:path) => { Acts::Demand($check) };
     (@acts withholds [] $capability:path) => { Acts::Withheld($capability) };
@@ -617,7 +622,7 @@ quirks! {
     /// `prompts` is not declared, but prompts are served.
     PromptsServedUndeclared => "a server MUST declare the prompts capability to serve prompts"; declares data::without_prompts,
     /// A log message notification lacks `data`.
-    LogMessageWithoutData => "a log message MUST carry level and data (schema)",
+    LogMessageWithoutData => "a log message MUST carry level and data (schema)"; tells "notifications/message" with data::without_data,
     /// The second listed resource's URI holds a malformed percent-escape.
     ResourceUriBadEscape => "a resource uri MUST be an RFC 3986 URI"; lists "resources" with data::second_uri_bad_escape,
     /// Binary payloads (blobs, image and audio data) lose their `=` padding.
@@ -1163,6 +1168,21 @@ impl Quirks {
         text
     }
 
+    /// Applies the quirks that are on to the params of a `method` notification the server is
+    /// about to send on its own.
+    pub fn told(&self, method: &str, params: &mut Value) {
+        let Value::Object(members) = params else {
+            return;
+        };
+        for acts in self.acting() {
+            if let Acts::Told(place, change) = acts {
+                if place == method {
+                    change(members);
+                }
+            }
+        }
+    }
+
     /// Applies the quirks that are on to the answer a POST gets in a JSON body with `status`.
     pub fn posted(&self, status: u16, answer: &mut Value) {
         let Value::Object(members) = answer else {
@@ -1566,6 +1586,11 @@ mod data {
                 "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
             })
         })
+    }
+
+    /// `LogMessageWithoutData`: a log message leaves out its `data`.
+    pub fn without_data(params: &mut Map<String, Value>) {
+        params.shift_remove("data");
     }
 
     /// `TaskResultUnrelated`: tasks/result's result leaves out the task it relates to.

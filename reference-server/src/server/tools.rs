@@ -163,14 +163,13 @@ impl Server {
             *session.log_level.lock().expect("log level lock")
         };
         if level.is_some_and(|l| l <= 1 || self.quirks.waives(Waiver::SessionLogLevel)) {
+            let mut params =
+                json!({"level": "info", "logger": "tools", "data": format!("calling {name}")});
+            self.quirks.told("notifications/message", &mut params);
             let _ = sink.send(json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/message",
-                "params": if self.quirks.has(Quirk::LogMessageWithoutData) {
-                    json!({"level": "info", "logger": "tools"})
-                } else {
-                    json!({"level": "info", "logger": "tools", "data": format!("calling {name}")})
-                }
+                "params": params
             }));
         }
         let outcome = if !self.official_fixtures && name.starts_with("test_") {
@@ -255,10 +254,12 @@ impl Server {
                 // allows (the handshake era's official logging fixture).
                 for line in lines {
                     if level.is_some_and(|l| l <= 1) {
+                        let mut params = json!({"level": "info", "logger": "test_tool_with_logging", "data": line});
+                        self.quirks.told("notifications/message", &mut params);
                         let _ = sink.send(json!({
                             "jsonrpc": "2.0",
                             "method": "notifications/message",
-                            "params": {"level": "info", "logger": "test_tool_with_logging", "data": line}
+                            "params": params
                         }));
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
