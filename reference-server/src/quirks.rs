@@ -207,6 +207,14 @@ pub enum Waiver {
     /// Log messages below the client's level are not sent: the level logging/setLevel set, or
     /// in the 2026-07-28 era the request's `_meta` level.
     SessionLogLevel,
+    /// logging/setLevel with a valid level sets the session's log level.
+    SetLevel,
+    /// Handshake era: a session gets no log messages until logging/setLevel sets its level
+    /// (waived: every level until then).
+    LevelSet,
+    /// 2026-07-28: a request whose `_meta` names no log level gets no log messages (waived:
+    /// every level).
+    LevelInMeta,
     /// Streamable HTTP: DELETE ends its session (later requests on it get 404).
     SessionDelete,
     /// 2026-07-28 tasks extension: listening for task status needs the extension (-32021).
@@ -294,8 +302,22 @@ pub struct Challenge {
     /// The OAuth error code the refusal's body names (`None`: "unauthorized"); the challenge
     /// names it too unless a quirk drops it from `params`.
     pub error: Option<String>,
-    /// Whether the refusal goes without a challenge: a bare 401 with a plain-text body.
-    pub bare: bool,
+    /// The body's `error_description`.
+    pub description: String,
+    /// What the refusal is made of.
+    pub form: Form,
+}
+
+/// What a refusal for want of a valid token is made of ([`Challenge::form`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// The challenge in `WWW-Authenticate` and an OAuth error body (JSON), with the status.
+    Challenged,
+    /// A 401 with a plain-text body and no challenge.
+    Bare,
+    /// The OAuth error body with the status, and no challenge: a server error where a token
+    /// verifier threw, say.
+    Unchallenged,
 }
 
 impl Challenge {
@@ -660,7 +682,7 @@ quirks! {
     /// `mcpcheck_echo` runs without its required `text` and succeeds.
     InvalidArgumentsAccepted => "tool inputs MUST be validated; invalid arguments are refused (isError from 2025-11-25)"; answers "tools/call" with data::echo_without_text_accepted,
     /// 2026-07-28: tool calls log at debug and up even without `_meta` logLevel.
-    StatelessLogWithoutLevel in stateless => "2026-07-28: no notifications/message for a request without _meta logLevel",
+    StatelessLogWithoutLevel in stateless => "2026-07-28: no notifications/message for a request without _meta logLevel"; waives Waiver::LevelInMeta,
     /// 2026-07-28: an unknown `_meta` logLevel is accepted.
     StatelessLogLevelUnchecked in stateless => "2026-07-28: an invalid _meta logLevel SHOULD get -32602"; waives Waiver::LogLevel,
     /// 2026-07-28: -32021's `data.requiredCapabilities` is an array of names, not a
@@ -811,7 +833,7 @@ quirks! {
     /// `logging` is not declared, and logging/setLevel is refused with -32603 instead of -32601.
     LoggingUndeclaredOtherError => "a method of an undeclared capability is an unknown method: -32601 (derived)"; withholds data::LOGGING; handshake_answers "logging/setLevel" with data::set_level_unavailable,
     /// `logging` is not declared (nor served), yet every tool call logs.
-    LogWithoutCapability => "log messages MUST come only from a server that declares logging"; withholds data::LOGGING,
+    LogWithoutCapability => "log messages MUST come only from a server that declares logging"; withholds data::LOGGING; waives Waiver::LevelSet,
     /// tools/list is accompanied by a notifications/cancelled for a request nobody sent.
     ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)"; notifies "tools/list" with data::cancel_unknown,
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
@@ -819,7 +841,7 @@ quirks! {
     /// Tool annotations carry `readOnlyHint` as the string "true".
     ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)"; lists "tools" with data::read_only_hint_string,
     /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
-    MetaKeyInvalid => "_meta keys MUST follow the prefix/name grammar (2025-06-18 on)",
+    MetaKeyInvalid => "_meta keys MUST follow the prefix/name grammar (2025-06-18 on)"; answers "tools/list" with data::invalid_meta_key,
     /// The server asks for the client's roots while answering initialize.
     RequestsBeforeInitialized => "the server SHOULD NOT send requests other than pings before initialized (lifecycle)",
     /// A ping before `notifications/initialized` gets an error.
@@ -833,7 +855,7 @@ quirks! {
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
     StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
     /// logging/setLevel with a valid level gets -32603.
-    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared",
+    SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared"; waives Waiver::SetLevel; answers "logging/setLevel" with data::set_level_refused,
     /// HTTP: an SSE stream stays open for three seconds after its response.
     SseStreamLingers => "HTTP: an SSE stream SHOULD end after its response",
     /// HTTP: a client that drops a call's SSE stream has cancelled the call.
@@ -969,7 +991,7 @@ quirks! {
     /// With `--static-token`: the challenge for a request without any token says `error="invalid_token"`.
     AuthMissingTokenError in auth => "a challenge to a request without credentials SHOULD NOT carry an error code (RFC 6750 §3.1)"; challenges data::missing_token_error_named,
     /// With `--static-token`: a bad token is answered 500 with an OAuth error body (a verifier that throws).
-    AuthBadToken500 in auth => "an invalid token MUST get 401 (authorization token handling), not a server error",
+    AuthBadToken500 in auth => "an invalid token MUST get 401 (authorization token handling), not a server error"; challenges data::bad_token_500,
     /// With `--static-token`: the 401's challenge carries no `scope`.
     AuthChallengeNoScope in auth => "from 2025-11-25 the 401's challenge SHOULD carry the scope to ask for"; challenges data::no_scope_named,
     /// HTTP+SSE (2024-11-05): the endpoint is sent as an unnamed event, not an `endpoint` event.
@@ -1450,7 +1472,7 @@ impl Quirks {
 // A listing's function takes the list itself, as one that adds an item must.
 #[allow(clippy::ptr_arg)]
 mod data {
-    use super::{Challenge, NonPost};
+    use super::{Challenge, Form, NonPost};
     use crate::fixtures;
     use crate::outcome::{Failure, Outcome, UNANSWERED};
     use serde_json::json;
@@ -2094,6 +2116,27 @@ mod data {
         outcome.and_then(|_| Err((-32601, "Method not found".into(), None)))
     }
 
+    /// `SetLevelRefused`: a valid level, which the server leaves unset, gets -32603 (an unknown
+    /// level still gets -32602).
+    pub fn set_level_refused(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.and_then(|_| {
+            Err((
+                -32603,
+                "Internal error: log levels cannot be changed".into(),
+                None,
+            ))
+        })
+    }
+
+    /// `MetaKeyInvalid`: every page of tools/list carries a `_meta` key that breaks the key
+    /// grammar.
+    pub fn invalid_meta_key(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut page| {
+            page["_meta"] = json!({"-not a key-": true});
+            page
+        })
+    }
+
     /// `VersionNoEcho`: a supported version is answered with the next older one (the oldest with
     /// itself).
     pub fn older_version(requested: &str, supported: &[&str], version: &mut String) {
@@ -2200,7 +2243,19 @@ mod data {
 
     /// `AuthNoChallenge`: a bare 401, without a challenge.
     pub fn bare_401(challenge: &mut Challenge) {
-        challenge.bare = true;
+        challenge.form = Form::Bare;
+    }
+
+    /// `AuthBadToken500`: a token that is not valid is answered 500 with an OAuth error body and
+    /// no challenge, as when a token verifier throws and its framework turns that into a server
+    /// error.
+    pub fn bad_token_500(challenge: &mut Challenge) {
+        if challenge.token_given {
+            challenge.status = 500;
+            challenge.error = Some("server_error".into());
+            challenge.description = "token verification failed".into();
+            challenge.form = Form::Unchallenged;
+        }
     }
 
     /// `AuthMetadataHidden`: the metadata is served at a path of its own, neither well-known URI.

@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::body::{plain, HttpBody, MAX_BODY};
-use crate::quirks::{Challenge, Demand, Quirk, Waiver};
+use crate::quirks::{Challenge, Demand, Form, Quirk, Waiver};
 use crate::server::{Server, Session, SUPPORTED};
 
 struct State {
@@ -716,15 +716,6 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
             Some(Err(crate::issuer::Refused::Invalid(_))) | None => {}
         }
     }
-    if given.is_some() && state.server.quirks.has(Quirk::AuthBadToken500) {
-        // A token verifier that throws on a token it cannot verify, and a framework that turns
-        // the throw into a server error: an OAuth error body, not JSON-RPC.
-        return Some(oauth_error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "server_error",
-            "token verification failed",
-        ));
-    }
     let (error, description) = match given {
         None => (None, "a bearer token is required"),
         Some(_) => (Some("invalid_token"), "the token is not valid here"),
@@ -747,16 +738,20 @@ fn unauthorized<B>(state: &Arc<State>, req: &Request<B>) -> Option<Response<Http
         status: StatusCode::UNAUTHORIZED.as_u16(),
         token_given: given.is_some(),
         error: error.map(str::to_string),
-        bare: false,
+        description: description.to_string(),
+        form: Form::Challenged,
     };
     quirks.challenge(&mut challenge);
-    if challenge.bare {
-        return Some(plain(StatusCode::UNAUTHORIZED, "unauthorized"));
-    }
     let status = StatusCode::from_u16(challenge.status).unwrap_or(StatusCode::UNAUTHORIZED);
     let error = challenge.error.as_deref().unwrap_or("unauthorized");
-    let body = json!({"error": error, "error_description": description});
-    Some(auth_refusal(status, &challenge.header(), &body))
+    Some(match challenge.form {
+        Form::Challenged => {
+            let body = json!({"error": error, "error_description": challenge.description});
+            auth_refusal(status, &challenge.header(), &body)
+        }
+        Form::Bare => plain(StatusCode::UNAUTHORIZED, "unauthorized"),
+        Form::Unchallenged => oauth_error(status, error, &challenge.description),
+    })
 }
 
 /// The scope a token needs for this server (the one its challenge asks for).

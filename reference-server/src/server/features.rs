@@ -89,14 +89,7 @@ impl Server {
                 } else {
                     params
                 };
-                list_page(tools, params, "tools").map(|mut page| {
-                    if self.quirks.has(Quirk::MetaKeyInvalid)
-                        && fixtures::at_least(version, "2025-06-18")
-                    {
-                        page["_meta"] = json!({"-not a key-": true});
-                    }
-                    page
-                })
+                list_page(tools, params, "tools")
             }
             "tools/call" => self.call_tool(version, session, params, sink).await,
             "resources/list" => {

@@ -544,13 +544,10 @@ impl Server {
                     .and_then(Value::as_str)
                     .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l));
                 match level {
-                    Some(_) if self.quirks.has(Quirk::SetLevelRefused) => Err((
-                        -32603,
-                        "Internal error: log levels cannot be changed".into(),
-                        None,
-                    )),
                     Some(level) => {
-                        *session.log_level.lock().expect("log level lock") = Some(level);
+                        if !self.quirks.waives(Waiver::SetLevel) {
+                            *session.log_level.lock().expect("log level lock") = Some(level);
+                        }
                         Ok(json!({}))
                     }
                     None => Err((-32602, "Invalid params: unknown log level".into(), None)),

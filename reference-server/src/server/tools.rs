@@ -152,15 +152,13 @@ impl Server {
                 .pointer("/_meta/io.modelcontextprotocol~1logLevel")
                 .and_then(Value::as_str)
                 .and_then(|l| LOG_LEVELS.iter().position(|x| *x == l))
-                .or_else(|| {
-                    self.quirks
-                        .has(Quirk::StatelessLogWithoutLevel)
-                        .then_some(0)
-                })
-        } else if self.quirks.has(Quirk::LogWithoutCapability) {
-            Some(0)
+                .or_else(|| self.quirks.waives(Waiver::LevelInMeta).then_some(0))
         } else {
-            *session.log_level.lock().expect("log level lock")
+            session
+                .log_level
+                .lock()
+                .expect("log level lock")
+                .or_else(|| self.quirks.waives(Waiver::LevelSet).then_some(0))
         };
         if level.is_some_and(|l| l <= 1 || self.quirks.waives(Waiver::SessionLogLevel)) {
             let mut params =
