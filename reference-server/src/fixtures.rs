@@ -110,6 +110,9 @@ fn work_ms() -> Value {
 /// The tool definitions as seen at `version`.
 ///
 /// Long by design: data: the fixture tools' definitions.
+/// The icon of the first tool (2025-11-25 on): a 1×1 PNG as a `data:` URI.
+const ICON: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
 pub fn tools(version: &str) -> Vec<Value> {
     let mut tools = vec![
         json!({
@@ -151,6 +154,10 @@ pub fn tools(version: &str) -> Vec<Value> {
             "properties": {"sum": {"type": "number"}},
             "required": ["sum"]
         });
+    }
+    if at_least(version, "2025-11-25") {
+        // An icon, as a data: URI (a 1×1 PNG).
+        tools[0]["icons"] = json!([{"src": ICON, "mimeType": "image/png", "sizes": ["1x1"]}]);
     }
     if version == TASKS_VERSION {
         // Tasks: one tool that may run as a task, one that must.

@@ -838,6 +838,8 @@ quirks! {
     ServerCancelUnknown => "a server MUST cancel only its own requests in progress (2026-07-28: only a listen)"; notifies "tools/list" with data::cancel_unknown,
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
     StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope"; decorates data::later_pages_private,
+    /// The first tool's icon is a `file:` URI.
+    ToolIconFileScheme => "a tool icon's src SHOULD be an http(s) URL or a data: URI, which clients take (2025-11-25 on)"; lists "tools" with data::icon_file_scheme,
     /// Tool annotations carry `readOnlyHint` as the string "true".
     ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)"; lists "tools" with data::read_only_hint_string,
     /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
@@ -2126,6 +2128,14 @@ mod data {
                 None,
             ))
         })
+    }
+
+    /// `ToolIconFileScheme`: the first tool's icon is a file on the server's machine.
+    pub fn icon_file_scheme(tools: &mut Vec<Value>) {
+        if let Some(tool) = tools.first_mut() {
+            tool["icons"] =
+                json!([{"src": "file:///usr/share/icons/mcpcheck.png", "mimeType": "image/png"}]);
+        }
     }
 
     /// `MetaKeyInvalid`: every page of tools/list carries a `_meta` key that breaks the key
