@@ -255,6 +255,8 @@ pub enum Demand {
     MetadataToken,
     /// A ping between the initialize result and notifications/initialized gets -32600.
     PingAfterInitialized,
+    /// 2026-07-28 HTTP: a POST carries no `Last-Event-ID` (else 400 with -32600).
+    PostWithoutLastEventId,
 }
 
 /// A request at the MCP endpoint that is no POST, as an intercepting quirk sees it.
@@ -855,7 +857,7 @@ quirks! {
     /// 2026-07-28: a legacy `initialize` gets an error that names no version.
     StatelessLegacyInitializeUnnamed in stateless => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
-    StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored",
+    StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored"; demands Demand::PostWithoutLastEventId,
     /// logging/setLevel with a valid level gets -32603.
     SetLevelRefused => "logging/setLevel with a valid level MUST be served when logging is declared"; waives Waiver::SetLevel; answers "logging/setLevel" with data::set_level_refused,
     /// HTTP: an SSE stream stays open for three seconds after its response.

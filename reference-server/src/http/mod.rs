@@ -381,12 +381,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
         return insufficient_scope(&req_host, &format!("mcp:{method}"), method);
     }
     if state.server.stateless() {
-        if has_last_event_id
-            && state
-                .server
-                .quirks
-                .has(Quirk::StatelessPostLastEventIdRefused)
-        {
+        if has_last_event_id && state.server.quirks.demands(Demand::PostWithoutLastEventId) {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
                 -32600,
