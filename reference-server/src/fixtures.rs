@@ -107,12 +107,12 @@ fn work_ms() -> Value {
     json!({"type": "integer", "minimum": 0, "maximum": 10000})
 }
 
-/// The tool definitions as seen at `version`.
-///
-/// Long by design: data: the fixture tools' definitions.
 /// The icon of the first tool (2025-11-25 on): a 1×1 PNG as a `data:` URI.
 const ICON: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
+/// The tool definitions as seen at `version`.
+///
+/// Long by design: data: the fixture tools' definitions.
 pub fn tools(version: &str) -> Vec<Value> {
     let mut tools = vec![
         json!({

@@ -41,7 +41,8 @@ enum Acts {
     /// an SSE stream answering a POST (`; heads "sse" with f`), or the protected resource
     /// metadata document (`; heads "protected-resource" with f`).
     Headers(&'static str, fn(&mut hyper::HeaderMap)),
-    /// The challenge and status of a refusal for want of a valid token (`; challenges f`).
+    /// The challenge, status and body of a refusal for want of a valid token, and what it is
+    /// made of ([`Form`]) (`; challenges f`).
     Challenge(fn(&mut Challenge)),
     /// A notification the server sends while it answers one of these methods, given the
     /// request's params and the answer (`; notifies "tools/list" with f`).
@@ -291,7 +292,8 @@ pub enum Era {
 }
 
 /// How a protected server refuses a request without a valid token: the `WWW-Authenticate`
-/// challenge and the status, which a quirk may change before they are sent.
+/// challenge, the status and the OAuth error body, and what of them is sent ([`Form`]), which a
+/// quirk may change before they are sent.
 pub struct Challenge {
     /// The scheme (`Bearer`).
     pub scheme: String,
@@ -841,10 +843,11 @@ quirks! {
     /// 2026-07-28: pages after the first of a list say cacheScope "private".
     StatelessCacheScopePerPage in stateless => "2026-07-28: every page of one list MUST have the same cacheScope"; decorates data::later_pages_private,
     /// The first tool's icon is a `file:` URI.
-    ToolIconFileScheme => "a tool icon's src SHOULD be an http(s) URL or a data: URI, which clients take (2025-11-25 on)"; lists "tools" with data::icon_file_scheme,
+    ToolIconFileScheme => "a tool icon's src SHOULD be an https URL or a data: URI, the schemes clients are told to ensure (2025-11-25 on)"; lists "tools" with data::icon_file_scheme,
     /// Tool annotations carry `readOnlyHint` as the string "true".
     ToolAnnotationStringHint => "tool annotations' hints MUST be booleans (schema)"; lists "tools" with data::read_only_hint_string,
-    /// tools/list results carry a `_meta` key that breaks the key grammar (2025-06-18 on).
+    /// tools/list results carry a `_meta` key that breaks the key grammar (a grammar of 2025-06-18
+    /// on; the key is sent at every version).
     MetaKeyInvalid => "_meta keys MUST follow the prefix/name grammar (2025-06-18 on)"; answers "tools/list" with data::invalid_meta_key,
     /// The server asks for the client's roots while answering initialize.
     RequestsBeforeInitialized => "the server SHOULD NOT send requests other than pings before initialized (lifecycle)",
@@ -2120,8 +2123,8 @@ mod data {
         outcome.and_then(|_| Err((-32601, "Method not found".into(), None)))
     }
 
-    /// `SetLevelRefused`: a valid level, which the server leaves unset, gets -32603 (an unknown
-    /// level still gets -32602).
+    /// `SetLevelRefused`: what the handler served (a valid level, which the server leaves unset)
+    /// gets -32603; its errors (an unknown level's -32602) pass as they are.
     pub fn set_level_refused(_: &Value, outcome: Outcome) -> Outcome {
         outcome.and_then(|_| {
             Err((
