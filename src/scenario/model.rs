@@ -200,8 +200,9 @@ pub struct ForEach {
     pub capture: String,
     /// At most this many items.
     pub max: usize,
-    /// Only the items this JSON Schema accepts.
-    pub matching: Option<std::sync::Arc<jsonschema::Validator>>,
+    /// Only the items this JSON Schema accepts (compiled when first used, for the built-in
+    /// library).
+    pub matching: Option<std::sync::Arc<Compiled<jsonschema::Validator>>>,
     /// What it means about the server when no item qualifies.
     pub none: String,
     /// Whether no qualifying item means the server has nothing of the kind: the step's checks
@@ -217,7 +218,11 @@ impl ForEach {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter(|item| self.matching.as_ref().is_none_or(|m| m.is_valid(item)))
+            .filter(|item| {
+                self.matching
+                    .as_ref()
+                    .is_none_or(|m| m.get().is_valid(item))
+            })
             .take(self.max)
             .cloned()
             .collect()

@@ -309,12 +309,12 @@ fn resumes(record: &crate::record::transcript::HttpRecord) -> bool {
 
 /// The capabilities the server declared on a connection: those of its `initialize` or
 /// `server/discover` result there.
-fn declared_capabilities(input: &WireInput, transcript: &Transcript) -> Option<Value> {
+fn declared_capabilities<'a>(input: &WireInput<'a>, transcript: &Transcript) -> Option<&'a Value> {
     input
         .results(transcript)
         .iter()
         .find(|a| a.method == "initialize" || a.method == "server/discover")
-        .and_then(|a| a.message.pointer("/result/capabilities").cloned())
+        .and_then(|a| a.message.pointer("/result/capabilities"))
 }
 
 /// Every JSON object a run received, with the frame it came in.

@@ -21,7 +21,9 @@ impl Session {
         outgoing: &Outgoing,
         options: &SendOptions,
     ) -> Vec<(String, String)> {
-        let info = self.info();
+        // Read in place: a request's headers need a few of its fields, not a copy of all of it
+        // (the server's capabilities and info among them).
+        let info = self.info.lock().expect("info lock");
         let authority = crate::record::url::authority(&spec.url).unwrap_or_default();
         let mut headers: Vec<(String, String)> = vec![
             ("Host".into(), authority),
@@ -252,7 +254,7 @@ impl Session {
                     if method == "POST"
                         && !response.timed_out
                         && until.is_none()
-                        && self.info().era != Some(Era::Stateless)
+                        && self.info.lock().expect("info lock").era != Some(Era::Stateless)
                         && awaited.as_ref().is_some_and(|key| {
                             !link.cancelled.lock().expect("cancelled lock").contains(key)
                         }) =>
@@ -330,18 +332,22 @@ impl Session {
                 record.retry_sent = response.events.iter().any(|e| e.retry.is_some());
                 // What the reply is read from: the messages of the response and of its
                 // resumptions (not another copy of the events).
-                let mut merged = HttpResponse {
-                    status: response.status,
-                    headers: response.headers.clone(),
-                    body: response.body.clone(),
-                    messages: response.messages.clone(),
-                    ..HttpResponse::default()
-                };
-                for (_, got) in &resumed {
-                    merged.messages.extend(got.messages.iter().cloned());
-                }
+                // A copy only when resumptions add to the response's own.
+                let merged = (!resumed.is_empty()).then(|| {
+                    let mut merged = HttpResponse {
+                        status: response.status,
+                        headers: response.headers.clone(),
+                        body: response.body.clone(),
+                        messages: response.messages.clone(),
+                        ..HttpResponse::default()
+                    };
+                    for (_, got) in &resumed {
+                        merged.messages.extend(got.messages.iter().cloned());
+                    }
+                    merged
+                });
                 let (mut reply, notifications, server_requests) =
-                    Self::http_reply(&merged, &answered);
+                    Self::http_reply(merged.as_ref().unwrap_or(&response), &answered);
                 // An SSE stream was waited on (a plain body without an answer was not).
                 if let (Reply::Nothing { waited_ms }, true) = (&mut reply, response.is_sse()) {
                     *waited_ms = started.elapsed().as_millis() as u64;

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use toml::Spanned;
 
+use super::super::model::Compiled;
 use super::{
-    is_kebab, query, Capture, CheckFile, ForEach, LoadError, Mode, Poll, Requires, Rule, RuleFile,
-    ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
+    is_kebab, query, Capture, CheckFile, Compile, ForEach, LoadError, Mode, Poll, Requires, Rule,
+    RuleFile, ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
 };
 use crate::record::verdict::{spec_url, CheckDef, Level, SpecRef, Status};
 use crate::record::version;
@@ -424,14 +425,18 @@ fn repeats(
             }
             let matching = match &f.matching {
                 None => None,
-                Some(schema) => Some(std::sync::Arc::new(
-                    jsonschema::validator_for(schema).map_err(|e| {
-                        source.error(
-                            Some(span.clone()),
-                            format!("`for_each.matching` is no valid JSON Schema: {e}"),
-                        )
-                    })?,
-                )),
+                Some(schema) => {
+                    let matching = Compiled::<jsonschema::Validator>::new(schema.clone());
+                    if source.compile == Compile::Now {
+                        matching.compiled().map_err(|e| {
+                            source.error(
+                                Some(span.clone()),
+                                format!("`for_each.matching` is no valid JSON Schema: {e}"),
+                            )
+                        })?;
+                    }
+                    Some(std::sync::Arc::new(matching))
+                }
             };
             if f.none.trim().is_empty() {
                 return Err(source.error(

@@ -36,7 +36,7 @@ fn tools_embedded_resource_declared(def: &Builtin, input: &WireInput) -> (Verdic
         {
             continue;
         }
-        let declared = declared_capabilities(input, transcript).or(anywhere.clone());
+        let declared = declared_capabilities(input, transcript).or(anywhere);
         for answered in input
             .results(transcript)
             .iter()

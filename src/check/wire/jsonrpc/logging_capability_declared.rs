@@ -28,7 +28,7 @@ fn logging_capability_declared(def: &Builtin, input: &WireInput) -> (Verdict, Ve
         .iter()
         .find_map(|t| declared_capabilities(input, t));
     for transcript in input.transcripts {
-        let Some(declared) = declared_capabilities(input, transcript).or(anywhere.clone()) else {
+        let Some(declared) = declared_capabilities(input, transcript).or(anywhere) else {
             continue;
         };
         for (message, frame) in received_fresh(transcript) {
