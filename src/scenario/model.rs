@@ -202,7 +202,7 @@ pub struct ForEach {
     pub max: usize,
     /// Only the items this JSON Schema accepts (compiled when first used, for the built-in
     /// library).
-    pub matching: Option<std::sync::Arc<Compiled<jsonschema::Validator>>>,
+    pub matching: Option<std::sync::Arc<Compiled<ItemSchema>>>,
     /// What it means about the server when no item qualifies.
     pub none: String,
     /// Whether no qualifying item means the server has nothing of the kind: the step's checks
@@ -218,11 +218,7 @@ impl ForEach {
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .filter(|item| {
-                self.matching
-                    .as_ref()
-                    .is_none_or(|m| m.get().is_valid(item))
-            })
+            .filter(|item| self.matching.as_ref().is_none_or(|m| m.get().accepts(item)))
             .take(self.max)
             .cloned()
             .collect()
@@ -564,6 +560,27 @@ impl Compilable for jsonschema::Validator {
             .with_draft(jsonschema::Draft::Draft202012)
             .build(source)
             .map_err(|e| format!("the schema does not compile: {e}"))
+    }
+}
+
+/// A `for_each.matching` schema, of the dialect its `$schema` names (2020-12 without one).
+#[derive(Debug)]
+pub struct ItemSchema(jsonschema::Validator);
+
+impl ItemSchema {
+    /// Whether the schema accepts `item`.
+    pub fn accepts(&self, item: &Value) -> bool {
+        self.0.is_valid(item)
+    }
+}
+
+impl Compilable for ItemSchema {
+    type Source = serde_json::Value;
+
+    fn compile(source: &serde_json::Value) -> Result<Self, String> {
+        jsonschema::validator_for(source)
+            .map(ItemSchema)
+            .map_err(|e| e.to_string())
     }
 }
 

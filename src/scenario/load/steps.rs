@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use toml::Spanned;
 
-use super::super::model::Compiled;
+use super::super::model::{Compiled, ItemSchema};
 use super::{
     is_kebab, query, Capture, CheckFile, Compile, ForEach, LoadError, Mode, Poll, Requires, Rule,
     RuleFile, ScenarioCheck, SessionKind, Source, Step, StepFile, StepSend,
@@ -426,7 +426,7 @@ fn repeats(
             let matching = match &f.matching {
                 None => None,
                 Some(schema) => {
-                    let matching = Compiled::<jsonschema::Validator>::new(schema.clone());
+                    let matching = Compiled::<ItemSchema>::new(schema.clone());
                     if source.compile == Compile::Now {
                         matching.compiled().map_err(|e| {
                             source.error(

@@ -291,6 +291,23 @@ fn for_each_and_pages_go_with_a_single_request_and_say_what_no_item_means() {
             serde_json::json!({"uri": "b"})
         ]
     );
+    // A `matching` schema is of the dialect its `$schema` names: draft-04's boolean
+    // `exclusiveMaximum`, which 2020-12 refuses, selects by its own rule.
+    let draft4 = paged.replace(
+        "matching = { required = [\"uri\"] }",
+        "matching = { \"$schema\" = \"http://json-schema.org/draft-04/schema#\", properties = { n = { maximum = 5, exclusiveMaximum = true } } }",
+    );
+    let scenario = parse("demo.toml", &draft4).unwrap();
+    let each = scenario.steps[1].mode.each().unwrap();
+    let items = each.items(Some(&serde_json::json!([{"n": 5}, {"n": 4}])));
+    assert_eq!(items, vec![serde_json::json!({"n": 4})]);
+    let broken = paged.replace("required = [\"uri\"]", "required = 3");
+    let e = parse("demo.toml", &broken).unwrap_err();
+    assert!(
+        e.message
+            .contains("`for_each.matching` is no valid JSON Schema"),
+        "{e}"
+    );
     let e = parse("demo.toml", &paged.replace("pages = 4", "pages = 1")).unwrap_err();
     assert!(e.message.contains("`pages` is 2 to 16"), "{e}");
     let e = parse("demo.toml", &paged.replace("max = 3", "max = 17")).unwrap_err();
