@@ -275,8 +275,9 @@ fn progress_observer(tty: bool, each: bool) -> (Observer, indicatif::ProgressBar
     );
     let shown = bar.clone();
     let passes = std::sync::atomic::AtomicUsize::new(0);
-    // Scenarios finish on several threads at once: each takes its number here, so no two lines
-    // share one (the bar's position, read after its increment, could be another's).
+    // Each finished scenario takes its number here, so no two lines share one whatever thread
+    // the observer is called on (the bar's position, read after its increment, could be
+    // another's).
     let finished = std::sync::atomic::AtomicUsize::new(0);
     let observer = Observer(Arc::new(move |event| match event {
         RunEvent::Started { scenarios, version } => {
