@@ -20,6 +20,7 @@ mod rounds;
 mod server;
 mod skills;
 mod stdio;
+mod stock;
 mod tasks;
 
 use std::net::SocketAddr;

@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value};
 
 use crate::outcome::{Failure, Outcome};
+use crate::stock::Stock;
 
 /// Where a quirk that is data acts: the handlers stay the conformant server's, and the quirk's
 /// function changes what they produced at one place, instead of a branch in them.
@@ -31,6 +32,9 @@ enum Acts {
     /// protected resource metadata (`protected-resource`, RFC 9728) or the authorization
     /// server metadata (`authorization-server`, RFC 8414).
     Document(&'static str, fn(&mut Map<String, Value>)),
+    /// The skills a server serves from its folder, as loaded, and the scheme of their URIs
+    /// (`; stocks f`).
+    Stocks(fn(&mut Stock)),
     /// A skill's entry as skills/list and skills/get give it, with the skill's index among the
     /// served skills (`; enters f`).
     SkillEntry(fn(usize, &mut Map<String, Value>)),
@@ -79,12 +83,18 @@ enum Acts {
     /// not serve are left out (`; declares f`).
     Declared(fn(&mut Map<String, Value>)),
     /// The params of a notification the server sends on its own, by its method, as it is made
-    /// (`; tells "notifications/message" with f`).
+    /// (`; tells "notifications/message" with f`; also `"notifications/progress"`, a task's).
     Told(&'static str, fn(&mut Map<String, Value>)),
+    /// The progress a tool call reports, in the order it reports it, before the first
+    /// notification is sent (`; reports f`).
+    Progress(fn(&mut [u64])),
+    /// The status a task is shown with once its work is over, given what it was ([`Settled`])
+    /// (`; settles f`): by default cancelled if it was, else completed or failed by its outcome.
+    Settle(fn(&Settled, &mut &'static str)),
     /// An SSE event the server is about to send, as its text (`; sends "priming" with f`): a
     /// Streamable HTTP stream's priming event (`priming`), or an HTTP+SSE stream's first event,
     /// which names where to post (`endpoint`), given the `Host` the stream was asked for (empty
-    /// for a priming event).
+    /// for a priming event). A priming event a quirk leaves empty is not sent.
     Event(&'static str, fn(&str, &mut String)),
     /// A bearer token the server takes besides the valid one, given whether it is the token the
     /// server knows as expired (`; accepts f`).
@@ -279,6 +289,16 @@ impl NonPost<'_> {
     }
 }
 
+/// A task whose work is over, as a quirk that settles its status sees it ([`Quirks::settled`]).
+pub struct Settled<'a> {
+    /// Whether it is a task of the 2026-07-28 tasks extension (else a 2025-11-25 task).
+    pub extension: bool,
+    /// Whether it was cancelled.
+    pub cancelled: bool,
+    /// What its work gave.
+    pub outcome: &'a Outcome,
+}
+
 /// A quirk's change to the members of an object the server is about to send.
 type MembersChange = fn(&mut Map<String, Value>);
 
@@ -348,7 +368,7 @@ impl Challenge {
 /// `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`,
 /// `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`,
 /// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`, `; tells "notifications/message"
-/// with f`). The command-line name is derived
+/// with f`, `; reports f`, `; settles f`, `; stocks f`). The command-line name is derived
 /// from the variant (`InitMissingServerInfo` is `init-missing-server-info`; a run of digits is a
 /// word of its own), or given with `as`.
 macro_rules! quirks {
@@ -411,6 +431,9 @@ macro_rules! quirks {
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
     (@acts tells [$place:literal] $f:path) => { Acts::Told($place, $f) };
+    (@acts reports [] $f:path) => { Acts::Progress($f) };
+    (@acts stocks [] $f:path) => { Acts::Stocks($f) };
+    (@acts settles [] $f:path) => { Acts::Settle($f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
     (@acts demands [] $check:path) => { Acts::Demand($check) };
     (@acts withholds [] $capability:path) => { Acts::Withheld($capability) };
@@ -581,7 +604,7 @@ quirks! {
     /// HTTP: a request without a session id is served (on a throwaway session).
     SessionOptional => "a request without the issued session id SHOULD get 400",
     /// The slow tool's progress goes down instead of up.
-    ProgressDecreasing => "progress MUST increase with each notification",
+    ProgressDecreasing => "progress MUST increase with each notification"; reports data::progress_reversed,
     /// HTTP: an accepted notification gets 200 instead of 202.
     Notification200 => "an accepted notification MUST get HTTP 202 (Streamable HTTP)"; status data::acknowledged_200,
     /// HTTP: JSON responses are labelled `Content-Type: text/plain`.
@@ -638,7 +661,7 @@ quirks! {
     /// The first tool's inputSchema is not a valid JSON Schema (a property of type "strin").
     ToolInputSchemaInvalid => "a tool's inputSchema MUST be a valid JSON Schema"; lists "tools" with data::first_tool_schema_invalid,
     /// HTTP: SSE responses start straight with a message, without a priming event.
-    SseNoPriming => "an SSE stream SHOULD start with an event id and empty data (2025-11-25)",
+    SseNoPriming => "an SSE stream SHOULD start with an event id and empty data (2025-11-25)"; sends "priming" with data::no_priming,
     /// HTTP: session ids contain a space.
     SessionIdWithSpace => "a session id MUST hold only visible ASCII (0x21-0x7E)"; names data::session_id_with_space,
     /// `tools` is not declared, but tools are served.
@@ -732,13 +755,13 @@ quirks! {
     /// tasks/list ignores a cursor it never issued.
     TaskListCursorIgnored => "2025-11-25 tasks: an invalid tasks/list cursor MUST get -32602"; waives Waiver::TaskListCursor,
     /// A cancelled task reports completed once its work would have ended.
-    TaskCancelledCompletes => "2025-11-25 tasks: a terminal status MUST NOT change (cancelled stays cancelled)",
+    TaskCancelledCompletes => "2025-11-25 tasks: a terminal status MUST NOT change (cancelled stays cancelled)"; settles data::cancelled_completes,
     /// A tool that requires a task also runs as a plain call.
     TaskRequiredPlainAccepted => "2025-11-25 tasks: a plain call of a tool whose taskSupport is required MUST get -32601"; waives Waiver::TaskRequired,
     /// A tool without execution.taskSupport also runs as a task.
     TaskForbiddenAccepted => "2025-11-25 tasks: a task-augmented call of a tool without taskSupport SHOULD get -32601"; waives Waiver::TaskForbidden,
     /// A task reports its progress under its taskId instead of the request's progressToken.
-    TaskProgressTaskId => "2025-11-25 tasks: a task's progress MUST use the progressToken of the request that made it",
+    TaskProgressTaskId => "2025-11-25 tasks: a task's progress MUST use the progressToken of the request that made it"; tells "notifications/progress" with data::progress_under_task_id,
     /// A task that is over sends one more progress notification, with the next request about it.
     TaskProgressAfterTerminal => "2025-11-25 tasks: progress for a task MUST stop once the task is terminal",
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
@@ -762,7 +785,7 @@ quirks! {
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
     ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored"; demands Demand::OutstandingKeys,
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
-    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed",
+    ExtTaskToolErrorFailed in stateless => "2026-07-28 tasks extension: a tool error is a completed task, never failed"; settles data::tool_error_failed,
     /// 2026-07-28, tasks extension: a failed task leaves out its error.
     ExtTaskFailedWithoutError in stateless => "2026-07-28 tasks extension: a failed task MUST carry the JSON-RPC error"; stateless_answers "tasks/get" | "tasks/cancel" with data::ext_task_failed_without_error,
     /// 2026-07-28, tasks extension: subscriptions/listen for task ids is acknowledged without the extension.
@@ -1022,11 +1045,11 @@ quirks! {
     /// With `--skills`: the second skill's entry has no `resources`.
     SkillsEntryNoResources => "skills extension: a skill entry MUST carry `resources`, its files or \"dynamic\""; enters data::second_skill_without_files,
     /// With `--skills`: the second skill is named in capitals, in its folder and its frontmatter.
-    SkillsNameUppercase => "skills extension: a skill's name MUST be 1-64 lowercase letters, digits and single hyphens",
+    SkillsNameUppercase => "skills extension: a skill's name MUST be 1-64 lowercase letters, digits and single hyphens"; stocks data::second_skill_uppercase,
     /// With `--skills`: the second skill's frontmatter names it otherwise than its folder does.
-    SkillsUriNameMismatch => "skills extension: the last segment of a skill's path MUST be its frontmatter's name",
+    SkillsUriNameMismatch => "skills extension: the last segment of a skill's path MUST be its frontmatter's name"; stocks data::second_skill_renamed,
     /// With `--skills`: the skills are served under the scheme `repo://`.
-    SkillsCustomScheme => "skills extension: skill URIs SHOULD use the skill:// scheme",
+    SkillsCustomScheme => "skills extension: skill URIs SHOULD use the skill:// scheme"; stocks data::repo_scheme,
     /// With `--skills`: skills/get answers with the entry's members, not in `skill`.
     SkillsGetUnwrapped => "skills extension: skills/get MUST answer with the skill's entry in `skill`"; answers "skills/get" with data::skill_unwrapped,
     /// With `--skills`: skills/get of an unknown skill answers -32002 (resource not found).
@@ -1208,6 +1231,33 @@ impl Quirks {
                 if place == method {
                     change(members);
                 }
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to the skills a server serves, as they are loaded.
+    pub fn stocked(&self, stock: &mut Stock) {
+        for acts in self.acting() {
+            if let Acts::Stocks(change) = acts {
+                change(stock);
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to the progress a tool call is about to report.
+    pub fn reported(&self, progress: &mut [u64]) {
+        for acts in self.acting() {
+            if let Acts::Progress(change) = acts {
+                change(progress);
+            }
+        }
+    }
+
+    /// Applies the quirks that are on to the status of a task whose work is over.
+    pub fn settled(&self, task: &Settled, status: &mut &'static str) {
+        for acts in self.acting() {
+            if let Acts::Settle(change) = acts {
+                change(task, status);
             }
         }
     }
@@ -1479,9 +1529,10 @@ impl Quirks {
 // A listing's function takes the list itself, as one that adds an item must.
 #[allow(clippy::ptr_arg)]
 mod data {
-    use super::{Challenge, Form, NonPost};
+    use super::{Challenge, Form, NonPost, Settled};
     use crate::fixtures;
     use crate::outcome::{Failure, Outcome, UNANSWERED};
+    use crate::stock::{Skill, Stock};
     use serde_json::json;
     use serde_json::{Map, Value};
     use std::collections::BTreeMap;
@@ -1615,6 +1666,92 @@ mod data {
                 "params": {"level": "notice", "logger": "mcpcheck-reference", "data": "log level set"}
             })
         })
+    }
+
+    /// `ProgressDecreasing`: a tool call reports its progress in reverse, the largest first.
+    pub fn progress_reversed(progress: &mut [u64]) {
+        progress.reverse();
+    }
+
+    /// `TaskProgressTaskId`: a task's progress names the task (its `_meta` relates it) as its
+    /// token, whatever token the request carried, if any.
+    pub fn progress_under_task_id(params: &mut Map<String, Value>) {
+        if let Some(task) = params
+            .get("_meta")
+            .and_then(|meta| meta.get(fixtures::RELATED))
+            .and_then(|related| related.get("taskId"))
+            .cloned()
+        {
+            params.insert("progressToken".into(), task);
+        }
+    }
+
+    /// `TaskCancelledCompletes`: a 2025-11-25 task that was cancelled is shown completed once
+    /// its work would have ended.
+    pub fn cancelled_completes(task: &Settled, status: &mut &'static str) {
+        if !task.extension && task.cancelled {
+            *status = "completed";
+        }
+    }
+
+    /// `ExtTaskToolErrorFailed`: a task of the tasks extension whose tool answered with
+    /// `isError` is shown failed.
+    pub fn tool_error_failed(task: &Settled, status: &mut &'static str) {
+        if task.extension
+            && !task.cancelled
+            && matches!(task.outcome, Ok(result) if result.get("isError") == Some(&json!(true)))
+        {
+            *status = "failed";
+        }
+    }
+
+    /// `SkillsNameUppercase`: the second skill is named in capitals, in its folder and its
+    /// frontmatter.
+    pub fn second_skill_uppercase(stock: &mut Stock) {
+        if let Some(skill) = stock.skills.get_mut(1) {
+            let upper = name_of(skill).to_uppercase();
+            skill.path = match skill.path.rsplit_once('/') {
+                Some((parent, _)) => format!("{parent}/{upper}"),
+                None => upper.clone(),
+            };
+            rename(skill, &upper);
+        }
+    }
+
+    /// `SkillsUriNameMismatch`: the second skill's frontmatter names it otherwise than its
+    /// folder does.
+    pub fn second_skill_renamed(stock: &mut Stock) {
+        if let Some(skill) = stock.skills.get_mut(1) {
+            let renamed = format!("{}-renamed", name_of(skill));
+            rename(skill, &renamed);
+        }
+    }
+
+    /// The name a skill's frontmatter gives it.
+    fn name_of(skill: &Skill) -> String {
+        skill.frontmatter["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Names a skill `new` in its frontmatter and its SKILL.md.
+    fn rename(skill: &mut Skill, new: &str) {
+        let old = name_of(skill);
+        skill.frontmatter["name"] = json!(new);
+        if let Some((_, bytes)) = skill.files.iter_mut().find(|(f, _)| f == "SKILL.md") {
+            let text = String::from_utf8_lossy(bytes).replacen(
+                &format!("name: {old}"),
+                &format!("name: {new}"),
+                1,
+            );
+            *bytes = text.into_bytes();
+        }
+    }
+
+    /// `SkillsCustomScheme`: the skills' URIs use a scheme of the server's own, `repo://`.
+    pub fn repo_scheme(stock: &mut Stock) {
+        stock.scheme = "repo";
     }
 
     /// `LogMessageWithoutData`: a log message leaves out its `data`.
@@ -3356,6 +3493,11 @@ mod data {
     /// `AuthAcceptsExpiredToken`: the expired token is taken.
     pub fn expired_token(_: &str, expired: bool) -> bool {
         expired
+    }
+
+    /// `SseNoPriming`: a stream has no priming event.
+    pub fn no_priming(_host: &str, event: &mut String) {
+        event.clear();
     }
 
     /// `SseCloseWithoutRetry`: the priming event of a stream carries no `retry` field.

@@ -2,9 +2,11 @@
 //! (`--skills DIR`): every folder under DIR that holds a `SKILL.md` is a skill, named by its
 //! path (`tools/code-review`), its files readable as `skill://PATH/FILE` resources. The server
 //! answers `skills/list`, `skills/get` and `resources/directory/read`, and reads skill files
-//! with `resources/read`. The skills quirks that are branches act here, on the skills as loaded
-//! or on the answers; those that are data change a skill's entry or the listed resources from
-//! `quirks::data`, so that the rest of the server stays the conformant one.
+//! with `resources/read`. The skills as loaded ([`Stock`]) pass through the quirks once; the
+//! quirks that are data change them, a skill's entry or the listed resources from
+//! `quirks::data`, so that the rest of the server stays the conformant one. Two stay branches
+//! here: a file listed from another skill's folder and a file read as a directory, which need
+//! what the skills hold where the entry or the answer is made.
 
 use std::path::Path;
 
@@ -14,6 +16,7 @@ use sha2::{Digest, Sha256};
 use crate::fixtures::DIRECTORY;
 use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
+use crate::stock::{Skill, Stock};
 
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -22,17 +25,9 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 #[derive(Debug)]
 pub struct Skills {
     skills: Vec<Skill>,
+    /// The scheme of the skills' URIs (`skill`).
+    scheme: &'static str,
     quirks: Quirks,
-}
-
-/// One skill: its path under the folder, its frontmatter as JSON and its files.
-#[derive(Debug)]
-struct Skill {
-    path: String,
-    frontmatter: Value,
-    /// Every file under the skill's folder (nested skills' too), by path inside it, SKILL.md
-    /// first, then in name order.
-    files: Vec<(String, Vec<u8>)>,
 }
 
 impl Skills {
@@ -70,46 +65,16 @@ impl Skills {
                 dir.display()
             ));
         }
-        let mut served = Skills {
+        let mut stock = Stock {
+            scheme: "skill",
             skills,
+        };
+        quirks.stocked(&mut stock);
+        Ok(Skills {
+            skills: stock.skills,
+            scheme: stock.scheme,
             quirks: quirks.clone(),
-        };
-        served.misname();
-        Ok(served)
-    }
-
-    /// The quirks that name the second skill wrongly: in capitals (folder and frontmatter), or
-    /// otherwise in its frontmatter than its folder does.
-    fn misname(&mut self) {
-        let Some(skill) = self.skills.get_mut(1) else {
-            return;
-        };
-        let name = skill.frontmatter["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let new = if self.quirks.has(Quirk::SkillsNameUppercase) {
-            let upper = name.to_uppercase();
-            if let Some((parent, _)) = skill.path.rsplit_once('/') {
-                skill.path = format!("{parent}/{upper}");
-            } else {
-                skill.path = upper.clone();
-            }
-            upper
-        } else if self.quirks.has(Quirk::SkillsUriNameMismatch) {
-            format!("{name}-renamed")
-        } else {
-            return;
-        };
-        skill.frontmatter["name"] = json!(new);
-        if let Some((_, bytes)) = skill.files.iter_mut().find(|(f, _)| f == "SKILL.md") {
-            let text = String::from_utf8_lossy(bytes).replacen(
-                &format!("name: {name}"),
-                &format!("name: {new}"),
-                1,
-            );
-            *bytes = text.into_bytes();
-        }
+        })
     }
 
     /// The capability the server declares under `capabilities.extensions`.
@@ -117,16 +82,8 @@ impl Skills {
         json!({"directoryRead": true})
     }
 
-    fn scheme(&self) -> &'static str {
-        if self.quirks.has(Quirk::SkillsCustomScheme) {
-            "repo"
-        } else {
-            "skill"
-        }
-    }
-
     fn root(&self, skill: &Skill) -> String {
-        format!("{}://{}", self.scheme(), skill.path)
+        format!("{}://{}", self.scheme, skill.path)
     }
 
     /// A skill's entry, as skills/list and skills/get give it.

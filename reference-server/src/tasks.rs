@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use crate::fixtures::RELATED;
-use crate::quirks::{Demand, Quirk, Quirks, Waiver};
+use crate::quirks::{Demand, Quirk, Quirks, Settled, Waiver};
 
 /// How long a task works before its outcome counts as reached: long enough that a client under
 /// load still cancels it while it works.
@@ -67,23 +67,33 @@ impl Task {
     }
 
     /// Its `step`th progress notification (of [`PROGRESS_STEPS`] + 1), tied to the task.
+    /// None without a token, unless a quirk gives it one.
     fn progress(&self, quirks: &Quirks, step: u32) -> Option<Value> {
-        let token = if quirks.has(Quirk::TaskProgressTaskId) {
-            Value::from(self.id.as_str())
-        } else {
-            self.progress_token.clone()?
-        };
-        Some(json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/progress",
-            "params": {
-                "progressToken": token,
-                "progress": step,
-                "total": PROGRESS_STEPS + 1,
-                "message": format!("step {step} of {}", PROGRESS_STEPS + 1),
-                "_meta": { RELATED: {"taskId": self.id} }
-            }
-        }))
+        let mut params = json!({
+            "progressToken": self.progress_token.clone().unwrap_or(Value::Null),
+            "progress": step,
+            "total": PROGRESS_STEPS + 1,
+            "message": format!("step {step} of {}", PROGRESS_STEPS + 1),
+            "_meta": { RELATED: {"taskId": self.id} }
+        });
+        quirks.told("notifications/progress", &mut params);
+        if params["progressToken"].is_null() {
+            return None;
+        }
+        Some(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params}))
+    }
+
+    /// Its status once its work is over as a quirk may show it, given what it is by default.
+    fn settled(&self, quirks: &Quirks, extension: bool, mut status: &'static str) -> &'static str {
+        if self.done() {
+            let task = Settled {
+                extension,
+                cancelled: self.cancelled.is_some(),
+                outcome: &self.outcome,
+            };
+            quirks.settled(&task, &mut status);
+        }
+        status
     }
 
     fn status(&self) -> &'static str {
@@ -102,13 +112,7 @@ impl Task {
             (None, true) => self.created + self.work,
             (None, false) => self.created,
         };
-        let status =
-            if quirks.has(Quirk::TaskCancelledCompletes) && self.cancelled.is_some() && self.done()
-            {
-                "completed"
-            } else {
-                self.status()
-            };
+        let status = self.settled(quirks, false, self.status());
         let mut view = json!({
             "taskId": self.id,
             "status": status,
@@ -336,19 +340,14 @@ impl Task {
     /// Its status as the extension sees it: a tool error is a completed task; only a JSON-RPC
     /// error makes it failed.
     fn ext_status(&self, quirks: &Quirks) -> &'static str {
-        match (&self.cancelled, self.done(), &self.outcome) {
+        let status = match (&self.cancelled, self.done(), &self.outcome) {
             (Some(_), ..) => "cancelled",
             (None, false, _) if !self.asks.is_empty() => "input_required",
             (None, false, _) => "working",
-            (None, true, Ok(result))
-                if quirks.has(Quirk::ExtTaskToolErrorFailed)
-                    && result.get("isError") == Some(&json!(true)) =>
-            {
-                "failed"
-            }
             (None, true, Ok(_)) => "completed",
             (None, true, Err(_)) => "failed",
-        }
+        };
+        self.settled(quirks, true, status)
     }
 
     /// Its state as the extension shows it (a `Task`); `detailed` adds what its status carries

@@ -572,16 +572,14 @@ async fn respond(
     // event, and the client resumes it (SEP-1699).
     let reconnect = sse_allowed && body_names(&message, "test_reconnection");
     if reconnect {
-        let prime = !state.server.quirks.has(Quirk::SseNoPriming);
-        return sse_response(state, &session, None, notes, work, prime, id_header, true);
+        return sse_response(state, &session, None, notes, work, true, id_header, true);
     }
     // Notifications first: a handler that logs and then answers at once must not have its
     // notification dropped because its answer was ready too.
     let handled = tokio::select! {
         biased;
         Some(first) = notes.recv() => {
-            let prime = sse_allowed && !state.server.quirks.has(Quirk::SseNoPriming);
-            return sse_response(state, &session, Some(first), notes, work, prime, id_header, false);
+            return sse_response(state, &session, Some(first), notes, work, sse_allowed, id_header, false);
         }
         handled = &mut work => match handled {
             Ok(handled) => handled,

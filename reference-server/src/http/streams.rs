@@ -68,7 +68,9 @@ pub(super) fn sse_response(
         if prime {
             let id = format!("{stream}-0");
             let priming = quirks.event("priming", "", format!("id: {id}\nretry: 1000\ndata:\n\n"));
-            send(remember(id.clone(), priming));
+            if !priming.is_empty() {
+                send(remember(id.clone(), priming));
+            }
         }
         if close_early {
             // The server ends the stream here; the work goes on.

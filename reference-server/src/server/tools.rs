@@ -183,9 +183,7 @@ impl Server {
             )),
             ToolOutcome::Result(result) => Ok(result),
             ToolOutcome::Progress { mut points, total } => {
-                if self.quirks.has(Quirk::ProgressDecreasing) {
-                    points.reverse();
-                }
+                self.quirks.reported(&mut points);
                 if let Some(token) = params.pointer("/_meta/progressToken") {
                     for point in points {
                         let _ = sink.send(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": point, "total": total}}));
@@ -278,14 +276,11 @@ impl Server {
             }
             ToolOutcome::Slow { steps, delay_ms } => {
                 let token = params.pointer("/_meta/progressToken").cloned();
-                for step in 1..=steps {
+                let mut reported: Vec<u64> = (1..=steps).collect();
+                self.quirks.reported(&mut reported);
+                for (step, shown) in (1..=steps).zip(reported) {
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                     if let Some(token) = &token {
-                        let shown = if self.quirks.has(Quirk::ProgressDecreasing) {
-                            steps + 1 - step
-                        } else {
-                            step
-                        };
                         let mut progress =
                             json!({"progressToken": token, "progress": shown, "total": steps});
                         if fixtures::at_least(version, "2025-03-26") {
