@@ -30,14 +30,15 @@ enum Acts {
     ),
     /// An authorization document about to be served (`; serves "protected-resource" with f`): the
     /// protected resource metadata (`protected-resource`, RFC 9728) or the authorization
-    /// server metadata (`authorization-server`, RFC 8414).
+    /// server metadata (`authorization-server`, RFC 8414; `second-authorization-server`, the
+    /// second's, if a quirk locates one).
     Document(&'static str, fn(&mut Map<String, Value>)),
     /// The skills a server serves from its folder, as loaded, and the scheme of their URIs
     /// (`; stocks f`).
     Stocks(fn(&mut Stock)),
-    /// A skill's entry as skills/list and skills/get give it, with the skill's index among the
-    /// served skills (`; enters f`).
-    SkillEntry(fn(usize, &mut Map<String, Value>)),
+    /// A skill's entry as skills/list and skills/get give it, with the skills served and the
+    /// skill's index among them (`; enters f`).
+    SkillEntry(fn(&Stock, usize, &mut Map<String, Value>)),
     /// The JSON-RPC answer a POST gets in its response's JSON body (Streamable HTTP), with the
     /// response's status (`; posts f`).
     Posted(fn(u16, &mut Map<String, Value>)),
@@ -111,9 +112,10 @@ enum Acts {
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
     /// The path an authorization document or endpoint is served at, if anywhere (`; locates
-    /// "protected-resource" with f`; also `"authorization-server"` and `"authorize"`; and
-    /// `"moved-protected-resource"`, a URL that redirects to the metadata, which alone is
-    /// nowhere by default). A challenge names the protected resource metadata's (its default
+    /// "protected-resource" with f`; also `"authorization-server"` and `"authorize"`; and,
+    /// nowhere by default, `"moved-protected-resource"`, a URL that redirects to the metadata,
+    /// and `"second-authorization-server"`, the metadata of a second authorization server at
+    /// the origin's `/second`, which the resource's must then list). A challenge names the protected resource metadata's (its default
     /// if it is served nowhere). Quirks act in the order they are declared, so of two that
     /// place one document the later wins.
     Location(&'static str, fn(&mut Option<&'static str>)),
@@ -1007,7 +1009,7 @@ quirks! {
     AuthOpenPing in stateless_auth => "control: a server may leave ping open and guard the rest; the authorization checks then judge a request it guards"; waives Waiver::PingToken,
     /// With `--static-token`: the resource metadata lists a second authorization server (this
     /// origin's `/second`), whose metadata has no `code_challenge_methods_supported`.
-    AuthSecondServerNoPkce in auth => "every authorization server the resource metadata lists is one a client may pick: each MUST list S256 in code_challenge_methods_supported (2025-11-25)",
+    AuthSecondServerNoPkce in auth => "every authorization server the resource metadata lists is one a client may pick: each MUST list S256 in code_challenge_methods_supported (2025-11-25)"; locates "second-authorization-server" with data::second_server_at; serves "protected-resource" with data::second_server_listed; serves "second-authorization-server" with data::without_pkce,
     /// With `--static-token`: the authorization server metadata offers Dynamic Client Registration only.
     AuthServerRegistrationOnly in auth => "from 2025-11-25 an authorization server SHOULD support Client ID Metadata Documents"; serves "authorization-server" with data::registration_only,
     /// With `--static-token`: the authorization server metadata offers no way for a new client to get a client id.
@@ -1061,7 +1063,7 @@ quirks! {
     /// With `--skills`: a skill's files leave out its SKILL.md.
     SkillsFilesOmitSkillmd => "skills extension: a skill's `resources` MUST list every file, its SKILL.md among them"; enters data::files_without_skillmd,
     /// With `--skills`: the first skill lists among its files the second skill's SKILL.md.
-    SkillsFileOutside => "skills extension: every file a skill lists MUST be inside the skill's folder",
+    SkillsFileOutside => "skills extension: every file a skill lists MUST be inside the skill's folder"; enters data::first_skill_lists_seconds_file,
     /// With `--skills`: the first skill's files but its SKILL.md are listed with the digest of other bytes.
     SkillsStaleDigest => "skills extension: a file's digest MUST be the sha256 of its bytes, its size their count"; enters data::first_skill_stale_digests,
     /// With `--skills`: a SKILL.md is read as text/plain.
@@ -1503,11 +1505,11 @@ impl Quirks {
         reply
     }
 
-    /// Applies the quirks that are on to the entry of the skill at `index`.
-    pub fn skill_entry(&self, index: usize, entry: &mut Map<String, Value>) {
+    /// Applies the quirks that are on to the entry of the skill at `index` of `stock`.
+    pub fn skill_entry(&self, stock: &Stock, index: usize, entry: &mut Map<String, Value>) {
         for acts in self.acting() {
             if let Acts::SkillEntry(change) = acts {
-                change(index, entry);
+                change(stock, index, entry);
             }
         }
     }
@@ -1532,7 +1534,7 @@ mod data {
     use super::{Challenge, Form, NonPost, Settled};
     use crate::fixtures;
     use crate::outcome::{Failure, Outcome, UNANSWERED};
-    use crate::stock::{Skill, Stock};
+    use crate::stock::{digest, Skill, Stock};
     use serde_json::json;
     use serde_json::{Map, Value};
     use std::collections::BTreeMap;
@@ -1746,6 +1748,46 @@ mod data {
                 1,
             );
             *bytes = text.into_bytes();
+        }
+    }
+
+    /// `AuthSecondServerNoPkce`: a second authorization server's metadata is served, at the
+    /// origin's `/second`.
+    pub fn second_server_at(path: &mut Option<&'static str>) {
+        *path = Some("/.well-known/oauth-authorization-server/second");
+    }
+
+    /// `AuthSecondServerNoPkce`: the resource's metadata lists the second authorization server
+    /// too (at the origin the resource is at).
+    pub fn second_server_listed(document: &mut Map<String, Value>) {
+        let Some(origin) = document
+            .get("resource")
+            .and_then(Value::as_str)
+            .and_then(|resource| resource.strip_suffix("/mcp"))
+            .map(str::to_string)
+        else {
+            return;
+        };
+        if let Some(servers) = document
+            .get_mut("authorization_servers")
+            .and_then(Value::as_array_mut)
+        {
+            servers.push(json!(format!("{origin}/second")));
+        }
+    }
+
+    /// `SkillsFileOutside`: the first skill's files list the second skill's SKILL.md too.
+    pub fn first_skill_lists_seconds_file(
+        stock: &Stock,
+        index: usize,
+        entry: &mut Map<String, Value>,
+    ) {
+        let Some(other) = stock.skills.get(1).filter(|_| index == 0) else {
+            return;
+        };
+        if let Some(files) = entry.get_mut("resources").and_then(Value::as_array_mut) {
+            let bytes = &other.files[0].1;
+            files.push(json!({"uri": format!("{}/SKILL.md", stock.root(other)), "digest": digest(bytes), "size": bytes.len()}));
         }
     }
 
@@ -2485,14 +2527,14 @@ mod data {
     }
 
     /// `SkillsEntryNoResources`: the second skill's entry lists no files.
-    pub fn second_skill_without_files(index: usize, entry: &mut Map<String, Value>) {
+    pub fn second_skill_without_files(_: &Stock, index: usize, entry: &mut Map<String, Value>) {
         if index == 1 {
             entry.remove("resources");
         }
     }
 
     /// `SkillsFilesOmitSkillmd`: a skill's files leave out its SKILL.md (the entry's own `uri`).
-    pub fn files_without_skillmd(_: usize, entry: &mut Map<String, Value>) {
+    pub fn files_without_skillmd(_: &Stock, _: usize, entry: &mut Map<String, Value>) {
         let own = entry.get("uri").cloned();
         if let Some(Value::Array(files)) = entry.get_mut("resources") {
             files.retain(|f| f.get("uri") != own.as_ref());
@@ -2662,7 +2704,7 @@ mod data {
 
     /// `SkillsStaleDigest`: the first skill's files but its SKILL.md are listed with the digest
     /// of other bytes.
-    pub fn first_skill_stale_digests(index: usize, entry: &mut Map<String, Value>) {
+    pub fn first_skill_stale_digests(_: &Stock, index: usize, entry: &mut Map<String, Value>) {
         let own = entry.get("uri").cloned();
         let Some(Value::Array(files)) = entry.get_mut("resources").filter(|_| index == 0) else {
             return;
@@ -2673,7 +2715,7 @@ mod data {
     }
 
     /// `SkillsFrontmatterDiffers`: the first skill's entry has a description its SKILL.md has not.
-    pub fn first_skill_other_description(index: usize, entry: &mut Map<String, Value>) {
+    pub fn first_skill_other_description(_: &Stock, index: usize, entry: &mut Map<String, Value>) {
         if let Some(frontmatter) = entry.get_mut("frontmatter").filter(|_| index == 0) {
             frontmatter["description"] = json!("A description the SKILL.md does not have.");
         }
@@ -2783,7 +2825,8 @@ mod data {
         document.remove("token_endpoint");
     }
 
-    /// `AuthServerNoPkce`: no code challenge methods.
+    /// `AuthServerNoPkce`, and `AuthSecondServerNoPkce` for the second server: no code
+    /// challenge methods.
     pub fn without_pkce(document: &mut Map<String, Value>) {
         document.remove("code_challenge_methods_supported");
     }

@@ -11,12 +11,11 @@
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::fixtures::DIRECTORY;
 use crate::outcome::Outcome;
 use crate::quirks::{Quirk, Quirks};
-use crate::stock::{Skill, Stock};
+use crate::stock::{digest, Skill, Stock};
 
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -24,9 +23,7 @@ pub const EXTENSION: &str = "io.modelcontextprotocol/skills";
 /// The skills of a folder, with the quirks that change them.
 #[derive(Debug)]
 pub struct Skills {
-    skills: Vec<Skill>,
-    /// The scheme of the skills' URIs (`skill`).
-    scheme: &'static str,
+    stock: Stock,
     quirks: Quirks,
 }
 
@@ -71,8 +68,7 @@ impl Skills {
         };
         quirks.stocked(&mut stock);
         Ok(Skills {
-            skills: stock.skills,
-            scheme: stock.scheme,
+            stock,
             quirks: quirks.clone(),
         })
     }
@@ -82,14 +78,10 @@ impl Skills {
         json!({"directoryRead": true})
     }
 
-    fn root(&self, skill: &Skill) -> String {
-        format!("{}://{}", self.scheme, skill.path)
-    }
-
     /// A skill's entry, as skills/list and skills/get give it.
     fn entry(&self, index: usize) -> Value {
-        let skill = &self.skills[index];
-        let root = self.root(skill);
+        let skill = &self.stock.skills[index];
+        let root = self.stock.root(skill);
         let files: Vec<Value> = skill
             .files
             .iter()
@@ -98,27 +90,23 @@ impl Skills {
             })
             .collect();
         let mut entry = json!({"uri": format!("{root}/SKILL.md"), "frontmatter": skill.frontmatter, "resources": files});
-        self.quirks
-            .skill_entry(index, entry.as_object_mut().expect("an object"));
-        if index == 0 && self.quirks.has(Quirk::SkillsFileOutside) {
-            if let (Some(other), Some(files)) =
-                (self.skills.get(1), entry["resources"].as_array_mut())
-            {
-                let bytes = &other.files[0].1;
-                files.push(json!({"uri": format!("{}/SKILL.md", self.root(other)), "digest": digest(bytes), "size": bytes.len()}));
-            }
-        }
+        self.quirks.skill_entry(
+            &self.stock,
+            index,
+            entry.as_object_mut().expect("an object"),
+        );
         entry
     }
 
     /// The SKILL.md of every skill as resources/list lists it: named and described as its
     /// frontmatter says, as text/markdown.
     pub fn listed(&self) -> Vec<Value> {
-        self.skills
+        self.stock
+            .skills
             .iter()
             .map(|skill| {
                 json!({
-                    "uri": format!("{}/SKILL.md", self.root(skill)),
+                    "uri": format!("{}/SKILL.md", self.stock.root(skill)),
                     "name": skill.frontmatter["name"],
                     "description": skill.frontmatter["description"],
                     "mimeType": "text/markdown"
@@ -129,7 +117,9 @@ impl Skills {
 
     /// `skills/list`: every skill's entry, a page at a time.
     pub fn list(&self, params: &Value) -> Outcome {
-        let entries = (0..self.skills.len()).map(|i| self.entry(i)).collect();
+        let entries = (0..self.stock.skills.len())
+            .map(|i| self.entry(i))
+            .collect();
         crate::outcome::list_page(entries, params, "skills")
     }
 
@@ -138,8 +128,8 @@ impl Skills {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
-        let found = (0..self.skills.len())
-            .find(|&i| format!("{}/SKILL.md", self.root(&self.skills[i])) == uri);
+        let found = (0..self.stock.skills.len())
+            .find(|&i| format!("{}/SKILL.md", self.stock.root(&self.stock.skills[i])) == uri);
         match found {
             Some(i) => Ok(json!({"skill": self.entry(i)})),
             None => Err((
@@ -153,10 +143,11 @@ impl Skills {
     /// The skill whose folder holds `uri` (the innermost, for nested skills) and the path inside
     /// it (empty for the skill's root).
     fn locate<'a>(&'a self, uri: &'a str) -> Option<(&'a Skill, &'a str)> {
-        self.skills
+        self.stock
+            .skills
             .iter()
             .filter_map(|skill| {
-                let root = self.root(skill);
+                let root = self.stock.root(skill);
                 let rest = uri.strip_prefix(root.as_str())?;
                 let rest = if rest.is_empty() {
                     ""
@@ -319,13 +310,6 @@ fn to_json(yaml: &yaml_rust2::Yaml) -> Value {
         ),
         _ => Value::Null,
     }
-}
-
-/// `sha256:` and the hex of the bytes' SHA-256.
-fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
-    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
 }
 
 /// A file's mimeType by its extension.

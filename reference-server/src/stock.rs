@@ -3,6 +3,7 @@
 //! (`; stocks f`).
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// The skills of a folder and the URI scheme their files are read under.
 #[derive(Debug)]
@@ -23,4 +24,18 @@ pub struct Skill {
     /// Every file under the skill's folder (nested skills' too), by path inside it, SKILL.md
     /// first, then in name order.
     pub files: Vec<(String, Vec<u8>)>,
+}
+
+impl Stock {
+    /// The URI of a skill's folder (`skill://tools/code-review`).
+    pub fn root(&self, skill: &Skill) -> String {
+        format!("{}://{}", self.scheme, skill.path)
+    }
+}
+
+/// `sha256:` and the hex of the bytes' SHA-256, as a skill's entry gives a file's digest.
+pub fn digest(bytes: &[u8]) -> String {
+    let hash = Sha256::digest(bytes);
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }

@@ -792,13 +792,9 @@ fn resource_metadata(state: &Arc<State>, req: &Request<Incoming>) -> Option<Resp
         .clone()
         .unwrap_or_else(|| format!("http://{host}"));
     let resource = format!("http://{host}/mcp");
-    let mut servers = vec![issuer];
-    if quirks.has(Quirk::AuthSecondServerNoPkce) {
-        servers.push(format!("http://{host}/second"));
-    }
     let mut document = json!({
         "resource": resource,
-        "authorization_servers": servers,
+        "authorization_servers": [issuer],
         "scopes_supported": [SCOPE],
         "bearer_methods_supported": ["header"],
         "resource_name": "mcpcheck reference server",
@@ -839,10 +835,8 @@ fn authorization_server_metadata(
             "client_id is required",
         ));
     }
-    // The second authorization server of `auth-second-server-no-pkce`, at this origin's
-    // `/second`.
-    let second = quirks.has(Quirk::AuthSecondServerNoPkce)
-        && req.uri().path() == "/.well-known/oauth-authorization-server/second";
+    // A second authorization server, at this origin's `/second`, where a quirk locates one.
+    let second = quirks.located("second-authorization-server", None) == Some(req.uri().path());
     let path = quirks.located(
         "authorization-server",
         Some("/.well-known/oauth-authorization-server"),
@@ -869,14 +863,10 @@ fn authorization_server_metadata(
         "registration_endpoint": format!("{origin}/register"),
     });
     let members = document.as_object_mut()?;
-    // The second server, as `auth-second-server-no-pkce` has it, offers no PKCE.
     if second {
-        members.remove("code_challenge_methods_supported");
-    }
-    quirks.document("authorization-server", members);
-    // The quirks of the issuer are the first server's.
-    if second {
-        members.insert("issuer".into(), json!(issuer));
+        quirks.document("second-authorization-server", members);
+    } else {
+        quirks.document("authorization-server", members);
     }
     let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
     response
