@@ -173,6 +173,23 @@ pub enum Waiver {
     Meta,
     /// 2026-07-28: server/discover does too.
     DiscoverMeta,
+    /// 2026-07-28: an `initialize` whose `_meta` names no protocol version (a handshake-era
+    /// client's) gets -32022 naming the versions the server speaks (waived: it goes on to the
+    /// `_meta` check like any request).
+    LegacyInitialize,
+    /// stdio: the server exits once its stdin closes.
+    StdinEof,
+    /// Streamable HTTP: a session id the server never issued gets 404 (one it ended does
+    /// still, waived or not).
+    UnknownSession,
+    /// Streamable HTTP: a request other than initialize without `Mcp-Session-Id` gets 400.
+    SessionHeader,
+    /// 2026-07-28: the list-change fixtures notify every listen stream acknowledged for the
+    /// list.
+    ListChanges,
+    /// 2026-07-28 tasks extension: a call's 2025-11-25 `task` member does not declare the
+    /// extension (waived: it makes the call a task).
+    LegacyTaskHint,
     /// 2026-07-28: a `_meta` logLevel is one of the levels.
     LogLevel,
     /// 2026-07-28: `inputResponses.roots` is a ListRootsResult.
@@ -268,6 +285,15 @@ pub enum Demand {
     MetadataToken,
     /// A ping between the initialize result and notifications/initialized gets -32600.
     PingAfterInitialized,
+    /// stdio: `notifications/cancelled` names a request in flight (else an error with id null
+    /// answers it).
+    KnownCancel,
+    /// A connection asks for nothing the server serves before initialize, but ping (else
+    /// initialize, too, gets -32600 on it).
+    CleanStart,
+    /// Streamable HTTP: a session has one call of the slow fixture tool at a time (another
+    /// gets 409).
+    OneSlowCall,
     /// 2026-07-28 HTTP: a POST carries no `Last-Event-ID` (else 400 with -32600).
     PostWithoutLastEventId,
 }
@@ -548,7 +574,7 @@ quirks! {
     /// The -32601 error has no `message`.
     MethodNotFoundNoMessage => "an error MUST carry an integer code and a string message"; rewrites data::no_message_on_32601,
     /// stdio: the server keeps running after its stdin is closed.
-    IgnoreStdinEof => "a stdio server SHOULD exit when its stdin closes",
+    IgnoreStdinEof => "a stdio server SHOULD exit when its stdin closes"; waives Waiver::StdinEof,
     /// A request with a string id is refused with -32600.
     StringIdRejected => "a request id MAY be a string; refusing string ids breaks clients"; demands Demand::IntegerId,
     /// A JSON-RPC batch is processed at every version, not only at 2025-03-26.
@@ -602,9 +628,9 @@ quirks! {
     Delete500 => "DELETE SHOULD end the session (2xx) or be refused with 405"; intercepts data::delete_500,
     /// HTTP: a request under a session id the server never issued is served (on a throwaway
     /// session) instead of refused with 404.
-    SessionUnknownServed => "a session id the server does not know SHOULD get 404 (derived from the session rules)",
+    SessionUnknownServed => "a session id the server does not know SHOULD get 404 (derived from the session rules)"; waives Waiver::UnknownSession,
     /// HTTP: a request without a session id is served (on a throwaway session).
-    SessionOptional => "a request without the issued session id SHOULD get 400",
+    SessionOptional => "a request without the issued session id SHOULD get 400"; waives Waiver::SessionHeader,
     /// The slow tool's progress goes down instead of up.
     ProgressDecreasing => "progress MUST increase with each notification"; reports data::progress_reversed,
     /// HTTP: an accepted notification gets 200 instead of 202.
@@ -693,11 +719,11 @@ quirks! {
     /// 2026-07-28: `notifications/cancelled` is ignored: the cancelled call still answers (stdio).
     StatelessIgnoreCancel in stateless => "2026-07-28 stdio: after cancellation the server MUST send nothing more for the request"; waives Waiver::Cancel,
     /// Cancelling an unknown request id is answered with an error.
-    CancelUnknownError => "cancelling an unknown id SHOULD be ignored",
+    CancelUnknownError => "cancelling an unknown id SHOULD be ignored"; demands Demand::KnownCancel,
     /// resources/subscribe and resources/unsubscribe fail although `subscribe` is declared.
     SubscribeError => "a declared subscribe capability MUST be served"; answers "resources/subscribe" | "resources/unsubscribe" with data::subscription_failed,
     /// After a feature request before `initialize`, `initialize` itself is refused.
-    PreInitBreaksInitialize => "initialize MUST be answered with the server's capabilities, even after a premature request",
+    PreInitBreaksInitialize => "initialize MUST be answered with the server's capabilities, even after a premature request"; demands Demand::CleanStart,
     /// A file:// URI with `..` segments is read (as a fake /etc/passwd).
     ResourceTraversal => "resource URIs MUST be validated; traversal MUST be refused"; answers "resources/read" with data::traversal_read,
     /// 2026-07-28 HTTP: the Mcp-Name header is not compared with the body.
@@ -735,7 +761,7 @@ quirks! {
     SseEventIdsPerStream => "SSE event ids MUST be unique across all streams of a session",
     /// HTTP: a call of the slow fixture tool while another is in progress on the same session
     /// gets 409 Conflict.
-    OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered",
+    OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered"; demands Demand::OneSlowCall,
     /// 2026-07-28: the acknowledgement of `subscriptions/listen` carries no subscriptionId.
     StatelessListenUntagged in stateless => "2026-07-28: every notification on a listen stream MUST carry its subscriptionId"; opens "subscriptions/listen" with data::untagged_ack,
     /// tasks/get and tasks/result of an unknown task answer -32603 instead of -32602.
@@ -767,7 +793,7 @@ quirks! {
     /// A task that is over sends one more progress notification, with the next request about it.
     TaskProgressAfterTerminal => "2025-11-25 tasks: progress for a task MUST stop once the task is terminal",
     /// 2026-07-28: the list-change fixtures announce nothing to the subscriptions listening.
-    StatelessListChangeSilent in stateless => "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change",
+    StatelessListChangeSilent in stateless => "2026-07-28: a listen stream for toolsListChanged/promptsListChanged SHOULD deliver a change"; waives Waiver::ListChanges,
     /// 2026-07-28, tasks extension: a CreateTaskResult comes in a 2025-11-25 `task` wrapper.
     ExtTaskNested in stateless => "2026-07-28 tasks extension: a CreateTaskResult MUST be flat (Result & Task)"; stateless_answers "tools/call" with data::task_handle_nested,
     /// 2026-07-28, tasks extension: tasks/get answers with resultType "task".
@@ -883,7 +909,7 @@ quirks! {
     /// 2026-07-28 HTTP: a request without `MCP-Protocol-Version` is served.
     StatelessProtocolHeaderOptional in stateless => "2026-07-28 HTTP: a request without MCP-Protocol-Version MUST get 400 with -32020"; waives Waiver::MissingProtocolHeader,
     /// 2026-07-28: a legacy `initialize` gets an error that names no version.
-    StatelessLegacyInitializeUnnamed in stateless => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions",
+    StatelessLegacyInitializeUnnamed in stateless => "2026-07-28: a legacy initialize SHOULD get an error naming the supported versions"; waives Waiver::LegacyInitialize,
     /// 2026-07-28 HTTP: a POST carrying `Last-Event-ID` is refused.
     StatelessPostLastEventIdRefused in stateless => "2026-07-28 HTTP: Last-Event-ID on a POST SHOULD be ignored"; demands Demand::PostWithoutLastEventId,
     /// logging/setLevel with a valid level gets -32603.
@@ -960,7 +986,7 @@ quirks! {
     AuthMetadataNoAuthorizationServers in auth => "the metadata MUST list at least one authorization server"; serves "protected-resource" with data::no_authorization_servers,
     /// 2026-07-28, tasks extension: a `tools/call` with a 2025-11-25 `task` member gets a task
     /// handle though the request does not declare the extension.
-    ExtTaskLegacyHintOptIn in stateless => "tasks extension: a CreateTaskResult only for a request that declares the extension; a 2025-11-25 `task` member in the params is no declaration",
+    ExtTaskLegacyHintOptIn in stateless => "tasks extension: a CreateTaskResult only for a request that declares the extension; a 2025-11-25 `task` member in the params is no declaration"; waives Waiver::LegacyTaskHint,
     /// 2026-07-28, tasks extension over HTTP: the Mcp-Name of tasks/get, tasks/update and
     /// tasks/cancel is not compared with the task id.
     ExtTaskIgnoreMcpName in stateless => "tasks extension over Streamable HTTP: an Mcp-Name that contradicts params.taskId gets HTTP 400 with -32020, as for the core's named requests"; waives Waiver::TaskNameHeader,

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::quirks::{Quirk, Waiver};
+use crate::quirks::{Demand, Quirk, Waiver};
 use crate::server::{Server, Session};
 
 /// Serves one client on stdin/stdout until stdin closes.
@@ -60,7 +60,7 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
         return stop(out_tx, writer, 1).await;
     }
     eprintln!("reference-server: stdin closed");
-    if server.quirks.has(Quirk::IgnoreStdinEof) {
+    if server.quirks.waives(Waiver::StdinEof) {
         loop {
             tokio::time::sleep(Duration::from_secs(3600)).await;
         }
@@ -135,7 +135,7 @@ pub async fn converse(
                 // The call stops where it is: no further progress, no response.
                 Some(task) if !ignore => task.abort(),
                 Some(_) => {}
-                None if server.quirks.has(Quirk::CancelUnknownError) => {
+                None if server.quirks.demands(Demand::KnownCancel) => {
                     let _ = out_tx.send(format!(
                         "{}\n",
                         serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32602, "message": format!("Unknown request id {id}")}})

@@ -449,13 +449,13 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
     } else {
         match session {
             Ok(found) => found,
-            Err(_) if state.server.quirks.has(Quirk::SessionOptional) && !has_session_header => {
+            Err(_) if state.server.quirks.waives(Waiver::SessionHeader) && !has_session_header => {
                 let throwaway = Arc::new(Session::default());
                 ("throwaway".to_string(), throwaway)
             }
             // Only an id it never issued: an ended session still gets 404.
             Err(_)
-                if state.server.quirks.has(Quirk::SessionUnknownServed)
+                if state.server.quirks.waives(Waiver::UnknownSession)
                     && has_session_header
                     && session_header.as_ref().is_some_and(|id| {
                         !state.ended.lock().expect("ended lock").contains(id)
@@ -512,7 +512,7 @@ async fn respond(
 ) -> Response<HttpBody> {
     // With the quirk, a call of the slow fixture tool holds the session until it is done.
     let slow = body.windows(13).any(|w| w == b"mcpcheck_slow");
-    if state.server.quirks.has(Quirk::OneStreamPerSession)
+    if state.server.quirks.demands(Demand::OneSlowCall)
         && slow
         && session.busy.swap(true, Ordering::Relaxed)
     {

@@ -511,10 +511,9 @@ impl Server {
                 "ping" => self.ping(),
                 _ => match self.feature(session, "", method, params, sink).await {
                     Some(_) => {
-                        session.early_request.store(
-                            self.quirks.has(Quirk::PreInitBreaksInitialize),
-                            Ordering::Relaxed,
-                        );
+                        session
+                            .early_request
+                            .store(self.quirks.demands(Demand::CleanStart), Ordering::Relaxed);
                         Err((
                             -32600,
                             "Invalid Request: the session is not initialized".into(),
@@ -631,7 +630,7 @@ impl Server {
     /// The list-change fixtures (2026-07-28): every subscription acknowledged for `method`
     /// gets the notification, tagged with its id. Returns how many did.
     fn announce(&self, method: &str) -> usize {
-        if self.quirks.has(Quirk::StatelessListChangeSilent) {
+        if self.quirks.waives(Waiver::ListChanges) {
             return 0;
         }
         self.listeners

@@ -52,7 +52,7 @@ impl Server {
             .and_then(Value::as_str);
         if method == "initialize"
             && version.is_none()
-            && !self.quirks.has(Quirk::StatelessLegacyInitializeUnnamed)
+            && !self.quirks.waives(Waiver::LegacyInitialize)
         {
             // A handshake-era client: tell it which versions this server speaks.
             return Err((

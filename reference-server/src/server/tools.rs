@@ -96,7 +96,7 @@ impl Server {
             }
             // A 2025-11-25 `task` member asks for a task the way that revision did.
             let legacy_hint = params.get("task").is_some_and(Value::is_object)
-                && self.quirks.has(Quirk::ExtTaskLegacyHintOptIn);
+                && self.quirks.waives(Waiver::LegacyTaskHint);
             if declared || legacy_hint || self.quirks.waives(Waiver::UndeclaredTask) {
                 return Ok(self.ext_tasks.create(
                     &self.quirks,
