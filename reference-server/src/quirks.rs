@@ -111,6 +111,9 @@ enum Acts {
     Status(fn(&Value, &mut u16)),
     /// The id of a new Streamable HTTP session, before it is sent (`; names f`).
     SessionId(fn(&mut String)),
+    /// The number of a new SSE stream answering a POST (Streamable HTTP), which its event ids
+    /// begin with (`; numbers f`): by default one the server gives no other stream.
+    StreamNumber(fn(&mut u64)),
     /// The path an authorization document or endpoint is served at, if anywhere (`; locates
     /// "protected-resource" with f`; also `"authorization-server"` and `"authorize"`; and,
     /// nowhere by default, `"moved-protected-resource"`, a URL that redirects to the metadata,
@@ -396,7 +399,8 @@ impl Challenge {
 /// `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`,
 /// `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`,
 /// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`, `; tells "notifications/message"
-/// with f`, `; reports f`, `; settles f`, `; stocks f`). The command-line name is derived
+/// with f`, `; reports f`, `; settles f`, `; stocks f`, `; numbers f`). The command-line name
+/// is derived
 /// from the variant (`InitMissingServerInfo` is `init-missing-server-info`; a run of digits is a
 /// word of its own), or given with `as`.
 macro_rules! quirks {
@@ -455,6 +459,7 @@ macro_rules! quirks {
     (@acts encodes [$place:literal] $f:path) => { Acts::Encoded($place, $f) };
     (@acts status [] $f:path) => { Acts::Status($f) };
     (@acts names [] $f:path) => { Acts::SessionId($f) };
+    (@acts numbers [] $f:path) => { Acts::StreamNumber($f) };
     (@acts locates [$place:literal] $f:path) => { Acts::Location($place, $f) };
     (@acts accepts [] $f:path) => { Acts::Token($f) };
     (@acts sends [$place:literal] $f:path) => { Acts::Event($place, $f) };
@@ -758,7 +763,7 @@ quirks! {
     /// 2026-07-28: a listed tool marks a `number` property with `x-mcp-header`.
     StatelessXMcpHeaderOnNumber in stateless => "2026-07-28: x-mcp-header MUST only mark integer, string or boolean properties"; lists "tools" with data::header_on_number,
     /// SSE event ids restart at 0 on every stream, so streams of one session share them.
-    SseEventIdsPerStream => "SSE event ids MUST be unique across all streams of a session",
+    SseEventIdsPerStream => "SSE event ids MUST be unique across all streams of a session"; numbers data::stream_zero,
     /// HTTP: a call of the slow fixture tool while another is in progress on the same session
     /// gets 409 Conflict.
     OneStreamPerSession => "a client MAY keep several streams open; concurrent requests MUST each be answered"; demands Demand::OneSlowCall,
@@ -1270,6 +1275,17 @@ impl Quirks {
                 change(stock);
             }
         }
+    }
+
+    /// The number of a new SSE stream answering a POST, once the quirks that are on have
+    /// changed it.
+    pub fn stream_number(&self, mut number: u64) -> u64 {
+        for acts in self.acting() {
+            if let Acts::StreamNumber(change) = acts {
+                change(&mut number);
+            }
+        }
+        number
     }
 
     /// Applies the quirks that are on to the progress a tool call is about to report.
@@ -3562,6 +3578,11 @@ mod data {
     /// `AuthAcceptsExpiredToken`: the expired token is taken.
     pub fn expired_token(_: &str, expired: bool) -> bool {
         expired
+    }
+
+    /// `SseEventIdsPerStream`: every stream is number 0, its event ids those of every other.
+    pub fn stream_zero(number: &mut u64) {
+        *number = 0;
     }
 
     /// `SseNoPriming`: a stream has no priming event.

@@ -32,11 +32,10 @@ pub(super) fn sse_response(
     close_early: bool,
 ) -> Response<HttpBody> {
     let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
-    let stream = if state.server.quirks.has(Quirk::SseEventIdsPerStream) {
-        0
-    } else {
-        state.counter.fetch_add(1, Ordering::Relaxed)
-    };
+    let stream = state
+        .server
+        .quirks
+        .stream_number(state.counter.fetch_add(1, Ordering::Relaxed));
     let session = session.clone();
     let quirks = state.server.quirks.clone();
     session.live.lock().expect("live lock").insert(stream, None);
