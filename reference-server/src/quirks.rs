@@ -36,6 +36,19 @@ enum Acts {
     /// The skills a server serves from its folder, as loaded, and the scheme of their URIs
     /// (`; stocks f`).
     Stocks(fn(&mut Stock)),
+    /// What the skills extension's handler of one of these methods answered (`skills/list`,
+    /// `skills/get`, `resources/directory/read`), given the skills served and the request's
+    /// params (`; skill_answers "resources/directory/read" with f`).
+    SkillAnswer(
+        &'static [&'static str],
+        fn(&Stock, &Value, Outcome) -> Outcome,
+    ),
+    /// The result of a tasks/cancel of the tasks extension, given the task it cancelled as
+    /// tasks/get would show it (`; acknowledges f`): by default empty.
+    CancelResult(fn(&Value, &mut Map<String, Value>)),
+    /// The lines a stdio server writes on stdout as it starts, before it reads anything
+    /// (`; greets f`): none by default.
+    Greeting(fn(&mut Vec<String>)),
     /// A skill's entry as skills/list and skills/get give it, with the skills served and the
     /// skill's index among them (`; enters f`).
     SkillEntry(fn(&Stock, usize, &mut Map<String, Value>)),
@@ -399,7 +412,8 @@ impl Challenge {
 /// `; encodes "stdio" with f`, `; status f`, `; names f`, `; locates "protected-resource" with f`,
 /// `; waives Waiver::Origin`, `; demands Demand::IntegerId`, `; withholds data::LOGGING`,
 /// `; negotiates f`, `; accepts f`, `; sends "endpoint" with f`, `; tells "notifications/message"
-/// with f`, `; reports f`, `; settles f`, `; stocks f`, `; numbers f`). The command-line name
+/// with f`, `; reports f`, `; settles f`, `; stocks f`, `; numbers f`, `; skill_answers
+/// "resources/directory/read" with f`, `; acknowledges f`, `; greets f`). The command-line name
 /// is derived
 /// from the variant (`InitMissingServerInfo` is `init-missing-server-info`; a run of digits is a
 /// word of its own), or given with `as`.
@@ -466,6 +480,9 @@ macro_rules! quirks {
     (@acts tells [$place:literal] $f:path) => { Acts::Told($place, $f) };
     (@acts reports [] $f:path) => { Acts::Progress($f) };
     (@acts stocks [] $f:path) => { Acts::Stocks($f) };
+    (@acts skill_answers [$($place:literal),+] $f:path) => { Acts::SkillAnswer(&[$($place),+], $f) };
+    (@acts acknowledges [] $f:path) => { Acts::CancelResult($f) };
+    (@acts greets [] $f:path) => { Acts::Greeting($f) };
     (@acts settles [] $f:path) => { Acts::Settle($f) };
     (@acts waives [] $check:path) => { Acts::Waive($check) };
     (@acts demands [] $check:path) => { Acts::Demand($check) };
@@ -557,7 +574,7 @@ quirks! {
     /// An unknown notification is answered with an error.
     AnswerUnknownNotification => "a notification MUST NOT be answered"; replies data::unknown_notification_answered,
     /// stdio: a banner line is printed on stdout before any message.
-    StdoutBanner => "stdout MUST carry only MCP messages (stdio)",
+    StdoutBanner => "stdout MUST carry only MCP messages (stdio)"; greets data::banner,
     /// stdio, 2026-07-28: every response is pretty-printed over several lines, server/discover's
     /// too (a client must still tell the era, then flag the framing).
     StatelessPrettyPrint in stateless => "messages MUST NOT contain embedded newlines (stdio), in the 2026-07-28 era too"; prints data::pretty,
@@ -814,7 +831,7 @@ quirks! {
     /// 2026-07-28, tasks extension: an unknown taskId gets -32603.
     ExtTaskUnknownInternal in stateless => "2026-07-28 tasks extension: an unknown taskId MUST (tasks/get) or SHOULD get -32602"; stateless_answers "tasks/get" | "tasks/update" | "tasks/cancel" with data::unknown_task_internal,
     /// 2026-07-28, tasks extension: tasks/cancel answers with the task.
-    ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement",
+    ExtTaskCancelReturnsTask in stateless => "2026-07-28 tasks extension: tasks/cancel MUST answer with an empty acknowledgement"; acknowledges data::cancel_returns_task,
     /// 2026-07-28, tasks extension: tasks/update refuses a response under a key that is not outstanding.
     ExtTaskUpdateUnknownKeyRefused in stateless => "2026-07-28 tasks extension: responses to keys not outstanding SHOULD be ignored"; demands Demand::OutstandingKeys,
     /// 2026-07-28, tasks extension: a task whose tool reported isError ends failed.
@@ -1106,7 +1123,7 @@ quirks! {
     /// With `--skills`: resources/directory/read is an unknown method, though `directoryRead` is declared.
     SkillsDirectoryUnknown => "skills extension: with directoryRead declared, resources/directory/read MUST serve every skill folder"; answers "resources/directory/read" with data::directory_read_unknown,
     /// With `--skills`: a directory read of a file answers an empty folder.
-    SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602",
+    SkillsDirectoryReadsFile => "skills extension: a directory read of what is not a directory MUST get -32602"; skill_answers "resources/directory/read" with data::file_read_as_directory,
     /// With `--skills`: a directory read lists subfolders without the mimeType inode/directory.
     SkillsDirectoryUntyped => "skills extension: a directory read MUST mark each subfolder inode/directory"; answers "resources/directory/read" with data::folders_untyped,
     /// stdio: every response is written twice.
@@ -1286,6 +1303,55 @@ impl Quirks {
             }
         }
         number
+    }
+
+    /// Applies the quirks that are on to what the skills extension's handler of `method`
+    /// answered, given the skills served.
+    pub fn skill_answer(
+        &self,
+        method: &str,
+        stock: &Stock,
+        params: &Value,
+        mut outcome: Outcome,
+    ) -> Outcome {
+        for acts in self.acting() {
+            if let Acts::SkillAnswer(places, change) = acts {
+                if places.contains(&method) {
+                    outcome = change(stock, params, outcome);
+                }
+            }
+        }
+        outcome
+    }
+
+    /// The result of a tasks/cancel of the tasks extension, once the quirks that are on have
+    /// changed it, given the task it cancelled as tasks/get would show it (made only for them).
+    pub fn cancel_result(&self, task: impl FnOnce() -> Value) -> Value {
+        let mut result = Map::new();
+        let mut changes = self.acting().filter_map(|acts| match acts {
+            Acts::CancelResult(change) => Some(change),
+            _ => None,
+        });
+        if let Some(first) = changes.next() {
+            let task = task();
+            first(&task, &mut result);
+            for change in changes {
+                change(&task, &mut result);
+            }
+        }
+        Value::Object(result)
+    }
+
+    /// The lines a stdio server writes on stdout as it starts, as the quirks that are on have
+    /// them.
+    pub fn greeting(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for acts in self.acting() {
+            if let Acts::Greeting(change) = acts {
+                change(&mut lines);
+            }
+        }
+        lines
     }
 
     /// Applies the quirks that are on to the progress a tool call is about to report.
@@ -3578,6 +3644,39 @@ mod data {
     /// `AuthAcceptsExpiredToken`: the expired token is taken.
     pub fn expired_token(_: &str, expired: bool) -> bool {
         expired
+    }
+
+    /// `StdoutBanner`: a line that is no message, before any message.
+    pub fn banner(lines: &mut Vec<String>) {
+        lines.push("reference-server ready\n".into());
+    }
+
+    /// `ExtTaskCancelReturnsTask`: tasks/cancel answers with the task it cancelled.
+    pub fn cancel_returns_task(task: &Value, result: &mut Map<String, Value>) {
+        if let Value::Object(task) = task {
+            result.extend(task.clone());
+        }
+    }
+
+    /// `SkillsDirectoryReadsFile`: a directory read of one of the skills' files lists nothing,
+    /// as if it were an empty folder.
+    pub fn file_read_as_directory(stock: &Stock, params: &Value, outcome: Outcome) -> Outcome {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+            return outcome;
+        };
+        let uri = uri.trim_end_matches('/');
+        let a_file = stock.skills.iter().any(|skill| {
+            let root = stock.root(skill);
+            skill
+                .files
+                .iter()
+                .any(|(file, _)| format!("{root}/{file}") == uri)
+        });
+        if a_file && outcome.is_err() {
+            Ok(json!({"resources": []}))
+        } else {
+            outcome
+        }
     }
 
     /// `SseEventIdsPerStream`: every stream is number 0, its event ids those of every other.

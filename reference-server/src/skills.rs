@@ -4,9 +4,8 @@
 //! answers `skills/list`, `skills/get` and `resources/directory/read`, and reads skill files
 //! with `resources/read`. The skills as loaded ([`Stock`]) pass through the quirks once; the
 //! quirks that are data change them, a skill's entry or the listed resources from
-//! `quirks::data`, so that the rest of the server stays the conformant one. Two stay branches
-//! here: a file listed from another skill's folder and a file read as a directory, which need
-//! what the skills hold where the entry or the answer is made.
+//! `quirks::data`, so that the rest of the server stays the conformant one; an entry and an
+//! answer are changed with the skills served at hand.
 
 use std::path::Path;
 
@@ -14,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::fixtures::DIRECTORY;
 use crate::outcome::Outcome;
-use crate::quirks::{Quirk, Quirks};
+use crate::quirks::Quirks;
 use crate::stock::{digest, Skill, Stock};
 
 /// The extension's identifier, the key of its capability under `capabilities.extensions`.
@@ -115,8 +114,20 @@ impl Skills {
             .collect()
     }
 
+    /// The answer to one of the extension's methods (`skills/list`, `skills/get`,
+    /// `resources/directory/read`), as the quirks that are on have it.
+    pub fn answer(&self, method: &str, params: &Value) -> Outcome {
+        let outcome = match method {
+            "skills/list" => self.list(params),
+            "skills/get" => self.get(params),
+            _ => self.directory(params),
+        };
+        self.quirks
+            .skill_answer(method, &self.stock, params, outcome)
+    }
+
     /// `skills/list`: every skill's entry, a page at a time.
-    pub fn list(&self, params: &Value) -> Outcome {
+    fn list(&self, params: &Value) -> Outcome {
         let entries = (0..self.stock.skills.len())
             .map(|i| self.entry(i))
             .collect();
@@ -124,7 +135,7 @@ impl Skills {
     }
 
     /// `skills/get`: the entry of the skill whose SKILL.md is `uri`.
-    pub fn get(&self, params: &Value) -> Outcome {
+    fn get(&self, params: &Value) -> Outcome {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
@@ -173,7 +184,7 @@ impl Skills {
 
     /// `resources/directory/read`: the files and folders right inside a skill's folder or one
     /// of its subfolders, a page at a time; -32602 for anything else.
-    pub fn directory(&self, params: &Value) -> Outcome {
+    fn directory(&self, params: &Value) -> Outcome {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return Err((-32602, "Invalid params: uri must be a string".into(), None));
         };
@@ -206,11 +217,6 @@ impl Skills {
             }
         }
         if children.is_empty() {
-            if skill.files.iter().any(|(f, _)| f == rel)
-                && self.quirks.has(Quirk::SkillsDirectoryReadsFile)
-            {
-                return Ok(json!({"resources": []}));
-            }
             return not_a_directory();
         }
         children.sort();

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::quirks::{Demand, Quirk, Waiver};
+use crate::quirks::{Demand, Waiver};
 use crate::server::{Server, Session};
 
 /// Serves one client on stdin/stdout until stdin closes.
@@ -36,8 +36,8 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
             }
         }
     });
-    if server.quirks.has(Quirk::StdoutBanner) {
-        let _ = out_tx.send("reference-server ready\n".to_string());
+    for line in server.quirks.greeting() {
+        let _ = out_tx.send(line);
     }
     let (frames_tx, frames_rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let reader = tokio::spawn(async move {

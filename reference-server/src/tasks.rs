@@ -523,10 +523,7 @@ impl ExtTasks {
                 if task.cancelled.is_none() && !task.done() {
                     task.cancelled = Some(SystemTime::now());
                 }
-                if quirks.has(Quirk::ExtTaskCancelReturnsTask) {
-                    return Ok(task.ext_view(quirks, true));
-                }
-                Ok(json!({}))
+                Ok(quirks.cancel_result(|| task.ext_view(quirks, true)))
             }
             _ => unreachable!("only the tasks extension's methods come here"),
         }

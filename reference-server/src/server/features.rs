@@ -35,11 +35,7 @@ impl Server {
             if version.is_empty() {
                 return Some(Ok(Value::Null));
             }
-            return Some(match method {
-                "skills/list" => skills.list(params),
-                "skills/get" => skills.get(params),
-                _ => skills.directory(params),
-            });
+            return Some(skills.answer(method, params));
         }
         let known = matches!(
             method,
