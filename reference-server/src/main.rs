@@ -9,6 +9,8 @@
 #[cfg(test)]
 mod acyclic;
 mod body;
+#[cfg(test)]
+mod branches;
 mod fixtures;
 mod http;
 mod issuer;

@@ -395,10 +395,7 @@ async fn post(state: &Arc<State>, req: Request<Full<Bytes>>) -> Response<HttpBod
             && parsed
                 .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
                 .is_none()
-            && !state
-                .server
-                .quirks
-                .has(Quirk::StatelessLegacyInitializeUnnamed);
+            && !state.server.quirks.waives(Waiver::LegacyInitialize);
         if !state.server.quirks.waives(Waiver::StatelessHeaders) && !legacy_initialize {
             if let Some(problem) = stateless_header_problem(
                 &state.server.quirks,
