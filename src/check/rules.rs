@@ -132,11 +132,17 @@ fn evaluate_step(
             Err(NotSent {
                 why,
                 not_applicable,
+                unanswered,
             }),
             None,
         ) => {
             return if *not_applicable {
                 Verdict::skip(crate::record::Reason::Absent { text: why.clone() })
+            } else if *unanswered {
+                Verdict::because(
+                    Status::NotTestable,
+                    crate::record::Reason::Unanswered { text: why.clone() },
+                )
             } else {
                 Verdict::because(
                     Status::NotTestable,

@@ -66,6 +66,10 @@ pub struct NotSent {
     /// Whether it means the server has nothing of the kind (one page, no prompts), so that the
     /// step's checks do not apply, rather than could not be tested.
     pub not_applicable: bool,
+    /// Whether it was not sent because the request that would have given a value it needs got
+    /// no result (an error, or nothing): that request's checks judge why, and this step's
+    /// checks could not be made as a consequence.
+    pub unanswered: bool,
 }
 
 impl From<String> for NotSent {
@@ -73,6 +77,7 @@ impl From<String> for NotSent {
         NotSent {
             why,
             not_applicable: false,
+            unanswered: false,
         }
     }
 }

@@ -361,6 +361,14 @@ pub enum Reason {
         #[serde(skip)]
         text: String,
     },
+    /// A step the check judges was not sent because the request that would have given a value
+    /// it needs got no result (an error answered it, or nothing did): not testable, a
+    /// consequence of what that request's own checks judge.
+    Unanswered {
+        /// Why, in words.
+        #[serde(skip)]
+        text: String,
+    },
     /// The authorization layer refused the request (HTTP 401 or 403): what the check asks
     /// cannot be seen without credentials that cover it (not testable).
     Authorization {
@@ -496,7 +504,8 @@ impl fmt::Display for Reason {
             Reason::Absent { text }
             | Reason::Rule { text }
             | Reason::NothingOnTheWire { text }
-            | Reason::NotSent { text } => f.write_str(text),
+            | Reason::NotSent { text }
+            | Reason::Unanswered { text } => f.write_str(text),
             Reason::NoResponse { waited_ms } => write!(
                 f,
                 "the check could not be made: no response within {waited_ms} ms"

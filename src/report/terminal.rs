@@ -579,6 +579,7 @@ pub fn reason(check: &CheckResult) -> String {
         | Reason::Closed { .. }
         | Reason::Stopped { .. }
         | Reason::NotSent { .. }
+        | Reason::Unanswered { .. }
         | Reason::Authorization { .. }
         | Reason::NotTaken
         | Reason::NoSession { .. }

@@ -124,6 +124,7 @@ pub(super) async fn run_scenario(
                 let why = NotSent {
                     why: c.absent.clone(),
                     not_applicable: c.not_applicable,
+                    unanswered: false,
                 };
                 (c.name.clone(), why)
             })
@@ -357,6 +358,7 @@ impl StepRunner<'_> {
                         b,
                         Err(NotSent {
                             not_applicable: true,
+                            unanswered: false,
                             ..
                         })
                     )
@@ -450,15 +452,25 @@ impl StepRunner<'_> {
     /// Why a step needing capture `name` that has nothing was not sent: the capture's own
     /// reason, which says the server has nothing of the kind (not applicable) only when the
     /// request that would have listed it got a result; one that failed says nothing about what
-    /// the server has.
+    /// the server has, and makes the step's checks a consequence of that request's
+    /// (`unanswered`).
     fn absent_of(&self, name: &str, captures: &HashMap<String, Value>) -> Option<NotSent> {
         let absent = self.absent.get(name)?;
-        if absent.not_applicable && captures.contains_key(&unanswered(name)) {
-            return Some(NotSent::from(format!(
-                "the request that lists them got no result, so the one that needs capture.{name} was not sent"
-            )));
+        if !captures.contains_key(&unanswered(name)) {
+            return Some(absent.clone());
         }
-        Some(absent.clone())
+        let why = if absent.not_applicable {
+            format!(
+                "the request that lists them got no result, so the one that needs capture.{name} was not sent"
+            )
+        } else {
+            absent.why.clone()
+        };
+        Some(NotSent {
+            why,
+            not_applicable: false,
+            unanswered: true,
+        })
     }
 
     /// Runs step `n` (not a background one): builds and sends its frames, or fetches its
@@ -513,6 +525,7 @@ impl StepRunner<'_> {
             _ => NotSent {
                 why: each.none.clone(),
                 not_applicable: each.not_applicable,
+                unanswered: false,
             },
         })
     }
@@ -696,6 +709,7 @@ impl StepRunner<'_> {
                             "no expired token was given (--expired-token-env VAR), so none was sent"
                                 .to_string(),
                         not_applicable: true,
+                        unanswered: false,
                     };
                 }
                 if let Some(issued) = name
@@ -714,6 +728,7 @@ impl StepRunner<'_> {
                         _ => NotSent {
                             why: format!("the run got no token of its own with client credentials (--auth client-credentials), so it has none {what}"),
                             not_applicable: true,
+                            unanswered: false,
                         },
                     };
                 }
@@ -721,6 +736,7 @@ impl StepRunner<'_> {
                     return NotSent {
                         why: "no bearer token was given (-H \"Authorization: Bearer …\"), so mcpcheck has none to make bad ones from".to_string(),
                         not_applicable: true,
+                        unanswered: false,
                     };
                 }
                 NotSent::from(match name.split_once('.').map_or(name, |(root, _)| root) {
