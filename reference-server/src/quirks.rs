@@ -1102,6 +1102,8 @@ quirks! {
     SkillsCustomScheme => "skills extension: skill URIs SHOULD use the skill:// scheme"; stocks data::repo_scheme,
     /// With `--skills`: skills/get answers with the entry's members, not in `skill`.
     SkillsGetUnwrapped => "skills extension: skills/get MUST answer with the skill's entry in `skill`"; answers "skills/get" with data::skill_unwrapped,
+    /// With `--skills`: skills/get answers with a nextCursor beside the entry.
+    SkillsGetCursor => "skills extension: a skills/get result carries no pagination cursor"; answers "skills/get" with data::skill_with_cursor,
     /// With `--skills`: skills/get of an unknown skill answers -32002 (resource not found).
     SkillsGetUnknownNotFound => "skills extension: skills/get of a skill the server does not serve MUST get -32602"; answers "skills/get" with data::skill_not_found_32002,
     /// With `--skills`, 2026-07-28: skills/list carries no ttlMs or cacheScope.
@@ -3053,6 +3055,14 @@ mod data {
     /// `SkillsGetUnwrapped`: skills/get answers with the entry itself, not `{skill: …}`.
     pub fn skill_unwrapped(_: &Value, outcome: Outcome) -> Outcome {
         outcome.map(|mut result| result["skill"].take())
+    }
+
+    /// `SkillsGetCursor`: skills/get answers with a nextCursor beside the entry.
+    pub fn skill_with_cursor(_: &Value, outcome: Outcome) -> Outcome {
+        outcome.map(|mut result| {
+            result["nextCursor"] = json!("more-of-the-skill");
+            result
+        })
     }
 
     /// `SkillsGetUnknownNotFound`: an unknown skill gets -32002, a resource's not-found code.
