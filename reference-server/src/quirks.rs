@@ -131,9 +131,9 @@ enum Acts {
     /// "protected-resource" with f`; also `"authorization-server"` and `"authorize"`; and,
     /// nowhere by default, `"moved-protected-resource"`, a URL that redirects to the metadata,
     /// and `"second-authorization-server"`, the metadata of a second authorization server at
-    /// the origin's `/second`, which the resource's must then list). A challenge names the protected resource metadata's (its default
-    /// if it is served nowhere). Quirks act in the order they are declared, so of two that
-    /// place one document the later wins.
+    /// the origin's `/second`, which the resource's must then list). A challenge names the
+    /// protected resource metadata's (its default if it is served nowhere). Quirks act in the
+    /// order they are declared, so of two that place one document the later wins.
     Location(&'static str, fn(&mut Option<&'static str>)),
     /// A check of what the server receives, or a step it takes on it, that it skips (`; waives
     /// Waiver::Origin`).

@@ -399,9 +399,23 @@ impl StepRunner<'_> {
         let mut joined: HashMap<String, Value> = HashMap::new();
         // Whether the step got what a capture reads: a result for one that reads the reply, any
         // HTTP answer for one that reads its status or headers, or that reads a fetched
-        // document (a 404 says there is none).
+        // document (a 404 says there is none), or that reads a stream mcpcheck itself cut
+        // short (`drop_after_events`: no result was to come on it). A step that was not sent
+        // answered nothing either way: its captures keep their own reasons, unless it was not
+        // sent because a request before it got no result, which then holds for its captures too.
+        let sent = outcomes.iter().any(Result::is_ok);
+        let upstream = outcomes.iter().any(|o| {
+            matches!(
+                o,
+                Err(NotSent {
+                    unanswered: true,
+                    ..
+                })
+            )
+        });
         let answered = |capture: &crate::scenario::model::Capture| {
             let http_layer = fetch
+                || step.drop_after_events.is_some()
                 || matches!(
                     &capture.query,
                     Query::Step {
@@ -418,7 +432,7 @@ impl StepRunner<'_> {
             })
         };
         for capture in &step.capture {
-            if !answered(capture) {
+            if upstream || (sent && !answered(capture)) {
                 captures.insert(unanswered(&capture.name), Value::Bool(true));
             }
         }

@@ -391,10 +391,12 @@ fn wiring_words(report: &Value) -> Vec<String> {
 /// The checks a run skipped because the server, as the quirk made it, no longer meets their
 /// scenario's requirements: another protocol version negotiated, a capability no longer (or now)
 /// declared, a fixture no longer listed; and the checks that could not be made because a request
-/// whose value their step needs got no result, which that request's own checks judge. Such
-/// changes are collateral, not what a quirk is for, so tests/quirks.toml does not list them; every
-/// other change of status it lists.
-fn collateral(report: &Value) -> BTreeSet<String> {
+/// whose value their step needs got no result, where a check of the same scenario file is among
+/// those the quirk is for (`listed`), so that the failure is seen where it happens (a request
+/// that no listed check of its scenario judges keeps its consequences listed). Such changes are
+/// collateral, not what a quirk is for, so tests/quirks.toml does not list them; every other
+/// change of status it lists.
+fn collateral(report: &Value, listed: &BTreeMap<String, String>) -> BTreeSet<String> {
     const REQUIREMENTS: &[&str] = &[
         "transport",
         "era",
@@ -405,14 +407,27 @@ fn collateral(report: &Value) -> BTreeSet<String> {
         "capabilities-unknown",
         "fixture",
     ];
-    report["checks"]
-        .as_array()
-        .unwrap()
+    let checks = report["checks"].as_array().unwrap();
+    let file = |c: &Value| {
+        let source = c["source"].as_str().unwrap_or_default();
+        source.split(':').next().unwrap_or_default().to_string()
+    };
+    // The files of the listed checks that show a failure themselves (not one of these
+    // consequences).
+    let judged_files: BTreeSet<String> = checks
+        .iter()
+        .filter(|c| listed.contains_key(c["id"].as_str().unwrap_or_default()))
+        .filter(|c| c["reason"]["kind"] != "unanswered")
+        .map(file)
+        .collect();
+    checks
         .iter()
         .filter(|c| {
             let kind = c["reason"]["kind"].as_str().unwrap_or_default();
             (c["status"] == "skip" && REQUIREMENTS.contains(&kind))
-                || (c["status"] == "not-testable" && kind == "unanswered")
+                || (c["status"] == "not-testable"
+                    && kind == "unanswered"
+                    && judged_files.contains(&file(c)))
         })
         .map(|c| c["id"].as_str().unwrap().to_string())
         .collect()
@@ -430,7 +445,7 @@ fn quirk_changes_its_checks(
     let (_, report) = run(transport, &[quirk]);
     let baseline = statuses(&clean(transport).1);
     let got = statuses(&report);
-    let collateral = collateral(&report);
+    let collateral = collateral(&report, want);
     let derived = |id: &str| {
         report["checks"]
             .as_array()
