@@ -67,7 +67,8 @@ fn named(text: &str) -> BTreeSet<String> {
     out
 }
 
-fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+/// Every `.rs` file under `dir`, in its subfolders too.
+pub(crate) fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).expect("src is readable") {
         let path = entry.expect("a directory entry").path();
         if path.is_dir() {

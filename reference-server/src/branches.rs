@@ -90,16 +90,10 @@ const BRANCHES: &[(&str, &str)] = &[
 /// The quirks named as `quirks.has(Quirk::NAME)` in the source files under `dir` (whitespace
 /// between the parts allowed), outside `quirks.rs`, where they are declared, and this file.
 fn branches_in(dir: &Path, into: &mut BTreeSet<String>) {
-    for entry in std::fs::read_dir(dir).expect("src is readable") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            branches_in(&path, into);
-            continue;
-        }
-        if path.extension().is_none_or(|e| e != "rs")
-            || path.ends_with("quirks.rs")
-            || path.ends_with("branches.rs")
-        {
+    let mut sources = Vec::new();
+    crate::acyclic::files(dir, &mut sources);
+    for path in sources {
+        if path.ends_with("quirks.rs") || path.ends_with("branches.rs") {
             continue;
         }
         let text: String = std::fs::read_to_string(&path)

@@ -1330,13 +1330,15 @@ impl Quirks {
     /// changed it, given the task it cancelled as tasks/get would show it (made only for them).
     pub fn cancel_result(&self, task: impl FnOnce() -> Value) -> Value {
         let mut result = Map::new();
-        let mut changes = self.acting().filter_map(|acts| match acts {
-            Acts::CancelResult(change) => Some(change),
-            _ => None,
-        });
-        if let Some(first) = changes.next() {
+        let mut changes = self
+            .acting()
+            .filter_map(|acts| match acts {
+                Acts::CancelResult(change) => Some(change),
+                _ => None,
+            })
+            .peekable();
+        if changes.peek().is_some() {
             let task = task();
-            first(&task, &mut result);
             for change in changes {
                 change(&task, &mut result);
             }

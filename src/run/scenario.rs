@@ -358,7 +358,6 @@ impl StepRunner<'_> {
                         b,
                         Err(NotSent {
                             not_applicable: true,
-                            unanswered: false,
                             ..
                         })
                     )
